@@ -1,0 +1,47 @@
+"""Helpers shared by the game commands: JSON output, number lists, prompts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from diceopt.errors import InputError
+
+
+def print_json(data: dict[str, Any]) -> None:
+    """Print one JSON object on stdout."""
+    json.dump(data, sys.stdout, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def number_list(text: str) -> list[float]:
+    """argparse type: numbers separated by commas or spaces."""
+    out = []
+    for word in text.replace(",", " ").split():
+        try:
+            out.append(float(word))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {word!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return out
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json``: print one JSON object instead of text."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def prompt(text: str) -> str:
+    """Read one line from the user; EOFError ends an interactive session."""
+    line = input(text)
+    return line.strip()
+
+
+def require_positive(value: int, what: str) -> int:
+    """InputError unless value >= 1."""
+    if value < 1:
+        raise InputError(f"{what} must be at least 1, got {value}")
+    return value

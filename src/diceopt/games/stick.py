@@ -1,0 +1,344 @@
+"""Stick or reroll, the classic course dice game (RULES §1), on the generic engine.
+
+The state is the multiset of dice shown; points so far do not change the best move.
+To keep the graph small the choice of which dice to hold is written as a chain of
+decisions through the keep lattice instead of one edge per subset:
+
+- ``("roll", R)``: stick (score R, game over) or pay the penalty to reroll;
+- ``("drop", R)``: put back one die of R (holding all of R would be sticking);
+- ``("sub", K)``: hold exactly K, or put back one more die;
+- ``("keep", K)``: roll one of the missing dice (chance), until n dice show.
+
+Multisets are flat indices of a :class:`~diceopt.dice.KeepLattice`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from diceopt.dice import Dice, KeepLattice
+from diceopt.engine import (
+    Chance,
+    CompiledGame,
+    Decision,
+    Solution,
+    Terminal,
+    compile_game,
+    evaluate_policy,
+    extract_policy,
+    solve,
+)
+from diceopt.errors import InputError
+
+STICK, REROLL = "stick", "reroll"
+END = ("end", -1)
+
+
+@dataclass(frozen=True)
+class StickRules:
+    """Parameters of stick or reroll: dice count, sides, face values, bias, reroll penalty."""
+
+    dice: int = 3
+    sides: int = 6
+    values: tuple[float, ...] | None = None
+    bias: tuple[float, ...] | None = None
+    penalty: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.dice, int) or self.dice < 1:
+            raise InputError(f"the number of dice must be a positive integer, got {self.dice}")
+        if self.dice > 20:
+            raise InputError(f"at most 20 dice are supported, got {self.dice}")
+        if not np.isfinite(self.penalty) or self.penalty < 0:
+            raise InputError(f"the reroll penalty must be >= 0, got {self.penalty}")
+        _ = self.die  # validates sides, values and bias
+
+    @cached_property
+    def die(self) -> Dice:
+        """The die every position uses."""
+        return Dice.make(
+            self.sides,
+            list(self.values) if self.values is not None else None,
+            list(self.bias) if self.bias is not None else None,
+        )
+
+    @cached_property
+    def lattice(self) -> KeepLattice:
+        """Multisets of 0..dice dice and their add/remove edges."""
+        return KeepLattice(self.dice, self.sides)
+
+    def describe(self) -> dict[str, Any]:
+        """The parameters as plain JSON-ready data."""
+        return {
+            "dice": self.dice,
+            "sides": self.sides,
+            "values": list(self.die.values),
+            "bias": list(self.die.probs),
+            "penalty": self.penalty,
+        }
+
+    def score(self, counts: np.ndarray) -> float:
+        """Points for sticking with a full roll (count per face): repeated faces flip."""
+        vals = self.die.values
+        k = self.sides
+        return float(
+            sum(c * (vals[k - 1 - f] if c >= 2 else vals[f]) for f, c in enumerate(counts))
+        )
+
+    # --- text forms -------------------------------------------------------------------
+
+    def face_of(self, value: float) -> int:
+        """Face index of a face value; InputError if no face shows it."""
+        for f, v in enumerate(self.die.values):
+            if v == value:
+                return f
+        shown = " ".join(format_value(v) for v in self.die.values)
+        raise InputError(f"{format_value(value)} is not a face of these dice ({shown})")
+
+    def counts_of(self, values: Iterable[float]) -> np.ndarray:
+        """Count vector of some face values."""
+        counts = np.zeros(self.sides, dtype=np.int64)
+        for v in values:
+            counts[self.face_of(v)] += 1
+        return counts
+
+    def values_of(self, counts: np.ndarray) -> tuple[float, ...]:
+        """Sorted face values of a count vector (sorted by value, as the course does)."""
+        return tuple(
+            sorted(v for f, v in enumerate(self.die.values) for _ in range(int(counts[f])))
+        )
+
+    def parse_dice(self, text: str) -> np.ndarray:
+        """Count vector of a full roll written as face values, e.g. ``"1 3 3"``."""
+        counts = self.counts_of(parse_numbers(text))
+        if counts.sum() != self.dice:
+            raise InputError(f"expected {self.dice} dice, got {int(counts.sum())}: {text!r}")
+        return counts
+
+
+def format_value(v: float) -> str:
+    """A face value as text: integers without a decimal point."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def parse_numbers(text: str) -> list[float]:
+    """Numbers separated by spaces or commas; InputError naming the first bad word."""
+    out = []
+    for word in text.replace(",", " ").split():
+        try:
+            out.append(float(word))
+        except ValueError:
+            raise InputError(f"not a number: {word!r}") from None
+    return out
+
+
+class StickGame:
+    """Stick or reroll written to the engine's game protocol (optimal play chooses freely).
+
+    With ``policy`` (a map from roll index to the held multiset's index, or None for
+    stick) every roll has that single action: solving the game then evaluates the policy.
+    """
+
+    def __init__(self, rules: StickRules, policy: dict[int, int | None] | None = None) -> None:
+        self.rules = rules
+        self.policy = policy
+        lat = rules.lattice
+        self._n = rules.dice
+        self._size = lat.size.tolist()
+        self._add = lat.add_die.tolist()
+        self._remove = lat.remove_die.tolist()
+        self._probs = list(rules.die.probs)
+        self._score = [rules.score(c) if s == self._n else 0.0 for c, s in zip(lat.counts, self._size)]
+
+    def initial_state(self) -> Hashable:
+        """Nothing kept yet: roll all the dice."""
+        return ("keep", 0)
+
+    def node(self, state: Hashable) -> Terminal | Chance | Decision:
+        """The node at ``state`` (see the module docstring)."""
+        tag, i = state
+        if tag == "keep":
+            outcomes = []
+            for f, p in enumerate(self._probs):
+                j = self._add[i][f]
+                outcomes.append((p, 0.0, ("roll" if self._size[j] == self._n else "keep", j)))
+            return Chance(outcomes)
+        if tag == "roll":
+            stick = (STICK, self._score[i], END)
+            if self.policy is not None:
+                held = self.policy[i]
+                if held is None:
+                    return Decision([stick])
+                return Decision([(REROLL, -self.rules.penalty, self._keep_state(held))])
+            return Decision([stick, (REROLL, -self.rules.penalty, ("drop", i))])
+        if tag in ("drop", "sub"):
+            actions = [("hold", 0.0, self._keep_state(i))] if tag == "sub" else []
+            for f, j in enumerate(self._remove[i]):
+                if j >= 0:
+                    actions.append((f, 0.0, ("sub", j)))
+            return Decision(actions)
+        return Terminal(0.0)
+
+    def _keep_state(self, i: int) -> tuple[str, int]:
+        return ("roll" if self._size[i] == self._n else "keep", i)
+
+
+@dataclass
+class StickSolution:
+    """The solved game: values in expected points still to come, and the optimal policy."""
+
+    rules: StickRules
+    graph: CompiledGame
+    solution: Solution
+    policy: np.ndarray
+    compile_seconds: float
+
+    @property
+    def value(self) -> float:
+        """Expected final score of optimal play from the first roll (points)."""
+        return self.solution.value
+
+    def roll_value(self, counts: np.ndarray) -> float:
+        """Expected final score from a roll showing ``counts``, before choosing (points)."""
+        s = self.graph.state_id(("roll", self.rules.lattice.index(counts)))
+        return float(self.solution.values[s])
+
+    def hold_value(self, roll: np.ndarray, held: np.ndarray) -> float:
+        """Expected final score of holding ``held`` out of ``roll`` (holding all = stick)."""
+        roll = np.asarray(roll)
+        held = np.asarray(held)
+        if (held > roll).any():
+            raise InputError("you can only hold dice that show")
+        if (held == roll).all():
+            return self.rules.score(roll)
+        lat = self.rules.lattice
+        i = lat.index(held)
+        tag = "roll" if lat.size[i] == self.rules.dice else "keep"
+        return -self.rules.penalty + float(self.solution.values[self.graph.state_id((tag, i))])
+
+    def best_hold(self, roll: np.ndarray) -> np.ndarray:
+        """The optimal dice to hold (count vector); equal to ``roll`` means stick."""
+        g, pol = self.graph, self.policy
+        s = g.state_id(("roll", self.rules.lattice.index(roll)))
+        while True:
+            e = int(pol[s])
+            action, s = g.actions[e], int(g.target[e])
+            if action == STICK:
+                return np.asarray(roll).copy()
+            if action == "hold":
+                return self.rules.lattice.counts[g.states[s][1]].copy()
+
+    def table(self) -> list[dict[str, Any]]:
+        """Every roll with its optimal hold and values, in lattice order."""
+        rows = []
+        lat = self.rules.lattice
+        for i in lat.full():
+            counts = lat.counts[i]
+            hold = self.best_hold(counts)
+            rows.append(
+                {
+                    "dice": list(self.rules.values_of(counts)),
+                    "action": STICK if (hold == counts).all() else REROLL,
+                    "hold": list(self.rules.values_of(hold)),
+                    "value": self.roll_value(counts),
+                    "stick_score": self.rules.score(counts),
+                }
+            )
+        return rows
+
+
+def solve_stick(rules: StickRules) -> StickSolution:
+    """Solve stick or reroll exactly: the value of every roll and the optimal policy."""
+    import time
+
+    t0 = time.perf_counter()
+    graph = compile_game(StickGame(rules))
+    compile_seconds = time.perf_counter() - t0
+    solution = solve(graph)
+    return StickSolution(rules, graph, solution, extract_policy(solution), compile_seconds)
+
+
+def evaluate_stick_policy(rules: StickRules, policy: dict[int, int | None]) -> float:
+    """Exact expected final score (points) of a policy: roll index -> held index or None."""
+    graph = compile_game(StickGame(rules, policy))
+    fixed = np.full(graph.num_states, -1, dtype=np.int64)
+    return evaluate_policy(graph, fixed).value
+
+
+def course_hold_candidates(rules: StickRules) -> tuple[np.ndarray, np.ndarray]:
+    """For every roll, the distinct holds in the course's action order.
+
+    The course lists actions as tuples of dice indices, by size then lexicographically
+    (``itertools.combinations``); holding every index is sticking and comes last.
+    Returns (roll flat indices, candidate held flat indices padded with -1); the last
+    real candidate of each row is the roll itself (stick).
+    """
+    lat = rules.lattice
+    n = rules.dice
+    index_sets = [c for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+    rolls = lat.full()
+    rows = []
+    for i in rolls:
+        faces = [f for f, c in enumerate(lat.counts[i]) for _ in range(int(c))]
+        seen: dict[int, None] = {}
+        for held in index_sets:
+            counts = np.zeros(rules.sides, dtype=np.int64)
+            for d in held:
+                counts[faces[d]] += 1
+            seen.setdefault(lat.index(counts), None)
+        rows.append(list(seen))
+    width = max(len(r) for r in rows)
+    out = np.full((len(rows), width), -1, dtype=np.int64)
+    for r, row in enumerate(rows):
+        out[r, : len(row)] = row
+    return rolls, out
+
+
+def discounted_agent_policy(
+    rules: StickRules, discount: float, threshold: float
+) -> dict[int, int | None]:
+    """The policy of the discounted value-iteration agents of earlier course solutions.
+
+    Synchronous value iteration over the rolls with discount ``discount`` from V = 0,
+    stopped when no value changes by ``threshold`` or more; then greedy in the course's
+    action order (first best action wins). Returns roll index -> held index (None = stick).
+    """
+    lat = rules.lattice
+    start, target, prob = lat.keep_roll(rules.die.prob_array)
+    first_roll = lat.offset[rules.dice]
+    rolls, candidates = course_hold_candidates(rules)
+    stick_score = np.array([rules.score(lat.counts[i]) for i in rolls])
+    is_stick = candidates == rolls[:, None]
+    valid = candidates >= 0
+    values = np.zeros(len(rolls))
+
+    def action_values(v: np.ndarray) -> np.ndarray:
+        expected = np.add.reduceat(prob * v[target - first_roll], start[:-1])
+        q = -rules.penalty + discount * expected[np.where(valid, candidates, 0)]
+        q = np.where(is_stick, stick_score[:, None], q)
+        return np.where(valid, q, -np.inf)
+
+    for _ in range(1_000_000):
+        new = action_values(values).max(axis=1)
+        delta = np.abs(new - values).max()
+        values = new
+        if delta < threshold:
+            break
+    best = candidates[np.arange(len(rolls)), action_values(values).argmax(axis=1)]
+    return {int(r): (None if b == r else int(b)) for r, b in zip(rolls, best)}
+
+
+def optimal_policy_map(solution: StickSolution) -> dict[int, int | None]:
+    """The optimal policy as roll index -> held index (None = stick)."""
+    lat = solution.rules.lattice
+    out: dict[int, int | None] = {}
+    for i in lat.full():
+        hold = solution.best_hold(lat.counts[i])
+        out[int(i)] = None if (hold == lat.counts[i]).all() else lat.index(hold)
+    return out
