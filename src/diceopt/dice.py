@@ -37,7 +37,9 @@ class Dice:
         if any(not math.isfinite(p) or p < 0 for p in self.probs):
             raise InputError(f"face probabilities must be >= 0, got {list(self.probs)}")
         if abs(sum(self.probs) - 1.0) > PROBABILITY_TOLERANCE:
-            raise InputError(f"face probabilities must sum to 1, they sum to {sum(self.probs):.12g}")
+            raise InputError(
+                f"face probabilities must sum to 1, they sum to {sum(self.probs):.12g}"
+            )
 
     @classmethod
     def make(

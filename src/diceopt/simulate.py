@@ -28,8 +28,16 @@ def simulate(
     totals = np.empty(games, dtype=np.float64)
     cumulative = _cumulative_probabilities(game.start, game.prob, game.kind)
     ok = _play(
-        game.kind, game.terminal_value, game.start, game.target, game.reward, cumulative,
-        np.asarray(policy, dtype=np.int64), rng, max_steps, totals,
+        game.kind,
+        game.terminal_value,
+        game.start,
+        game.target,
+        game.reward,
+        cumulative,
+        np.asarray(policy, dtype=np.int64),
+        rng,
+        max_steps,
+        totals,
     )
     if not ok:
         raise SolveError(f"a simulated game did not end within {max_steps} steps")

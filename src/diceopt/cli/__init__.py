@@ -34,7 +34,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
     parser = build_parser()
@@ -49,6 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except EOFError:
         print("", file=sys.stderr)
+        return 0
+    except BrokenPipeError:  # e.g. `diceopt ... | head`
+        sys.stderr.close()
         return 0
 
 

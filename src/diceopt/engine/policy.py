@@ -40,7 +40,13 @@ def extract_policy(solution: Solution) -> np.ndarray:
     """The optimal policy of a solution (edge per decision node, tie-break above)."""
     g = solution.game
     return _extract(
-        g.kind, g.player, g.start, g.target, g.reward, solution.values, solution.discount,
+        g.kind,
+        g.player,
+        g.start,
+        g.target,
+        g.reward,
+        solution.values,
+        solution.discount,
         TIE_TOLERANCE,
     )
 

@@ -154,7 +154,9 @@ class StickGame:
         self._add = lat.add_die.tolist()
         self._remove = lat.remove_die.tolist()
         self._probs = list(rules.die.probs)
-        self._score = [rules.score(c) if s == self._n else 0.0 for c, s in zip(lat.counts, self._size)]
+        self._score = [
+            rules.score(c) if s == self._n else 0.0 for c, s in zip(lat.counts, self._size)
+        ]
 
     def initial_state(self) -> Hashable:
         """Nothing kept yet: roll all the dice."""
@@ -342,3 +344,110 @@ def optimal_policy_map(solution: StickSolution) -> dict[int, int | None]:
         hold = solution.best_hold(lat.counts[i])
         out[int(i)] = None if (hold == lat.counts[i]).all() else lat.index(hold)
     return out
+
+
+# --- advice contract (diceopt.advice) ---------------------------------------------------
+
+VARIANTS = {
+    "3d6": "three six-sided dice, reroll penalty 1 (the course default)",
+    "2d3": "two three-sided dice, reroll penalty 1",
+    "6d6": "six six-sided dice, reroll penalty 1",
+}
+POSITION_EXAMPLE = "dice 1 3 3"
+_SOLVED: dict[StickRules, StickSolution] = {}
+
+
+def rules_for_variant(variant: str | None) -> StickRules:
+    """Rules of a variant id ``NdK`` (N dice with K sides 1..K, penalty 1); None = 3d6."""
+    text = (variant or "3d6").lower()
+    dice, _, sides = text.partition("d")
+    if not (dice.isdigit() and sides.isdigit()):
+        raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
+    return StickRules(dice=int(dice), sides=int(sides))
+
+
+def solved(rules: StickRules) -> StickSolution:
+    """The solution of ``rules``, solved once per process."""
+    if rules not in _SOLVED:
+        _SOLVED[rules] = solve_stick(rules)
+    return _SOLVED[rules]
+
+
+def parse_position(rules: StickRules, position: str) -> np.ndarray:
+    """Count vector of a position ``dice 1 3 3`` (the word ``dice`` is optional)."""
+    text = position.strip()
+    if text.lower().startswith("dice"):
+        text = text[4:]
+    return rules.parse_dice(text)
+
+
+def format_position(rules: StickRules, counts: np.ndarray) -> str:
+    """Text of a position: ``dice 1 3 3``."""
+    return "dice " + " ".join(format_value(v) for v in rules.values_of(counts))
+
+
+def format_hold(rules: StickRules, roll: np.ndarray, held: np.ndarray) -> str:
+    """``stick`` when all dice are held, else ``hold V ...`` (``hold -`` for none)."""
+    if (np.asarray(held) == np.asarray(roll)).all():
+        return STICK
+    shown = " ".join(format_value(v) for v in rules.values_of(held))
+    return f"hold {shown or '-'}"
+
+
+def parse_hold(rules: StickRules, roll: np.ndarray, text: str) -> np.ndarray:
+    """Held count vector from ``stick``, ``hold 3 3``, ``hold -`` or just ``3 3``."""
+    words = text.strip().lower()
+    if words in (STICK, "all"):
+        return np.asarray(roll).copy()
+    if words.startswith("hold"):
+        words = words[4:].strip()
+    if words in ("-", "none", ""):
+        return np.zeros(rules.sides, dtype=np.int64)
+    held = rules.counts_of(parse_numbers(words))
+    if (held > roll).any():
+        raise InputError(f"cannot hold {text.strip()!r}: those dice do not all show")
+    return held
+
+
+def hold_options(rules: StickRules, roll: np.ndarray) -> list[np.ndarray]:
+    """Every distinct hold of a roll (sub-multisets), the roll itself (stick) first."""
+    ranges = [range(int(c), -1, -1) for c in roll]
+    return [np.array(h, dtype=np.int64) for h in itertools.product(*ranges)]
+
+
+def advise(position: str, variant: str | None = None) -> list[Any]:
+    """Every hold of a position with its expected final score (points to come), best first."""
+    from diceopt.advice import ActionAdvice
+
+    rules = rules_for_variant(variant)
+    roll = parse_position(rules, position)
+    sol = solved(rules)
+    options = [
+        (format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(rules, roll)
+    ]
+    best = max(v for _, v in options)
+    options.sort(key=lambda o: -o[1])
+    return [ActionAdvice(a, v, max(0.0, best - v)) for a, v in options]
+
+
+def apply(
+    position: str, action: str, variant: str | None = None, rng: np.random.Generator | None = None
+) -> tuple[str, bool]:
+    """Play ``action``: stick ends the game; a hold rerolls the other dice with ``rng``."""
+    rules = rules_for_variant(variant)
+    roll = parse_position(rules, position)
+    held = parse_hold(rules, roll, action)
+    if (held == roll).all():
+        return format_position(rules, roll), True
+    rng = rng if rng is not None else np.random.default_rng()
+    new = held.copy()
+    faces = rng.choice(rules.sides, size=rules.dice - int(held.sum()), p=rules.die.prob_array)
+    np.add.at(new, faces, 1)
+    return format_position(rules, new), False
+
+
+def play_games(solution: StickSolution, games: int, rng: np.random.Generator) -> np.ndarray:
+    """Final scores (points) of ``games`` seeded games under optimal play."""
+    from diceopt.simulate import simulate
+
+    return simulate(solution.graph, solution.policy, games, rng)
