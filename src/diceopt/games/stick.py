@@ -451,3 +451,40 @@ def play_games(solution: StickSolution, games: int, rng: np.random.Generator) ->
     from diceopt.simulate import simulate
 
     return simulate(solution.graph, solution.policy, games, rng)
+
+
+class OptimalAgent:
+    """An agent for the course's ``DiceGame`` interface that plays optimally.
+
+    ``OptimalAgent(game)`` reads the game's parameters (``_dice``, ``_sides``,
+    ``_values``, ``_bias``, ``_penalty``) and solves once; ``play(state)`` takes the
+    sorted tuple of dice values shown and returns the tuple of dice indices to hold
+    (all indices = stick).
+    """
+
+    def __init__(self, game: Any) -> None:
+        values = getattr(game, "_values", None)
+        bias = getattr(game, "_bias", None)
+        self.game = game
+        self.rules = StickRules(
+            dice=int(game._dice),
+            sides=int(game._sides),
+            values=None if values is None else tuple(float(v) for v in values),
+            bias=None if bias is None else tuple(float(p) for p in bias),
+            penalty=float(getattr(game, "_penalty", 1.0)),
+        )
+        self.solution = solved(self.rules)
+
+    def play(self, state: Sequence[float]) -> tuple[int, ...]:
+        """Indices of the dice to hold in ``state`` (holding every index means stick)."""
+        roll = self.rules.counts_of(state)
+        if roll.sum() != self.rules.dice:
+            raise InputError(f"expected {self.rules.dice} dice, got {len(state)}: {state}")
+        remaining = self.solution.best_hold(roll)
+        held = []
+        for i, v in enumerate(state):
+            f = self.rules.face_of(v)
+            if remaining[f] > 0:
+                remaining[f] -= 1
+                held.append(i)
+        return tuple(held)
