@@ -55,14 +55,21 @@ def _rules(args: argparse.Namespace):  # returns StickRules (imported lazily)
 TABLE_LIMIT = 500
 
 
+def _progress(nodes: int) -> None:
+    """Report graph building on stderr (large games take seconds)."""
+    print(f"\rbuilding the game graph: {nodes:,} nodes", end="", file=sys.stderr, flush=True)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """Solve and print the table of rolls (or JSON)."""
     from diceopt.games.stick import format_value, solve_stick
 
     rules = _rules(args)
     t0 = time.perf_counter()
-    sol = solve_stick(rules)
+    sol = solve_stick(rules, _progress if rules.lattice.counts.shape[0] > 50_000 else None)
     seconds = time.perf_counter() - t0
+    if seconds > 1.0 and not args.json:
+        print(file=sys.stderr)
     rows = sol.table()
     if args.json:
         print_json(

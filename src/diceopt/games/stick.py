@@ -15,7 +15,7 @@ Multisets are flat indices of a :class:`~diceopt.dice.KeepLattice`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -255,12 +255,15 @@ class StickSolution:
         return rows
 
 
-def solve_stick(rules: StickRules) -> StickSolution:
-    """Solve stick or reroll exactly: the value of every roll and the optimal policy."""
+def solve_stick(rules: StickRules, progress: Callable[[int], None] | None = None) -> StickSolution:
+    """Solve stick or reroll exactly: the value of every roll and the optimal policy.
+
+    ``progress`` (optional) is called with the number of graph nodes built so far.
+    """
     import time
 
     t0 = time.perf_counter()
-    graph = compile_game(StickGame(rules))
+    graph = compile_game(StickGame(rules), progress)
     compile_seconds = time.perf_counter() - t0
     solution = solve(graph)
     return StickSolution(rules, graph, solution, extract_policy(solution), compile_seconds)
