@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -78,82 +79,194 @@ class CompiledGame:
 def compile_game(game: Game, progress: Callable[[int], None] | None = None) -> CompiledGame:
     """Explore every state reachable from ``game.initial_state()`` into a CompiledGame.
 
-    ``progress`` (optional) is called with the number of states explored so far every
-    100,000 states.
+    Nodes are numbered in reverse depth-first postorder from node 0 (the initial state):
+    the solver's successors-first sweep then walks the arrays in one direction, which
+    keeps large games in cache. ``states``, ``actions`` and ``index`` follow that
+    numbering. ``progress`` (optional) is called with the number of states explored so
+    far every 100,000 states.
     """
+    # Exploration keeps millions of small objects alive; the cyclic garbage collector
+    # would rescan them again and again (they hold no cycles), so it pauses meanwhile.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _renumber(*_explore(game, progress))
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[CompiledGame, list[Any]]:
+    """Breadth-first exploration: the graph numbered in discovery order (``actions``
+    left None) and the actions of the decision edges in edge order."""
     first = game.initial_state()
     index: dict[Hashable, int] = {first: 0}
     states: list[Hashable] = [first]
     kind: list[int] = []
-    player: list[int] = []
-    terminal_value: list[float] = []
     start: list[int] = [0]
     target: list[int] = []
     reward: list[float] = []
     prob: list[float] = []
-    actions: list[Any] = []
+    decision_actions: list[Any] = []
+    decision_nodes: list[int] = []
+    decision_players: list[int] = []
+    terminal_nodes: list[int] = []
+    terminal_values: list[float] = []
 
-    def node_id(state: Hashable) -> int:
-        i = index.get(state)
-        if i is None:
-            i = index[state] = len(states)
-            states.append(state)
-        return i
-
-    s = 0
+    # Hot loop: local names and no function call per edge; probabilities are checked
+    # on the arrays afterwards.
+    node_of = game.node
+    index_get = index.get
+    states_append = states.append
+    kind_append, start_append = kind.append, start.append
+    target_append, reward_append, prob_append = target.append, reward.append, prob.append
+    action_append = decision_actions.append
+    kinds = {Terminal: TERMINAL, Chance: CHANCE, Decision: DECISION}
+    s, report = 0, 100_000
     while s < len(states):
         state = states[s]
-        node = game.node(state)
-        if isinstance(node, Terminal):
-            kind.append(TERMINAL)
-            player.append(0)
-            terminal_value.append(float(node.value))
-        elif isinstance(node, Chance):
-            if not node.outcomes:
+        node = node_of(state)
+        k = kinds.get(type(node))
+        if k is None:
+            k = _kind_of(node, state)
+        if k == CHANCE:
+            outcomes = node.outcomes
+            if not outcomes:
                 raise InputError(f"chance node with no outcomes at {state!r}")
-            total = 0.0
-            for p, r, nxt in node.outcomes:
-                if not (p >= 0 and math.isfinite(p)):
-                    raise InputError(f"negative or invalid probability {p} at {state!r}")
-                total += p
-                target.append(node_id(nxt))
-                reward.append(float(r))
-                prob.append(float(p))
-                actions.append(None)
-            if abs(total - 1.0) > PROBABILITY_TOLERANCE:
-                raise InputError(f"probabilities sum to {total:.12g}, not 1, at {state!r}")
-            kind.append(CHANCE)
-            player.append(0)
-            terminal_value.append(0.0)
-        elif isinstance(node, Decision):
-            if not node.actions:
+            for p, r, nxt in outcomes:
+                i = index_get(nxt)
+                if i is None:
+                    i = index[nxt] = len(states)
+                    states_append(nxt)
+                target_append(i)
+                reward_append(r)
+                prob_append(p)
+        elif k == DECISION:
+            choices = node.actions
+            if not choices:
                 raise InputError(f"decision node with no actions at {state!r}")
-            for a, r, nxt in node.actions:
-                target.append(node_id(nxt))
-                reward.append(float(r))
-                prob.append(0.0)
-                actions.append(a)
-            kind.append(DECISION)
-            player.append(int(node.player))
-            terminal_value.append(0.0)
+            for a, r, nxt in choices:
+                i = index_get(nxt)
+                if i is None:
+                    i = index[nxt] = len(states)
+                    states_append(nxt)
+                target_append(i)
+                reward_append(r)
+                prob_append(0.0)
+                action_append(a)
+            decision_nodes.append(s)
+            decision_players.append(node.player)
         else:
-            raise InputError(f"game.node returned {type(node).__name__}, not a node, at {state!r}")
-        start.append(len(target))
+            terminal_nodes.append(s)
+            terminal_values.append(float(node.value))
+        kind_append(k)
+        start_append(len(target))
         s += 1
-        if progress is not None and s % 100_000 == 0:
-            progress(s)
-    return CompiledGame(
-        kind=np.array(kind, dtype=np.int8),
-        player=np.array(player, dtype=np.int8),
-        terminal_value=np.array(terminal_value, dtype=np.float64),
-        start=np.array(start, dtype=np.int64),
-        target=np.array(target, dtype=np.int64),
-        reward=np.array(reward, dtype=np.float64),
-        prob=np.array(prob, dtype=np.float64),
+        if s == report:
+            report += 100_000
+            if progress is not None:
+                progress(s)
+
+    num = len(states)
+    kind_a = np.fromiter(kind, dtype=np.int8, count=num)
+    start_a = np.fromiter(start, dtype=np.int64, count=num + 1)
+    prob_a = np.fromiter(prob, dtype=np.float64, count=len(prob))
+    bad, why = _first_bad_chance(kind_a, start_a, prob_a, PROBABILITY_TOLERANCE)
+    if bad >= 0:
+        p = prob_a[start_a[bad] : start_a[bad + 1]].tolist()
+        if why == 1:
+            value = next(x for x in p if not (x >= 0 and math.isfinite(x)))
+            raise InputError(f"negative or invalid probability {value} at {states[bad]!r}")
+        raise InputError(f"probabilities sum to {sum(p):.12g}, not 1, at {states[bad]!r}")
+    player_a = np.zeros(num, dtype=np.int8)
+    player_a[decision_nodes] = np.array(decision_players, dtype=np.int64)
+    terminal_a = np.zeros(num, dtype=np.float64)
+    terminal_a[terminal_nodes] = terminal_values
+    graph = CompiledGame(
+        kind=kind_a,
+        player=player_a,
+        terminal_value=terminal_a,
+        start=start_a,
+        target=np.fromiter(target, dtype=np.int64, count=len(target)),
+        reward=np.fromiter(reward, dtype=np.float64, count=len(reward)),
+        prob=prob_a,
         states=states,
-        actions=actions,
+        actions=None,
         index=index,
     )
+    return graph, decision_actions
+
+
+def _kind_of(node: Any, state: Hashable) -> int:
+    """Kind of a node whose class is a subclass of a protocol node (slow path)."""
+    if isinstance(node, Terminal):
+        return TERMINAL
+    if isinstance(node, Chance):
+        return CHANCE
+    if isinstance(node, Decision):
+        return DECISION
+    raise InputError(f"game.node returned {type(node).__name__}, not a node, at {state!r}")
+
+
+@numba.njit(cache=True)
+def _first_bad_chance(
+    kind: np.ndarray, start: np.ndarray, prob: np.ndarray, tol: float
+) -> tuple[int, int]:
+    """First chance node with an invalid probability (reason 1) or a sum other than 1
+    (reason 2); (-1, 0) when all are fine."""
+    for s in range(kind.size):
+        if kind[s] != 1:
+            continue
+        total = 0.0
+        for e in range(start[s], start[s + 1]):
+            p = prob[e]
+            if not (p >= 0.0 and np.isfinite(p)):
+                return s, 1
+            total += p
+        if abs(total - 1.0) > tol:
+            return s, 2
+    return -1, 0
+
+
+def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
+    """The graph renumbered in reverse DFS postorder (node 0 stays node 0), with actions.
+
+    A DFS on the renumbered graph visits the same states in the same sequence, so its
+    postorder is simply n-1, ..., 0: it is stored instead of being recomputed.
+    """
+    n = g.num_states
+    order, acyclic = _postorder(g.start, g.target, n)
+    perm = order[::-1].copy()  # new id -> old id
+    new_id = np.empty(n, dtype=np.int64)
+    new_id[perm] = np.arange(n, dtype=np.int64)
+    counts = g.start[perm + 1] - g.start[perm]
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    eperm = np.repeat(g.start[perm] - start[:-1], counts) + np.arange(int(start[-1]))
+
+    actions = np.empty(g.num_edges, dtype=object)  # None on chance edges
+    decisions = np.flatnonzero(g.kind == DECISION)
+    if decisions.size:
+        lo, hi = g.start[decisions], g.start[decisions + 1]
+        width = hi - lo
+        first = np.cumsum(width) - width
+        where = np.repeat(lo - first, width) + np.arange(int(width.sum()))
+        actions[where] = np.fromiter(decision_actions, dtype=object, count=len(decision_actions))
+    states = np.fromiter(g.states, dtype=object, count=n)[perm].tolist()
+    out = CompiledGame(
+        kind=g.kind[perm],
+        player=g.player[perm],
+        terminal_value=g.terminal_value[perm],
+        start=start,
+        target=new_id[g.target[eperm]],
+        reward=g.reward[eperm],
+        prob=g.prob[eperm],
+        states=states,
+        actions=actions[eperm].tolist(),
+        index=dict(zip(states, range(n))),
+    )
+    out._order = (np.arange(n - 1, -1, -1, dtype=np.int64), bool(acyclic))
+    return out
 
 
 @numba.njit(cache=True)

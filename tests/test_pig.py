@@ -1,0 +1,298 @@
+"""Pig on the generic engine: hand-derived values, an independent value iteration, the
+published figure (goal 100), seeded simulation, advice and bad input."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from diceopt.advice import ActionAdvice
+from diceopt.cli import main
+from diceopt.errors import InputError
+from diceopt.games import pig
+from diceopt.games.pig import PigPosition, PigRules, encode, solve_pig
+from diceopt.simulate import simulate
+
+
+@pytest.fixture(scope="module")
+def pig100():
+    """The one full-size solve of this suite (goal 100, six-sided die)."""
+    return solve_pig(PigRules())
+
+
+# --- hand-derived values ----------------------------------------------------------------
+# Goal 2: any roll of 2..6 wins at once, a 1 passes the turn: x = 5/6 + (1 - x)/6, x = 6/7.
+# Goal 3 (x[m, o] = P(mover wins) at the start of a turn, mover at m, opponent at o):
+#   x[2, o] = 5/6 + (1 - x[o, 2])/6 (any non-1 roll reaches 3),
+#   x[0, o] = 4/6 + (1 - x[o, 0])/6 + (1/6) max(hold 2: 1 - x[o, 2],
+#                                              roll on: 5/6 + (1 - x[o, 0])/6);
+#   rolling on always wins here, so x[2, 2] = 6/7, x[0, 2] = 174/209, x[2, 0] = 180/209 and
+#   x[0, 0] = 29/36 + 7/36 (1 - x[0, 0]) = 36/43.
+
+
+@pytest.mark.parametrize(
+    ("goal", "sides", "value"),
+    [
+        (1, 6, Fraction(6, 7)),
+        (2, 6, Fraction(6, 7)),
+        (3, 6, Fraction(36, 43)),
+        (2, 4, Fraction(4, 5)),
+    ],
+)
+def test_hand_derived_first_player_values(goal, sides, value):
+    sol = solve_pig(PigRules(goal, sides))
+    assert sol.value == pytest.approx(float(value), abs=1e-13)
+
+
+def test_goal_three_every_start_of_turn():
+    sol = solve_pig(PigRules(3))
+    assert sol.win_probability(0, 2) == pytest.approx(174 / 209, abs=1e-13)
+    assert sol.win_probability(2, 0) == pytest.approx(180 / 209, abs=1e-13)
+    assert sol.win_probability(2, 2) == pytest.approx(6 / 7, abs=1e-13)
+    values = sol.action_values(0, 0, 2)
+    assert values["roll"] > values["hold"]
+    assert values["hold"] == pytest.approx(1 - 174 / 209, abs=1e-13)
+
+
+# --- an independent path: plain value iteration on the symmetric formulation ----------
+
+
+def reference_values(goal, sides, sweeps=10_000):
+    """f[m, o, k]: P(mover wins) by Jacobi-free Gauss-Seidel, no engine, no players."""
+    f = np.zeros((goal, goal, goal))
+    for _ in range(sweeps):
+        old = f.copy()
+        for m in range(goal - 1, -1, -1):
+            for o in range(goal - 1, -1, -1):
+                for k in range(goal - m - 1, -1, -1):
+                    roll = (1 - f[o, m, 0]) / sides
+                    for r in range(2, sides + 1):
+                        roll += (1.0 if m + k + r >= goal else f[m, o, k + r]) / sides
+                    hold = 1 - f[o, m + k, 0] if k > 0 else -1.0
+                    f[m, o, k] = max(roll, hold)
+        if np.abs(f - old).max() < 1e-14:
+            return f
+    raise AssertionError("reference value iteration did not converge")
+
+
+@pytest.mark.parametrize(("goal", "sides"), [(8, 6), (10, 4)])
+def test_engine_matches_independent_value_iteration(goal, sides):
+    sol = solve_pig(PigRules(goal, sides))
+    f = reference_values(goal, sides)
+    assert sol.value == pytest.approx(f[0, 0, 0], abs=1e-12)
+    for m in (0, 2, goal - 2):
+        for o in (0, 3, goal - 1):
+            assert sol.win_probability(m, o) == pytest.approx(f[m, o, 0], abs=1e-12)
+            for k in range(2, goal - m):
+                values = sol.action_values(m, o, k)
+                assert max(values.values()) == pytest.approx(f[m, o, k], abs=1e-12)
+
+
+def test_players_are_symmetric():
+    sol = solve_pig(PigRules(30))
+    g = sol.graph
+    for m, o, k in [(0, 0, 0), (5, 17, 0), (12, 3, 8), (28, 20, 0)]:
+        first = g.state_id(encode(30, 0, m, o, k, True))
+        second = g.state_id(encode(30, 1, m, o, k, True))
+        # values are the first player's win probability: mover-first + mover-second = 1
+        assert sol.solution.values[first] + sol.solution.values[second] == pytest.approx(
+            1.0, abs=1e-12
+        )
+
+
+def test_tighter_tolerance_keeps_nine_decimals():
+    loose = solve_pig(PigRules(50), tolerance=1e-10)
+    tight = solve_pig(PigRules(50))
+    assert round(loose.value, 9) == round(tight.value, 9)
+    assert abs(loose.value - tight.value) < 1e-10
+
+
+# --- the published figure ---------------------------------------------------------------
+
+
+def test_published_first_player_win_probability(pig100):
+    # Neller & Presser (2004): the first player wins about 53.06% with optimal play
+    assert pig100.value == pytest.approx(0.5306, abs=1e-4)
+    assert not pig100.graph.acyclic and pig100.solution.residual <= 1e-12
+
+
+def test_boundary_shape_goal_100(pig100):
+    hold_from, exceptions = pig100.boundary()
+    # at the start hold at a turn total in the low-to-mid twenties (Neller & Presser's
+    # figure); far behind (opponent near the goal) roll on to the goal
+    assert 19 <= hold_from[0, 0] <= 27
+    assert hold_from[0, 99] == 100 and hold_from[50, 99] == 50
+    assert np.isnan(hold_from[1, 0]) and np.isnan(hold_from[0, 1])
+    assert exceptions >= 0
+    hold, _ = pig100.decision_table()
+    assert hold[0, 0, int(hold_from[0, 0])] == 1 and hold[0, 0, int(hold_from[0, 0]) - 1] == 0
+
+
+def test_advise_goal_100(pig100):
+    pig._SOLVED[PigRules()] = pig100
+    options = pig.advise("me 41 | opponent 49 | turn 22")
+    assert [o.action for o in options][0] in ("hold", "roll") and len(options) == 2
+    assert options[0].regret == 0 and options[1].regret > 0
+    assert options[0].value == pytest.approx(max(pig100.action_values(41, 49, 22).values()))
+
+
+# --- simulation ----------------------------------------------------------------------
+
+
+def test_exact_value_matches_seeded_simulation():
+    sol = solve_pig(PigRules(20))
+    totals = simulate(sol.graph, sol.policy, 20_000, np.random.default_rng(3))
+    se = totals.std(ddof=1) / np.sqrt(totals.size)
+    assert abs(totals.mean() - sol.value) < 4 * se
+
+
+# --- advice contract ------------------------------------------------------------------
+
+
+def test_variants_example_and_advise():
+    assert next(iter(pig.VARIANTS)) == "goal-100"
+    assert pig.rules_for_variant("goal-20") == PigRules(20)
+    assert pig.rules_for_variant("goal-30-d8") == PigRules(30, 8)
+    pig.parse_position(PigRules(), pig.POSITION_EXAMPLE)
+    options = pig.advise("me 10 | opponent 12 | turn 6", "goal-20")
+    assert all(isinstance(o, ActionAdvice) for o in options)
+    assert [o.value for o in options] == sorted((o.value for o in options), reverse=True)
+    start = pig.advise("me 10 | opponent 12", "goal-20")
+    assert [o.action for o in start] == ["roll"]
+    # a turn total that already reaches the goal: holding wins for sure
+    done = pig.advise("me 15 | opponent 12 | turn 6", "goal-20")
+    assert done[0].action == "hold" and done[0].value == 1.0 and done[1].regret > 0
+
+
+def test_apply_rolls_holds_and_ends():
+    rng = np.random.default_rng(1)
+    position, over = pig.apply("me 10 | opponent 12 | turn 6", "hold", "goal-20", rng)
+    assert (position, over) == ("me 12 | opponent 16 | turn 0", False)
+    with pytest.raises(InputError, match="cannot hold with turn total 0"):
+        pig.apply("me 10 | opponent 12", "hold", "goal-20", rng)
+    position, over = "me 0 | opponent 0 | turn 0", False
+    for _ in range(500):
+        best = pig.advise(position, "goal-20")[0].action
+        position, over = pig.apply(position, best, "goal-20", rng)
+        if over:
+            break
+    assert over and int(position.split()[1]) >= 20
+
+
+def test_step_reports_die_and_passes_turn():
+    rules = PigRules(20)
+    seen = set()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        new, over, die = pig.step(rules, PigPosition(4, 6, 3), "roll", rng)
+        seen.add(die)
+        if die == 1:
+            assert new == PigPosition(6, 4, 0) and not over
+        elif 4 + 3 + die >= 20:
+            assert over
+        else:
+            assert new == PigPosition(4, 6, 3 + die) and not over
+    assert seen == {1, 2, 3, 4, 5, 6}
+
+
+# --- bad input ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("position", "message"),
+    [
+        ("me -1 | opponent 2", "me must be >= 0"),
+        ("me 3 | opponent -5", "opponent must be >= 0"),
+        ("me 3 | opponent 5 | turn -2", "turn must be >= 0"),
+        ("me 1 | opponent 2", "cannot occur"),
+        ("me 2 | opponent 4 | turn 1", "turn 1 cannot occur"),
+        ("me 20 | opponent 2", "reached the goal"),
+        ("me 2 | opponent 2 | turn two", "cannot read"),
+        ("me 2", "needs 'opponent N'"),
+        ("me 2 | me 3 | opponent 1", "given twice"),
+        ("hello", "cannot read"),
+    ],
+)
+def test_bad_positions_raise_one_line(position, message):
+    with pytest.raises(InputError, match=message) as exc:
+        pig.advise(position, "goal-20")
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["solve", "--goal", "0"], "goal must be"),
+        (["solve", "--goal", "1000"], "goal must be"),
+        (["solve", "--sides", "1"], "2 to 20 sides"),
+        (["solve", "--goal", "10", "--tolerance", "-1"], "--tolerance"),
+        (["advise", "me -3 | opponent 4", "--goal", "20"], "me must be >= 0"),
+        (["advise", "me 3 | opponent 4 | turn 1", "--goal", "20"], "turn 1 cannot occur"),
+        (["advise", "me 3 | opponent 4", "--goal", "20", "--sides", "0"], "sides"),
+        (["boundary", "--goal", "20", "--step", "0"], "--step"),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
+    assert main(["pig", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_solve_json_and_plot(capsys, tmp_path):
+    png = tmp_path / "boundary.png"
+    assert main(["pig", "solve", "--goal", "3", "--json", "--plot", str(png)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["value"] == pytest.approx(36 / 43, abs=1e-13)
+    assert {"seconds", "compile_seconds", "solve_seconds", "states", "sweeps"} <= set(data)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["pig", "solve", "--goal", "12"]) == 0
+    assert "first player's win probability: 0." in capsys.readouterr().out
+
+
+def test_cli_boundary_and_advise(capsys, tmp_path):
+    assert main(["pig", "boundary", "--goal", "20", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["hold_from"]) == 20 and data["hold_from"][1][0] is None
+    assert data["hold_from"][0][19] == 20  # far behind: roll to the goal
+    png = tmp_path / "b.png"
+    assert main(["pig", "boundary", "--goal", "20", "--step", "5", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "you\\opp" in out and png.exists()
+    assert main(["pig", "advise", "me 10 | opponent 12 | turn 6", "--goal", "20", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {a["action"] for a in data["actions"]} == {"hold", "roll"}
+    assert data["actions"][0]["regret"] == 0.0
+
+
+def test_cli_play_against_the_optimal_player(monkeypatch, capsys):
+    answers = iter(["maybe", "roll", "hold"] + ["roll"] * 200)
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(answers))
+    assert main(["pig", "play", "--goal", "12", "--seed", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "unknown action 'maybe'" in captured.err and "Traceback" not in captured.err
+    assert "You win with" in captured.out or "The computer wins with" in captured.out
+
+
+def test_cli_play_eof_ends_quietly(monkeypatch, capsys):
+    def eof(_prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", eof)
+    assert main(["pig", "play", "--goal", "10", "--seed", "1", "--first", "computer"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_compiled_graph_is_numbered_in_sweep_order():
+    # compile_game numbers nodes in reverse DFS postorder: the stored order must be what a
+    # fresh DFS on the arrays finds, and every name must point back to its node
+    from diceopt.engine.compile import _postorder
+
+    g = solve_pig(PigRules(12)).graph
+    order, acyclic = g.order()
+    fresh, fresh_acyclic = _postorder(g.start, g.target, g.num_states)
+    assert np.array_equal(order, fresh) and not acyclic and not fresh_acyclic
+    assert np.array_equal(order, np.arange(g.num_states)[::-1])
+    assert g.states[0] == 1 and all(g.index[s] == i for i, s in enumerate(g.states))
+    decisions = np.flatnonzero(g.kind == 2)
+    assert {g.actions[e] for d in decisions for e in g.edges(d)} == {"hold", "roll"}
