@@ -47,6 +47,8 @@ def main() -> None:
     """Every section of ``make run``."""
     stick_section()
     optional_section("diceopt.games.yatzy")
+    optional_section("diceopt.games.shutbox")
+    optional_section("diceopt.games.pig")
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
 
