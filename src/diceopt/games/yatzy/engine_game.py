@@ -1,0 +1,168 @@
+"""Yatzy written to the generic engine's game protocol: the slow, independent reference.
+
+Only small variants fit (a few categories, fewer dice or sides): every roll and every
+keep of every turn is a node. The legality of categories, jokers and bonuses is written
+here again, separately from the kernel, so that the two paths check each other.
+
+States:
+
+- ``("turn", mask, flag, upper)``: chance over the first roll of a turn;
+- ``("roll", mask, flag, upper, t, r)``: decision with roll r (flat lattice index) and t
+  rerolls left: write into a category, or (t > 0) keep a proper sub-multiset;
+- ``("keep", mask, flag, upper, t, k)``: chance over the dice rerolled next to keep k,
+  after which t rerolls are left;
+- ``("end",)``: terminal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable
+
+import numpy as np
+
+from diceopt.engine import Chance, Decision, Terminal
+from diceopt.games.yatzy.rules import JOKER_POINTS, YatzyRules
+
+
+class YatzyEngineGame:
+    """A Yatzy variant as an engine game (actions: ``("score", c)`` or ``("keep", k)``)."""
+
+    def __init__(self, rules: YatzyRules) -> None:
+        self.rules = rules
+        lat = rules.lattice
+        self.lat = lat
+        self.n = rules.dice
+        self.base = int(lat.offset[rules.dice])
+        self.ncat = rules.num_categories
+        self.full = (1 << self.ncat) - 1
+        start, target, prob = lat.keep_roll(np.full(rules.sides, 1.0 / rules.sides))
+        self._outcomes: dict[int, list[tuple[float, int]]] = {}
+        for k in range(len(lat.counts)):
+            acc: dict[int, float] = {}
+            for e in range(start[k], start[k + 1]):
+                acc[int(target[e])] = acc.get(int(target[e]), 0.0) + float(prob[e])
+            self._outcomes[k] = list(acc.items())
+        self._subs: dict[int, list[int]] = {}
+
+    def initial_state(self) -> Hashable:
+        """The first turn: nothing filled, upper total 0."""
+        return ("turn", 0, 0, 0)
+
+    def legal(self, mask: int, counts: np.ndarray) -> tuple[list[int], bool]:
+        """Categories this roll may be written into, and whether joker points apply."""
+        return legal_categories(self.rules, mask, counts)
+
+    def points(self, mask: int, flag: int, upper: int, r_flat: int, c: int) -> tuple:
+        """(points now, next mask, next flag, next upper) for writing roll r into c."""
+        return score_points(self.rules, mask, flag, upper, self.lat.counts[r_flat], c)
+
+    def sub_multisets(self, r_flat: int) -> list[int]:
+        """Flat indices of the proper sub-multisets of a roll (by enumeration of counts)."""
+        if r_flat not in self._subs:
+            counts = self.lat.counts[r_flat]
+            out = []
+            for keep in itertools.product(*(range(int(c) + 1) for c in counts)):
+                if sum(keep) < self.n:
+                    out.append(self.lat.index(np.array(keep)))
+            self._subs[r_flat] = out
+        return self._subs[r_flat]
+
+    # --- the protocol -------------------------------------------------------------------
+
+    def node(self, state: Hashable) -> Terminal | Chance | Decision:
+        """The node of a state (see the module docstring)."""
+        tag = state[0]
+        if tag == "end":
+            return Terminal(0.0)
+        if tag == "turn":
+            _, mask, flag, upper = state
+            if mask == self.full:
+                return Terminal(0.0)
+            return Chance(
+                [(p, 0.0, ("roll", mask, flag, upper, 2, k)) for k, p in self._outcomes[0]]
+            )
+        if tag == "keep":
+            _, mask, flag, upper, t, k = state
+            return Chance(
+                [(p, 0.0, ("roll", mask, flag, upper, t, j)) for j, p in self._outcomes[k]]
+            )
+        _, mask, flag, upper, t, r_flat = state
+        actions = []
+        legal, _ = self.legal(mask, self.lat.counts[r_flat])
+        for c in legal:
+            pts, m2, f2, u2 = self.points(mask, flag, upper, r_flat, c)
+            actions.append((("score", c), pts, ("turn", m2, f2, u2)))
+        if t > 0:
+            for k in self.sub_multisets(r_flat):
+                actions.append((("keep", k), 0.0, ("keep", mask, flag, upper, t - 1, k)))
+        return Decision(actions)
+
+
+# --- rules, written independently of the kernel ----------------------------------------
+
+
+def legal_categories(rules: YatzyRules, mask: int, counts: np.ndarray) -> tuple[list[int], bool]:
+    """Categories a roll (count per face) may be written into, and whether as a joker."""
+    n = rules.dice
+    open_c = [c for c in range(rules.num_categories) if not mask >> c & 1]
+    if rules.forced_order:
+        open_c = open_c[:1]
+    yz = rules.yahtzee_category
+    five = int(np.max(counts)) == n
+    if (
+        rules.style != "american"
+        or rules.joker == "none"
+        or yz < 0
+        or not mask >> yz & 1
+        or not five
+    ):
+        return open_c, False
+    face = int(np.argmax(counts))
+    match = [c for c in open_c if rules.upper_face[c] == face]
+    if rules.joker == "forced":
+        if match:
+            return match, True
+        lower = [c for c in open_c if rules.upper_face[c] < 0]
+        return (lower or open_c), True
+    return open_c, not match  # free choice: joker points once the upper box is used
+
+
+def score_points(
+    rules: YatzyRules, mask: int, flag: int, upper: int, counts: np.ndarray, c: int
+) -> tuple[float, int, int, int]:
+    """(points now, next mask, next flag, next capped upper) for writing a roll into c.
+
+    Points include the upper bonus when this box reaches the threshold and the Yahtzee
+    bonus. ``upper`` is capped at the threshold on return.
+    """
+    counts = np.asarray(counts)
+    _, joker = legal_categories(rules, mask, counts)
+    five = int(np.max(counts)) == rules.dice
+    pts = 0.0
+    if rules.tracks_yahtzee and flag == 1 and five:
+        pts += rules.yahtzee_bonus
+    new_upper = min(rules.bonus_threshold, upper)
+    new_flag = flag
+    f = int(rules.upper_face[c])
+    if f >= 0:
+        got = int(counts[f]) * (f + 1)
+        pts += got
+        if upper < rules.bonus_threshold <= upper + got:
+            pts += rules.bonus
+        new_upper = min(rules.bonus_threshold, upper + got)
+    else:
+        cat = rules.categories[c]
+        ri = _roll_index(rules, counts)
+        got = int(rules.score[ri, c])
+        if joker and cat in JOKER_POINTS:
+            got = JOKER_POINTS[cat]
+        pts += got
+        if c == rules.yahtzee_category and got == 50 and rules.tracks_yahtzee:
+            new_flag = 1
+    return pts, mask | (1 << c), new_flag, new_upper
+
+
+def _roll_index(rules: YatzyRules, counts: np.ndarray) -> int:
+    """Index of a full roll among the R sorted rolls."""
+    return rules.lattice.index(np.asarray(counts)) - int(rules.lattice.offset[rules.dice])

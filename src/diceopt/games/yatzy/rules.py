@@ -1,0 +1,334 @@
+"""Yatzy and Yahtzee rules as data (RULES §2 and §3).
+
+A variant is a :class:`YatzyRules`: the dice, the categories (ids), the upper bonus and
+the option flags. Scoring is a pair of numpy tables over every sorted roll of the dice
+(rolls in :class:`~diceopt.dice.KeepLattice` order):
+
+- ``score[r, c]``: points for writing roll r into category c normally;
+- ``joker_score[r, c]``: points when roll r is written as a joker (American: a Yahtzee whose
+  Yahtzee box is already filled; Full House, Small and Large Straight score 25/30/40).
+
+Faces are numbered 0..sides-1 and show 1..sides pips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from diceopt.dice import KeepLattice, multiset_probabilities
+from diceopt.errors import InputError
+
+UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+SCANDINAVIAN_CATEGORIES = UPPER + (
+    "one_pair",
+    "two_pairs",
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "small_straight",
+    "large_straight",
+    "full_house",
+    "chance",
+    "yatzy",
+)
+AMERICAN_CATEGORIES = UPPER + (
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "yahtzee",
+    "chance",
+)
+SCANDINAVIAN_LOWER = frozenset(SCANDINAVIAN_CATEGORIES[6:])
+AMERICAN_LOWER = frozenset(AMERICAN_CATEGORIES[6:])
+JOKER_MODES = ("free", "forced", "none")
+JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+
+
+@dataclass(frozen=True)
+class YatzyRules:
+    """One Yatzy/Yahtzee variant.
+
+    ``style`` is ``"scandinavian"`` or ``"american"`` (it decides what the lower
+    categories score). ``bonus`` points are added once the upper total reaches
+    ``bonus_threshold``. American only: ``joker`` in JOKER_MODES and ``yahtzee_bonus``
+    (points for each further Yahtzee once the Yahtzee box holds 50; 0 disables it).
+    Scandinavian only: the two "accepts" flags. ``forced_order``: categories are filled
+    in the order listed. ``dice``/``sides`` and a subset of ``categories`` give the
+    reduced variants used to test the kernel against the generic engine.
+    """
+
+    style: str = "scandinavian"
+    categories: tuple[str, ...] = SCANDINAVIAN_CATEGORIES
+    dice: int = 5
+    sides: int = 6
+    bonus_threshold: int = 63
+    bonus: int = 50
+    full_house_accepts_yatzy: bool = False
+    two_pairs_accepts_four: bool = False
+    forced_order: bool = False
+    joker: str = "none"
+    yahtzee_bonus: int = 0
+    name: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.style not in ("scandinavian", "american"):
+            raise InputError(f"unknown Yatzy style {self.style!r}")
+        if not 1 <= self.dice <= 8:
+            raise InputError(f"the number of dice must be 1..8, got {self.dice}")
+        if not 2 <= self.sides <= 6:
+            raise InputError(f"the number of sides must be 2..6, got {self.sides}")
+        known = SCANDINAVIAN_CATEGORIES if self.style == "scandinavian" else AMERICAN_CATEGORIES
+        if not self.categories:
+            raise InputError("a variant needs at least one category")
+        if len(self.categories) > 20:
+            raise InputError("at most 20 categories are supported")
+        if len(set(self.categories)) != len(self.categories):
+            raise InputError(f"repeated category in {self.categories}")
+        for c in self.categories:
+            if c not in known:
+                raise InputError(f"unknown {self.style} category {c!r}")
+            if c in UPPER and UPPER.index(c) >= self.sides:
+                raise InputError(f"category {c!r} needs at least {UPPER.index(c) + 1} sides")
+        if not 1 <= self.bonus_threshold <= 63:
+            raise InputError(f"bonus threshold must be 1..63, got {self.bonus_threshold}")
+        if self.joker not in JOKER_MODES:
+            raise InputError(f"joker mode must be one of {', '.join(JOKER_MODES)}")
+        if self.style == "scandinavian" and (self.joker != "none" or self.yahtzee_bonus):
+            raise InputError("jokers and the Yahtzee bonus are American rules")
+
+    # --- structure -------------------------------------------------------------------
+
+    @property
+    def num_categories(self) -> int:
+        """Number of categories (rounds in a game)."""
+        return len(self.categories)
+
+    @cached_property
+    def upper_face(self) -> np.ndarray:
+        """Face index (0-based) of each upper category, -1 for the lower ones."""
+        return np.array(
+            [UPPER.index(c) if c in UPPER else -1 for c in self.categories], dtype=np.int64
+        )
+
+    @cached_property
+    def yahtzee_category(self) -> int:
+        """Index of the Yatzy/Yahtzee category, -1 if the variant has none."""
+        for i, c in enumerate(self.categories):
+            if c in ("yatzy", "yahtzee"):
+                return i
+        return -1
+
+    @property
+    def tracks_yahtzee(self) -> bool:
+        """Whether the state must remember that the Yahtzee box holds 50 (bonus Yahtzees)."""
+        return self.style == "american" and self.yahtzee_bonus > 0 and self.yahtzee_category >= 0
+
+    @property
+    def flags(self) -> int:
+        """Number of values of the Yahtzee-box flag in the state (1 or 2)."""
+        return 2 if self.tracks_yahtzee else 1
+
+    @property
+    def joker_code(self) -> int:
+        """0 no joker, 1 free-choice joker, 2 forced joker (0 without a Yahtzee category)."""
+        if self.style != "american" or self.yahtzee_category < 0:
+            return 0
+        return {"none": 0, "free": 1, "forced": 2}[self.joker]
+
+    @cached_property
+    def lattice(self) -> KeepLattice:
+        """Multisets of 0..dice dice with add/remove-one-die edges."""
+        return KeepLattice(self.dice, self.sides)
+
+    @cached_property
+    def roll_counts(self) -> np.ndarray:
+        """Count vector (per face) of every sorted roll, shape (R, sides), lattice order."""
+        lat = self.lattice
+        return lat.counts[lat.offset[self.dice] :].copy()
+
+    @cached_property
+    def roll_probs(self) -> np.ndarray:
+        """Probability of each sorted roll when all dice are rolled (fair dice)."""
+        return multiset_probabilities(self.roll_counts, np.full(self.sides, 1.0 / self.sides))
+
+    @cached_property
+    def is_yahtzee_roll(self) -> np.ndarray:
+        """True for the rolls where every die shows the same face."""
+        return (self.roll_counts == self.dice).any(axis=1)
+
+    # --- scoring -----------------------------------------------------------------------
+
+    @cached_property
+    def score(self) -> np.ndarray:
+        """Points of every roll in every category, shape (R, C), int64 (normal scoring)."""
+        counts = self.roll_counts
+        return np.stack([self._score_category(c, counts) for c in self.categories], axis=1)
+
+    @cached_property
+    def joker_score(self) -> np.ndarray:
+        """Points of every roll in every category when written as a joker, shape (R, C)."""
+        out = self.score.copy()
+        if self.joker_code:
+            yz = self.is_yahtzee_roll
+            for i, c in enumerate(self.categories):
+                if c in JOKER_POINTS:
+                    out[yz, i] = JOKER_POINTS[c]
+        return out
+
+    def _score_category(self, cat: str, counts: np.ndarray) -> np.ndarray:
+        pips = np.arange(1, self.sides + 1)
+        total = counts @ pips
+        r = len(counts)
+        american = self.style == "american"
+        if cat in UPPER:
+            f = UPPER.index(cat)
+            return counts[:, f] * (f + 1)
+        if cat == "chance":
+            return total
+        if cat in ("yatzy", "yahtzee"):
+            return np.where((counts == self.dice).any(axis=1), 50, 0)
+        if cat == "one_pair":
+            return 2 * _highest_face(counts >= 2)
+        if cat == "two_pairs":
+            out = np.zeros(r, dtype=np.int64)
+            for i, row in enumerate(counts):
+                pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
+                if len(pairs) >= 2:
+                    out[i] = 2 * (pairs[-1] + pairs[-2])
+                elif self.two_pairs_accepts_four and row.max() >= 4:
+                    out[i] = 4 * (int(row.argmax()) + 1)
+            return out
+        if cat == "three_of_a_kind":
+            has = counts >= 3
+            if american:
+                return np.where(has.any(axis=1), total, 0)
+            return 3 * _highest_face(has)
+        if cat == "four_of_a_kind":
+            has = counts >= 4
+            if american:
+                return np.where(has.any(axis=1), total, 0)
+            return 4 * _highest_face(has)
+        if cat == "full_house":
+            srt = np.sort(counts, axis=1)[:, ::-1]
+            # two different faces cover every die, at least 3 of one and 2 of the other
+            exact = (srt[:, 0] >= 3) & (srt[:, 1] >= 2) & (srt[:, :2].sum(axis=1) == self.dice)
+            if american:
+                return np.where(exact, 25, 0)
+            ok = exact | (self.full_house_accepts_yatzy & (srt[:, 0] == self.dice))
+            return np.where(ok, total, 0)
+        if cat == "small_straight":
+            if american:
+                return np.where(_has_run(counts, 4), 30, 0)
+            return np.where(_exactly(counts, range(0, 5), self.dice), 15, 0)
+        if cat == "large_straight":
+            if american:
+                return np.where(_has_run(counts, 5), 40, 0)
+            return np.where(_exactly(counts, range(1, 6), self.dice), 20, 0)
+        raise InputError(f"unknown category {cat!r}")  # pragma: no cover
+
+    def describe(self) -> dict[str, Any]:
+        """The rules as plain JSON-ready data."""
+        return {
+            "name": self.name,
+            "style": self.style,
+            "categories": list(self.categories),
+            "dice": self.dice,
+            "sides": self.sides,
+            "bonus_threshold": self.bonus_threshold,
+            "bonus": self.bonus,
+            "full_house_accepts_yatzy": self.full_house_accepts_yatzy,
+            "two_pairs_accepts_four": self.two_pairs_accepts_four,
+            "forced_order": self.forced_order,
+            "joker": self.joker,
+            "yahtzee_bonus": self.yahtzee_bonus,
+        }
+
+    def reduced(self, categories: tuple[str, ...], **changes: Any) -> YatzyRules:
+        """The same rules on a subset of categories (and optionally fewer dice or sides)."""
+        return replace(self, categories=tuple(categories), name="reduced", **changes)
+
+
+def _highest_face(mask: np.ndarray) -> np.ndarray:
+    """Pips (1-based) of the highest face where ``mask`` is true, 0 where none is."""
+    pips = np.arange(1, mask.shape[1] + 1)
+    return np.where(mask, pips[None, :], 0).max(axis=1)
+
+
+def _has_run(counts: np.ndarray, length: int) -> np.ndarray:
+    """True where ``length`` consecutive faces all show."""
+    present = counts > 0
+    out = np.zeros(len(counts), dtype=bool)
+    for start in range(counts.shape[1] - length + 1):
+        out |= present[:, start : start + length].all(axis=1)
+    return out
+
+
+def _exactly(counts: np.ndarray, faces: range, dice: int) -> np.ndarray:
+    """True where the roll is exactly one die of each face in ``faces``."""
+    if dice != len(faces) or faces.stop > counts.shape[1]:
+        return np.zeros(len(counts), dtype=bool)
+    return (counts[:, faces.start : faces.stop] == 1).all(axis=1)
+
+
+SCANDINAVIAN = YatzyRules(name="scandinavian")
+AMERICAN = YatzyRules(
+    style="american",
+    categories=AMERICAN_CATEGORIES,
+    bonus=35,
+    joker="free",
+    yahtzee_bonus=100,
+    name="american",
+)
+
+VARIANT_RULES: dict[str, YatzyRules] = {
+    "scandinavian": SCANDINAVIAN,
+    "scandinavian-accepts": replace(
+        SCANDINAVIAN,
+        full_house_accepts_yatzy=True,
+        two_pairs_accepts_four=True,
+        name="scandinavian-accepts",
+    ),
+    "scandinavian-fh-accepts": replace(
+        SCANDINAVIAN, full_house_accepts_yatzy=True, name="scandinavian-fh-accepts"
+    ),
+    "scandinavian-tp-accepts": replace(
+        SCANDINAVIAN, two_pairs_accepts_four=True, name="scandinavian-tp-accepts"
+    ),
+    "scandinavian-forced": replace(SCANDINAVIAN, forced_order=True, name="scandinavian-forced"),
+    "american": AMERICAN,
+    "american-forced-joker": replace(AMERICAN, joker="forced", name="american-forced-joker"),
+    "american-no-joker": replace(AMERICAN, joker="none", name="american-no-joker"),
+    "american-no-bonus": replace(AMERICAN, joker="none", yahtzee_bonus=0, name="american-no-bonus"),
+}
+
+VARIANTS: dict[str, str] = {
+    "scandinavian": "Scandinavian Yatzy: 15 categories, 50 bonus at 63 (default)",
+    "scandinavian-accepts": "Scandinavian; full house accepts five of a kind, two pairs "
+    "accepts four of a kind",
+    "scandinavian-fh-accepts": "Scandinavian; full house accepts five of a kind",
+    "scandinavian-tp-accepts": "Scandinavian; two pairs accepts four of a kind",
+    "scandinavian-forced": "Scandinavian; categories filled top to bottom",
+    "american": "American Yahtzee: 13 categories, 35 bonus at 63, Yahtzee bonus 100, "
+    "free-choice joker",
+    "american-forced-joker": "American Yahtzee with the forced joker rule",
+    "american-no-joker": "American Yahtzee without jokers (Yahtzee bonus kept)",
+    "american-no-bonus": "American Yahtzee without Yahtzee bonus and jokers",
+}
+
+DEFAULT_VARIANT = "scandinavian"
+
+
+def get_rules(variant: str | None) -> YatzyRules:
+    """The rules of a variant id (None: the default); InputError for an unknown id."""
+    key = DEFAULT_VARIANT if variant is None else variant
+    try:
+        return VARIANT_RULES[key]
+    except KeyError:
+        raise InputError(
+            f"unknown Yatzy variant {key!r}; choose from {', '.join(VARIANT_RULES)}"
+        ) from None

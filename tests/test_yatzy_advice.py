@@ -1,0 +1,274 @@
+"""Yatzy positions (text and JSON), advice values and regrets, apply, and bad input."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import diceopt.games.yatzy as yatzy
+from diceopt.advice import GAMES, game_module
+from diceopt.errors import InputError
+from diceopt.games.yatzy.advice import (
+    advise_position,
+    apply_action,
+    format_position,
+    parse_position,
+    position_from_json,
+    position_to_json,
+)
+from diceopt.games.yatzy.kernel import solve_table
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(tmp_path_factory.mktemp("cache")))
+        mp.setattr(yatzy, "_TABLES", {})
+        yield
+
+
+@pytest.fixture(scope="module")
+def table(cache):
+    return yatzy.get_solved("scandinavian")
+
+
+@pytest.fixture(scope="module")
+def table64():
+    return solve_table(SCANDINAVIAN, dtype="float64")
+
+
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        (
+            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5",
+            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5",
+        ),
+        (
+            "rerolls 0 |  dice 6 1 3 5 3|filled -",
+            "dice 1 3 3 5 6 | rerolls 0 | filled - | upper 0 | score 0",
+        ),
+        (
+            "dice 2 2 2 2 2 | rerolls 1 | filled chance SIXES | upper 30 | score 52.5",
+            "dice 2 2 2 2 2 | rerolls 1 | filled sixes chance | upper 30 | score 52.5",
+        ),
+    ],
+)
+def test_parse_format_round_trip(text, canonical):
+    pos = parse_position(text, SCANDINAVIAN)
+    assert format_position(pos, SCANDINAVIAN) == canonical
+    assert parse_position(canonical, SCANDINAVIAN) == pos
+    assert position_from_json(position_to_json(pos), SCANDINAVIAN) == pos
+
+
+def test_american_yahtzee_bonus_notation():
+    text = "dice 6 6 6 6 6 | rerolls 0 | filled sixes yahtzee | upper 30 | score 80"
+    pos = parse_position(text + " | yahtzee-bonus yes", AMERICAN)
+    assert pos.yahtzee_bonus
+    assert format_position(pos, AMERICAN) == text + " | yahtzee-bonus yes"
+    plain = parse_position(text, AMERICAN)
+    assert format_position(plain, AMERICAN) == text + " | yahtzee-bonus no"
+    assert position_from_json(position_to_json(pos), AMERICAN) == pos
+    with pytest.raises(InputError, match="needs the yahtzee box"):
+        parse_position("dice 1 2 3 4 5 | rerolls 0 | yahtzee-bonus yes", AMERICAN)
+    with pytest.raises(InputError, match="no Yahtzee bonus"):
+        parse_position(
+            "dice 1 2 3 4 5 | rerolls 0 | filled yatzy | yahtzee-bonus yes", SCANDINAVIAN
+        )
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("dice 0 3 3 5 6 | rerolls 2", "a die shows 1 to 6, got 0"),
+        ("dice 1 3 3 5 7 | rerolls 2", "a die shows 1 to 6, got 7"),
+        ("dice 1 3 3 5 | rerolls 2", "expected 5 dice, got 4"),
+        ("dice 1 3 3 5 6 6 | rerolls 2", "expected 5 dice, got 6"),
+        ("dice 1 3 x 5 6 | rerolls 2", "a die must be a whole number"),
+        ("dice 1 3 3 5 6 | rerolls 3", "rerolls left must be 0, 1 or 2"),
+        ("dice 1 3 3 5 6 | rerolls -1", "rerolls left must be 0, 1 or 2"),
+        ("dice 1 3 3 5 6", "needs rerolls"),
+        ("rerolls 2", "needs dice"),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled yahtzee", "unknown category 'yahtzee'"),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled ones ones", "listed twice"),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 6", "upper total 6 is impossible"),
+        ("dice 1 3 3 5 6 | rerolls 2 | upper 3", "upper total 3 is impossible"),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled threes fives | upper 7", "impossible"),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 3 | score 2", "less than the upper"),
+        ("dice 1 3 3 5 6 | rerolls 2 | colour red", "unknown field"),
+        ("dice 1 3 3 5 6 | rerolls 2 | rerolls 1", "given twice"),
+        ("", "empty position"),
+    ],
+)
+def test_bad_positions(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_position(text, SCANDINAVIAN)
+
+
+def test_forced_order_position():
+    rules = VARIANT_RULES["scandinavian-forced"]
+    parse_position("dice 1 2 3 4 5 | rerolls 1 | filled ones twos | upper 3 | score 3", rules)
+    with pytest.raises(InputError, match="forced order"):
+        parse_position("dice 1 2 3 4 5 | rerolls 1 | filled twos | upper 2 | score 2", rules)
+
+
+def test_advice_lists_every_action_best_first(table):
+    pos = parse_position(yatzy.POSITION_EXAMPLE, SCANDINAVIAN)
+    actions = advise_position(pos, SCANDINAVIAN, table)
+    names = [a.action for a in actions]
+    # 13 open categories + distinct proper sub-multisets of 1 3 3 5 6 (2*3*2*2 - 1 = 23)
+    assert len(names) == len(set(names)) == 13 + 23
+    assert "keep -" in names and "keep 3 3" in names and "score chance" in names
+    assert "keep 1 3 3 5 6" not in names and "score ones" not in names
+    values = [a.value for a in actions]
+    assert values == sorted(values, reverse=True)
+    assert actions[0].regret == 0.0
+    assert all(a.regret == pytest.approx(actions[0].value - a.value) for a in actions)
+    assert actions[0].action == "keep 3 3"
+
+
+def test_advice_values_are_expected_final_scores(table64):
+    # the first roll of the game: E over rolls of the best first-roll value = table value
+    rules = SCANDINAVIAN
+    total = 0.0
+    for r, counts in enumerate(rules.roll_counts):
+        dice = " ".join(str(f + 1) for f, c in enumerate(counts) for _ in range(int(c)))
+        pos = parse_position(f"dice {dice} | rerolls 2 | filled -", rules)
+        total += rules.roll_probs[r] * advise_position(pos, rules, table64)[0].value
+    assert total == pytest.approx(table64.value, abs=1e-9)
+
+
+def test_keep_value_is_expectation_of_next_position(table64):
+    # keep 6 6 with one reroll left: average of the best score after the reroll
+    rules = SCANDINAVIAN
+    base = "rerolls {t} | filled ones chance | upper 3 | score 20"
+    pos = parse_position("dice 1 2 5 6 6 | " + base.format(t=1), rules)
+    keep = {a.action: a.value for a in advise_position(pos, rules, table64)}["keep 6 6"]
+    expect = 0.0
+    for rest in itertools.product(range(1, 7), repeat=3):
+        dice = " ".join(map(str, sorted((6, 6) + rest)))
+        after = parse_position(f"dice {dice} | " + base.format(t=0), rules)
+        expect += advise_position(after, rules, table64)[0].value / 216
+    assert keep == pytest.approx(expect, abs=1e-9)
+
+
+def test_scoring_value_includes_points_and_bonus(table64):
+    rules = SCANDINAVIAN
+    text = "dice 6 6 6 6 1 | rerolls 0 | filled {f} | upper {u} | score {s}"
+    filled = "ones twos threes fours fives"
+    pos = parse_position(text.format(f=filled, u=40, s=100), rules)
+    values = {a.action: a.value for a in advise_position(pos, rules, table64)}
+    rest = float(table64.values[0b111111, 0, 63])
+    assert values["score sixes"] == pytest.approx(100 + 24 + 50 + rest, abs=1e-9)
+
+
+def test_apply_keep_and_score():
+    rules = SCANDINAVIAN
+    rng = np.random.default_rng(3)
+    pos = parse_position(yatzy.POSITION_EXAMPLE, rules)
+    after, over = apply_action(pos, "keep 3 3", rules, rng)
+    assert not over and after.rerolls == 1 and after.dice.count(3) >= 2
+    same, _ = apply_action(pos, "keep 3 3", rules, np.random.default_rng(3))
+    assert same == after  # seeded
+    scored, over = apply_action(pos, "score chance", rules, rng)
+    assert scored.filled == ("ones", "twos", "chance") and scored.score == 5 + 18
+    assert scored.rerolls == 2 and len(scored.dice) == 5 and not over
+    bonus = parse_position(
+        "dice 6 6 6 6 1 | rerolls 0 | filled ones twos threes fours fives | upper 40 | score 90",
+        rules,
+    )
+    after, _ = apply_action(bonus, "score sixes", rules, rng)
+    assert after.upper == 64 and after.score == 90 + 24 + 50
+    with pytest.raises(InputError, match="cannot keep"):
+        apply_action(pos, "keep 4", rules, rng)
+    with pytest.raises(InputError, match="keeping all the dice"):
+        apply_action(pos, "keep 1 3 3 5 6", rules, rng)
+    with pytest.raises(InputError, match="already filled"):
+        apply_action(pos, "score ones", rules, rng)
+    with pytest.raises(InputError, match="unknown category"):
+        apply_action(pos, "score yahtzee", rules, rng)
+    with pytest.raises(InputError, match="unknown action"):
+        apply_action(pos, "reroll", rules, rng)
+    last = parse_position(
+        "dice 1 1 1 1 1 | rerolls 0 | filled "
+        + " ".join(rules.categories[:-1])
+        + " | upper 63 | score 200",
+        rules,
+    )
+    end, over = apply_action(last, "score yatzy", rules, rng)
+    assert over and end.dice == () and end.score == 250
+    assert parse_position(format_position(end, rules), rules) == end
+    with pytest.raises(InputError, match="game is over"):
+        apply_action(end, "score chance", rules, rng)
+    with pytest.raises(InputError, match="no rerolls left"):
+        apply_action(last, "keep 1", rules, rng)
+
+
+def test_american_jokers_in_apply():
+    rules = AMERICAN
+    rng = np.random.default_rng(0)
+    text = "dice 4 4 4 4 4 | rerolls 0 | filled {f} | upper {u} | score {s} | yahtzee-bonus yes"
+    open_upper = parse_position(text.format(f="yahtzee", u=0, s=50), rules)
+    after, _ = apply_action(open_upper, "score large_straight", rules, rng)
+    assert after.score == 50 + 100 + 0  # matching upper box open: no joker points
+    used_upper = parse_position(text.format(f="fours yahtzee", u=12, s=62), rules)
+    after, _ = apply_action(used_upper, "score large_straight", rules, rng)
+    assert after.score == 62 + 100 + 40
+    forced = VARIANT_RULES["american-forced-joker"]
+    pos = parse_position(text.format(f="yahtzee", u=0, s=50), forced)
+    with pytest.raises(InputError, match="may not be used"):
+        apply_action(pos, "score chance", forced, rng)
+    after, _ = apply_action(pos, "score fours", forced, rng)
+    assert after.score == 50 + 100 + 20 and after.yahtzee_bonus
+
+
+def test_module_contract(cache):
+    assert GAMES["yatzy"] == "diceopt.games.yatzy"
+    module = game_module("yatzy")
+    assert next(iter(module.VARIANTS)) == "scandinavian"
+    assert {"scandinavian", "american", "american-no-bonus"} <= set(module.VARIANTS)
+    actions = module.advise(module.POSITION_EXAMPLE)
+    assert actions[0].action == "keep 3 3" and actions[0].regret == 0.0
+    new, over = module.apply(module.POSITION_EXAMPLE, "keep 3 3", rng=np.random.default_rng(1))
+    assert not over and "rerolls 1" in new
+    with pytest.raises(InputError):
+        module.advise("dice 1 2 3 4 5 | rerolls 2", variant="nope")
+
+
+def test_a_whole_optimal_game(table):
+    rules = SCANDINAVIAN
+    rng = np.random.default_rng(11)
+    pos = parse_position("dice 2 3 3 4 6 | rerolls 2", rules)
+    over = False
+    steps = 0
+    while not over:
+        best = advise_position(pos, rules, table)[0].action
+        pos, over = apply_action(pos, best, rules, rng)
+        steps += 1
+    assert len(pos.filled) == 15 and 15 <= steps <= 45 and 0 <= pos.score <= 374
+
+
+def test_widget_policy_matches_advice(table64):
+    # the per-roll policy of the widget (for simulation) is the advice's best action
+    rules = SCANDINAVIAN
+    mask = (1 << 0) | (1 << 13)  # ones and chance filled
+    _, _, policy, _ = table64.widget(mask, 0, 3)
+    lat = rules.lattice
+    for r in range(0, 252, 7):
+        dice = " ".join(str(f + 1) for f, c in enumerate(rules.roll_counts[r]) for _ in range(c))
+        for t in (0, 1, 2):
+            text = f"dice {dice} | rerolls {t} | filled ones chance | upper 3 | score 20"
+            best = advise_position(parse_position(text, rules), rules, table64)
+            act = policy[t, r]
+            if act < 0:
+                want = f"score {rules.categories[-act - 1]}"
+            else:
+                kept = lat.counts[act]
+                want = "keep " + (
+                    " ".join(str(f + 1) for f, c in enumerate(kept) for _ in range(c)) or "-"
+                )
+            top = [a.action for a in best if a.value >= best[0].value - 1e-9]
+            assert want in top, (text, want, top)

@@ -1,0 +1,136 @@
+"""The Yatzy kernel: published values, agreement with the generic engine, the widget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from diceopt.engine import Objective, compile_game, solve
+from diceopt.games.yatzy.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.kernel import count_states, reachable_uppers, solve_table
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+
+PUBLISHED = {
+    "scandinavian": 248.4399893778553,
+    "scandinavian-accepts": 248.67488268842226,
+    "scandinavian-forced": 122.55852739642387,
+    "american": 254.58960948196315,
+    "american-forced-joker": 254.58772873449593,
+    "american-no-joker": 253.97024118978018,
+    "american-no-bonus": 245.87077451411164,
+}
+
+
+@pytest.fixture(scope="module")
+def tables64():
+    """Every published variant solved once in float64."""
+    return {v: solve_table(VARIANT_RULES[v], dtype="float64") for v in PUBLISHED}
+
+
+@pytest.mark.parametrize("variant", list(PUBLISHED))
+def test_published_values_float64(tables64, variant):
+    assert tables64[variant].value == pytest.approx(PUBLISHED[variant], abs=1e-9)
+
+
+def test_scandinavian_float32():
+    table = solve_table(SCANDINAVIAN)  # float32 is the default
+    assert table.values.dtype == np.float32
+    assert abs(table.value - PUBLISHED["scandinavian"]) < 2e-3
+
+
+def test_state_counts(tables64):
+    # every reachable state has a value, every unreachable one is NaN
+    table = tables64["scandinavian"]
+    assert table.states == count_states(SCANDINAVIAN) == int(np.isfinite(table.values).sum())
+    for mask in (0, 1, 0b111111, (1 << 15) - 1, 0b101010 | (1 << 9)):
+        finite = np.flatnonzero(np.isfinite(table.values[mask, 0]))
+        assert finite.tolist() == reachable_uppers(SCANDINAVIAN, mask)
+    american = tables64["american"]
+    yz = AMERICAN.yahtzee_category
+    assert np.isnan(american.values[0, 1]).all()  # Yahtzee box open: no 50 flag
+    assert np.isfinite(american.values[1 << yz, 1, 0])
+
+
+def test_widget_matches_table(tables64):
+    # the scalar widget (independent code) gives the table's value of the state
+    for variant, states in {
+        "scandinavian": [(0, 0, 0), (0b000111 | (1 << 14), 0, 6), ((1 << 15) - 2, 0, 63)],
+        "american": [(0, 0, 0), (1 << 11, 1, 0), ((1 << 13) - 1 - (1 << 8), 1, 63)],
+        "american-forced-joker": [(1 << 11 | 0b11, 1, 3), (1 << 11, 0, 0)],
+    }.items():
+        table = tables64[variant]
+        for mask, flag, upper in states:
+            _, _, policy, value = table.widget(mask, flag, upper)
+            assert value == pytest.approx(float(table.values[mask, flag, upper]), abs=1e-9)
+            assert (policy[0] < 0).all()  # with no reroll left, always score
+
+
+def _engine_values(rules, theta=0.0):
+    graph = compile_game(YatzyEngineGame(rules))
+    objective = Objective("exponential", theta) if theta else Objective()
+    sol = solve(graph, objective)
+    return graph, sol
+
+
+def _assert_agree(rules, theta=0.0):
+    table = solve_table(rules, dtype="float64", theta=theta)
+    graph, sol = _engine_values(rules, theta)
+    assert table.value == pytest.approx(sol.value, abs=1e-9)
+    checked = 0
+    for s, state in enumerate(graph.states):
+        if state[0] == "turn":
+            _, mask, flag, upper = state
+            assert table.values[mask, flag, upper] == pytest.approx(sol.values[s], abs=1e-9)
+            checked += 1
+    # and every reachable turn-start state of the engine is a state of the table
+    assert checked == int(np.isfinite(table.values).sum())
+
+
+REDUCED = {
+    "scandinavian-3d4": SCANDINAVIAN.reduced(
+        ("ones", "twos", "chance"), dice=3, sides=4, bonus_threshold=5
+    ),
+    "scandinavian-5d6-lower": SCANDINAVIAN.reduced(
+        ("two_pairs", "full_house", "yatzy"), full_house_accepts_yatzy=True
+    ),
+    "scandinavian-4d6-forced": SCANDINAVIAN.reduced(
+        ("threes", "one_pair", "four_of_a_kind", "chance"),
+        dice=4,
+        bonus_threshold=6,
+        forced_order=True,
+        two_pairs_accepts_four=True,
+    ),
+}
+for _mode in ("free", "forced", "none"):
+    REDUCED[f"american-4d6-{_mode}"] = AMERICAN.reduced(
+        ("twos", "full_house", "small_straight", "yahtzee"),
+        dice=4,
+        bonus_threshold=6,
+        joker=_mode,
+    )
+
+
+@pytest.mark.parametrize("name", list(REDUCED))
+def test_kernel_agrees_with_engine(name):
+    _assert_agree(REDUCED[name])
+
+
+@pytest.mark.parametrize("theta", [-0.5, 0.3])
+def test_kernel_agrees_with_engine_exponential(theta):
+    _assert_agree(REDUCED["scandinavian-3d4"], theta)
+    _assert_agree(REDUCED["american-4d6-free"], theta)
+
+
+def test_theta_zero_is_expectation_and_risk_order():
+    rules = REDUCED["scandinavian-3d4"]
+    base = solve_table(rules, dtype="float64").value
+    averse = solve_table(rules, dtype="float64", theta=-0.2).value
+    seeking = solve_table(rules, dtype="float64", theta=0.2).value
+    assert averse < base < seeking
+
+
+def test_theta_stable_at_one():
+    table = solve_table(SCANDINAVIAN.reduced(("ones", "sixes", "yatzy", "chance")), theta=1.0)
+    assert np.isfinite(table.value)
+    table = solve_table(SCANDINAVIAN.reduced(("ones", "sixes", "yatzy", "chance")), theta=-1.0)
+    assert np.isfinite(table.value)

@@ -1,0 +1,139 @@
+"""Yatzy table files: round trip, atomic write, corrupt / truncated / mismatched files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from diceopt.games.yatzy.storage import (
+    MAGIC,
+    cache_dir,
+    get_table,
+    load_table,
+    read_table,
+    save_table,
+    table_path,
+)
+
+VARIANT = "scandinavian-forced"  # full-size table file, tiny solve
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_cache_dir_precedence(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path / "env"))
+    assert cache_dir() == tmp_path / "env" / "yatzy"
+    assert cache_dir(tmp_path / "flag") == tmp_path / "flag" / "yatzy"
+    monkeypatch.delenv("DICEOPT_CACHE")
+    assert cache_dir().name == "yatzy" and "diceopt" in str(cache_dir())
+
+
+def test_round_trip_and_header(cache):
+    table, info = get_table(VARIANT, 0.0, "float32")
+    assert not info.loaded and info.saved and info.path.parent == cache / "yatzy"
+    assert [p.name for p in info.path.parent.iterdir()] == [info.path.name]  # no temp left
+    again, info2 = get_table(VARIANT, 0.0, "float32")
+    assert info2.loaded
+    np.testing.assert_array_equal(again.values, table.values)
+    assert again.value == pytest.approx(122.55852739642387, abs=2e-3)
+    values, header = read_table(info.path, VARIANT, 0.0, "float32")
+    assert header["format"] == 1 and header["game"] == "yatzy" and header["variant"] == VARIANT
+    assert header["dtype"] == "float32" and header["theta"] == 0.0
+    assert header["objective"] == "expected" and len(header["sha256"]) == 64
+    assert values.flags.writeable
+
+
+def test_distinct_files_per_key(cache):
+    names = {
+        table_path(VARIANT, 0.0, "float32").name,
+        table_path(VARIANT, 0.0, "float64").name,
+        table_path(VARIANT, 0.05, "float32").name,
+        table_path(VARIANT, -0.05, "float32").name,
+        table_path("scandinavian", 0.0, "float32").name,
+    }
+    assert len(names) == 5
+
+
+def _corrupt(path, how):
+    data = bytearray(path.read_bytes())
+    if how == "flip":
+        data[-1000] ^= 0x40
+    elif how == "truncate":
+        data = data[: len(data) // 2]
+    elif how == "truncate-header":
+        data = data[: len(MAGIC) + 4]
+    elif how == "magic":
+        data[0:4] = b"JUNK"
+    elif how in ("variant", "dtype", "theta", "shape", "format"):
+        size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        start = len(MAGIC) + 8
+        header = json.loads(data[start : start + size])
+        header[how] = {
+            "variant": "scandinavian",
+            "dtype": "float64",
+            "theta": 0.5,
+            "shape": [2, 1, 64],
+            "format": 99,
+        }[how]
+        head = json.dumps(header).encode()
+        data = data[: len(MAGIC)] + len(head).to_bytes(8, "little") + head + data[start + size :]
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "flip",
+        "truncate",
+        "truncate-header",
+        "magic",
+        "variant",
+        "dtype",
+        "theta",
+        "shape",
+        "format",
+    ],
+)
+def test_bad_file_is_reported_and_rebuilt(cache, capsys, how):
+    table, info = get_table(VARIANT, 0.0, "float32")
+    _corrupt(info.path, how)
+    capsys.readouterr()
+    assert load_table(VARIANT, 0.0, "float32") is None  # never used
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "warning" in err and str(info.path) in err
+    rebuilt, info2 = get_table(VARIANT, 0.0, "float32")
+    assert not info2.loaded and info2.saved
+    np.testing.assert_array_equal(rebuilt.values, table.values)
+    assert load_table(VARIANT, 0.0, "float32") is not None  # the file is good again
+
+
+def test_force_resolves(cache):
+    get_table(VARIANT, 0.0, "float64")
+    _, info = get_table(VARIANT, 0.0, "float64", force=True)
+    assert not info.loaded
+
+
+def test_explicit_directory_and_unwritable(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path / "env"))
+    _, info = get_table(VARIANT, 0.0, "float32", str(tmp_path / "flag"))
+    assert info.path.parent == tmp_path / "flag" / "yatzy"
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    capsys.readouterr()
+    table, info = get_table(VARIANT, 0.0, "float32", str(blocker))
+    assert not info.saved and np.isfinite(table.value)
+    assert capsys.readouterr().err.count("warning") == 1
+
+
+def test_save_is_atomic_replace(cache):
+    table, info = get_table(VARIANT, 0.0, "float32")
+    before = info.path.stat().st_ino
+    save_table(table, VARIANT, info.path)
+    assert info.path.stat().st_ino != before  # a new file renamed over the old one
+    assert len(list(info.path.parent.iterdir())) == 1
