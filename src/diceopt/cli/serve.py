@@ -1,0 +1,116 @@
+"""``diceopt serve``: the web advisor (JSON API and page) on uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import socket
+
+from diceopt.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``serve [--host H --port P --workers N]``."""
+    parser = subparsers.add_parser("serve", help="the web advisor: a page and a JSON API")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes (default 1; each loads tables)"
+    )
+    parser.add_argument(
+        "--warm",
+        default="all",
+        metavar="GAMES",
+        help="games whose default tables load at start-up: all (default), none, or ids "
+        "separated by commas, e.g. yatzy,stick; the others load on first use",
+    )
+    parser.add_argument("--no-warm", action="store_true", help="the same as --warm none")
+    parser.add_argument(
+        "--wait-warm",
+        action="store_true",
+        help="accept requests only once the warm tables are loaded (default: at once)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=("debug", "info", "warning", "error")
+    )
+    parser.set_defaults(handler=cmd_serve)
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A bound TCP socket for ``host:port``; InputError (one line) when that fails."""
+    if not 0 <= port <= 65535:
+        raise InputError(f"--port must be 0..65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise InputError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        why = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise InputError(f"cannot listen on {host}:{port}: {why}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(host: str, port: int) -> str:
+    """The page's URL for a listening address."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    if ":" in shown:
+        shown = "[::1]" if shown == "::" else f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the advisor until interrupted."""
+    import logging
+
+    import uvicorn
+
+    from diceopt.web.app import warm_setting
+
+    if args.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {args.workers}")
+    warm_text = "none" if args.no_warm else args.warm
+    warm = warm_setting(warm_text)
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(name)s: %(message)s", force=True
+    )
+    sock = listen_socket(args.host, args.port)
+    port = sock.getsockname()[1]
+    print(f"diceopt advisor: open {url_for(args.host, port)} (Ctrl+C to stop)", flush=True)
+    options = {"log_level": args.log_level, "timeout_keep_alive": 30}
+    if args.workers == 1:
+        from diceopt.web.app import create_app
+        from diceopt.web.server import uvicorn_config
+
+        config = uvicorn_config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C after its clean shutdown
+            pass
+        print("diceopt advisor: stopped", flush=True)
+        return 0
+    # Several processes share the bound socket; each imports the app factory.
+    import os
+
+    os.environ["DICEOPT_WEB_WARM"] = warm_text
+    os.environ["DICEOPT_WEB_WAIT_WARM"] = "1" if args.wait_warm else "0"
+    os.environ["DICEOPT_WEB_LOG_LEVEL"] = args.log_level
+    from diceopt.web.server import uvicorn_config
+
+    config = uvicorn_config(
+        "diceopt.web.app:create_app_from_env", factory=True, workers=args.workers, **options
+    )
+    from uvicorn.supervisors import Multiprocess
+
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass
+    print("diceopt advisor: stopped", flush=True)
+    return 0

@@ -1,0 +1,1 @@
+"""The web advisor: FastAPI app (``create_app``) and its static page."""

@@ -1,0 +1,166 @@
+"""Fixtures for the web advisor tests (tests/test_web*.py): app client, live server, browser.
+
+Nothing here is autouse: other test files are unaffected.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def web_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One table cache directory for the whole test session (tables build once)."""
+    return tmp_path_factory.mktemp("diceopt-cache")
+
+
+@pytest.fixture(scope="module")
+def web_env(web_cache_dir: Path) -> Iterator[Path]:
+    """DICEOPT_CACHE points at the session's cache directory while a web module runs."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(web_cache_dir))
+        yield web_cache_dir
+
+
+@pytest.fixture(scope="module")
+def web_app(web_env: Path):
+    """The advisor app, tables loaded on first use (no background warm-up)."""
+    from diceopt.web.app import create_app
+
+    return create_app(warm=False)
+
+
+@pytest.fixture(scope="module")
+def client(web_app) -> Iterator:
+    """A TestClient (httpx) on the app, lifespan run."""
+    with warnings.catch_warnings():  # starlette's note on httpx vs httpx2
+        warnings.filterwarnings("ignore", message=".*httpx.*", category=UserWarning)
+        from fastapi.testclient import TestClient
+
+    with TestClient(web_app) as test_client:
+        yield test_client
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def live_server(web_env: Path) -> Iterator[str]:
+    """The real app on uvicorn (127.0.0.1, a free port) in a background thread; its base URL."""
+    import httpx
+    import uvicorn
+
+    from diceopt.web.app import create_app
+    from diceopt.web.server import uvicorn_config
+
+    port = free_port()
+    config = uvicorn_config(
+        create_app(warm=False), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        if server.started:
+            break
+        if not thread.is_alive():
+            pytest.fail(f"the test server did not start on {base}")
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the test server did not start on {base} within 30 s")
+    assert httpx.get(f"{base}/api/health").status_code == 200
+    yield base
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def ensure_chromium() -> str:
+    """Debian's Chromium: installed with apt-get when missing; pytest.fail if impossible."""
+    if os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    apt = shutil.which("apt-get")
+    if apt is None:
+        pytest.fail(f"{CHROMIUM} is missing and apt-get is not available to install it")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [apt, "install", "-y", "--no-install-recommends", "chromium"]
+    log = []
+    for attempt in range(2):
+        if attempt == 1:
+            update = subprocess.run([apt, "update"], env=env, capture_output=True, text=True)
+            log.append(update.stderr[-2000:])
+        done = subprocess.run(install, env=env, capture_output=True, text=True)
+        log.append(done.stderr[-2000:])
+        if done.returncode == 0 and os.access(CHROMIUM, os.X_OK):
+            return CHROMIUM
+    pytest.fail(
+        f"{CHROMIUM} is missing and `apt-get install -y chromium` failed "
+        f"(run it as root, or install Debian's chromium package): {' | '.join(log)[-1500:]}"
+    )
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Path of the Chromium binary the browser tests drive."""
+    return ensure_chromium()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator:
+    """Headless Chromium driven by Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, live_server: str) -> Iterator:
+    """A fresh page (phone-ish width) on the live server; console errors fail the test."""
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    yield page
+    context.close()
+    # 4xx answers are expected in some tests (the page shows them); nothing else may fail.
+    assert not [e for e in errors if "status of 4" not in e], errors
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """test-artifacts/ at the project root (gitignored): screenshots."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
