@@ -166,28 +166,25 @@ class StickGame:
         """The node at ``state`` (see the module docstring)."""
         tag, i = state
         if tag == "keep":
-            outcomes = []
-            for f, p in enumerate(self._probs):
-                j = self._add[i][f]
-                outcomes.append((p, 0.0, ("roll" if self._size[j] == self._n else "keep", j)))
-            return Chance(outcomes)
+            return Chance([(p, 0.0, self.keep_state(j)) for p, j in zip(self._probs, self._add[i])])
         if tag == "roll":
             stick = (STICK, self._score[i], END)
             if self.policy is not None:
                 held = self.policy[i]
                 if held is None:
                     return Decision([stick])
-                return Decision([(REROLL, -self.rules.penalty, self._keep_state(held))])
+                return Decision([(REROLL, -self.rules.penalty, self.keep_state(held))])
             return Decision([stick, (REROLL, -self.rules.penalty, ("drop", i))])
         if tag in ("drop", "sub"):
-            actions = [("hold", 0.0, self._keep_state(i))] if tag == "sub" else []
+            actions = [("hold", 0.0, self.keep_state(i))] if tag == "sub" else []
             for f, j in enumerate(self._remove[i]):
                 if j >= 0:
                     actions.append((f, 0.0, ("sub", j)))
             return Decision(actions)
         return Terminal(0.0)
 
-    def _keep_state(self, i: int) -> tuple[str, int]:
+    def keep_state(self, i: int) -> tuple[str, int]:
+        """State after holding multiset i: a full roll if it has every die, else a keep."""
         return ("roll" if self._size[i] == self._n else "keep", i)
 
 
@@ -196,6 +193,7 @@ class StickSolution:
     """The solved game: values in expected points still to come, and the optimal policy."""
 
     rules: StickRules
+    game: StickGame
     graph: CompiledGame
     solution: Solution
     policy: np.ndarray
@@ -219,10 +217,8 @@ class StickSolution:
             raise InputError("you can only hold dice that show")
         if (held == roll).all():
             return self.rules.score(roll)
-        lat = self.rules.lattice
-        i = lat.index(held)
-        tag = "roll" if lat.size[i] == self.rules.dice else "keep"
-        return -self.rules.penalty + float(self.solution.values[self.graph.state_id((tag, i))])
+        state = self.game.keep_state(self.rules.lattice.index(held))
+        return -self.rules.penalty + float(self.solution.values[self.graph.state_id(state)])
 
     def best_hold(self, roll: np.ndarray) -> np.ndarray:
         """The optimal dice to hold (count vector); equal to ``roll`` means stick."""
@@ -263,10 +259,11 @@ def solve_stick(rules: StickRules, progress: Callable[[int], None] | None = None
     import time
 
     t0 = time.perf_counter()
-    graph = compile_game(StickGame(rules), progress)
+    game = StickGame(rules)
+    graph = compile_game(game, progress)
     compile_seconds = time.perf_counter() - t0
     solution = solve(graph)
-    return StickSolution(rules, graph, solution, extract_policy(solution), compile_seconds)
+    return StickSolution(rules, game, graph, solution, extract_policy(solution), compile_seconds)
 
 
 def evaluate_stick_policy(rules: StickRules, policy: dict[int, int | None]) -> float:
