@@ -30,7 +30,6 @@ from diceopt.engine import (
     Solution,
     Terminal,
     compile_game,
-    evaluate_policy,
     extract_policy,
     solve,
 )
@@ -267,10 +266,12 @@ def solve_stick(rules: StickRules, progress: Callable[[int], None] | None = None
 
 
 def evaluate_stick_policy(rules: StickRules, policy: dict[int, int | None]) -> float:
-    """Exact expected final score (points) of a policy: roll index -> held index or None."""
-    graph = compile_game(StickGame(rules, policy))
-    fixed = np.full(graph.num_states, -1, dtype=np.int64)
-    return evaluate_policy(graph, fixed).value
+    """Exact expected final score (points) of a policy: roll index -> held index or None.
+
+    Every roll of the policy's game has exactly one action, so solving it evaluates the
+    policy; a policy that never sticks raises SolveError (its value diverges).
+    """
+    return solve(compile_game(StickGame(rules, policy))).value
 
 
 def course_hold_candidates(rules: StickRules) -> tuple[np.ndarray, np.ndarray]:
