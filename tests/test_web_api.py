@@ -469,21 +469,13 @@ def test_serve_rejects_a_busy_port_in_one_line():
     assert url_for("::1", 80) == "http://[::1]:80/"
 
 
-# --- Yatzy (the game that matters; runs once diceopt.games.yatzy is built) -------------------
+# --- Yatzy ------------------------------------------------------------------------------------
 
 
-def yatzy_served() -> bool:
-    """Whether the Yatzy package exists and implements the advice contract."""
-    import importlib.util
-
-    if importlib.util.find_spec("diceopt.games.yatzy") is None:
-        return False
-    return "yatzy" in load_games(["yatzy"])
+def test_every_game_is_served():
+    assert set(load_games()) == {"stick", "yatzy", "shutbox", "pig"}
 
 
-needs_yatzy = pytest.mark.skipif(
-    not yatzy_served(), reason="diceopt.games.yatzy has no advice contract yet"
-)
 UPPER_CATS = ("ones", "twos", "threes", "fours", "fives", "sixes")
 LOWER_CATS = (
     "one_pair two_pairs three_of_a_kind four_of_a_kind small_straight large_straight "
@@ -500,7 +492,6 @@ def yatzy_advice(client, position: str, variant: str | None = None) -> list[dict
     return response.json()["actions"]
 
 
-@needs_yatzy
 def test_yatzy_advice_matches_the_cli(client, capsys):
     from diceopt.cli import main
 
@@ -520,7 +511,6 @@ def test_yatzy_advice_matches_the_cli(client, capsys):
         assert [a["value"] for a in got] == sorted((a["value"] for a in got), reverse=True)
 
 
-@needs_yatzy
 def test_yatzy_start_value_is_the_published_one(client):
     # Expected final score before the first roll = mean over the 252 first rolls of the
     # best action's value (5 dice, multinomial probabilities).
@@ -536,7 +526,6 @@ def test_yatzy_start_value_is_the_published_one(client):
     assert total == pytest.approx(248.4399893778553, abs=2e-3)
 
 
-@needs_yatzy
 def test_yatzy_last_round_apply_ends_the_game(client):
     # Sixes is the last open box; 45 in the upper section so far. Three sixes make 63:
     # 18 points and the 50 bonus. The score so far already counts every other box.
@@ -558,7 +547,6 @@ def test_yatzy_last_round_apply_ends_the_game(client):
     assert actions["keep 6 6 6"]["value"] > actions["score sixes"]["value"]
 
 
-@needs_yatzy
 def test_yatzy_evaluate_and_apply(client):
     position = "dice 1 3 3 5 6 | rerolls 2 | filled - | upper 0 | score 0"
     options = yatzy_advice(client, position)
@@ -574,7 +562,6 @@ def test_yatzy_evaluate_and_apply(client):
     yatzy_advice(client, first["position"])  # the next position parses
 
 
-@needs_yatzy
 @pytest.mark.parametrize(
     "position",
     [
@@ -591,15 +578,9 @@ def test_yatzy_invalid_positions_are_400(client, position):
     still_serving(client)
 
 
-# --- Pig and Shut the Box (run once their modules are built) -------------------------------
-
-needs_pig = pytest.mark.skipif("pig" not in load_games(["pig"]), reason="no diceopt.games.pig")
-needs_shutbox = pytest.mark.skipif(
-    "shutbox" not in load_games(["shutbox"]), reason="no diceopt.games.shutbox"
-)
+# --- Pig and Shut the Box ---------------------------------------------------------------------
 
 
-@needs_pig
 def test_pig_advice_apply_and_errors(client):
     position = "me 12 | opponent 15 | turn 6"
     body = {"game": "pig", "variant": "goal-20", "position": position}
@@ -724,7 +705,6 @@ def test_fast_advice_path_answers_exactly_like_the_framework(client, monkeypatch
         assert text.status_code == same.status_code
 
 
-@needs_shutbox
 def test_shutbox_advice_apply_and_errors(client):
     games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
     variants = {v["id"]: v for v in games["shutbox"]["variants"]}

@@ -9,8 +9,6 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from diceopt.web.app import load_games
-
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
 
@@ -192,21 +190,6 @@ def test_stick_play_whole_game(page, live_server, artifacts_dir):
 # --- Yatzy ------------------------------------------------------------------------------------
 
 
-def served(game: str) -> bool:
-    """Whether a game module is part of this build and implements the advice contract."""
-    return game in load_games([game])
-
-
-needs_yatzy = pytest.mark.skipif(
-    not served("yatzy"), reason="diceopt.games.yatzy has no advice contract yet"
-)
-needs_pig = pytest.mark.skipif(not served("pig"), reason="diceopt.games.pig not built yet")
-needs_shutbox = pytest.mark.skipif(
-    not served("shutbox"), reason="diceopt.games.shutbox not built yet"
-)
-
-
-@needs_yatzy
 def test_yatzy_position_by_clicking_matches_api(page, live_server, artifacts_dir):
     open_game(page, live_server, "yatzy")
     page.click("#clear-dice")
@@ -233,7 +216,6 @@ def test_yatzy_position_by_clicking_matches_api(page, live_server, artifacts_dir
     page.screenshot(path=str(artifacts_dir / "web-yatzy-advice.png"), full_page=True)
 
 
-@needs_yatzy
 def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
     open_game(page, live_server, "yatzy")
 
@@ -260,7 +242,6 @@ def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
 # --- Pig and Shut the Box ----------------------------------------------------------------------
 
 
-@needs_pig
 def test_pig_position_and_game_against_the_optimal_player(page, live_server, artifacts_dir):
     open_game(page, live_server, "pig")
     page.select_option("#variant", "goal-20")
@@ -289,7 +270,6 @@ def test_pig_position_and_game_against_the_optimal_player(page, live_server, art
     page.screenshot(path=str(artifacts_dir / "web-pig-play.png"), full_page=True)
 
 
-@needs_shutbox
 def test_shutbox_position_and_two_player_game(page, live_server, artifacts_dir):
     open_game(page, live_server, "shutbox")
     for tile in (2, 5, 6, 8, 9):
