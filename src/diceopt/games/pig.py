@@ -37,6 +37,7 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
+from diceopt.notation import split_fields
 
 GOAL_MAX = 150
 SIDES_MAX = 20
@@ -209,7 +210,7 @@ def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution
 
 # --- positions ------------------------------------------------------------------------
 
-POSITION_RE = re.compile(r"^\s*(me|opponent|opp|turn)\s+(-?\d+)\s*$")
+POSITION_VALUE_RE = re.compile(r"^-?\d+$")
 
 
 @dataclass(frozen=True)
@@ -227,19 +228,14 @@ class PigPosition:
 
 def parse_position(rules: PigRules, text: str) -> PigPosition:
     """Parse ``me 41 | opponent 49 | turn 22`` (turn optional); InputError if impossible."""
+    example = "me 41 | opponent 49 | turn 22"
     fields: dict[str, int] = {}
-    for part in text.split("|"):
-        if not part.strip():
-            continue
-        m = POSITION_RE.match(part.lower())
-        if m is None:
-            raise InputError(
-                f"cannot read {part.strip()!r}: write e.g. 'me 41 | opponent 49 | turn 22'"
-            )
-        key = "opponent" if m.group(1) == "opp" else m.group(1)
-        if key in fields:
-            raise InputError(f"{key!r} given twice in {text.strip()!r}")
-        fields[key] = int(m.group(2))
+    for key, value in split_fields(
+        text, ("me", "opponent", "turn"), example, {"opp": "opponent"}
+    ).items():
+        if POSITION_VALUE_RE.match(value) is None:
+            raise InputError(f"cannot read '{key} {value}': write e.g. '{example}'")
+        fields[key] = int(value)
     for key in ("me", "opponent"):
         if key not in fields:
             raise InputError(f"the position needs '{key} N', e.g. 'me 41 | opponent 49 | turn 22'")

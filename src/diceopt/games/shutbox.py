@@ -30,7 +30,6 @@ tie-break (first of the equally good moves) picks the score-best of them.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -53,6 +52,7 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
+from diceopt.notation import split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")
 OBJECTIVES = ("score", "shut", "win")
@@ -598,9 +598,6 @@ def action_text(label: Any) -> str:
     return str(label)
 
 
-FIELD_RE = re.compile(r"^\s*(open|roll|target)\b(.*)$")
-
-
 def _numbers(text: str, what: str) -> list[int]:
     out = []
     for word in text.replace(",", " ").replace("+", " ").split():
@@ -617,18 +614,8 @@ def parse_position(rules: ShutRules, text: str, two_player: bool = False) -> Shu
     ``roll`` is optional (before rolling); ``target`` is player 1's score and marks a
     player 2 position (two-player game only).
     """
-    fields: dict[str, str] = {}
-    for part in text.split("|"):
-        if not part.strip():
-            continue
-        m = FIELD_RE.match(part.lower())
-        if m is None:
-            raise InputError(
-                f"cannot read {part.strip()!r}: write e.g. 'open 1 3 4 7 | roll 8 | target 16'"
-            )
-        if m.group(1) in fields:
-            raise InputError(f"{m.group(1)!r} given twice in {text.strip()!r}")
-        fields[m.group(1)] = m.group(2)
+    example = "open 1 3 4 7 | roll 8 | target 16"
+    fields = split_fields(text, ("open", "roll", "target"), example)
     if "open" not in fields:
         raise InputError("the position needs the open tiles, e.g. 'open 1 3 4 7 | roll 8'")
     words = fields["open"].strip()

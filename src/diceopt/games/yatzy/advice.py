@@ -35,6 +35,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.notation import split_fields
 
 FIELDS = ("dice", "rerolls", "filled", "upper", "score", "yahtzee-bonus")
 
@@ -75,20 +76,7 @@ def _int(word: str, what: str) -> int:
 
 def parse_position(text: str, rules: YatzyRules) -> Position:
     """Parse the text notation and check it against the rules; InputError if invalid."""
-    if not isinstance(text, str) or not text.strip():
-        raise InputError("empty position; example: dice 1 3 3 5 6 | rerolls 2 | filled -")
-    seen: dict[str, str] = {}
-    for part in text.split("|"):
-        part = part.strip()
-        if not part:
-            raise InputError(f"empty field in position {text!r}")
-        key, _, rest = part.partition(" ")
-        key = key.lower()
-        if key not in FIELDS:
-            raise InputError(f"unknown field {key!r}; fields are {', '.join(FIELDS)}")
-        if key in seen:
-            raise InputError(f"field {key!r} given twice")
-        seen[key] = rest.strip()
+    seen = split_fields(text, FIELDS, "dice 1 3 3 5 6 | rerolls 2 | filled -")
     if "dice" not in seen:
         raise InputError("the position needs dice, e.g. 'dice 1 3 3 5 6'")
     if "rerolls" not in seen:

@@ -1,0 +1,40 @@
+"""The text notation shared by every game's positions: ``key value | key value | ...``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from diceopt.errors import InputError
+
+
+def split_fields(
+    text: str,
+    fields: Sequence[str],
+    example: str,
+    aliases: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Split a position into {field: value text}; fields may come in any order.
+
+    Keys are matched case-insensitively (``aliases`` maps short forms to field names);
+    empty parts are ignored. InputError (one line, with ``example``) for an empty
+    position, an unknown field or a field given twice.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"empty position; example: {example}")
+    aliases = aliases or {}
+    found: dict[str, str] = {}
+    for part in text.split("|"):
+        part = part.strip()
+        if not part:
+            continue
+        key, _, rest = part.partition(" ")
+        key = aliases.get(key.lower(), key.lower())
+        if key not in fields:
+            raise InputError(
+                f"cannot read {part!r}: unknown field {key!r} "
+                f"(fields: {', '.join(fields)}; e.g. '{example}')"
+            )
+        if key in found:
+            raise InputError(f"{key!r} given twice in {text.strip()!r}")
+        found[key] = rest.strip()
+    return found
