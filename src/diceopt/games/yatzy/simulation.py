@@ -1,0 +1,595 @@
+"""Seeded simulation of optimal Yatzy/Yahtzee play from a solved table (any variant, theta).
+
+All games of a batch advance together, one turn at a time. Each turn the games are
+grouped by their turn-start state ``(mask, flag, upper)`` (a counting sort on the
+table index); the turn's optimal policy (what to keep with 2 and 1 rerolls left for
+every roll, which category to write for every final roll) is computed once per distinct
+state, in parallel over the states, and then every game of the state plays its turn with
+its own pre-drawn random numbers, in parallel over the games. Results depend only on the
+seed (and ``batch``), never on thread scheduling.
+
+Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
+with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
+leading digits of the second and third give the dice rerolled at the first and second
+reroll (exactly uniform, independent faces).
+
+Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
+bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel import NEG, YatzyTable, _allowed, _category_values_into
+from diceopt.games.yatzy.rules import YatzyRules
+
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+DEFAULT_BATCH = 1 << 21  # games advanced together (memory about 60 bytes per game)
+BLOCK = 2048  # distinct states whose policies are computed before their games play
+MAX_COUNTING_KEYS = 1 << 24  # larger state spaces are grouped with argsort
+
+
+@dataclass
+class SimulationResult:
+    """Final scores (points) of simulated games and what happened in them.
+
+    ``scores``: int64 per game (bonuses included); ``bonus``: the upper bonus was reached;
+    ``yatzy``: five of a kind was written into the Yatzy box for 50. ``exact``: the table's
+    value of the whole game (expected points for theta 0, else the certainty equivalent).
+    ``distinct_states[t]``: distinct turn-start states at turn t (summed over batches).
+    ``seconds``: wall time of the simulation (numba compile excluded if warmed up).
+    """
+
+    rules: YatzyRules
+    theta: float
+    scores: np.ndarray
+    bonus: np.ndarray
+    yatzy: np.ndarray
+    exact: float
+    seconds: float = 0.0
+    distinct_states: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def games(self) -> int:
+        """Number of games simulated."""
+        return int(self.scores.size)
+
+    def summary(self) -> dict[str, Any]:
+        """Mean, std, std error, percentiles, min, max (points), bonus and Yatzy rates."""
+        return summarize(self.scores, self.bonus, self.yatzy) | {
+            "exact": self.exact,
+            "theta": self.theta,
+            "seconds": self.seconds,
+        }
+
+
+def summarize(scores: np.ndarray, bonus: np.ndarray, yatzy: np.ndarray) -> dict[str, Any]:
+    """Summary statistics of final scores (points) and the two event rates (probability)."""
+    n = int(scores.size)
+    x = scores.astype(np.float64)
+    mean = float(x.mean())
+    std = float(x.std(ddof=1)) if n > 1 else 0.0
+    pct = np.percentile(x, PERCENTILES)
+    return {
+        "games": n,
+        "mean": mean,
+        "std": std,
+        "std_error": std / np.sqrt(n),
+        "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, pct)},
+        "min": int(scores.min()),
+        "max": int(scores.max()),
+        "bonus_rate": float(np.mean(bonus)),
+        "yatzy_rate": float(np.mean(yatzy)),
+    }
+
+
+def histogram_lines(scores: np.ndarray, bins: int = 20, width: int = 50) -> list[str]:
+    """A text histogram of final scores: one line per bin, ``lo-hi  bar  percent``."""
+    scores = np.asarray(scores)
+    lo, hi = int(scores.min()), int(scores.max())
+    step = max(1, -(-(hi - lo + 1) // bins))
+    step = int(np.ceil(step / 5) * 5) if step > 2 else step  # round bin widths to 5 points
+    start = lo - lo % step
+    edges = np.arange(start, hi + step + 1, step)
+    counts, _ = np.histogram(scores, bins=edges)
+    top = max(1, int(counts.max()))
+    lines = []
+    for i, c in enumerate(counts):
+        bar = "#" * round(width * c / top)
+        pct = 100.0 * c / scores.size
+        lines.append(f"{int(edges[i]):>5}-{int(edges[i + 1]) - 1:<5} {bar:<{width}} {pct:5.2f}%")
+    return lines
+
+
+def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None = None) -> None:
+    """A histogram of final scores (points, share of games) written as PNG to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = np.asarray(scores)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    edges = np.arange(int(scores.min()), int(scores.max()) + 6, 5)
+    ax.hist(scores, bins=edges, weights=np.full(scores.size, 1.0 / scores.size), color="#4c78a8")
+    if mean is not None:
+        ax.axvline(mean, color="#e45756", linestyle="--", label=f"mean {mean:.2f}")
+        ax.legend()
+    ax.set_xlabel("final score (points)")
+    ax.set_ylabel("share of games")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------
+# numba kernels. ``G`` is ``KernelData.arrays`` in float64 (``YatzyTable.g64``).
+#
+# A game is one int64 word: bits 0-31 the turn-start state as the flat index of the table
+# ((mask * flags + flag) * (threshold + 1) + upper), bits 32-59 the points so far, bit 60
+# the upper bonus reached, bit 61 five of a kind written into the Yatzy box for 50.
+
+KEY_BITS = 32
+KEY_MASK = (1 << KEY_BITS) - 1
+SCORE_MASK = (1 << 28) - 1
+BONUS_BIT = 1 << 60
+YATZY_BIT = 1 << 61
+
+
+@numba.njit(cache=True)
+def _turn_policy(
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray,
+    G: tuple,
+    theta: float,
+    SR: np.ndarray,
+    W0: np.ndarray,
+    RV: np.ndarray,
+    E: np.ndarray,
+    sub_best: np.ndarray,
+    sub_arg: np.ndarray,
+    cv: np.ndarray,
+    pol: np.ndarray,
+    pos_c: np.ndarray,
+) -> None:
+    """The optimal turn from state (mask, flag, upper) into pol (3, R), as widget_into.
+
+    ``pol[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat
+    lattice index), ``< 0`` write into category ``-pol - 1``. Only the policy is computed
+    (no state value). Values of writing each roll come from the successor rows ``SR``
+    (one table read per category and count, not per roll); with ``theta != 0`` the
+    choices are made on ``sign(theta) exp(theta (X - ref))``, increasing in X, so chance
+    nodes are plain averages. Buffers: SR (categories * (dice + 1) + 1), W0 and RV (R),
+    E (2, nk), sub_best (nk + 1), sub_arg (nk + 1) float64/int64, cv (categories).
+    ``pos_c``: the category of each ``pos_id`` entry (``pos_id // (dice + 1)``).
+    """
+    add_die, offset, fprob = G[0], G[2], G[3]
+    yz_face, upper_face, rem_pad, pos_id, pos_s, params = G[8], G[9], G[10], G[12], G[13], G[14]
+    T, bonus, yz_cat, joker_code, ybonus = params[0], params[1], params[2], params[3], params[4]
+    forced = params[5]
+    ncat = upper_face.size
+    nd = offset.size - 2
+    stride = nd + 1
+    base = offset[nd]
+    nk = offset[nd + 1]
+    R = nk - base
+    k = add_die.shape[1]
+    width = pos_id.shape[1]
+    # successor rows: value after writing into c with h (count of the face, or Yatzy 50)
+    first_open = -1
+    zbest = NEG
+    zc = 0
+    for c in range(ncat):
+        b0 = c * stride
+        is_open = not (mask >> c) & 1
+        if is_open and first_open < 0:
+            first_open = c
+        if not is_open or (forced and c != first_open):
+            for h in range(stride):
+                SR[b0 + h] = NEG
+            continue
+        nxt = mask | (1 << c)
+        f = upper_face[c]
+        if f < 0:
+            v = np.float64(V[nxt, flag, upper])
+            SR[b0] = v
+            SR[b0 + 1] = np.float64(V[nxt, 1, upper]) if (c == yz_cat and ybonus > 0) else v
+        else:
+            for cnt in range(stride):
+                pts = cnt * (f + 1)
+                b = bonus if (upper < T and upper + pts >= T) else 0
+                SR[b0 + cnt] = pts + b + np.float64(V[nxt, flag, min(T, upper + pts)])
+        if SR[b0] > zbest:
+            zbest = SR[b0]
+            zc = c
+    SR[ncat * stride] = NEG
+    sub_best[nk] = NEG
+    sub_arg[nk] = nk
+    joker_filled = joker_code != 0 and yz_cat >= 0 and (mask >> yz_cat) & 1
+    for r in range(R):
+        if joker_filled and yz_face[r] >= 0:
+            ok, use_joker = _allowed(mask, r, yz_face, upper_face, params)
+            _category_values_into(mask, flag, upper, r, V, G, ok, use_joker, cv)
+            bc = 0
+            for c in range(ncat):
+                if cv[c] > cv[bc]:
+                    bc = c
+            W0[r] = cv[bc]
+            pol[0, r] = -bc - 1
+            continue
+        best = zbest
+        bc = zc
+        for e in range(width):
+            v = pos_s[r, e] + SR[pos_id[r, e]]
+            better = v > best
+            bc = pos_c[r, e] if better else bc
+            best = v if better else best
+        if ybonus > 0 and flag == 1 and yz_face[r] >= 0:
+            best += ybonus
+        W0[r] = best
+        pol[0, r] = -bc - 1
+    if theta != 0.0:
+        ref = W0[0]
+        for r in range(1, R):
+            ref = max(ref, W0[r]) if theta > 0.0 else min(ref, W0[r])
+        sgn = 1.0 if theta > 0.0 else -1.0
+        for r in range(R):
+            W0[r] = sgn * np.exp(theta * (W0[r] - ref))
+    for t in range(1, 3):
+        Et = E[t - 1]
+        if t == 1:
+            for r in range(R):
+                Et[base + r] = W0[r]
+        else:  # roll values with one reroll left
+            for r in range(R):
+                Et[base + r] = RV[r]
+        for i in range(base - 1, -1, -1):
+            if k == 6:
+                Et[i] = (
+                    fprob[0] * Et[add_die[i, 0]]
+                    + fprob[1] * Et[add_die[i, 1]]
+                    + fprob[2] * Et[add_die[i, 2]]
+                    + fprob[3] * Et[add_die[i, 3]]
+                    + fprob[4] * Et[add_die[i, 4]]
+                    + fprob[5] * Et[add_die[i, 5]]
+                )
+            else:
+                acc = 0.0
+                for f in range(k):
+                    acc += fprob[f] * Et[add_die[i, f]]
+                Et[i] = acc
+        # best sub-multiset (itself included) of every keep; rem_pad is padded with nk
+        for i in range(base):
+            sb = Et[i]
+            sa = i
+            for f in range(k):
+                j = rem_pad[i, f]
+                v = sub_best[j]
+                better = v > sb
+                sa = sub_arg[j] if better else sa
+                sb = v if better else sb
+            sub_best[i] = sb
+            sub_arg[i] = sa
+        for r in range(R):
+            pb = NEG
+            pa = -1
+            for f in range(k):
+                j = rem_pad[base + r, f]
+                v = sub_best[j]
+                better = v > pb
+                pa = sub_arg[j] if better else pa
+                pb = v if better else pb
+            now = W0[r] >= pb  # ties favour scoring now
+            pol[t, r] = pol[0, r] if now else pa
+            RV[r] = W0[r] if now else pb
+
+
+@numba.njit(cache=True)
+def _group(words: np.ndarray, nkeys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counting sort of the games by state: (sorted words, group starts, group keys)."""
+    count = np.zeros(nkeys + 1, dtype=np.int64)
+    for g in range(words.size):
+        count[(words[g] & KEY_MASK) + 1] += 1
+    ngroups = 0
+    for key in range(nkeys):
+        if count[key + 1] > 0:
+            ngroups += 1
+        count[key + 1] += count[key]
+    starts = np.empty(ngroups + 1, dtype=np.int64)
+    gkey = np.empty(ngroups, dtype=np.int64)
+    j = 0
+    for key in range(nkeys):
+        if count[key + 1] > count[key]:
+            starts[j] = count[key]
+            gkey[j] = key
+            j += 1
+    starts[ngroups] = words.size
+    out = np.empty_like(words)
+    for g in range(words.size):
+        key = words[g] & KEY_MASK
+        out[count[key]] = words[g]
+        count[key] += 1
+    return out, starts, gkey
+
+
+@numba.njit(cache=True, parallel=True)
+def _policies(
+    gkey: np.ndarray,
+    lo: int,
+    hi: int,
+    flags: int,
+    width: int,
+    V: np.ndarray,
+    G: tuple,
+    theta: float,
+    pol: np.ndarray,
+    nthreads: int,
+    pos_c: np.ndarray,
+) -> None:
+    """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
+    offset = G[2]
+    nd = offset.size - 2
+    nk = offset[nd + 1]
+    R = nk - offset[nd]
+    ncat = G[9].size
+    nthreads = min(nthreads, hi - lo)
+    for t in numba.prange(nthreads):
+        SR = np.empty(ncat * (nd + 1) + 1)
+        W0 = np.empty(R)
+        RV = np.empty(R)
+        E = np.empty((2, nk))
+        sub_best = np.empty(nk + 1)
+        sub_arg = np.empty(nk + 1, dtype=np.int64)
+        cv = np.empty(ncat)
+        policy = np.empty((3, R), dtype=np.int64)
+        for i in range(lo + t, hi, nthreads):
+            key = gkey[i]
+            upper = key % width
+            rest = key // width
+            flag = rest % flags
+            mask = rest // flags
+            _turn_policy(
+                mask, flag, upper, V, G, theta, SR, W0, RV, E, sub_best, sub_arg, cv, policy, pos_c
+            )
+            for a in range(3):
+                for r in range(R):
+                    pol[i - lo, a, r] = policy[a, r]
+
+
+@numba.njit(cache=True, parallel=True)
+def _play(
+    words: np.ndarray,
+    starts: np.ndarray,
+    glo: int,
+    ghi: int,
+    pol: np.ndarray,
+    rnd: np.ndarray,
+    digits: np.ndarray,
+    ksize: np.ndarray,
+    flags: int,
+    width: int,
+    G: tuple,
+    nchunks: int,
+) -> None:
+    """Play one turn for the games of groups glo..ghi (words sorted by state, in place)."""
+    add_die, offset = G[0], G[2]
+    score_t, joker_t, roll_cnt, yz_face, upper_face, params = G[5], G[6], G[7], G[8], G[9], G[14]
+    T, bon, yz_cat, joker_code, ybonus = params[0], params[1], params[2], params[3], params[4]
+    nd = offset.size - 2
+    base = offset[nd]
+    p0 = starts[glo]
+    p1 = starts[ghi]
+    size = (p1 - p0 + nchunks - 1) // nchunks
+    for ch in numba.prange(nchunks):
+        a = p0 + ch * size
+        b = min(p1, a + size)
+        if a >= b:
+            continue
+        lo = glo
+        hi = ghi
+        while hi - lo > 1:  # the group holding position a
+            m = (lo + hi) // 2
+            if starts[m] <= a:
+                lo = m
+            else:
+                hi = m
+        gi = lo
+        for p in range(a, b):
+            while starts[gi + 1] <= p:
+                gi += 1
+            pg = gi - glo
+            x = rnd[p, 0]
+            idx = 0
+            for j in range(nd):
+                idx = add_die[idx, digits[x, j]]
+            act = pol[pg, 2, idx - base]
+            if act >= 0:
+                x = rnd[p, 1]
+                idx = act
+                for j in range(nd - ksize[act]):
+                    idx = add_die[idx, digits[x, j]]
+                act = pol[pg, 1, idx - base]
+                if act >= 0:
+                    x = rnd[p, 2]
+                    idx = act
+                    for j in range(nd - ksize[act]):
+                        idx = add_die[idx, digits[x, j]]
+                    act = pol[pg, 0, idx - base]
+            r = idx - base
+            c = -act - 1
+            w = words[p]
+            key = w & KEY_MASK
+            u = key % width
+            rest = key // width
+            fl = rest % flags
+            ms = rest // flags
+            pts = 0
+            if fl == 1 and yz_face[r] >= 0:
+                pts += ybonus
+            f = upper_face[c]
+            if f >= 0:
+                got = roll_cnt[r, f] * (f + 1)
+                pts += got
+                if u < T and u + got >= T:
+                    pts += bon
+                    w |= BONUS_BIT
+                u = min(T, u + got)
+            else:
+                use_joker = False
+                if joker_code != 0 and yz_face[r] >= 0:
+                    _, use_joker = _allowed(ms, r, yz_face, upper_face, params)
+                got = np.int64(joker_t[r, c] if use_joker else score_t[r, c])
+                pts += got
+                if c == yz_cat and got > 0:
+                    w |= YATZY_BIT
+                    if ybonus > 0:
+                        fl = 1
+            ms |= 1 << c
+            sc = ((w >> KEY_BITS) & SCORE_MASK) + pts
+            flags_bits = w & (BONUS_BIT | YATZY_BIT)
+            words[p] = flags_bits | (sc << KEY_BITS) | ((ms * flags + fl) * width + u)
+
+
+def _digits(rules: YatzyRules) -> np.ndarray:
+    """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int64)."""
+    n, s = rules.dice, rules.sides
+    x = np.arange(s**n, dtype=np.int64)
+    return np.stack([(x // s**j) % s for j in range(n)], axis=1).astype(np.int8)
+
+
+def _group_numpy(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """As ``_group`` for key spaces too large for a counting sort (stable argsort)."""
+    keys = words & KEY_MASK
+    order = np.argsort(keys, kind="stable")
+    words = words[order]
+    keys = keys[order]
+    cut = np.flatnonzero(np.diff(keys)) + 1
+    starts = np.concatenate(([0], cut, [words.size])).astype(np.int64)
+    return words, starts, keys[starts[:-1]].copy()
+
+
+def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarray:
+    """The optimal turn the simulation plays from a turn-start state, shape (3, R) int64.
+
+    ``[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat lattice
+    index) and reroll the rest, ``< 0`` write into category ``-value - 1``. The same
+    decisions as ``kernel.widget_detail`` up to ties between equally good actions.
+    """
+    rules = table.rules
+    G = table.g64
+    R = len(rules.roll_counts)
+    nk = int(rules.lattice.offset[-1])
+    ncat = rules.num_categories
+    pol = np.empty((3, R), dtype=np.int64)
+    _turn_policy(
+        int(mask),
+        int(flag),
+        int(upper),
+        table.values,
+        G,
+        float(table.theta),
+        np.empty(ncat * (rules.dice + 1) + 1),
+        np.empty(R),
+        np.empty(R),
+        np.empty((2, nk)),
+        np.empty(nk + 1),
+        np.empty(nk + 1, dtype=np.int64),
+        np.empty(ncat),
+        pol,
+        G[12] // (rules.dice + 1),
+    )
+    return pol
+
+
+def warm_up(dtype: str | np.dtype = "float32") -> float:
+    """Compile (or load from numba's cache) the simulation for tables of ``dtype``; seconds.
+
+    Plays a few games of a small American variant (jokers and the Yahtzee bonus included)
+    with theta 0 and theta != 0.
+    """
+    from diceopt.games.yatzy.kernel import solve_table
+    from diceopt.games.yatzy.rules import AMERICAN
+
+    t0 = time.perf_counter()
+    tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
+    for theta in (0.0, 0.1):
+        table = solve_table(tiny, dtype=dtype, theta=theta)
+        simulate(table, 64, np.random.default_rng(0))
+    return time.perf_counter() - t0
+
+
+def simulate(
+    table: YatzyTable,
+    games: int,
+    rng: np.random.Generator,
+    *,
+    batch: int = DEFAULT_BATCH,
+) -> SimulationResult:
+    """Play ``games`` games with the optimal policy of ``table`` (its variant and theta).
+
+    ``rng``: the seeded numpy Generator all dice come from. ``batch``: games advanced
+    together (memory bound); results depend on the seed and ``batch`` only.
+    """
+    if not isinstance(games, (int, np.integer)) or games < 1:
+        raise InputError(f"the number of games must be at least 1, got {games}")
+    if batch < 1:
+        raise InputError(f"batch must be at least 1, got {batch}")
+    t0 = time.perf_counter()
+    rules = table.rules
+    G = table.g64
+    V = table.values
+    theta = float(table.theta)
+    flags = rules.flags
+    width = rules.bonus_threshold + 1
+    nkeys = (1 << rules.num_categories) * flags * width
+    R = len(rules.roll_counts)
+    digits = _digits(rules)
+    ksize = rules.lattice.size.astype(np.int64)
+    pos_c = G[12] // (rules.dice + 1)
+    ncat = rules.num_categories
+    threads = numba.get_num_threads()
+    scores = np.zeros(games, dtype=np.int64)
+    bonus = np.zeros(games, dtype=np.bool_)
+    yatzy = np.zeros(games, dtype=np.bool_)
+    distinct = np.zeros(ncat, dtype=np.int64)
+    pol = np.empty((BLOCK, 3, R), dtype=np.int16)
+    top = rules.sides**rules.dice
+    for lo in range(0, games, batch):
+        n = min(batch, games - lo)
+        words = np.zeros(n, dtype=np.int64)
+        for turn in range(ncat):
+            rnd = rng.integers(0, top, size=(n, 3), dtype=np.int32)
+            if nkeys <= MAX_COUNTING_KEYS:
+                words, starts, gkey = _group(words, nkeys)
+            else:
+                words, starts, gkey = _group_numpy(words)
+            ngroups = gkey.size
+            distinct[turn] += ngroups
+            for glo in range(0, ngroups, BLOCK):
+                ghi = min(ngroups, glo + BLOCK)
+                _policies(gkey, glo, ghi, flags, width, V, G, theta, pol, threads, pos_c)
+                chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
+                _play(words, starts, glo, ghi, pol, rnd, digits, ksize, flags, width, G, chunks)
+        scores[lo : lo + n] = (words >> KEY_BITS) & SCORE_MASK
+        bonus[lo : lo + n] = (words & BONUS_BIT) != 0
+        yatzy[lo : lo + n] = (words & YATZY_BIT) != 0
+    return SimulationResult(
+        rules,
+        theta,
+        scores,
+        bonus,
+        yatzy,
+        table.value,
+        time.perf_counter() - t0,
+        distinct,
+    )

@@ -1,0 +1,119 @@
+"""Risk-sensitive Yatzy: simulate the optimal policy of several exponential-utility tables.
+
+For each theta the table maximising ``E[exp(theta X)]`` over the final score X (theta < 0
+risk-averse, theta > 0 risk-seeking, 0 the expectation table) is loaded from the cache
+or solved and saved, and ``games`` games are simulated with its policy. Every theta
+starts from a fresh Generator with the same seed (common random numbers), so the theta 0
+row is exactly ``simulate(expectation table, games, default_rng(seed))``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel import YatzyTable
+from diceopt.games.yatzy.simulation import SimulationResult, simulate
+
+
+@dataclass
+class SweepRow:
+    """One theta of a sweep: its table's value and the simulated final scores."""
+
+    theta: float
+    value: float  # table value from the start: certainty equivalent (points)
+    result: SimulationResult
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: theta, certainty equivalent and the simulation summary."""
+        return {"theta": self.theta, "certainty_equivalent": self.value} | self.result.summary()
+
+
+def parse_thetas(text: str) -> list[float]:
+    """Thetas from ``"-0.1,-0.05,0,0.05,0.1"`` (commas or spaces); InputError if invalid."""
+    out: list[float] = []
+    for word in text.replace(",", " ").split():
+        try:
+            theta = float(word)
+        except ValueError:
+            raise InputError(f"theta must be a number, got {word!r}") from None
+        if not math.isfinite(theta) or abs(theta) > 1.0:
+            raise InputError(f"theta must be between -1 and 1, got {word}")
+        out.append(theta)
+    if not out:
+        raise InputError("give at least one theta, e.g. --thetas -0.1,0,0.1")
+    if len(set(out)) != len(out):
+        raise InputError("a theta is listed twice")
+    return out
+
+
+def sweep_tables(
+    tables: Sequence[YatzyTable],
+    games: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SweepRow]:
+    """Simulate each table's optimal policy on ``games`` games, all from the same seed."""
+    rows = []
+    for i, table in enumerate(tables):
+        result = simulate(table, games, np.random.default_rng(seed))
+        rows.append(SweepRow(float(table.theta), table.value, result))
+        if progress is not None:
+            progress(i + 1, len(tables))
+    return rows
+
+
+def sweep(
+    variant: str | None,
+    thetas: Sequence[float],
+    games: int = 100_000,
+    seed: int = 0,
+    dtype: str = "float32",
+    cache_dir: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[SweepRow]:
+    """Get (or solve and cache) the table of every theta and simulate its policy.
+
+    ``progress(message)`` is called before each solve or simulation.
+    """
+    from diceopt.games.yatzy.rules import DEFAULT_VARIANT
+    from diceopt.games.yatzy.storage import get_table, table_path
+
+    variant = variant or DEFAULT_VARIANT
+    rows = []
+    for theta in thetas:
+        if progress is not None and not table_path(variant, theta, dtype, cache_dir).exists():
+            progress(f"solving theta {theta:g} (first use)")
+        table, _ = get_table(variant, theta, dtype, cache_dir)
+        if progress is not None:
+            progress(f"simulating theta {theta:g}")
+        rows.extend(sweep_tables([table], games, seed))
+    return rows
+
+
+def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
+    """A mean/std scatter (points), one labelled dot per theta, written as PNG to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
+    stds = [r.result.summary()["std"] for r in rows]
+    means = [r.result.summary()["mean"] for r in rows]
+    ax.plot(stds, means, "-", color="0.7", zorder=1)
+    ax.scatter(stds, means, c=[r.theta for r in rows], cmap="coolwarm", zorder=2)
+    for r, x, y in zip(rows, stds, means):
+        ax.annotate(f"θ={r.theta:g}", (x, y), textcoords="offset points", xytext=(5, 5))
+    ax.set_xlabel("standard deviation of the final score (points)")
+    ax.set_ylabel("mean final score (points)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)

@@ -1,0 +1,350 @@
+"""Yatzy simulation of optimal play: seeded means vs exact values, flags, policy, sweep, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import diceopt.games.yatzy.simulation as sim
+from diceopt.cli import main
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel import solve_table
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.simulation import simulate, summarize, turn_policy
+from diceopt.games.yatzy.sweep import parse_thetas, sweep, sweep_tables
+
+SCANDINAVIAN_VALUE = 248.4399893778553
+AMERICAN_VALUE = 254.58960948196315
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """DICEOPT_CACHE points at a temporary directory for the whole module."""
+    path = tmp_path_factory.mktemp("yatzy-sim-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(path))
+        yield path
+
+
+@pytest.fixture(scope="module")
+def scand64():
+    return solve_table(SCANDINAVIAN, dtype="float64")
+
+
+@pytest.fixture(scope="module")
+def american32():
+    return solve_table(AMERICAN, dtype="float32")
+
+
+def within_4_se(result, exact):
+    s = result.summary()
+    return abs(s["mean"] - exact) <= 4 * s["std_error"], s
+
+
+# --- the simulated mean is the exact value ---------------------------------------------
+
+
+def test_scandinavian_float64_mean_matches_published_value(scand64):
+    assert scand64.value == pytest.approx(SCANDINAVIAN_VALUE, abs=1e-9)
+    result = simulate(scand64, 40_000, np.random.default_rng(11))
+    ok, s = within_4_se(result, SCANDINAVIAN_VALUE)
+    assert ok, s
+    assert s["games"] == 40_000 and result.scores.dtype == np.int64
+    assert 0.15 < s["std_error"] < 0.25  # std about 38 points
+    assert s["min"] >= 0 and s["max"] <= 374  # Scandinavian maximum
+    assert list(s["percentiles"]) == ["1", "5", "10", "25", "50", "75", "90", "95", "99"]
+    pct = list(s["percentiles"].values())
+    assert pct == sorted(pct) and s["min"] <= pct[0] and pct[-1] <= s["max"]
+    assert s["exact"] == scand64.value
+
+
+def test_american_mean_matches_published_value(american32):
+    result = simulate(american32, 30_000, np.random.default_rng(12))
+    ok, s = within_4_se(result, AMERICAN_VALUE)
+    assert ok, s
+    assert (result.scores >= 0).all()
+    # the Yahtzee bonus (100 each) makes scores above the no-bonus maximum possible
+    assert result.scores.max() > 375
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        SCANDINAVIAN.reduced(("ones", "twos", "three_of_a_kind", "yatzy"), bonus_threshold=6),
+        SCANDINAVIAN.reduced(("twos", "small_straight", "full_house", "chance"), forced_order=True),
+        VARIANT_RULES["scandinavian-accepts"].reduced(("two_pairs", "full_house", "yatzy")),
+        AMERICAN.reduced(("ones", "full_house", "large_straight", "yahtzee"), bonus_threshold=3),
+        VARIANT_RULES["american-forced-joker"].reduced(
+            ("twos", "small_straight", "yahtzee", "chance"), bonus_threshold=4
+        ),
+        VARIANT_RULES["american-no-joker"].reduced(("full_house", "yahtzee", "chance")),
+        SCANDINAVIAN.reduced(("ones", "twos", "threes", "chance"), dice=3, sides=4),
+    ],
+    ids=["scand", "forced-order", "accepts", "am-free", "am-forced", "am-no-joker", "3d4"],
+)
+def test_reduced_variants_mean_matches_exact(rules):
+    table = solve_table(rules, dtype="float64")
+    result = simulate(table, 60_000, np.random.default_rng(13))
+    ok, s = within_4_se(result, table.value)
+    assert ok, s
+
+
+@pytest.mark.parametrize("theta", [-0.3, 0.2])
+def test_theta_table_certainty_equivalent_matches(theta):
+    """exp(theta * CE) = E[exp(theta X)]: the simulated utility agrees with the table."""
+    rules = SCANDINAVIAN.reduced(("threes", "one_pair", "yatzy"), bonus_threshold=6)
+    table = solve_table(rules, dtype="float64", theta=theta)
+    result = simulate(table, 100_000, np.random.default_rng(14))
+    u = np.exp(theta * (result.scores - table.value))  # relative to the CE: mean 1
+    assert abs(u.mean() - 1.0) <= 4 * u.std(ddof=1) / np.sqrt(u.size)
+
+
+def test_yatzy_rate_is_the_three_roll_probability():
+    """A one-category game: score 50 exactly when five of a kind is made in three rolls."""
+    table = solve_table(SCANDINAVIAN.reduced(("yatzy",)), dtype="float64")
+    p = table.value / 50.0
+    assert p == pytest.approx(0.04602864, abs=1e-7)  # the classic 4.6%
+    result = simulate(table, 200_000, np.random.default_rng(15))
+    assert set(np.unique(result.scores)) <= {0, 50}
+    assert np.array_equal(result.yatzy, result.scores == 50)
+    assert not result.bonus.any()
+    s = result.summary()
+    assert abs(s["yatzy_rate"] - p) <= 4 * np.sqrt(p * (1 - p) / 200_000)
+
+
+def test_bonus_flag_is_exactly_the_bonus():
+    """Upper categories only: a game has the bonus iff its score is at least 40 + 50."""
+    rules = SCANDINAVIAN.reduced(("fours", "fives", "sixes"), bonus_threshold=40)
+    table = solve_table(rules, dtype="float64")
+    result = simulate(table, 50_000, np.random.default_rng(16))
+    assert np.array_equal(result.bonus, result.scores >= 90)
+    assert ((result.scores < 40) | (result.scores >= 90)).all()
+    assert 0.05 < result.bonus.mean() < 0.95
+    assert within_4_se(result, table.value)[0]
+
+
+def test_flags_consistent_with_scores(scand64, american32):
+    for table in (scand64, american32):
+        result = simulate(table, 20_000, np.random.default_rng(17))
+        s = result.summary()
+        assert (result.scores[result.bonus] >= 63 + table.rules.bonus).all()
+        assert (result.scores[result.yatzy] >= 50).all()
+        assert s["bonus_rate"] == result.bonus.mean() and s["yatzy_rate"] == result.yatzy.mean()
+        assert 0.5 < s["bonus_rate"] < 0.95 and 0.25 < s["yatzy_rate"] < 0.5
+
+
+# --- determinism and the grouping ------------------------------------------------------
+
+
+def test_same_seed_same_games_and_batches(american32, monkeypatch):
+    a = simulate(american32, 3000, np.random.default_rng(5))
+    b = simulate(american32, 3000, np.random.default_rng(5))
+    c = simulate(american32, 3000, np.random.default_rng(6))
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.bonus, b.bonus)
+    assert np.array_equal(a.yatzy, b.yatzy)
+    assert not np.array_equal(a.scores, c.scores)
+    # the argsort grouping (large state spaces) gives exactly the counting sort's games
+    monkeypatch.setattr(sim, "MAX_COUNTING_KEYS", 0)
+    d = simulate(american32, 3000, np.random.default_rng(5))
+    assert np.array_equal(a.scores, d.scores) and np.array_equal(a.yatzy, d.yatzy)
+    # batches: every game is played, and the batch size is part of the seed's meaning
+    e = simulate(american32, 3001, np.random.default_rng(5), batch=1000)
+    f = simulate(american32, 3001, np.random.default_rng(5), batch=1000)
+    assert e.games == 3001 and np.array_equal(e.scores, f.scores)
+    assert e.distinct_states[0] == 4  # one start state per batch
+    with pytest.raises(InputError):
+        simulate(american32, 0, np.random.default_rng(5))
+
+
+def test_distinct_states_counted(scand64):
+    result = simulate(scand64, 5000, np.random.default_rng(3))
+    ds = result.distinct_states
+    assert ds.size == 15 and ds[0] == 1 and 1 < ds[1] <= 15 * 7
+    assert (ds <= 5000).all()
+
+
+# --- the policy is the widget's ---------------------------------------------------------
+
+
+def _check_policy(table, states):
+    rules = table.rules
+    lat = rules.lattice
+    base = int(lat.offset[rules.dice])
+    for mask, flag, upper in states:
+        pol = turn_policy(table, mask, flag, upper)
+        roll_value, keep_value, _, _ = table.widget(mask, flag, upper)
+        scale = 1e-7 * max(1.0, float(np.abs(roll_value).max()))
+        for r in range(roll_value.shape[1]):
+            cv = table.category_values(mask, flag, upper, r)
+            c = -pol[0, r] - 1
+            assert 0 <= c < rules.num_categories
+            assert cv[c] == pytest.approx(roll_value[0, r], abs=scale)
+            for t in (1, 2):
+                a = pol[t, r]
+                if a < 0:
+                    assert a == pol[0, r]
+                    got = roll_value[0, r]
+                else:
+                    keep = lat.counts[a]
+                    assert (keep <= lat.counts[base + r]).all() and keep.sum() < rules.dice
+                    got = keep_value[t, a]
+                assert got == pytest.approx(roll_value[t, r], abs=scale)
+
+
+def _random_states(table, n, rng):
+    values = table.values
+    idx = np.argwhere(~np.isnan(values))
+    full = (1 << table.rules.num_categories) - 1
+    idx = idx[idx[:, 0] != full]
+    pick = idx[rng.choice(len(idx), size=n, replace=False)]
+    return [tuple(int(x) for x in row) for row in pick] + [(0, 0, 0)]
+
+
+def test_policy_matches_widget_scandinavian(scand64):
+    _check_policy(scand64, _random_states(scand64, 25, np.random.default_rng(1)))
+
+
+def test_policy_matches_widget_american(american32):
+    table = american32
+    states = _random_states(table, 25, np.random.default_rng(2))
+    yz = AMERICAN.yahtzee_category
+    states += [(1 << yz, 1, 0), ((1 << yz) | 0b111, 1, 20), ((1 << yz) | (1 << 8), 0, 0)]
+    _check_policy(table, states)
+
+
+@pytest.mark.parametrize("theta", [-0.5, 0.3])
+def test_policy_matches_widget_with_theta(theta):
+    rules = AMERICAN.reduced(("twos", "full_house", "yahtzee", "chance"), bonus_threshold=4)
+    table = solve_table(rules, dtype="float64", theta=theta)
+    _check_policy(table, _random_states(table, 12, np.random.default_rng(4)))
+
+
+def test_summarize_hand_case():
+    s = summarize(np.array([10, 20, 30, 40]), np.array([1, 0, 0, 0], bool), np.zeros(4, bool))
+    assert s["mean"] == 25 and s["std"] == pytest.approx(np.std([10, 20, 30, 40], ddof=1))
+    assert s["std_error"] == pytest.approx(s["std"] / 2) and s["bonus_rate"] == 0.25
+    assert s["min"] == 10 and s["max"] == 40 and s["percentiles"]["50"] == 25
+
+
+def test_text_histogram():
+    lines = sim.histogram_lines(np.array([100, 101, 150, 150, 199]), bins=4, width=10)
+    assert len(lines) >= 4 and all(line.endswith("%") for line in lines)
+    assert max(line.count("#") for line in lines) == 10
+
+
+# --- risk-sensitive sweep ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sweep_rows(cache):
+    return sweep("scandinavian", [-0.1, 0.0, 0.1], games=20_000, seed=21)
+
+
+def test_sweep_theta0_row_is_the_expectation_policy(sweep_rows, cache):
+    from diceopt.games.yatzy.storage import get_table
+
+    table, info = get_table("scandinavian")
+    assert info.loaded  # the sweep solved and cached it
+    plain = simulate(table, 20_000, np.random.default_rng(21))
+    row = sweep_rows[1]
+    assert row.theta == 0.0 and row.value == table.value
+    assert np.array_equal(row.result.scores, plain.scores)
+    assert row.to_json()["mean"] == plain.summary()["mean"]
+    assert sweep_tables([table], 20_000, 21)[0].to_json()["std"] == row.to_json()["std"]
+
+
+def test_sweep_risk_attitude_moves_the_spread(sweep_rows):
+    averse, neutral, seeking = (r.result.summary() for r in sweep_rows)
+    n = neutral["games"]
+
+    def se_std(s):
+        return s["std"] / np.sqrt(2 * (n - 1))  # normal approximation
+
+    margin_a = 4 * np.hypot(se_std(averse), se_std(neutral))
+    margin_s = 4 * np.hypot(se_std(seeking), se_std(neutral))
+    assert averse["std"] < neutral["std"] - margin_a
+    assert seeking["std"] > neutral["std"] + margin_s
+    # the expectation policy has the highest mean (within the sampling error)
+    for s in (averse, seeking):
+        assert s["mean"] < neutral["mean"] + 4 * np.hypot(s["std_error"], neutral["std_error"])
+    # certainty equivalents: below the mean when averse, above when seeking
+    assert sweep_rows[0].value < averse["mean"] and sweep_rows[2].value > seeking["mean"]
+
+
+def test_frontier_png(sweep_rows, tmp_path):
+    from diceopt.games.yatzy.sweep import frontier_png
+
+    path = tmp_path / "frontier.png"
+    frontier_png(sweep_rows, str(path), "test")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_parse_thetas():
+    assert parse_thetas("-0.1,-0.05,0, 0.05 0.1") == [-0.1, -0.05, 0.0, 0.05, 0.1]
+    for bad in ("", "a", "2", "0,0", "nan"):
+        with pytest.raises(InputError):
+            parse_thetas(bad)
+
+
+# --- CLI --------------------------------------------------------------------------------
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_simulate_json_text_and_plot(cache, capsys, tmp_path):
+    args = ["yatzy", "simulate", "--variant", "scandinavian-forced", "--games", "4000"]
+    code, out, _ = run(capsys, *args, "--seed", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    keys = {"mean", "std_error", "games", "seconds", "std", "percentiles", "bonus_rate"}
+    assert keys | {"yatzy_rate", "exact", "min", "max", "seed", "compile_seconds"} <= set(data)
+    assert data["games"] == 4000 and data["seed"] == 3
+    assert data["exact"] == pytest.approx(122.55852739642387, abs=2e-3)
+    assert abs(data["mean"] - data["exact"]) <= 4 * data["std_error"]
+    again = json.loads(run(capsys, *args, "--seed", "3", "--json")[1])
+    assert again["mean"] == data["mean"] and again["percentiles"] == data["percentiles"]
+    png = tmp_path / "hist.png"
+    code, out, _ = run(capsys, *args, "--seed", "3", "--plot", str(png))
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert f"mean {data['mean']:.4f}" in out and "percentiles: p1" in out
+    assert "upper bonus in" in out and "#" in out and "%" in out
+
+
+def test_cli_sweep_json_and_table(cache, capsys, tmp_path):
+    args = ["yatzy", "sweep", "--variant", "scandinavian-forced", "--thetas", "-0.1,0,0.1"]
+    args += ["--games", "3000", "--seed", "4"]
+    code, out, _ = run(capsys, *args, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [r["theta"] for r in data["rows"]] == [-0.1, 0.0, 0.1]
+    for r in data["rows"]:
+        assert {"mean", "std", "percentiles", "certainty_equivalent", "std_error"} <= set(r)
+    png = tmp_path / "frontier.png"
+    code, out, err = run(capsys, *args, "--plot", str(png))
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert "theta" in out and "p50" in out and len(out.splitlines()) >= 5
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["simulate", "--games", "0"], "at least 1"),
+        (["simulate", "--theta", "5"], "theta"),
+        (["simulate", "--variant", "nope"], "unknown Yatzy variant"),
+        (["simulate", "--plot", "/nonexistent-dir/x/h.png"], "no such directory"),
+        (["simulate", "--seed", "-1"], "seed"),
+        (["sweep", "--thetas", "a,b"], "theta must be a number"),
+        (["sweep", "--thetas", "0,3"], "between -1 and 1"),
+        (["sweep", "--games", "-5"], "at least 1"),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2(cache, capsys, argv, message):
+    code, out, err = run(capsys, "yatzy", *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("diceopt: error: ") and message in err
