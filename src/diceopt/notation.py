@@ -38,3 +38,14 @@ def split_fields(
             raise InputError(f"{key!r} given twice in {text.strip()!r}")
         found[key] = rest.strip()
     return found
+
+
+def parse_numbers(text: str) -> list[float]:
+    """Numbers separated by spaces or commas; InputError naming the first bad word."""
+    out = []
+    for word in text.replace(",", " ").split():
+        try:
+            out.append(float(word))
+        except ValueError:
+            raise InputError(f"not a number: {word!r}") from None
+    return out

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.notation import parse_numbers
 
 
 def print_json(data: dict[str, Any]) -> None:
@@ -18,12 +19,10 @@ def print_json(data: dict[str, Any]) -> None:
 
 def number_list(text: str) -> list[float]:
     """argparse type: numbers separated by commas or spaces."""
-    out = []
-    for word in text.replace(",", " ").split():
-        try:
-            out.append(float(word))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {word!r}") from None
+    try:
+        out = parse_numbers(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if not out:
         raise argparse.ArgumentTypeError("expected at least one number")
     return out

@@ -34,6 +34,7 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
+from diceopt.notation import parse_numbers
 
 STICK, REROLL = "stick", "reroll"
 END = ("end", -1)
@@ -124,17 +125,6 @@ class StickRules:
 def format_value(v: float) -> str:
     """A face value as text: integers without a decimal point."""
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-
-def parse_numbers(text: str) -> list[float]:
-    """Numbers separated by spaces or commas; InputError naming the first bad word."""
-    out = []
-    for word in text.replace(",", " ").split():
-        try:
-            out.append(float(word))
-        except ValueError:
-            raise InputError(f"not a number: {word!r}") from None
-    return out
 
 
 class StickGame:
