@@ -272,3 +272,15 @@ def test_widget_policy_matches_advice(table64):
                 )
             top = [a.action for a in best if a.value >= best[0].value - 1e-9]
             assert want in top, (text, want, top)
+
+
+def test_json_text_is_accepted_wherever_a_position_is():
+    text = (
+        '{"dice": [6, 5, 3, 3, 1], "rerolls": 2, "filled": ["twos", "ones"],'
+        ' "upper": 3, "score": 3}'
+    )
+    assert parse_position(text, SCANDINAVIAN) == parse_position(
+        "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3", SCANDINAVIAN
+    )
+    with pytest.raises(InputError, match="malformed JSON position"):
+        parse_position('{"dice": [1, 2', SCANDINAVIAN)

@@ -25,6 +25,7 @@ far plus the expected rest, bonuses included).
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -75,7 +76,14 @@ def _int(word: str, what: str) -> int:
 
 
 def parse_position(text: str, rules: YatzyRules) -> Position:
-    """Parse the text notation and check it against the rules; InputError if invalid."""
+    """Parse the text notation (or the JSON form, text starting with ``{``) and check it
+    against the rules; InputError if invalid."""
+    if isinstance(text, str) and text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON position: {exc.msg} at character {exc.pos}") from None
+        return position_from_json(data, rules)
     seen = split_fields(text, FIELDS, "dice 1 3 3 5 6 | rerolls 2 | filled -")
     if "dice" not in seen:
         raise InputError("the position needs dice, e.g. 'dice 1 3 3 5 6'")
