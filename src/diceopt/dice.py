@@ -30,6 +30,8 @@ class Dice:
         k = len(self.values)
         if k < 2:
             raise InputError(f"a die needs at least 2 sides, got {k}")
+        if any(not math.isfinite(v) for v in self.values):
+            raise InputError(f"face values must be finite numbers, got {list(self.values)}")
         if len(set(self.values)) != k:
             raise InputError(f"face values must be distinct, got {list(self.values)}")
         if len(self.probs) != k:
@@ -77,11 +79,6 @@ def multisets(n: int, k: int) -> np.ndarray:
         for f in faces:
             rows[i, f] += 1
     return rows
-
-
-def counts_to_faces(counts: np.ndarray) -> tuple[int, ...]:
-    """Sorted tuple of face indices for a count vector."""
-    return tuple(f for f, c in enumerate(counts) for _ in range(int(c)))
 
 
 def faces_to_counts(faces: tuple[int, ...] | list[int], k: int) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable
 
@@ -32,23 +31,14 @@ def stick_section(out: Callable[[str], None] = print) -> None:
         )
 
 
-def optional_section(module: str, function: str = "main_job") -> None:
-    """Run another game's section if that game is part of this build."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError:
-        return
-    if hasattr(mod, function):
-        print()
-        getattr(mod, function)()
-
-
 def main() -> None:
     """Every section of ``make run``."""
+    from diceopt.games import pig, shutbox, yatzy
+
     stick_section()
-    optional_section("diceopt.games.yatzy")
-    optional_section("diceopt.games.shutbox")
-    optional_section("diceopt.games.pig")
+    for game in (yatzy, shutbox, pig):
+        print()
+        game.main_job()
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
 

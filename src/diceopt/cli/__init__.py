@@ -11,26 +11,29 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from diceopt.errors import InputError, SolveError
 
 COMMAND_MODULES = ("stick", "yatzy", "shutbox", "pig", "serve")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with one error line, ``diceopt: error: ...``, and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print one line naming the problem and where to get help, then exit 2."""
+        self.exit(2, f"diceopt: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available game's subcommands."""
-    parser = argparse.ArgumentParser(
+    """The argument parser with every game's subcommands."""
+    parser = Parser(
         prog="diceopt", description="Exact optimal play for dice games (Bellman equation)."
     )
     sub = parser.add_subparsers(dest="game", metavar="GAME", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"diceopt.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"diceopt.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"diceopt.cli.{name}").register(sub)
     return parser
 
 

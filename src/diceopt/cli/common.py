@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from diceopt.errors import InputError
@@ -39,8 +41,49 @@ def prompt(text: str) -> str:
     return line.strip()
 
 
-def require_positive(value: int, what: str) -> int:
-    """InputError unless value >= 1."""
-    if value < 1:
-        raise InputError(f"{what} must be at least 1, got {value}")
+MAX_GAMES = 10_000_000
+
+
+def games_count(text: str) -> int:
+    """argparse type for ``--games``: an integer from 1 to MAX_GAMES."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_GAMES:,}, got {value}")
     return value
+
+
+def seed_value(text: str) -> int:
+    """argparse type for ``--seed``: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def resolve_seed(seed: int | None) -> int:
+    """The given seed, or a fresh one (printed by the caller so a run can be repeated)."""
+    if seed is None:
+        import numpy as np
+
+        return int(np.random.SeedSequence().entropy % (1 << 63))
+    return seed
+
+
+def check_plot_path(path: str | None) -> None:
+    """InputError before any work if a plot could not be written to ``path``."""
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise InputError(f"cannot write {path}: no such directory")
+
+
+def write_plot(write: Callable[[], None], path: str) -> None:
+    """Run ``write`` (which saves a figure to ``path``); OSError becomes one InputError line."""
+    try:
+        write()
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -7,7 +7,14 @@ import sys
 import time
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, print_json, prompt
+from diceopt.cli.common import (
+    add_json_flag,
+    check_plot_path,
+    print_json,
+    prompt,
+    seed_value,
+    write_plot,
+)
 
 BOUNDARY_STEP = 10
 
@@ -47,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     play_p = sub.add_parser("play", help="interactive: you against the optimal player")
     rules_args(play_p)
-    play_p.add_argument("--seed", type=int, default=None, help="random seed")
+    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
     play_p.add_argument(
         "--first", choices=("human", "computer"), default="human", help="who starts"
     )
@@ -61,15 +68,10 @@ def _rules(args: argparse.Namespace) -> Any:
 
 
 def _solve(args: argparse.Namespace, tolerance: float | None = None) -> Any:
-    from diceopt.games.pig import _SOLVED, solve_pig
+    from diceopt.games.pig import solve_pig, solved
 
     rules = _rules(args)
-    if tolerance is None and rules in _SOLVED:
-        return _SOLVED[rules]
-    sol = solve_pig(rules, tolerance=tolerance)
-    if tolerance is None:
-        _SOLVED[rules] = sol
-    return sol
+    return solved(rules) if tolerance is None else solve_pig(rules, tolerance=tolerance)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -78,13 +80,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.tolerance is not None and not 0 < args.tolerance < 1:
         raise InputError(f"--tolerance must be between 0 and 1, got {args.tolerance}")
+    check_plot_path(args.plot)
     t0 = time.perf_counter()
     sol = _solve(args, args.tolerance)
     seconds = time.perf_counter() - t0
     if args.plot:
         from diceopt.games.pig import plot_boundary
 
-        plot_boundary(sol, args.plot)
+        write_plot(lambda: plot_boundary(sol, args.plot), args.plot)
     if args.json:
         print_json(
             {
@@ -120,6 +123,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
 
     from diceopt.errors import InputError
 
+    check_plot_path(args.plot)
     t0 = time.perf_counter()
     sol = _solve(args)
     hold_from, exceptions = sol.boundary()
@@ -127,7 +131,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     if args.plot:
         from diceopt.games.pig import plot_boundary
 
-        plot_boundary(sol, args.plot)
+        write_plot(lambda: plot_boundary(sol, args.plot), args.plot)
     goal = sol.rules.goal
     if args.json:
         table = [[None if math.isnan(x) else int(x) for x in row] for row in hold_from.tolist()]

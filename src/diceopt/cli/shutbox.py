@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, print_json, prompt
+from diceopt.cli.common import add_json_flag, print_json, prompt, seed_value
 
 DIFF_LIMIT = 25
 # the same as diceopt.games.shutbox.DICE_RULES / OBJECTIVES (not imported: --help stays quick)
@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play_p.add_argument(
         "--seat", type=int, choices=(1, 2), default=1, help="your seat with --objective win"
     )
-    play_p.add_argument("--seed", type=int, default=None, help="random seed")
+    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
     play_p.set_defaults(handler=cmd_play)
 
 

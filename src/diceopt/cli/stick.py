@@ -6,7 +6,14 @@ import argparse
 import sys
 import time
 
-from diceopt.cli.common import add_json_flag, number_list, print_json, prompt
+from diceopt.cli.common import (
+    add_json_flag,
+    games_count,
+    number_list,
+    print_json,
+    prompt,
+    seed_value,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,14 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     sim_p = sub.add_parser("simulate", help="play N seeded games with the optimal policy")
     rules_args(sim_p)
-    sim_p.add_argument("--games", type=int, default=10_000, help="games to play (default 10000)")
-    sim_p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sim_p.add_argument(
+        "--games", type=games_count, default=10_000, help="games to play (default 10000)"
+    )
+    sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     add_json_flag(sim_p)
     sim_p.set_defaults(handler=cmd_simulate)
 
     play_p = sub.add_parser("play", help="interactive: you choose, the solver grades each move")
     rules_args(play_p)
-    play_p.add_argument("--seed", type=int, default=None, help="random seed")
+    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
     play_p.set_defaults(handler=cmd_play)
 
 
@@ -55,9 +64,19 @@ def _rules(args: argparse.Namespace):  # returns StickRules (imported lazily)
 TABLE_LIMIT = 500
 
 
-def _progress(nodes: int) -> None:
-    """Report graph building on stderr (large games take seconds)."""
-    print(f"\rbuilding the game graph: {nodes:,} nodes", end="", file=sys.stderr, flush=True)
+class _GraphProgress:
+    """Graph building progress on stderr (large games take seconds)."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, nodes: int) -> None:
+        print(f"\rbuilding the game graph: {nodes:,} nodes", end="", file=sys.stderr, flush=True)
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -66,10 +85,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     rules = _rules(args)
     t0 = time.perf_counter()
-    sol = solve_stick(rules, _progress if rules.lattice.counts.shape[0] > 50_000 else None)
+    progress = _GraphProgress()
+    sol = solve_stick(rules, progress)
     seconds = time.perf_counter() - t0
-    if seconds > 1.0 and not args.json:
-        print(file=sys.stderr)
+    progress.done()
     rows = sol.table()
     if args.json:
         print_json(
@@ -107,10 +126,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Simulate optimal play and compare with the exact expectation."""
     import numpy as np
 
-    from diceopt.cli.common import require_positive
     from diceopt.games.stick import play_games, solve_stick
 
-    require_positive(args.games, "--games")
     rules = _rules(args)
     t0 = time.perf_counter()
     sol = solve_stick(rules)
@@ -148,15 +165,14 @@ def cmd_play(args: argparse.Namespace) -> int:
         format_position,
         format_value,
         parse_hold,
+        reroll,
         solve_stick,
     )
 
     rules = _rules(args)
     sol = solve_stick(rules)
     rng = np.random.default_rng(args.seed)
-    lat = rules.lattice
-    roll = lat.counts[lat.full()[0]] * 0
-    np.add.at(roll, rng.choice(rules.sides, size=rules.dice, p=rules.die.prob_array), 1)
+    roll = reroll(rules, np.zeros(rules.sides, dtype=np.int64), rng)
     points, total_cost = 0.0, 0.0
     print(f"Stick or reroll: {rules.dice} dice, penalty {rules.penalty:g} per reroll.")
     print("Type the face values to hold (e.g. '3 3'), 'stick' (or 'all'), or '-' for none.")
@@ -181,6 +197,4 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"Expected points lost to your decisions: {total_cost:.4f}")
             return 0
         points -= rules.penalty
-        roll = held.copy()
-        extra = rng.choice(rules.sides, size=rules.dice - int(held.sum()), p=rules.die.prob_array)
-        np.add.at(roll, extra, 1)
+        roll = reroll(rules, held, rng)

@@ -9,7 +9,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, print_json, prompt, require_positive
+from diceopt.cli.common import (
+    add_json_flag,
+    check_plot_path,
+    games_count,
+    print_json,
+    prompt,
+    resolve_seed,
+    seed_value,
+    write_plot,
+)
 from diceopt.errors import InputError
 
 
@@ -54,8 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     common(simulate)
     simulate.add_argument("--theta", type=float, default=0.0, help="exponential utility (0: mean)")
     simulate.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    simulate.add_argument("--games", type=int, default=100_000, help="games (default 100000)")
-    simulate.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    simulate.add_argument(
+        "--games", type=games_count, default=100_000, help="games (default 100000)"
+    )
+    simulate.add_argument(
+        "--seed", type=seed_value, default=None, help="random seed (default: fresh)"
+    )
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write a PNG histogram")
     simulate.set_defaults(handler=cmd_simulate)
 
@@ -69,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="exponential-utility parameters, comma separated (default -0.1,-0.05,0,0.05,0.1)",
     )
     sweep.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    sweep.add_argument("--games", type=int, default=100_000, help="games per theta")
-    sweep.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    sweep.add_argument("--games", type=games_count, default=100_000, help="games per theta")
+    sweep.add_argument("--seed", type=seed_value, default=None, help="random seed (default: fresh)")
     sweep.add_argument("--plot", metavar="FILE", default=None, help="write a mean/std PNG")
     sweep.set_defaults(handler=cmd_sweep)
     # let `--thetas -0.1,0,0.1` read as a value, not as an option (argparse only
@@ -84,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument(
         "--cache-dir", default=None, help="table directory (default $DICEOPT_CACHE or user cache)"
     )
-    play.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    play.add_argument("--seed", type=seed_value, default=None, help="random seed (default: fresh)")
     play.set_defaults(handler=cmd_play)
 
 
@@ -188,31 +201,6 @@ def _maybe_progress(variant: str) -> Callable[[int, int], None] | None:
 # --- simulate and sweep ------------------------------------------------------------------
 
 
-def _seed(seed: int | None) -> int:
-    """The given seed, or a fresh one (reported so that the run can be repeated)."""
-    import numpy as np
-
-    if seed is None:
-        return int(np.random.SeedSequence().entropy % (1 << 63))
-    if seed < 0:
-        raise InputError(f"seed must be >= 0, got {seed}")
-    return seed
-
-
-def _check_plot(path: str | None) -> None:
-    from pathlib import Path
-
-    if path is not None and not Path(path).resolve().parent.is_dir():
-        raise InputError(f"cannot write {path}: no such directory")
-
-
-def _write_plot(write: Callable[[], None], path: str) -> None:
-    try:
-        write()
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Simulate optimal games: mean, std, percentiles, bonus and Yatzy rates, histogram.
 
@@ -232,9 +220,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _check_variant(args.variant)
     if not math.isfinite(args.theta) or abs(args.theta) > 1:
         raise InputError(f"theta must be between -1 and 1, got {args.theta}")
-    require_positive(args.games, "the number of games")
-    seed = _seed(args.seed)
-    _check_plot(args.plot)
+    seed = resolve_seed(args.seed)
+    check_plot_path(args.plot)
     progress = None if args.json else _maybe_progress(args.variant)
     table, info = get_table(args.variant, args.theta, args.dtype, args.cache_dir, progress=progress)
     compile_seconds = warm_up(args.dtype)
@@ -244,7 +231,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         title = f"{args.variant}: {args.games:,} optimal games" + (
             f" (theta {args.theta:g})" if args.theta else ""
         )
-        _write_plot(
+        write_plot(
             lambda: histogram_png(result.scores, args.plot, title, summary["mean"]), args.plot
         )
     if args.json:
@@ -301,9 +288,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     _check_variant(args.variant)
     thetas = parse_thetas(args.thetas)
-    require_positive(args.games, "the number of games")
-    seed = _seed(args.seed)
-    _check_plot(args.plot)
+    seed = resolve_seed(args.seed)
+    check_plot_path(args.plot)
     t0 = time.perf_counter()
     compile_seconds = warm_up(args.dtype)
 
@@ -314,7 +300,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     rows = sweep(args.variant, thetas, args.games, seed, args.dtype, args.cache_dir, note)
     if args.plot:
         title = f"{args.variant}: mean and spread by theta ({args.games:,} games each)"
-        _write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
+        write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
     seconds = time.perf_counter() - t0
     if args.json:
         print_json(
@@ -442,7 +428,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from diceopt.games.yatzy.storage import get_table
 
     rules = get_rules(args.variant)
-    seed = _seed(args.seed)
+    seed = resolve_seed(args.seed)
     table, _ = get_table(
         args.variant, 0.0, "float32", args.cache_dir, progress=_maybe_progress(args.variant)
     )

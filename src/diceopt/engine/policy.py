@@ -15,6 +15,7 @@ import numpy as np
 
 from diceopt.engine.compile import CompiledGame
 from diceopt.engine.solve import Objective, Solution, solve
+from diceopt.errors import InputError
 
 TIE_TOLERANCE = 1e-9
 
@@ -57,7 +58,7 @@ def evaluate_policy(
     """Exact value of every node when decision nodes follow ``policy`` (same units as solve)."""
     policy = np.asarray(policy, dtype=np.int64)
     if policy.shape != (game.num_states,):
-        raise ValueError(f"policy has shape {policy.shape}, expected ({game.num_states},)")
+        raise InputError(f"policy has shape {policy.shape}, expected ({game.num_states},)")
     return solve(game, objective, choice=policy, **kwargs)
 
 

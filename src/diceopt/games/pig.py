@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from diceopt.advice import ActionAdvice
 from diceopt.engine import (
     Chance,
     CompiledGame,
@@ -137,7 +138,19 @@ class PigSolution:
         return self._state_value(encode(g, 0, me, opponent, turn, turn == 0))
 
     def action_values(self, me: int, opponent: int, turn: int) -> dict[str, float]:
-        """Win probability of the player to move for each legal action (roll; hold if turn > 0)."""
+        """Win probability of the player to move for each legal action (roll; hold if turn > 0).
+
+        InputError if the position cannot occur under these rules.
+        """
+        try:
+            return self._action_values(me, opponent, turn)
+        except InputError:
+            raise InputError(
+                f"'me {me} | opponent {opponent} | turn {turn}' cannot occur with a "
+                f"{self.rules.sides}-sided die and goal {self.rules.goal}"
+            ) from None
+
+    def _action_values(self, me: int, opponent: int, turn: int) -> dict[str, float]:
         g, q = self.rules.goal, 1.0 / self.rules.sides
         if me + turn >= g:  # already at the goal: holding wins; rolling risks a 1
             bust = 1.0 - self.win_probability(opponent, me, 0)
@@ -282,10 +295,8 @@ def solved(rules: PigRules) -> PigSolution:
     return _SOLVED[rules]
 
 
-def advise(position: str, variant: str | None = None) -> list[Any]:
+def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
     """Hold and roll with the mover's win probability (probability), best first."""
-    from diceopt.advice import ActionAdvice
-
     rules = rules_for_variant(variant)
     pos = parse_position(rules, position)
     values = solved(rules).action_values(pos.me, pos.opponent, pos.turn)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from diceopt.advice import ActionAdvice
 from diceopt.engine import (
     Chance,
     CompiledGame,
@@ -802,10 +803,8 @@ def _checked(game: ShutGame, state: Hashable) -> Hashable:
     return state
 
 
-def advise(position: str, variant: str | None = None) -> list[Any]:
+def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
     """Every legal action with its value (see ``move_values``), best first."""
-    from diceopt.advice import ActionAdvice
-
     rules, objective = variant_of(variant)
     pos = parse_position(rules, position, two_player=objective == "win")
     values = move_values(rules, objective, pos)

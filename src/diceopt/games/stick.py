@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.dice import Dice, KeepLattice
+from diceopt.advice import ActionAdvice
+from diceopt.dice import Dice, KeepLattice, count_multisets
 from diceopt.engine import (
     Chance,
     CompiledGame,
@@ -37,6 +38,7 @@ from diceopt.errors import InputError
 from diceopt.notation import parse_numbers
 
 STICK, REROLL = "stick", "reroll"
+MAX_MULTISETS = 400_000  # keep-lattice size limit: about a minute of solving
 END = ("end", -1)
 
 
@@ -53,11 +55,17 @@ class StickRules:
     def __post_init__(self) -> None:
         if not isinstance(self.dice, int) or self.dice < 1:
             raise InputError(f"the number of dice must be a positive integer, got {self.dice}")
-        if self.dice > 20:
-            raise InputError(f"at most 20 dice are supported, got {self.dice}")
+        if not isinstance(self.sides, int) or self.sides < 2:
+            raise InputError(f"a die needs at least 2 sides, got {self.sides}")
+        held = count_multisets(self.dice, self.sides + 1)  # multisets of 0..dice dice
+        if held > MAX_MULTISETS:
+            raise InputError(
+                f"{self.dice} dice with {self.sides} sides give {held:,} sets of held dice; "
+                f"at most {MAX_MULTISETS:,} are supported (10 dice x 10 sides: 184,756)"
+            )
         if not np.isfinite(self.penalty) or self.penalty < 0:
             raise InputError(f"the reroll penalty must be >= 0, got {self.penalty}")
-        _ = self.die  # validates sides, values and bias
+        _ = self.die  # validates values and bias
 
     @cached_property
     def die(self) -> Dice:
@@ -194,12 +202,18 @@ class StickSolution:
         return self.solution.value
 
     def roll_value(self, counts: np.ndarray) -> float:
-        """Expected final score from a roll showing ``counts``, before choosing (points)."""
+        """Expected points still to come from a roll showing ``counts``, before choosing.
+
+        Penalties already paid are not included: add the points so far for the final score.
+        """
         s = self.graph.state_id(("roll", self.rules.lattice.index(counts)))
         return float(self.solution.values[s])
 
     def hold_value(self, roll: np.ndarray, held: np.ndarray) -> float:
-        """Expected final score of holding ``held`` out of ``roll`` (holding all = stick)."""
+        """Expected points still to come after holding ``held`` out of ``roll`` (all = stick).
+
+        Includes this reroll's penalty, not the ones already paid.
+        """
         roll = np.asarray(roll)
         held = np.asarray(held)
         if (held > roll).any():
@@ -400,22 +414,18 @@ def parse_hold(rules: StickRules, roll: np.ndarray, text: str) -> np.ndarray:
     return held
 
 
-def hold_options(rules: StickRules, roll: np.ndarray) -> list[np.ndarray]:
+def hold_options(roll: np.ndarray) -> list[np.ndarray]:
     """Every distinct hold of a roll (sub-multisets), the roll itself (stick) first."""
     ranges = [range(int(c), -1, -1) for c in roll]
     return [np.array(h, dtype=np.int64) for h in itertools.product(*ranges)]
 
 
-def advise(position: str, variant: str | None = None) -> list[Any]:
+def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
     """Every hold of a position with its expected final score (points to come), best first."""
-    from diceopt.advice import ActionAdvice
-
     rules = rules_for_variant(variant)
     roll = parse_position(rules, position)
     sol = solved(rules)
-    options = [
-        (format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(rules, roll)
-    ]
+    options = [(format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(roll)]
     best = max(v for _, v in options)
     options.sort(key=lambda o: -o[1])
     return [ActionAdvice(a, v, max(0.0, best - v)) for a, v in options]
@@ -431,10 +441,15 @@ def apply(
     if (held == roll).all():
         return format_position(rules, roll), True
     rng = rng if rng is not None else np.random.default_rng()
-    new = held.copy()
-    faces = rng.choice(rules.sides, size=rules.dice - int(held.sum()), p=rules.die.prob_array)
+    return format_position(rules, reroll(rules, held, rng)), False
+
+
+def reroll(rules: StickRules, held: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The full roll (count vector) after rolling every die not in ``held`` with ``rng``."""
+    new = np.array(held, dtype=np.int64)
+    faces = rng.choice(rules.sides, size=rules.dice - int(new.sum()), p=rules.die.prob_array)
     np.add.at(new, faces, 1)
-    return format_position(rules, new), False
+    return new
 
 
 def play_games(solution: StickSolution, games: int, rng: np.random.Generator) -> np.ndarray:
