@@ -54,7 +54,8 @@ def yatzy_positions(rng: np.random.Generator, count: int) -> list[str]:
         n_filled = int(rng.integers(0, 15))
         filled = sorted(rng.choice(15, size=n_filled, replace=False).tolist())
         upper = sum((c + 1) * int(rng.integers(0, 6)) for c in filled if c < 6)
-        score = upper + sum(int(rng.integers(0, 31)) for c in filled if c >= 6)
+        bonus = 50 if upper >= 63 else 0  # Scandinavian upper bonus, already in the score
+        score = upper + bonus + sum(int(rng.integers(0, 31)) for c in filled if c >= 6)
         names = " ".join(YATZY_CATEGORIES[c] for c in filled) or "-"
         out.add(
             f"dice {' '.join(map(str, dice))} | rerolls {rerolls} | filled {names} "

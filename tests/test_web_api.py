@@ -57,6 +57,28 @@ def test_games_lists_only_importable_games_with_variants(client):
     assert stick["title"] == "Stick or reroll"
     assert stick["variants"][0]["parameters"]["dice"] == 3
     assert stick["variants"][0]["parameters"]["penalty"] == 1.0
+    assert {g["title"] for g in games.values()} == {
+        "Stick or reroll",
+        "Yatzy",
+        "Shut the Box",
+        "Pig",
+    }
+
+
+def test_games_list_each_yatzy_variants_categories_from_its_rules(client):
+    from diceopt.games.yatzy.rules import VARIANTS, get_rules
+
+    yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
+    assert "categories" not in yatzy  # categories belong to a variant's rules
+    for variant in yatzy["variants"]:
+        rules = get_rules(variant["id"])
+        parameters = variant["parameters"]
+        assert parameters["categories"] == list(rules.categories)
+        assert (parameters["dice"], parameters["sides"]) == (rules.dice, rules.sides)
+    by_id = {v["id"]: v["parameters"]["categories"] for v in yatzy["variants"]}
+    assert set(by_id) == set(VARIANTS)
+    assert len(by_id["scandinavian"]) == 15 and len(by_id["american"]) == 13
+    assert "one_pair" in by_id["scandinavian"] and "one_pair" not in by_id["american"]
 
 
 def test_missing_game_module_is_left_out(monkeypatch):
@@ -393,7 +415,7 @@ def test_first_use_builds_the_table_once_under_concurrency():
     for t in threads:
         t.join()
     assert fake.builds == 1 and len(results) == 8
-    assert tables.status == {"fake/v": "ready"} and tables.is_ready("fake", "v")
+    assert tables.status == {"fake/v": "ready"}
 
 
 def test_bad_position_on_first_use_does_not_mark_a_table_ready():
@@ -402,7 +424,10 @@ def test_bad_position_on_first_use_does_not_mark_a_table_ready():
     tables = Tables({"fake": fake})
     with pytest.raises(InputError):
         tables.run("fake", "v", lambda: fake.advise("zzz", "v"))
-    assert not tables.is_ready("fake", "v") and tables.status == {}
+    assert tables.status == {}
+    # Not taken for ready: the next good call goes through the build path, which marks it.
+    tables.run("fake", "v", lambda: fake.advise("p", "v"))
+    assert tables.status == {"fake/v": "ready"}
 
 
 def test_warm_up_loads_default_variants_in_the_background():
@@ -416,7 +441,6 @@ def test_warm_up_loads_default_variants_in_the_background():
                 break
             threading.Event().wait(0.05)
         assert status == {"stick/3d6": "ready"}
-        assert app.state.tables.is_ready("stick", "3d6")
 
 
 # --- the serve command ---------------------------------------------------------------------
@@ -467,6 +491,26 @@ def test_serve_rejects_a_busy_port_in_one_line():
     assert main(["serve", "--port", "70000"]) == 2
     assert url_for("0.0.0.0", 8000) == "http://127.0.0.1:8000/"
     assert url_for("::1", 80) == "http://[::1]:80/"
+
+
+def test_serve_rejects_unknown_warm_game_ids(capsys):
+    from diceopt.cli import main
+    from diceopt.web.app import warm_setting
+
+    assert warm_setting("all") is True and warm_setting("none") is False
+    assert warm_setting(" yatzy , stick ") == ["yatzy", "stick"]
+    with pytest.raises(InputError, match="'foo'"):
+        warm_setting("yatzy,foo")
+    with pytest.raises(InputError, match="'bar'"):
+        create_app(warm=["stick", "bar"])
+    capsys.readouterr()
+    # rejected before the socket is bound: nothing listens, one line on stderr, status 2
+    assert main(["serve", "--port", "0", "--warm", "foo"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and "'foo'" in err and "unknown game" in err
+    assert main(["serve", "--port", "0", "--warm", "stick,all"]) == 2
+    assert "'all'" in capsys.readouterr().err
 
 
 # --- Yatzy ------------------------------------------------------------------------------------
@@ -713,7 +757,7 @@ def test_shutbox_advice_apply_and_errors(client):
     position = "open 1 3 4 7 | roll 8"
     got = client.post("/api/advice", json={"game": "shutbox", "position": position}).json()
     assert got["actions"] == [a.to_json() for a in advice.advise("shutbox", position, default)]
-    # shut 1 7 or shut 4 3 (1 + 3 + 4 = 8 as well): every way to make 8 from 1 3 4 7
+    # 1 + 7 = 8 and 1 + 3 + 4 = 8 are the only ways to make 8 from the open tiles 1 3 4 7
     assert {a["action"] for a in got["actions"]} == {"shut 1 7", "shut 1 3 4"}
     start = client.post("/api/new", json={"game": "shutbox", "seed": 4}).json()["position"]
     assert start.startswith("open 1 2 3 4 5 6 7 8 9 | roll ")
@@ -732,3 +776,58 @@ def test_shutbox_advice_apply_and_errors(client):
         body = {"game": "shutbox", "position": bad}
         assert_error(client.post("/api/advice", json=body), 400)
     still_serving(client)
+
+
+def test_evaluate_best_value_when_lower_is_better(client):
+    # Shut the Box, two-then-one/score: the expected final score (sum of the open tiles,
+    # points) is minimised. Open 1 3 4 7, roll 8: shut 1 7 or shut 1 3 4.
+    # - shut 1 3 4 leaves 7 (over 6: two dice): a 7 (6/36) shuts it, else 7 stays:
+    #   30/36 * 7 = 35/6.
+    # - shut 1 7 leaves 3 4 (sum 7: two dice). A 3 (2/36) shuts 3, leaving 4 (one die:
+    #   a 4 shuts it, 5/6 * 4 = 10/3); a 4 (3/36) shuts 4, leaving 3 (5/6 * 3 = 5/2);
+    #   a 7 (6/36) shuts 3 4 (score 0); the 25/36 other sums end the turn with 7.
+    from fractions import Fraction as F
+
+    shut_134 = F(30, 36) * 7
+    best = F(2, 36) * F(10, 3) + F(3, 36) * F(5, 2) + F(6, 36) * 0 + F(25, 36) * 7
+    assert float(best) == pytest.approx(5.2546296296, abs=1e-9) and best < shut_134
+    body = {"game": "shutbox", "variant": "two-then-one/score", "position": "open 1 3 4 7 | roll 8"}
+    worse = client.post("/api/evaluate", json={**body, "action": "shut 1 3 4"})
+    assert worse.status_code == 200, worse.text
+    got = worse.json()
+    assert got["value"] == pytest.approx(float(shut_134), abs=1e-9)
+    assert got["best_value"] == pytest.approx(float(best), abs=1e-9)
+    assert got["regret"] == pytest.approx(float(shut_134 - best), abs=1e-9)
+    top = client.post("/api/evaluate", json={**body, "action": "shut 1 7"}).json()
+    assert top["value"] == top["best_value"] == pytest.approx(float(best), abs=1e-9)
+    assert top["regret"] == 0.0
+    # higher is better (probability of shutting the box): the best value is the largest
+    body["variant"] = "two-then-one/shut"
+    got = client.post("/api/evaluate", json={**body, "action": "shut 1 3 4"}).json()
+    want = advice.advise("shutbox", body["position"], body["variant"])
+    assert got["best_value"] == max(a.value for a in want) == want[0].value
+
+
+def test_new_game_sizes_follow_the_variant_rules(client):
+    for game, variant, dice, sides in (
+        ("stick", "2d3", 2, 3),
+        ("stick", "6d6", 6, 6),
+        ("yatzy", "american", 5, 6),
+    ):
+        for seed in range(5):
+            body = {"game": game, "variant": variant, "seed": seed}
+            start = client.post("/api/new", json=body).json()
+            assert start["game_over"] is False
+            faces = [int(f) for f in start["position"].split("|")[0].split()[1:]]
+            assert len(faces) == dice and faces == sorted(faces)
+            assert all(1 <= f <= sides for f in faces)
+            advised = {"game": game, "variant": variant, "position": start["position"]}
+            assert client.post("/api/advice", json=advised).status_code == 200
+    start = client.post("/api/new", json={"game": "shutbox", "variant": "always-two/shut"})
+    assert start.json()["position"].startswith("open 1 2 3 4 5 6 7 8 9 | roll ")
+    # The tiles come from the rules (the module accepts more variants than the page offers).
+    from diceopt.games import shutbox
+    from diceopt.web.app import start_position
+
+    five = start_position(shutbox, "shutbox", "two-then-one/score/5", np.random.default_rng(1))
+    assert five.startswith("open 1 2 3 4 5 | roll ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -106,6 +107,104 @@ def test_american_yahtzee_bonus_notation():
 def test_bad_positions(text, message):
     with pytest.raises(InputError, match=message):
         parse_position(text, SCANDINAVIAN)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("score nan", "score must be a finite number of points, got nan"),
+        ("score inf", "score must be a finite number of points, got inf"),
+        ("score -inf", "score must be a finite number of points, got -inf"),
+        ("score 1e400", "finite"),
+        ("score five", "score must be a number"),
+        # the upper bonus is part of the score once the upper total reaches 63
+        ("filled ones twos threes fours fives sixes | upper 63 | score 112", "at least 113"),
+        ("filled threes fours fives sixes | upper 72 | score 100", "at least 122"),
+    ],
+)
+def test_bad_scores(text, message):
+    with pytest.raises(InputError, match=message) as info:
+        parse_position("dice 1 3 3 5 6 | rerolls 2 | " + text, SCANDINAVIAN)
+    assert "\n" not in str(info.value)
+
+
+def test_score_lower_bounds():
+    upper = "dice 1 3 3 5 6 | rerolls 2 | filled threes fours fives sixes | upper 72"
+    assert parse_position(upper + " | score 122", SCANDINAVIAN).score == 122
+    assert parse_position(upper.replace("72", "62") + " | score 62", SCANDINAVIAN).score == 62
+    # American: the Yahtzee box holds 50 with yahtzee-bonus yes (and the bonus is 35)
+    five = "dice 6 6 6 6 6 | rerolls 0 | filled yahtzee | yahtzee-bonus yes"
+    with pytest.raises(InputError, match="at least 50 .*got 0"):
+        parse_position(five, AMERICAN)
+    with pytest.raises(InputError, match="at least 50"):
+        parse_position(five + " | score 49.5", AMERICAN)
+    pos = parse_position(five + " | score 50", AMERICAN)
+    assert pos.score == 50 and pos.yahtzee_bonus
+    full = "dice 6 6 6 6 6 | rerolls 0 | filled fours fives sixes yahtzee | upper 63"
+    with pytest.raises(InputError, match="at least 98"):
+        parse_position(full + " | score 97", AMERICAN)
+    parse_position(full + " | score 98", AMERICAN)  # no yahtzee-bonus: the box may hold 0
+    with pytest.raises(InputError, match="at least 148"):
+        parse_position(full + " | score 147 | yahtzee-bonus yes", AMERICAN)
+    parse_position(full + " | score 148 | yahtzee-bonus yes", AMERICAN)
+
+
+JSON_OK = {"dice": [1, 3, 3, 5, 6], "rerolls": 2, "filled": ["ones"], "upper": 3, "score": 5}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"score": "5"}, 'score must be a number of points, got "5"'),
+        ({"score": None}, "score must be a number of points, got null"),
+        ({"score": True}, "score must be a number of points, got true"),
+        ({"score": [5]}, "score must be a number"),
+        ({"score": float("nan")}, "score must be a finite number"),
+        ({"score": float("inf")}, "score must be a finite number"),
+        ({"score": 10**400}, "score is too large"),
+        ({"rerolls": 2.7}, "rerolls must be a whole number, got 2.7"),
+        ({"rerolls": "2"}, 'rerolls must be a whole number, got "2"'),
+        ({"rerolls": True}, "rerolls must be a whole number, got true"),
+        ({"rerolls": None}, "rerolls must be a whole number, got null"),
+        ({"upper": 3.5}, "upper must be a whole number, got 3.5"),
+        ({"upper": False}, "upper must be a whole number, got false"),
+        ({"dice": [1, 3, 3, 5, 6.5]}, "a die must be a whole number, got 6.5"),
+        ({"dice": [1, 3, 3, 5, True]}, "a die must be a whole number, got true"),
+        ({"dice": [1, 3, 3, 5, "6"]}, 'a die must be a whole number, got "6"'),
+        ({"dice": "13356"}, 'dice must be a list, got "13356"'),
+        ({"filled": "ones"}, 'filled must be a list, got "ones"'),
+        ({"filled": [1]}, "filled must list category ids, got 1"),
+        ({"yahtzee_bonus": "no"}, 'yahtzee_bonus must be true or false, got "no"'),
+        ({"yahtzee_bonus": 0}, "yahtzee_bonus must be true or false, got 0"),
+        ({"yahtzee_bonus": None}, "yahtzee_bonus must be true or false, got null"),
+        ({"rerolls": None, "colour": "red"}, "unknown position field"),
+    ],
+)
+def test_bad_json_positions(change, message):
+    data = JSON_OK | change
+    with pytest.raises(InputError, match=re.escape(message)) as info:
+        position_from_json(data, AMERICAN)
+    assert "\n" not in str(info.value)
+
+
+def test_json_positions():
+    pos = position_from_json(JSON_OK, AMERICAN)
+    text = "dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 3 | score 5"
+    assert pos == parse_position(text, AMERICAN)
+    # integral floats are whole numbers; the score may be any finite number
+    floats = JSON_OK | {"dice": [1.0, 3, 3, 5, 6], "rerolls": 2.0, "upper": 3.0, "score": 5.0}
+    assert position_from_json(floats, AMERICAN) == pos
+    assert position_from_json(JSON_OK | {"score": 5.5}, AMERICAN).score == 5.5
+    missing = {k: v for k, v in JSON_OK.items() if k != "rerolls"}
+    with pytest.raises(InputError, match="needs rerolls"):
+        position_from_json(missing, AMERICAN)
+    # the JSON form is accepted by the text parser as well
+    with pytest.raises(InputError, match="yahtzee_bonus must be true or false"):
+        parse_position('{"dice": [6,6,6,6,6], "rerolls": 0, "yahtzee_bonus": "no"}', AMERICAN)
+    bonus = {"dice": [6] * 5, "rerolls": 0, "filled": ["yahtzee"], "yahtzee_bonus": True}
+    with pytest.raises(InputError, match="at least 50"):
+        position_from_json(bonus, AMERICAN)
+    assert position_from_json(bonus | {"score": 50}, AMERICAN).yahtzee_bonus
 
 
 def test_forced_order_position():

@@ -15,7 +15,9 @@ from diceopt.games.yatzy.rules import (
     SCANDINAVIAN_CATEGORIES,
     VARIANT_RULES,
     YatzyRules,
+    check_theta,
     get_rules,
+    reachable_upper_totals,
 )
 
 ROLLS = list(itertools.combinations_with_replacement(range(1, 7), 5))
@@ -182,3 +184,23 @@ def test_rules_validation():
         YatzyRules(joker="free")
     flags = {v: VARIANT_RULES[v].flags for v in ("scandinavian", "american", "american-no-bonus")}
     assert flags == {"scandinavian": 1, "american": 2, "american-no-bonus": 1}
+
+
+def test_reachable_upper_totals():
+    # brute force: every count 0..dice of each filled face
+    for faces in ((), (0,), (2, 4), (0, 1, 5), (0, 1, 2, 3, 4, 5)):
+        want = {
+            sum(k * (f + 1) for k, f in zip(ks, faces))
+            for ks in itertools.product(range(6), repeat=len(faces))
+        }
+        assert reachable_upper_totals(faces, 5) == sorted(want)
+        assert reachable_upper_totals(faces, 5, cap=63) == sorted({min(63, u) for u in want})
+    assert reachable_upper_totals([1], 3) == [0, 2, 4, 6]
+
+
+def test_check_theta():
+    assert check_theta(0) == 0.0 and isinstance(check_theta(0), float)
+    assert check_theta(-1) == -1.0 and check_theta("0.25") == 0.25
+    for bad in (1.5, -2, float("nan"), float("inf"), "x", None):
+        with pytest.raises(InputError, match="theta must be"):
+            check_theta(bad)

@@ -283,8 +283,17 @@ def test_frontier_png(sweep_rows, tmp_path):
 
 def test_parse_thetas():
     assert parse_thetas("-0.1,-0.05,0, 0.05 0.1") == [-0.1, -0.05, 0.0, 0.05, 0.1]
-    for bad in ("", "a", "2", "0,0", "nan"):
-        with pytest.raises(InputError):
+    assert parse_thetas("1e-1 -1") == [0.1, -1.0]
+    for bad, message in [
+        ("", "at least one theta"),
+        ("a", "not a number"),
+        ("2", "between -1 and 1"),
+        ("0.1,1.5", "between -1 and 1"),
+        ("0,0", "listed twice"),
+        ("nan", "between -1 and 1"),
+        ("-inf", "between -1 and 1"),
+    ]:
+        with pytest.raises(InputError, match=message):
             parse_thetas(bad)
 
 
@@ -292,7 +301,10 @@ def test_parse_thetas():
 
 
 def run(capsys, *argv):
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse errors exit through Parser.error
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -334,14 +346,14 @@ def test_cli_sweep_json_and_table(cache, capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["simulate", "--games", "0"], "at least 1"),
+        (["simulate", "--games", "0"], "--games: must be 1 to"),
         (["simulate", "--theta", "5"], "theta"),
         (["simulate", "--variant", "nope"], "unknown Yatzy variant"),
         (["simulate", "--plot", "/nonexistent-dir/x/h.png"], "no such directory"),
-        (["simulate", "--seed", "-1"], "seed"),
-        (["sweep", "--thetas", "a,b"], "theta must be a number"),
+        (["simulate", "--seed", "-1"], "--seed: must be >= 0"),
+        (["sweep", "--thetas", "a,b"], "bad theta list 'a,b': not a number: 'a'"),
         (["sweep", "--thetas", "0,3"], "between -1 and 1"),
-        (["sweep", "--games", "-5"], "at least 1"),
+        (["sweep", "--games", "-5"], "--games: must be 1 to"),
     ],
 )
 def test_cli_bad_input_one_line_exit_2(cache, capsys, argv, message):

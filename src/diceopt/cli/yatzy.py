@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from diceopt.cli.common import (
     write_plot,
 )
 from diceopt.errors import InputError
+from diceopt.games.yatzy.rules import check_theta
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -119,8 +119,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from diceopt.games.yatzy.storage import get_table, load_table, table_path
 
     _check_variant(args.variant)
-    if not math.isfinite(args.theta) or abs(args.theta) > 1:
-        raise InputError(f"theta must be between -1 and 1, got {args.theta}")
+    check_theta(args.theta)
     path = table_path(args.variant, args.theta, args.dtype, args.cache_dir)
     loaded = (
         None if args.force else load_table(args.variant, args.theta, args.dtype, args.cache_dir)
@@ -218,8 +217,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from diceopt.games.yatzy.storage import get_table
 
     _check_variant(args.variant)
-    if not math.isfinite(args.theta) or abs(args.theta) > 1:
-        raise InputError(f"theta must be between -1 and 1, got {args.theta}")
+    check_theta(args.theta)
     seed = resolve_seed(args.seed)
     check_plot_path(args.plot)
     progress = None if args.json else _maybe_progress(args.variant)

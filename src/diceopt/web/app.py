@@ -3,12 +3,13 @@
 Endpoints (JSON in and out; every error is ``{"error": "one line"}`` with a 4xx status):
 
 - ``GET /api/health``: liveness and which tables are loaded;
-- ``GET /api/games``: the importable games, their variants, position example, units;
+- ``GET /api/games``: the importable games, their variants (with the rules' parameters,
+  e.g. Yatzy's category ids), position example, units;
 - ``POST /api/advice`` ``{"game", "variant", "position"}``: every legal action, best
   first, each with ``value`` (the game's objective: expected final score in points, or
   win probability) and ``regret`` (how much worse than the best, same units);
 - ``POST /api/evaluate`` ``{"game", "variant", "position", "action"}``: one action's
-  value and regret;
+  value and regret, and the best action's value;
 - ``POST /api/new`` ``{"game", "variant", "seed"?}``: a starting position (play mode);
 - ``POST /api/apply`` ``{"game", "variant", "position", "action", "seed"?}``: the next
   position (dice rolled with a seeded numpy Generator) and whether the game is over.
@@ -25,13 +26,11 @@ long. Well-formed advice requests are answered by the body-limit middleware dire
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import json
 import logging
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -74,7 +73,7 @@ TITLES = {
     "shutbox": "Shut the Box",
     "pig": "Pig",
 }
-# What ``value`` means, when the game module does not say (module attribute VALUE_UNITS).
+# What ``value`` means, per game (a variant's objective may say more: OBJECTIVE_UNITS).
 DEFAULT_UNITS = {
     "stick": "expected final score (points)",
     "yatzy": "expected final score (points)",
@@ -87,7 +86,14 @@ OBJECTIVE_UNITS = {
     "shut": "probability of shutting the box",
     "win": "expected wins of the player to move (a draw counts 1/2)",
 }
-START_FUNCTIONS = ("start_position", "initial_position")
+# The function of each game module that gives a variant's rules: an object with
+# ``describe()`` (plain JSON-ready parameters), or (rules, objective) for Shut the Box.
+RULES_FUNCTIONS = {
+    "stick": "rules_for_variant",
+    "yatzy": "get_rules",
+    "shutbox": "variant_of",
+    "pig": "rules_for_variant",
+}
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -287,10 +293,6 @@ class Tables:
             )
         return variant
 
-    def is_ready(self, game: str, variant: str) -> bool:
-        """Whether the table of (game, variant) has answered once already."""
-        return (game, variant) in self._ready
-
     def run(self, game: str, variant: str, fn: Callable[[], Any], builds: bool = True) -> Any:
         """Call ``fn``, which uses the table of game/variant; serialised until it is built.
 
@@ -413,31 +415,30 @@ def advice_entry(option: advice.ActionAdvice) -> dict[str, Any]:
     }
 
 
-def variant_parameters(game: str, module: ModuleType, variant: str) -> dict[str, Any]:
-    """Parameters of a variant where the game module can describe them, else {}.
+def variant_rules(game: str, module: ModuleType, variant: str) -> tuple[Any, str | None]:
+    """A variant's rules object and objective; (None, None) when the module gives none.
 
-    Tries the module's ``variant_parameters(variant)``, then its rules object from
-    ``rules_for_variant`` or ``get_rules`` (``describe()``, or a dataclass's fields).
+    The rules come from the module's function named in RULES_FUNCTIONS; the objective is
+    named by Shut the Box's variants only (else None).
     """
+    get = getattr(module, RULES_FUNCTIONS.get(game, ""), None)
+    if not callable(get):
+        return None, None
+    rules = get(variant)
+    if isinstance(rules, tuple):  # (rules, objective)
+        rules, objective = rules
+        return rules, str(objective)
+    return rules, None
+
+
+def variant_parameters(game: str, module: ModuleType, variant: str) -> dict[str, Any]:
+    """Parameters of a variant (its rules' ``describe()``, plus ``objective``), else {}."""
     try:
-        describe = getattr(module, "variant_parameters", None)
-        if callable(describe):
-            return jsonable(dict(describe(variant)))
-        for name in ("rules_for_variant", "get_rules", "variant_of"):
-            get = getattr(module, name, None)
-            if not callable(get):
-                continue
-            rules = get(variant)
-            extra = {}
-            if isinstance(rules, tuple):  # (rules, objective)
-                rules, *rest = rules
-                if rest and isinstance(rest[0], str):
-                    extra["objective"] = rest[0]
-            if hasattr(rules, "describe"):
-                return jsonable({**dict(rules.describe()), **extra})
-            if dataclasses.is_dataclass(rules):
-                fields = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
-                return jsonable({**fields, **extra})
+        rules, objective = variant_rules(game, module, variant)
+        if rules is None:
+            return {}
+        extra = {} if objective is None else {"objective": objective}
+        return jsonable({**dict(rules.describe()), **extra})
     except Exception as exc:  # parameters are informative only
         log.debug("no parameters for %s/%s: %s", game, variant, exc)
     return {}
@@ -461,7 +462,7 @@ def games_listing(games: dict[str, ModuleType]) -> dict[str, Any]:
     """The body of ``GET /api/games``."""
     out = []
     for game, module in games.items():
-        units = getattr(module, "VALUE_UNITS", DEFAULT_UNITS.get(game, "value"))
+        units = DEFAULT_UNITS.get(game, "value")
         variants = []
         for vid, desc in module.VARIANTS.items():
             parameters = variant_parameters(game, module, vid)
@@ -476,43 +477,33 @@ def games_listing(games: dict[str, ModuleType]) -> dict[str, Any]:
         out.append(
             {
                 "id": game,
-                "title": getattr(module, "TITLE", TITLES.get(game, game)),
+                "title": TITLES.get(game, game),
                 "variants": variants,
                 "default_variant": variants[0]["id"],
                 "position_example": module.POSITION_EXAMPLE,
                 "value_units": units,
-                "categories": list(getattr(module, "CATEGORIES", []) or []),
             }
         )
     return {"games": out}
 
 
-_NDK = re.compile(r"^(\d+)d(\d+)$")
-
-
 def start_position(module: ModuleType, game: str, variant: str, rng: np.random.Generator) -> str:
     """A starting position for play mode, first roll made with ``rng``.
 
-    Uses the game module's ``start_position(variant, rng)`` (or ``initial_position``) when
-    it has one; otherwise the start of the game as the rules describe it.
+    No game module offers one, so it is built here from the rules: the numbers of dice,
+    sides and tiles come from the variant's rules object (``variant_rules``).
     """
-    for name in START_FUNCTIONS:
-        fn = getattr(module, name, None)
-        if callable(fn):
-            return str(fn(variant, rng))
-    if game == "stick":
-        match = _NDK.match(variant.lower())
-        dice, sides = (int(match[1]), int(match[2])) if match else (3, 6)
-        faces = sorted(int(f) for f in rng.integers(1, sides + 1, size=dice))
-        return "dice " + " ".join(map(str, faces))
-    if game == "yatzy":
-        faces = sorted(int(f) for f in rng.integers(1, 7, size=5))
-        return f"dice {' '.join(map(str, faces))} | rerolls 2 | filled - | upper 0 | score 0"
+    rules, _ = variant_rules(game, module, variant)
+    if game in ("stick", "yatzy"):
+        faces = np.sort(rng.integers(1, rules.sides + 1, size=rules.dice))
+        dice = "dice " + " ".join(str(int(f)) for f in faces)
+        if game == "stick":
+            return dice
+        return f"{dice} | rerolls 2 | filled - | upper 0 | score 0"
     if game == "pig":
         return "me 0 | opponent 0 | turn 0"
     if game == "shutbox":
-        tiles = int(variant_parameters(game, module, variant).get("tiles", 9))
-        box = f"open {' '.join(str(t) for t in range(1, tiles + 1))}"
+        box = f"open {' '.join(str(t) for t in range(1, rules.tiles + 1))}"
         try:  # the first roll, made by the game's own rules (dice forced with all tiles open)
             return str(module.apply(box, "roll", variant, rng)[0])
         except InputError:
@@ -614,8 +605,11 @@ def create_app(
     ``warm``: True warms every game's default variant in a background thread at start-up
     (False: tables load on first use; a list: warm only those game ids). ``wait_warm``:
     start serving only once warm (the listening socket holds connections until then).
-    ``games``: limit the games served (default: every importable game).
+    ``games``: limit the games served (default: every importable game). InputError for
+    an id in ``warm`` that is not a game.
     """
+    if not isinstance(warm, bool):
+        check_game_ids(list(warm), "warm")
     tables = Tables(load_games(games))
 
     @asynccontextmanager
@@ -747,13 +741,20 @@ def create_app(
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:
         """The value and regret of one action played in a position."""
         variant = tables.variant(body.game, body.variant)
-        option = tables.run(
-            body.game,
-            variant,
-            lambda: advice.evaluate(body.game, body.position, body.action, variant),
+        options = tables.run(
+            body.game, variant, lambda: advice.advise(body.game, body.position, variant)
         )
+        wanted = " ".join(body.action.split())
+        option = next((o for o in options if o.action == wanted), None)
+        if option is None:
+            legal = "; ".join(o.action for o in options[:12])
+            raise InputError(
+                f"{body.action!r} is not a legal action here; legal actions include: {legal}"
+            )
         out = advice_entry(option)
-        out["best_value"] = out["value"] + out["regret"]
+        # Options come best first. Not value + regret: regret is a loss whichever way the
+        # objective points, and some objectives are better when lower (Shut the Box score).
+        out["best_value"] = float(options[0].value)
         return out
 
     @app.post("/api/new", response_model=PositionOut, responses=ERRORS)
@@ -779,6 +780,7 @@ def create_app(
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
+        """The advisor page (static HTML; the script and styles are under /static)."""
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -786,13 +788,27 @@ def create_app(
 
 
 def warm_setting(text: str) -> bool | list[str]:
-    """``all`` -> True, ``none`` -> False, else a comma-separated list of game ids."""
+    """``all`` -> True, ``none`` -> False, else a comma-separated list of game ids.
+
+    InputError (one line) names any id that is not in ``diceopt.advice.GAMES``.
+    """
     words = [w.strip() for w in text.split(",") if w.strip()]
     if words in ([], ["none"]):
         return False
     if words == ["all"]:
         return True
+    check_game_ids(words, "--warm", "use all, none or ids separated by commas from")
     return words
+
+
+def check_game_ids(ids: list[str], option: str, choices: str = "the games are") -> None:
+    """InputError (one line, naming them) when ids are not in ``diceopt.advice.GAMES``."""
+    unknown = [g for g in ids if g not in advice.GAMES]
+    if unknown:
+        raise InputError(
+            f"{option}: unknown game {', '.join(map(repr, unknown))}; "
+            f"{choices} {', '.join(advice.GAMES)}"
+        )
 
 
 def create_app_from_env() -> FastAPI:

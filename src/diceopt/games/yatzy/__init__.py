@@ -14,18 +14,21 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from diceopt.advice import ActionAdvice
 from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, get_rules
 
+if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
+    from diceopt.games.yatzy.kernel import YatzyTable
+
 __all__ = ["POSITION_EXAMPLE", "VARIANTS", "advise", "apply", "get_solved", "main_job"]
 
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5"
 
-_TABLES: dict[tuple[str, float, str], object] = {}
+_TABLES: dict[tuple[str, float, str], YatzyTable] = {}
 
 
 def get_solved(
@@ -34,8 +37,8 @@ def get_solved(
     dtype: str = "float32",
     cache_dir: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> object:
-    """The solved table of a variant (a ``kernel.YatzyTable``), cached in this process."""
+) -> YatzyTable:
+    """The solved table of a variant, cached in this process."""
     from diceopt.games.yatzy.storage import get_table
 
     variant = variant or DEFAULT_VARIANT

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,7 +36,7 @@ from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
-from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
 from diceopt.notation import split_fields
 
 FIELDS = ("dice", "rerolls", "filled", "upper", "score", "yahtzee-bonus")
@@ -59,6 +60,11 @@ class Position:
     def over(self, rules: YatzyRules) -> bool:
         """True when every category is filled."""
         return len(self.filled) == rules.num_categories
+
+
+def in_rules_order(filled: tuple[str, ...], rules: YatzyRules) -> tuple[str, ...]:
+    """The (known) category ids of ``filled`` in the order the rules list them."""
+    return tuple(sorted(filled, key=rules.categories.index))
 
 
 def _words(text: str, what: str) -> list[str]:
@@ -117,18 +123,7 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
         ybonus = word == "yes"
     pos = Position(dice, rerolls, filled, upper, score, ybonus)
     validate(pos, rules)
-    order = {c: i for i, c in enumerate(rules.categories)}
-    return replace(pos, filled=tuple(sorted(filled, key=order.__getitem__)))
-
-
-def reachable_upper_totals(rules: YatzyRules, filled: tuple[str, ...]) -> set[int]:
-    """Uncapped upper totals possible with the filled upper categories."""
-    reach = {0}
-    for c in filled:
-        f = rules.upper_face[rules.categories.index(c)]
-        if f >= 0:
-            reach = {u + k * (int(f) + 1) for u in reach for k in range(rules.dice + 1)}
-    return reach
+    return replace(pos, filled=in_rules_order(filled, rules))
 
 
 def validate(pos: Position, rules: YatzyRules) -> None:
@@ -156,24 +151,45 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             raise InputError(
                 f"forced order: the filled categories must be the first {len(pos.filled)}"
             )
-    if pos.upper not in reachable_upper_totals(rules, pos.filled):
-        ups = [
-            c
-            for c in pos.filled
-            if c in rules.categories and rules.upper_face[rules.categories.index(c)] >= 0
-        ]
+    ups = [c for c in pos.filled if rules.upper_face[rules.categories.index(c)] >= 0]
+    faces = [rules.upper_face[rules.categories.index(c)] for c in ups]
+    if pos.upper not in reachable_upper_totals(faces, rules.dice):
         raise InputError(
             f"upper total {pos.upper} is impossible with the filled upper categories "
             f"({' '.join(ups) or 'none'})"
         )
-    if not np.isfinite(pos.score) or pos.score < pos.upper:
-        raise InputError(f"score {pos.score} is less than the upper total {pos.upper}")
     if pos.yahtzee_bonus:
         yz = rules.yahtzee_category
         if not rules.tracks_yahtzee:
             raise InputError("this variant has no Yahtzee bonus")
         if rules.categories[yz] not in pos.filled:
             raise InputError("yahtzee-bonus yes needs the yahtzee box filled (with 50)")
+    try:
+        finite = math.isfinite(pos.score)
+    except OverflowError:  # an int too large for a float
+        raise InputError("score is too large") from None
+    except TypeError:
+        raise InputError(f"score must be a number of points, got {pos.score!r}") from None
+    if not finite:
+        raise InputError(f"score must be a finite number of points, got {pos.score}")
+    # the score holds the upper total, the upper bonus once earned and, with
+    # yahtzee-bonus yes, the 50 in the Yahtzee box (lower boxes never score below 0)
+    score = int(pos.score) if float(pos.score).is_integer() else pos.score  # as written
+    least = pos.upper
+    if pos.score < least:
+        raise InputError(f"score {score} is less than the upper total {pos.upper}")
+    if pos.upper >= rules.bonus_threshold:
+        least += rules.bonus
+        if pos.score < least:
+            raise InputError(
+                f"with upper total {pos.upper} the score must be at least {least} (the upper "
+                f"total plus the {rules.bonus}-point bonus), got {score}"
+            )
+    if pos.yahtzee_bonus and pos.score < least + 50:
+        raise InputError(
+            f"with yahtzee-bonus yes the score must be at least {least + 50} (the 50 in the "
+            f"Yahtzee box plus {least} in the upper section), got {score}"
+        )
 
 
 def format_position(pos: Position, rules: YatzyRules) -> str:
@@ -201,28 +217,68 @@ def position_to_json(pos: Position) -> dict[str, Any]:
     }
 
 
+def _shown(value: Any) -> str:
+    """A JSON value as the user wrote it (for messages)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _json_int(value: Any, what: str) -> int:
+    """A JSON whole number (an integral float such as 2.0 too; never a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what} must be a whole number, got {_shown(value)}")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise InputError(f"{what} must be a whole number, got {_shown(value)}")
+        return int(value)
+    return value
+
+
+def _json_list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InputError(f"{what} must be a list, got {_shown(value)}")
+    return value
+
+
 def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
-    """A position from its JSON form (validated like the text form)."""
+    """A position from its JSON form (validated like the text form).
+
+    ``dice`` (list of whole numbers), ``rerolls`` (required) and ``upper`` are whole
+    numbers, ``filled`` a list of category ids, ``score`` a number (points) and
+    ``yahtzee_bonus`` true or false; InputError (one line) for anything else.
+    """
     if not isinstance(data, dict):
         raise InputError("a JSON position must be an object")
     unknown = set(data) - {"dice", "rerolls", "filled", "upper", "score", "yahtzee_bonus"}
     if unknown:
         raise InputError(f"unknown position field(s): {', '.join(sorted(unknown))}")
-    try:
-        dice = tuple(sorted(int(d) for d in data.get("dice", [])))
-        pos = Position(
-            dice=dice,
-            rerolls=int(data["rerolls"]),
-            filled=tuple(str(c) for c in data.get("filled", [])),
-            upper=int(data.get("upper", 0)),
-            score=data.get("score", 0),
-            yahtzee_bonus=bool(data.get("yahtzee_bonus", False)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"bad JSON position: {exc}") from None
+    if "rerolls" not in data:
+        raise InputError('the JSON position needs rerolls left, e.g. "rerolls": 2')
+    dice = tuple(sorted(_json_int(d, "a die") for d in _json_list(data.get("dice", []), "dice")))
+    filled = _json_list(data.get("filled", []), "filled")
+    for c in filled:
+        if not isinstance(c, str):
+            raise InputError(f"filled must list category ids, got {_shown(c)}")
+    score = data.get("score", 0)
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        raise InputError(f"score must be a number of points, got {_shown(score)}")
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    ybonus = data.get("yahtzee_bonus", False)
+    if not isinstance(ybonus, bool):
+        raise InputError(f"yahtzee_bonus must be true or false, got {_shown(ybonus)}")
+    pos = Position(
+        dice=dice,
+        rerolls=_json_int(data["rerolls"], "rerolls"),
+        filled=tuple(filled),
+        upper=_json_int(data.get("upper", 0), "upper"),
+        score=score,
+        yahtzee_bonus=ybonus,
+    )
     validate(pos, rules)
-    order = {c: i for i, c in enumerate(rules.categories)}
-    return replace(pos, filled=tuple(sorted(pos.filled, key=order.__getitem__)))
+    return replace(pos, filled=in_rules_order(pos.filled, rules))
 
 
 def _counts(dice: tuple[int, ...], sides: int) -> np.ndarray:
@@ -321,8 +377,7 @@ def apply_action(
         if rules.upper_face[c] >= 0
         else 0
     )
-    order = {x: i for i, x in enumerate(rules.categories)}
-    filled = tuple(sorted(pos.filled + (cat,), key=order.__getitem__))
+    filled = in_rules_order(pos.filled + (cat,), rules)
     score = pos.score + pts
     if float(score).is_integer():
         score = int(score)

@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
 
 NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
 LANES = {np.dtype(np.float32): 64, np.dtype(np.float64): 32}  # states per batch
@@ -134,12 +134,7 @@ def upper_lanes(faces: np.ndarray, dice: int, threshold: int) -> tuple[np.ndarra
     lanes_n = np.zeros(1 << m, dtype=np.int64)
     lanes_u = np.full((1 << m, threshold + 1), -1, dtype=np.int64)
     for s in range(1 << m):
-        reach = {0}
-        for i in range(m):
-            if s >> i & 1:
-                pips = int(faces[i]) + 1
-                reach = {min(threshold, u + c * pips) for u in reach for c in range(dice + 1)}
-        vals = sorted(reach)
+        vals = reachable_upper_totals([faces[i] for i in range(m) if s >> i & 1], dice, threshold)
         lanes_n[s] = len(vals)
         lanes_u[s, : len(vals)] = vals
     return lanes_n, lanes_u
@@ -147,16 +142,8 @@ def upper_lanes(faces: np.ndarray, dice: int, threshold: int) -> tuple[np.ndarra
 
 def reachable_uppers(rules: YatzyRules, mask: int) -> list[int]:
     """Upper totals (capped) reachable with the filled upper categories of ``mask``."""
-    reach = {0}
-    for c, f in enumerate(rules.upper_face):
-        if f >= 0 and mask >> c & 1:
-            pips = int(f) + 1
-            reach = {
-                min(rules.bonus_threshold, u + k * pips)
-                for u in reach
-                for k in range(rules.dice + 1)
-            }
-    return sorted(reach)
+    faces = [f for c, f in enumerate(rules.upper_face) if f >= 0 and mask >> c & 1]
+    return reachable_upper_totals(faces, rules.dice, rules.bonus_threshold)
 
 
 # ---------------------------------------------------------------------------------------
@@ -847,8 +834,7 @@ def solve_table(
     dt = np.dtype(dtype)
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
-    if not np.isfinite(theta) or abs(theta) > 1.0:
-        raise InputError(f"theta must be between -1 and 1, got {theta}")
+    theta = check_theta(theta)
     t0 = time.perf_counter()
     G = KernelData(rules, dt).arrays
     c = rules.num_categories
@@ -870,13 +856,13 @@ def solve_table(
     states = last.mask.size + last.copy_dst.size
     for j in range(c - 1, -1, -1):
         st = layers[j]
-        _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, G, float(theta))
+        _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, G, theta)
         Vflat[st.copy_dst] = Vflat[st.copy_src]
         states += st.mask.size + st.copy_dst.size
         if progress is not None:
             progress(c - j, c)
     seconds = time.perf_counter() - t0
-    return YatzyTable(rules, V, float(theta), seconds, states)
+    return YatzyTable(rules, V, theta, seconds, states)
 
 
 def warm_up(dtype: str | np.dtype = "float32") -> float:

@@ -13,6 +13,8 @@ Faces are numbered 0..sides-1 and show 1..sides pips.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -43,8 +45,6 @@ AMERICAN_CATEGORIES = UPPER + (
     "yahtzee",
     "chance",
 )
-SCANDINAVIAN_LOWER = frozenset(SCANDINAVIAN_CATEGORIES[6:])
-AMERICAN_LOWER = frozenset(AMERICAN_CATEGORIES[6:])
 JOKER_MODES = ("free", "forced", "none")
 JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
@@ -321,6 +321,30 @@ VARIANTS: dict[str, str] = {
 }
 
 DEFAULT_VARIANT = "scandinavian"
+
+
+def check_theta(theta: float) -> float:
+    """``theta`` (exponential-utility parameter, per point) as a float; InputError unless it
+    is a finite number in [-1, 1]."""
+    try:
+        value = float(theta)
+    except (TypeError, ValueError):
+        raise InputError(f"theta must be a number, got {theta!r}") from None
+    if not math.isfinite(value) or abs(value) > 1.0:
+        raise InputError(f"theta must be between -1 and 1, got {theta}")
+    return value
+
+
+def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = None) -> list[int]:
+    """Upper totals (points, sorted) possible once the upper categories of ``faces`` (face
+    indices, 0-based) are filled with ``dice`` dice; capped at ``cap`` unless None."""
+    reach = {0}
+    for f in faces:
+        pips = int(f) + 1
+        reach = {u + k * pips for u in reach for k in range(dice + 1)}
+        if cap is not None:
+            reach = {min(cap, u) for u in reach}
+    return sorted(reach)
 
 
 def get_rules(variant: str | None) -> YatzyRules:

@@ -1,15 +1,15 @@
 """Risk-sensitive Yatzy: simulate the optimal policy of several exponential-utility tables.
 
-For each theta the table maximising ``E[exp(theta X)]`` over the final score X (theta < 0
-risk-averse, theta > 0 risk-seeking, 0 the expectation table) is loaded from the cache
-or solved and saved, and ``games`` games are simulated with its policy. Every theta
+For each theta the table maximising the certainty equivalent
+``(1/theta) log E[exp(theta X)]`` of the final score X (points; theta < 0 risk-averse,
+theta > 0 risk-seeking, 0 the expectation table) is loaded from the cache or solved and
+saved, and ``games`` games are simulated with its policy. Every theta
 starts from a fresh Generator with the same seed (common random numbers), so the theta 0
 row is exactly ``simulate(expectation table, games, default_rng(seed))``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +18,9 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import YatzyTable
+from diceopt.games.yatzy.rules import check_theta
 from diceopt.games.yatzy.simulation import SimulationResult, simulate
+from diceopt.notation import parse_numbers
 
 
 @dataclass
@@ -36,15 +38,10 @@ class SweepRow:
 
 def parse_thetas(text: str) -> list[float]:
     """Thetas from ``"-0.1,-0.05,0,0.05,0.1"`` (commas or spaces); InputError if invalid."""
-    out: list[float] = []
-    for word in text.replace(",", " ").split():
-        try:
-            theta = float(word)
-        except ValueError:
-            raise InputError(f"theta must be a number, got {word!r}") from None
-        if not math.isfinite(theta) or abs(theta) > 1.0:
-            raise InputError(f"theta must be between -1 and 1, got {word}")
-        out.append(theta)
+    try:
+        out = [check_theta(t) for t in parse_numbers(text)]
+    except InputError as exc:
+        raise InputError(f"bad theta list {text!r}: {exc}") from None
     if not out:
         raise InputError("give at least one theta, e.g. --thetas -0.1,0,0.1")
     if len(set(out)) != len(out):

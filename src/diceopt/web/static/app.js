@@ -14,11 +14,6 @@
     return e;
   }
 
-  const YATZY_CATEGORIES = [
-    "ones", "twos", "threes", "fours", "fives", "sixes", "one_pair", "two_pairs",
-    "three_of_a_kind", "four_of_a_kind", "small_straight", "large_straight", "full_house",
-    "chance", "yatzy",
-  ];
   const UPPER = { ones: 1, twos: 2, threes: 3, fours: 4, fives: 5, sixes: 6 };
   const S = { games: {}, game: null, variant: null, mode: "advise", editors: {}, seq: 0, play: null };
 
@@ -41,7 +36,8 @@
   const game = () => S.games[S.game];
   const params = () => (game().variants.find((v) => v.id === S.variant) || {}).parameters || {};
   const units = () => (game().variants.find((v) => v.id === S.variant) || game()).value_units;
-  const categories = () => params().categories || (game().categories.length ? game().categories : YATZY_CATEGORIES);
+  // Yatzy's category ids, in sheet order: the variant's rules as /api/games lists them.
+  const categories = () => params().categories || [];
 
   // --- position editors (advise mode) ---------------------------------------------------
   function diceSpec() {
