@@ -408,23 +408,15 @@ def _play(
             while starts[gi + 1] <= p:
                 gi += 1
             pg = gi - glo
-            x = rnd[p, 0]
-            idx = 0
-            for j in range(nd):
-                idx = add_die[idx, digits[x, j]]
-            act = pol[pg, 2, idx - base]
-            if act >= 0:
-                x = rnd[p, 1]
-                idx = act
-                for j in range(nd - ksize[act]):
+            idx = 0  # the empty keep: roll every die
+            for level in range(2, -1, -1):  # rerolls left
+                x = rnd[p, 2 - level]
+                for j in range(nd - ksize[idx]):
                     idx = add_die[idx, digits[x, j]]
-                act = pol[pg, 1, idx - base]
-                if act >= 0:
-                    x = rnd[p, 2]
-                    idx = act
-                    for j in range(nd - ksize[act]):
-                        idx = add_die[idx, digits[x, j]]
-                    act = pol[pg, 0, idx - base]
+                act = pol[pg, level, idx - base]
+                if act < 0 or level == 0:
+                    break
+                idx = act  # keep these dice, roll the rest
             r = idx - base
             c = -act - 1
             w = words[p]
