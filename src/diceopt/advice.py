@@ -1,45 +1,22 @@
-"""One advice interface for every game, used by the CLI's ``advise --json`` and the web API.
+"""The advice every game gives: each legal action of a position with its value and regret.
 
-Each game module listed in ``GAMES`` provides:
-
-- ``VARIANTS``: dict of variant id -> one-line description (first one is the default);
-- ``POSITION_EXAMPLE``: a position in the game's text notation;
-- ``advise(position: str, variant: str | None = None) -> list[ActionAdvice]``: every
-  legal action in the position, best first, raising InputError on a malformed or
-  impossible position. Solved tables are cached in the module, so repeated calls are
-  fast;
-- ``apply(position: str, action: str, variant: str | None = None, rng=None)
-  -> tuple[str, bool]``: the position after playing ``action`` (dice rolled with the
-  numpy Generator ``rng`` where the rules roll) and whether the game is over.
+Values are in the game's units (expected final score in points, or the mover's
+probability of winning); ``regret`` is how much an action loses against the best, in the
+same units (>= 0, and 0 for the best).
 """
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 from diceopt.errors import InputError
-
-GAMES = {
-    "stick": "diceopt.games.stick",
-    "yatzy": "diceopt.games.yatzy",
-    "shutbox": "diceopt.games.shutbox",
-    "pig": "diceopt.games.pig",
-}
 
 
 @dataclass(frozen=True)
 class ActionAdvice:
-    """One action in a position.
-
-    ``value``: what the action is worth in the game's objective units (expected final
-    score, or win probability), ``regret``: how much worse it is than the best action
-    (>= 0, same units; 0 for the best).
-    """
+    """One action in a position: its ``value`` and ``regret`` (game units, regret >= 0)."""
 
     action: str
     value: float
@@ -50,35 +27,41 @@ class ActionAdvice:
         return asdict(self)
 
 
-def game_module(game: str) -> ModuleType:
-    """The module of a game id; InputError for an unknown id."""
-    if game not in GAMES:
-        raise InputError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-    return importlib.import_module(GAMES[game])
+@dataclass(frozen=True)
+class Advice:
+    """Every legal action of a position, best first, and what the values mean."""
+
+    actions: list[ActionAdvice]
+    value_is: str
+
+    @property
+    def best(self) -> ActionAdvice:
+        """The best action (first)."""
+        return self.actions[0]
+
+    def find(self, action: str) -> ActionAdvice | None:
+        """The entry of an action text (as ``advise`` writes it), or None."""
+        for option in self.actions:
+            if option.action == action:
+                return option
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"actions": [{"action", "value", "regret", ...}], "value_is": ...}``."""
+        return {"actions": [a.to_json() for a in self.actions], "value_is": self.value_is}
 
 
-def advise(game: str, position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Every legal action of ``position`` in ``game``, best first."""
-    return game_module(game).advise(position, variant=variant)
+def rank_actions(
+    values: Sequence[tuple[str, float]], lower_is_better: bool = False
+) -> list[ActionAdvice]:
+    """ActionAdvice list from (action, value) pairs, best first; regret >= 0, 0 for the best.
 
-
-def apply(
-    game: str,
-    position: str,
-    action: str,
-    variant: str | None = None,
-    rng: np.random.Generator | None = None,
-) -> tuple[str, bool]:
-    """Position after ``action`` and whether the game is over."""
-    return game_module(game).apply(position, " ".join(action.split()), variant=variant, rng=rng)
-
-
-def evaluate(game: str, position: str, action: str, variant: str | None = None) -> ActionAdvice:
-    """The advice entry of one played action (its value and regret)."""
-    wanted = " ".join(action.split())
-    options = advise(game, position, variant)
-    for option in options:
-        if option.action == wanted:
-            return option
-    legal = "; ".join(o.action for o in options[:12])
-    raise InputError(f"{action!r} is not a legal action here; legal actions include: {legal}")
+    The sort is stable: equally good actions keep the order the game listed them in
+    (the game's documented tie-break).
+    """
+    if not values:
+        raise InputError("no legal action in this position")
+    sign = -1.0 if lower_is_better else 1.0
+    best = max(sign * v for _, v in values)
+    ranked = sorted(values, key=lambda av: -sign * av[1])
+    return [ActionAdvice(a, float(v), max(0.0, best - sign * v)) for a, v in ranked]

@@ -40,12 +40,16 @@ def split_fields(
     return found
 
 
+def parse_number(word: str) -> float:
+    """A number such as ``3``, ``-0.5``, ``1e-3`` or a fraction ``1/6``; InputError if not."""
+    num, slash, den = word.partition("/")
+    try:
+        value = float(num) / float(den) if slash else float(word)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"not a number: {word!r}") from None
+    return value
+
+
 def parse_numbers(text: str) -> list[float]:
-    """Numbers separated by spaces or commas; InputError naming the first bad word."""
-    out = []
-    for word in text.replace(",", " ").split():
-        try:
-            out.append(float(word))
-        except ValueError:
-            raise InputError(f"not a number: {word!r}") from None
-    return out
+    """Numbers (or fractions) separated by spaces or commas; InputError naming a bad word."""
+    return [parse_number(word) for word in text.replace(",", " ").split()]

@@ -75,9 +75,27 @@ def resolve_seed(seed: int | None) -> int:
     return seed
 
 
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
 def check_plot_path(path: str | None) -> None:
-    """InputError before any work if a plot could not be written to ``path``."""
-    if path is not None and not Path(path).resolve().parent.is_dir():
+    """InputError before any work if a plot could not be written to ``path``.
+
+    The format comes from the extension (png, svg or pdf); the directory must exist and
+    the path must not be a directory. None means no plot.
+    """
+    if path is None:
+        return
+    target = Path(path)
+    if not path.strip() or target.is_dir():
+        raise InputError(f"--plot needs a file name such as scores.png, got {path!r}")
+    ext = target.suffix.lower().lstrip(".")
+    if ext not in PLOT_FORMATS:
+        raise InputError(
+            f"cannot tell the plot format of {path!r}: end the name with "
+            + ", ".join(f".{f}" for f in PLOT_FORMATS)
+        )
+    if not target.resolve().parent.is_dir():
         raise InputError(f"cannot write {path}: no such directory")
 
 

@@ -15,14 +15,14 @@ Multisets are flat indices of a :class:`~diceopt.dice.KeepLattice`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from diceopt.advice import ActionAdvice
+from diceopt.advice import Advice, rank_actions
 from diceopt.dice import Dice, KeepLattice, count_multisets
 from diceopt.engine import (
     Chance,
@@ -35,10 +35,14 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
-from diceopt.notation import parse_numbers
+from diceopt.games.registry import GameSpec, Parameter, Report, Step, simulation_report
+from diceopt.notation import parse_number, parse_numbers, split_fields
+from diceopt.progress import Stage
 
 STICK, REROLL = "stick", "reroll"
 MAX_MULTISETS = 400_000  # keep-lattice size limit: about a minute of solving
+TABLE_LIMIT = 500  # rolls printed by solve without --table
+DISCOUNTED_AGENTS = ((0.96, 0.1), (0.97, 0.001))  # (discount, threshold) of course agents
 END = ("end", -1)
 
 
@@ -351,24 +355,27 @@ def optimal_policy_map(solution: StickSolution) -> dict[int, int | None]:
     return out
 
 
-# --- advice contract (diceopt.advice) ---------------------------------------------------
+# --- positions and actions ----------------------------------------------------------------
 
-VARIANTS = {
-    "3d6": "three six-sided dice, reroll penalty 1 (the course default)",
-    "2d3": "two three-sided dice, reroll penalty 1",
-    "6d6": "six six-sided dice, reroll penalty 1",
-}
 POSITION_EXAMPLE = "dice 1 3 3"
+POSITION_FIELDS = ("dice", "points")
 _SOLVED: dict[StickRules, StickSolution] = {}
 
 
-def rules_for_variant(variant: str | None) -> StickRules:
-    """Rules of a variant id ``NdK`` (N dice with K sides 1..K, penalty 1); None = 3d6."""
-    text = (variant or "3d6").lower()
-    dice, _, sides = text.partition("d")
-    if not (dice.isdigit() and sides.isdigit()):
-        raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
-    return StickRules(dice=int(dice), sides=int(sides))
+@dataclass(frozen=True)
+class StickPosition:
+    """The dice shown (count per face) and, optionally, the points so far.
+
+    With ``points`` None, values are points still to come; with points, final scores.
+    """
+
+    counts: tuple[int, ...]
+    points: float | None = None
+
+    @property
+    def roll(self) -> np.ndarray:
+        """The count vector of the dice shown."""
+        return np.array(self.counts, dtype=np.int64)
 
 
 def solved(rules: StickRules) -> StickSolution:
@@ -378,17 +385,49 @@ def solved(rules: StickRules) -> StickSolution:
     return _SOLVED[rules]
 
 
-def parse_position(rules: StickRules, position: str) -> np.ndarray:
-    """Count vector of a position ``dice 1 3 3`` (the word ``dice`` is optional)."""
-    text = position.strip()
-    if text.lower().startswith("dice"):
-        text = text[4:]
-    return rules.parse_dice(text)
+def parse_position(rules: StickRules, position: str) -> StickPosition:
+    """A position ``dice 1 3 3`` (the word ``dice`` optional), optionally ``| points -2``."""
+    fields = (
+        split_fields(position, POSITION_FIELDS, POSITION_EXAMPLE)
+        if "|" in position or position.strip().lower().startswith(POSITION_FIELDS)
+        else {"dice": position}
+    )
+    if "dice" not in fields:
+        raise InputError(f"the position needs the dice shown, e.g. '{POSITION_EXAMPLE}'")
+    counts = rules.parse_dice(fields["dice"])
+    points = None
+    if "points" in fields:
+        points = parse_number(fields["points"])
+        if not np.isfinite(points):
+            raise InputError(f"points must be finite, got {fields['points']!r}")
+    return StickPosition(tuple(int(c) for c in counts), points)
 
 
-def format_position(rules: StickRules, counts: np.ndarray) -> str:
-    """Text of a position: ``dice 1 3 3``."""
-    return "dice " + " ".join(format_value(v) for v in rules.values_of(counts))
+def position_from_json(rules: StickRules, data: Mapping[str, Any]) -> StickPosition:
+    """A position ``{"dice": [1, 3, 3], "points": -2}`` (points optional)."""
+    unknown = set(data) - set(POSITION_FIELDS)
+    if unknown:
+        raise InputError(f"unknown position field(s) {sorted(unknown)}; fields: dice, points")
+    dice = data.get("dice")
+    if not isinstance(dice, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in dice
+    ):
+        raise InputError('"dice" must be a list of face values, e.g. {"dice": [1, 3, 3]}')
+    counts = rules.counts_of(float(v) for v in dice)
+    if counts.sum() != rules.dice:
+        raise InputError(f"expected {rules.dice} dice, got {len(dice)}")
+    points = data.get("points")
+    if points is not None and (
+        not isinstance(points, int | float) or isinstance(points, bool) or not np.isfinite(points)
+    ):
+        raise InputError('"points" must be a number')
+    return StickPosition(tuple(int(c) for c in counts), None if points is None else float(points))
+
+
+def format_position(rules: StickRules, pos: StickPosition) -> str:
+    """Text of a position: ``dice 1 3 3`` (``| points P`` when known)."""
+    text = "dice " + " ".join(format_value(v) for v in rules.values_of(pos.roll))
+    return text if pos.points is None else f"{text} | points {format_value(pos.points)}"
 
 
 def format_hold(rules: StickRules, roll: np.ndarray, held: np.ndarray) -> str:
@@ -400,14 +439,21 @@ def format_hold(rules: StickRules, roll: np.ndarray, held: np.ndarray) -> str:
 
 
 def parse_hold(rules: StickRules, roll: np.ndarray, text: str) -> np.ndarray:
-    """Held count vector from ``stick``, ``hold 3 3``, ``hold -`` or just ``3 3``."""
+    """Held count vector from ``stick``, ``hold 3 3``, ``hold -`` or just ``3 3``.
+
+    An empty text is an error, not "hold nothing": rerolling everything is ``hold -``.
+    """
     words = text.strip().lower()
+    if not words:
+        raise InputError("type the dice to hold (e.g. 'hold 3 3'), 'hold -' or 'stick'")
     if words in (STICK, "all"):
         return np.asarray(roll).copy()
     if words.startswith("hold"):
         words = words[4:].strip()
-    if words in ("-", "none", ""):
+    if words in ("-", "none"):
         return np.zeros(rules.sides, dtype=np.int64)
+    if not words:
+        raise InputError("say which dice to hold, e.g. 'hold 3 3', or 'hold -' for none")
     held = rules.counts_of(parse_numbers(words))
     if (held > roll).any():
         raise InputError(f"cannot hold {text.strip()!r}: those dice do not all show")
@@ -418,30 +464,6 @@ def hold_options(roll: np.ndarray) -> list[np.ndarray]:
     """Every distinct hold of a roll (sub-multisets), the roll itself (stick) first."""
     ranges = [range(int(c), -1, -1) for c in roll]
     return [np.array(h, dtype=np.int64) for h in itertools.product(*ranges)]
-
-
-def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Every hold of a position with its expected final score (points to come), best first."""
-    rules = rules_for_variant(variant)
-    roll = parse_position(rules, position)
-    sol = solved(rules)
-    options = [(format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(roll)]
-    best = max(v for _, v in options)
-    options.sort(key=lambda o: -o[1])
-    return [ActionAdvice(a, v, max(0.0, best - v)) for a, v in options]
-
-
-def apply(
-    position: str, action: str, variant: str | None = None, rng: np.random.Generator | None = None
-) -> tuple[str, bool]:
-    """Play ``action``: stick ends the game; a hold rerolls the other dice with ``rng``."""
-    rules = rules_for_variant(variant)
-    roll = parse_position(rules, position)
-    held = parse_hold(rules, roll, action)
-    if (held == roll).all():
-        return format_position(rules, roll), True
-    rng = rng if rng is not None else np.random.default_rng()
-    return format_position(rules, reroll(rules, held, rng)), False
 
 
 def reroll(rules: StickRules, held: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -494,3 +516,178 @@ class OptimalAgent:
                 remaining[f] -= 1
                 held.append(i)
         return tuple(held)
+
+
+# --- the game contract ---------------------------------------------------------------------
+
+
+class StickSpec(GameSpec):
+    """Stick or reroll in the registry (see ``diceopt.games.registry``)."""
+
+    id = "stick"
+    title = "Stick or reroll"
+    summary = "stick or reroll (the course dice game): hold dice, pay to reroll"
+    rules_help = (
+        "Roll n dice. Either stick: every value that shows on two or more dice flips to\n"
+        "its opposite face (with 1..6: 1<->6, 2<->5, 3<->4), the total is added to your\n"
+        "points and the game ends; or hold any dice, pay the penalty and reroll the rest.\n"
+        "Maximise the expected final points. Positions: 'dice 1 3 3' (values still to\n"
+        "come) or 'dice 1 3 3 | points -2' (final scores). Actions: 'stick',\n"
+        "'hold 3 3', 'hold -' (reroll everything)."
+    )
+    units = "expected final score (points)"
+    parameters = (
+        Parameter("dice", "number of dice (RULES default 3)", type=int),
+        Parameter("sides", "sides per die (default 6)", type=int),
+        Parameter(
+            "values",
+            "face values, e.g. 1,2,3,4,5,6 or 1 2 3 4 5 6 (default 1..sides)",
+            type=parse_numbers,
+            many=True,
+        ),
+        Parameter(
+            "bias",
+            "face probabilities summing to 1, e.g. 1/6 ... or 0.1,0.2,... (default uniform)",
+            type=parse_numbers,
+            many=True,
+        ),
+        Parameter("penalty", "points paid per reroll (default 1)", type=parse_number),
+    )
+    variants = {
+        "3d6": "three six-sided dice, reroll penalty 1 (the course default)",
+        "2d3": "two three-sided dice, reroll penalty 1",
+        "6d6": "six six-sided dice, reroll penalty 1",
+    }
+    position_example = POSITION_EXAMPLE
+    solve_options = (Parameter("table", "print every roll, however many", flag=True),)
+
+    def rules(self, variant: str | None = None, **params: Any) -> StickRules:
+        """Rules of a variant ``NdK`` (N dice with K sides, penalty 1), parameters override."""
+        text = (variant or "3d6").strip().lower()
+        dice, _, sides = text.partition("d")
+        if not (dice.isdigit() and sides.isdigit()):
+            raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
+        base = {"dice": int(dice), "sides": int(sides)}
+        for key in ("values", "bias"):
+            if params.get(key) is not None:
+                params[key] = tuple(float(v) for v in params[key])
+        return StickRules(**{**base, **params})
+
+    def parse_text(self, rules: StickRules, text: str) -> StickPosition:
+        """``dice 1 3 3`` or ``dice 1 3 3 | points -2``."""
+        return parse_position(rules, text)
+
+    def parse_json(self, rules: StickRules, data: Mapping[str, Any]) -> StickPosition:
+        """``{"dice": [1, 3, 3], "points": -2}``."""
+        return position_from_json(rules, data)
+
+    def format(self, rules: StickRules, pos: StickPosition) -> str:
+        """``dice 1 3 3`` (``| points P`` when known)."""
+        return format_position(rules, pos)
+
+    def to_json(self, rules: StickRules, pos: StickPosition) -> dict[str, Any]:
+        """``{"dice": [...], "points": ...}`` (points only when known)."""
+        out: dict[str, Any] = {"dice": list(rules.values_of(pos.roll))}
+        if pos.points is not None:
+            out["points"] = pos.points
+        return out
+
+    def new_position(self, rules: StickRules, rng: np.random.Generator) -> StickPosition:
+        """The first roll, 0 points."""
+        roll = reroll(rules, np.zeros(rules.sides, dtype=np.int64), rng)
+        return StickPosition(tuple(int(c) for c in roll), 0.0)
+
+    def advise(self, rules: StickRules, pos: StickPosition) -> Advice:
+        """Every hold (stick first among equals) with its expected points, best first."""
+        sol = solved(rules)
+        roll = pos.roll
+        base = pos.points or 0.0
+        options = [
+            (format_hold(rules, roll, h), base + sol.hold_value(roll, h))
+            for h in hold_options(roll)
+        ]
+        value_is = "expected points still to come" if pos.points is None else self.units
+        return Advice(rank_actions(options), value_is)
+
+    def canonical_action(self, rules: StickRules, pos: StickPosition, text: str) -> str:
+        """``stick``, ``hold 3 3`` or ``hold -`` from any accepted form (``3 3``, ``all``)."""
+        return format_hold(rules, pos.roll, parse_hold(rules, pos.roll, text))
+
+    def apply(
+        self, rules: StickRules, pos: StickPosition, action: str, rng: np.random.Generator
+    ) -> Step:
+        """Stick ends the game; a hold pays the penalty and rerolls the other dice."""
+        roll = pos.roll
+        held = parse_hold(rules, roll, action)
+        points = pos.points or 0.0
+        if (held == roll).all():
+            final = points + rules.score(roll)
+            shown = " ".join(format_value(v) for v in rules.values_of(roll))
+            events = (f"stick with {shown}: {format_value(rules.score(roll))} points",)
+            done = StickPosition(pos.counts, final if pos.points is not None else None)
+            return Step(done, True, 0, events, final)
+        new = reroll(rules, held, rng)
+        after = None if pos.points is None else points - rules.penalty
+        shown = " ".join(format_value(v) for v in rules.values_of(new))
+        return Step(
+            StickPosition(tuple(int(c) for c in new), after), False, 0, (f"rolled {shown}",)
+        )
+
+    def solve(self, rules: StickRules, table: bool = False, **options: Any) -> Report:
+        """The value of every roll, the optimal holds and the expectation from the first roll."""
+        with Stage("building the game graph", "nodes") as stage:
+            sol = solve_stick(rules, stage.update)
+        rows = sol.table()
+        shown = len(rows) <= TABLE_LIMIT or table
+        lines = []
+        if shown:
+            lines.append(f"{'dice':<24} {'action':<28} {'value':>12} {'stick':>8}")
+            for row in rows:
+                dice = " ".join(format_value(v) for v in row["dice"])
+                hold = " ".join(format_value(v) for v in row["hold"]) or "-"
+                action = "stick" if row["action"] == STICK else f"hold {hold}"
+                lines.append(
+                    f"{dice:<24} {action:<28} {row['value']:>12.6f} {row['stick_score']:>8g}"
+                )
+        else:
+            lines.append(f"({len(rows)} rolls; pass --table to print them all)")
+        lines.append(
+            f"{rules.dice} dice x {rules.sides} sides, penalty {rules.penalty:g}: "
+            f"{len(rows)} rolls, {sol.graph.num_states} nodes in the game graph"
+        )
+        data = {
+            "states": sol.graph.num_states,
+            "rolls": len(rows),
+            "sweeps": sol.solution.sweeps,
+            "policy": rows if shown else None,
+        }
+        return Report(sol.value, data, lines)
+
+    def simulate(
+        self, rules: StickRules, games: int, rng: np.random.Generator, **options: Any
+    ) -> Report:
+        """Seeded games of optimal play on the engine's simulator (final scores, points)."""
+        sol = solved(rules)
+        return simulation_report(self, play_games(sol, games, rng), sol.value)
+
+    def main_job(self, out: Callable[[str], None] = print) -> None:
+        """3d6: the exact expectation and what discounted course agents leave behind."""
+        import time
+
+        rules = StickRules()
+        out("== Stick or reroll (3 dice x 6 sides, penalty 1) ==")
+        t0 = time.perf_counter()
+        sol = solve_stick(rules)
+        out(f"optimal expected score from the first roll: {sol.value:.9f}")
+        out(f"solved exactly in {time.perf_counter() - t0:.3f} s (no discount, no threshold)")
+        for discount, threshold in DISCOUNTED_AGENTS:
+            value = evaluate_stick_policy(
+                rules, discounted_agent_policy(rules, discount, threshold)
+            )
+            out(
+                f"value-iteration agent (discount {discount}, threshold {threshold}): "
+                f"{value:.9f}, loses {sol.value - value:.9f} points per game"
+            )
+
+
+SPEC = StickSpec()

@@ -1,30 +1,33 @@
 """Yatzy (Scandinavian, the default) and Yahtzee (American): exact solver and advice.
 
-The advice contract of :mod:`diceopt.advice`: ``VARIANTS``, ``POSITION_EXAMPLE``,
-``advise`` and ``apply``. Solved tables are loaded from the cache directory (or solved
-and saved there) once per process and kept in ``_TABLES``.
+``SPEC`` is the game's entry in the registry (``diceopt.games.registry``). Solved tables
+are loaded from the cache directory (or solved and saved there) once per process and
+kept in ``_TABLES``.
 
 Modules: ``rules`` (variants as data, scoring tables), ``kernel`` (the numba solver and
 the per-turn widget), ``storage`` (table files), ``advice`` (positions and actions),
-``engine_game`` (the same rules on the generic engine, for tests).
+``engine_game`` (the same rules on the generic engine, for tests), ``moves`` (typed
+moves and the sheet), ``simulation`` and ``sweep``.
 """
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from diceopt.advice import ActionAdvice
-from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, get_rules
+from diceopt.advice import Advice
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
+from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, YatzyRules, check_theta, get_rules
+from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
     from diceopt.games.yatzy.kernel import YatzyTable
 
-__all__ = ["POSITION_EXAMPLE", "VARIANTS", "advise", "apply", "get_solved", "main_job"]
+__all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5"
 
@@ -49,47 +52,6 @@ def get_solved(
     return _TABLES[key]
 
 
-def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Every legal action of a position with its expected final score, best first."""
-    from diceopt.games.yatzy.advice import advise_position, parse_position
-
-    rules = get_rules(variant)
-    pos = parse_position(position, rules)
-    return advise_position(pos, rules, get_solved(variant))
-
-
-def apply(
-    position: str,
-    action: str,
-    variant: str | None = None,
-    rng: np.random.Generator | None = None,
-) -> tuple[str, bool]:
-    """The position after ``action`` (dice rolled with ``rng``) and whether the game is over.
-
-    ``rng`` None uses a fresh unseeded generator.
-    """
-    from diceopt.games.yatzy.advice import apply_action, format_position, parse_position
-
-    rules = get_rules(variant)
-    pos = parse_position(position, rules)
-    new, over = apply_action(pos, action, rules, rng or np.random.default_rng())
-    return format_position(new, rules), over
-
-
-def progress_bar(label: str, stream: TextIO | None = None) -> Callable[[int, int], None]:
-    """A callback(done, total) drawing a one-line text progress bar on stderr."""
-    out = stream or sys.stderr
-
-    def show(done: int, total: int) -> None:
-        width = 30
-        fill = round(width * done / total)
-        end = "\n" if done >= total else ""
-        out.write(f"\r{label} [{'#' * fill}{'.' * (width - fill)}] {done}/{total} layers{end}")
-        out.flush()
-
-    return show
-
-
 def main_job(out: Callable[[str], None] = print) -> None:
     """`make run`: solve (or load) Scandinavian Yatzy, print its value, time and an advice."""
     from diceopt.games.yatzy.advice import advise_position, parse_position
@@ -97,14 +59,17 @@ def main_job(out: Callable[[str], None] = print) -> None:
     from diceopt.games.yatzy.storage import get_table, load_table
 
     t0 = time.perf_counter()
+    out("== Yatzy (Scandinavian), maximising the expected score ==")
     loaded = load_table(DEFAULT_VARIANT, 0.0, "float32")
     if loaded is not None:
         table, seconds = loaded
         out(f"Scandinavian Yatzy: cached table loaded in {seconds * 1000:.0f} ms")
     else:
         compile_seconds = warm_up("float32")
-        bar = progress_bar("solving Scandinavian Yatzy")
-        table, info = get_table(DEFAULT_VARIANT, 0.0, "float32", force=True, progress=bar)
+        with Stage("solving Scandinavian Yatzy", "layers") as stage:
+            table, info = get_table(
+                DEFAULT_VARIANT, 0.0, "float32", force=True, progress=stage.update
+            )
         out(
             f"Scandinavian Yatzy solved in {info.seconds:.2f} s "
             f"(numba compile {compile_seconds:.2f} s, {table.states:,} states)"
@@ -120,3 +85,255 @@ def main_job(out: Callable[[str], None] = print) -> None:
     for a in actions[:5]:
         out(f"  {a.action:<22} expected final score {a.value:9.4f}   regret {a.regret:7.4f}")
     out(f"  ... {len(actions)} legal actions; total time {time.perf_counter() - t0:.1f} s")
+
+
+# --- the game contract ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class YatzyConfig:
+    """A Yatzy table: the variant's rules, theta (exponential utility, per point; 0 is the
+    expected score) and the table's float type."""
+
+    variant: str = DEFAULT_VARIANT
+    theta: float = 0.0
+    dtype: str = "float32"
+
+    @property
+    def rules(self) -> YatzyRules:
+        """The variant's rules."""
+        return get_rules(self.variant)
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration as plain data."""
+        return {"variant": self.variant, "theta": self.theta, "dtype": self.dtype}
+
+    def table(self) -> YatzyTable:
+        """The solved table (loaded or solved once per process; progress on a terminal)."""
+        key = (self.variant, float(self.theta), self.dtype)
+        if key in _TABLES:
+            return _TABLES[key]
+        from diceopt.games.yatzy.storage import load_table
+
+        if load_table(self.variant, self.theta, self.dtype) is None:
+            with Stage(f"solving {self.variant} (first use)", "layers") as stage:
+                return get_solved(self.variant, self.theta, self.dtype, progress=stage.update)
+        return get_solved(self.variant, self.theta, self.dtype)
+
+
+class YatzySpec(GameSpec):
+    """Yatzy and Yahtzee in the registry (see ``diceopt.games.registry``)."""
+
+    id = "yatzy"
+    title = "Yatzy"
+    summary = "Yatzy / Yahtzee: exact solver, advice, simulation, risk-sensitive play"
+    rules_help = (
+        "Five dice, up to two rerolls a turn (keep any dice), then write the roll in an\n"
+        "open category; the upper bonus and the variant's scoring as in RULES.\n"
+        "Positions: 'dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5'\n"
+        "(or the JSON form). Actions: 'keep 3 3', 'keep -' (reroll all), 'score chance'."
+    )
+    units = "expected final score (points)"
+    parameters = (
+        Parameter(
+            "theta",
+            "exponential utility per point: < 0 risk-averse, > 0 risk-seeking, 0 the mean",
+            type=float,
+        ),
+        Parameter(
+            "dtype", "float type of the table", choices=("float32", "float64"), type=str.lower
+        ),
+    )
+    variants = VARIANTS
+    position_example = POSITION_EXAMPLE
+    solve_options = (Parameter("force", "solve even if the table is stored", flag=True),)
+    simulate_options = (Parameter("plot", "write a histogram (png, svg or pdf)", metavar="FILE"),)
+
+    def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
+        """The configuration of a variant (name case-insensitive) and theta/dtype."""
+        rules = get_rules(variant)
+        theta = check_theta(params.get("theta") or 0.0)
+        dtype = params.get("dtype") or "float32"
+        return YatzyConfig(rules.name, theta, dtype)
+
+    def describe(self, rules: YatzyConfig) -> dict[str, Any]:
+        """Variant, theta, dtype and the category ids."""
+        return rules.describe() | {"categories": list(rules.rules.categories)}
+
+    def parse_text(self, rules: YatzyConfig, text: str) -> Any:
+        """The text notation (see ``games.yatzy.advice``)."""
+        from diceopt.games.yatzy.advice import parse_position
+
+        return parse_position(text, rules.rules)
+
+    def parse_json(self, rules: YatzyConfig, data: Mapping[str, Any]) -> Any:
+        """The JSON form (see ``games.yatzy.advice``)."""
+        from diceopt.games.yatzy.advice import position_from_json
+
+        return position_from_json(dict(data), rules.rules)
+
+    def format(self, rules: YatzyConfig, pos: Any) -> str:
+        """The canonical text of a position."""
+        from diceopt.games.yatzy.advice import format_position
+
+        return format_position(pos, rules.rules)
+
+    def to_json(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
+        """The JSON form of a position."""
+        from diceopt.games.yatzy.advice import position_to_json
+
+        return position_to_json(pos)
+
+    def new_position(self, rules: YatzyConfig, rng: np.random.Generator) -> Any:
+        """The first roll of a game: empty sheet, two rerolls left."""
+        from diceopt.games.yatzy.advice import Position
+
+        r = rules.rules
+        dice = tuple(sorted(int(d) for d in rng.integers(1, r.sides + 1, size=r.dice)))
+        return Position(dice, 2, score=0)
+
+    def show(self, rules: YatzyConfig, pos: Any) -> list[str]:
+        """The sheet, then the dice and rerolls left."""
+        from diceopt.games.yatzy.moves import sheet_lines
+
+        dice = " ".join(map(str, pos.dice)) or "-"
+        return [*sheet_lines(pos, rules.rules), f"dice {dice}   rerolls left {pos.rerolls}"]
+
+    def advise(self, rules: YatzyConfig, pos: Any) -> Advice:
+        """Every legal action with its expected final score, best first."""
+        from diceopt.games.yatzy.advice import advise_position
+
+        actions = advise_position(pos, rules.rules, rules.table())
+        value_is = "expected points still to come" if pos.score is None else self.units
+        return Advice(actions, value_is)
+
+    def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
+        """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
+        from diceopt.games.yatzy.moves import parse_move
+
+        return parse_move(text, rules.rules)
+
+    def apply(self, rules: YatzyConfig, pos: Any, action: str, rng: np.random.Generator) -> Step:
+        """Keep and reroll, or write a category (then the next turn's first roll)."""
+        from diceopt.games.yatzy.advice import apply_action
+
+        new, over = apply_action(pos, self.canonical_action(rules, pos, action), rules.rules, rng)
+        events = []
+        if new.filled != pos.filled and pos.score is not None:
+            events.append(f"wrote {new.score - pos.score:g} points")
+        if new.dice:
+            events.append(f"rolled: dice {' '.join(map(str, new.dice))}")
+        return Step(new, over, 0, tuple(events), float(new.score or 0) if over else None)
+
+    def solve(self, rules: YatzyConfig, force: bool = False, **options: Any) -> Report:
+        """Load the stored table, or solve it (``force``: always solve) and store it."""
+        from diceopt.games.yatzy.kernel import warm_up
+        from diceopt.games.yatzy.storage import get_table, load_table, table_path
+
+        path = table_path(rules.variant, rules.theta, rules.dtype)
+        loaded = None if force else load_table(rules.variant, rules.theta, rules.dtype)
+        compile_seconds = 0.0
+        if loaded is not None:
+            table, seconds = loaded
+            lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
+            saved = True
+        else:
+            compile_seconds = warm_up(rules.dtype)
+            with Stage(f"solving {rules.variant}", "layers") as stage:
+                table, info = get_table(
+                    rules.variant, rules.theta, rules.dtype, force=True, progress=stage.update
+                )
+            seconds = info.seconds
+            saved = info.saved
+            where = f"saved to {path}" if saved else "not saved (see the warning above)"
+            lines = [
+                f"solved {table.states:,} states in {seconds:.2f} s "
+                f"(numba compile {compile_seconds:.2f} s); {where}"
+            ]
+        _TABLES[(rules.variant, float(rules.theta), rules.dtype)] = table
+        what = "expected final score" if rules.theta == 0 else "certainty equivalent"
+        lines.insert(0, f"{rules.variant}: optimal {what} {table.value:.6f} points")
+        data = {
+            "variant": rules.variant,
+            "theta": rules.theta,
+            "dtype": rules.dtype,
+            "compile_seconds": compile_seconds,
+            "solve_seconds": table.seconds,
+            "table_seconds": seconds,
+            "states": table.states,
+            "loaded": loaded is not None,
+            "path": str(path) if saved else None,
+        }
+        return Report(table.value, data, lines)
+
+    def simulate(
+        self,
+        rules: YatzyConfig,
+        games: int,
+        rng: np.random.Generator,
+        plot: str | None = None,
+        **options: Any,
+    ) -> Report:
+        """Optimal games grouped by state: mean, std, percentiles, rates and a histogram."""
+        from diceopt.cli.common import check_plot_path, write_plot
+        from diceopt.games.yatzy.simulation import (
+            histogram_lines,
+            histogram_png,
+            simulate,
+            warm_up,
+        )
+
+        check_plot_path(plot)
+        table = rules.table()
+        compile_seconds = warm_up(rules.dtype)
+        result = simulate(table, games, rng)
+        summary = result.summary()
+        if plot:
+            title = f"{rules.variant}: {games:,} optimal games" + (
+                f" (theta {rules.theta:g})" if rules.theta else ""
+            )
+            write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
+        pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
+        lines = [
+            f"table value {table.value:.4f} points; {games:,} games of optimal play",
+            f"mean {summary['mean']:.4f} points, std error {summary['std_error']:.4f}, "
+            f"std {summary['std']:.4f}",
+            f"percentiles: {pct}",
+            f"min {summary['min']}, max {summary['max']}",
+            f"upper bonus in {100 * summary['bonus_rate']:.2f}% of games, "
+            f"Yatzy (50) in {100 * summary['yatzy_rate']:.2f}%",
+            f"simulated in {result.seconds:.2f} s (compile {compile_seconds:.2f} s)",
+            "final score distribution:",
+            *("  " + line for line in histogram_lines(result.scores)),
+        ]
+        if plot:
+            lines.append(f"histogram written to {plot}")
+        data = summary | {
+            "exact": table.value,
+            "variant": rules.variant,
+            "dtype": rules.dtype,
+            "compile_seconds": compile_seconds,
+            "distinct_states": int(result.distinct_states.sum()),
+            "plot": plot,
+        }
+        return Report(summary["mean"], data, lines)
+
+    def commands(self) -> tuple[Command, ...]:
+        """``sweep``: score distributions across theta."""
+        from diceopt.games.yatzy.sweep import SWEEP_OPTIONS, run_sweep
+
+        return (
+            Command(
+                "sweep",
+                "risk-sensitive play: the score distribution for several theta",
+                run_sweep,
+                SWEEP_OPTIONS,
+            ),
+        )
+
+    def main_job(self, out: Callable[[str], None] = print) -> None:
+        """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""
+        main_job(out)
+
+
+SPEC = YatzySpec()

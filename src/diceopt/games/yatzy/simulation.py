@@ -126,7 +126,7 @@ def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None 
     ax.set_ylabel("share of games")
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    fig.savefig(path)
     plt.close(fig)
 
 

@@ -10,13 +10,17 @@ row is exactly ``simulate(expectation table, games, default_rng(seed))``.
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
+from diceopt.games.registry import Parameter
 from diceopt.games.yatzy.kernel import YatzyTable
 from diceopt.games.yatzy.rules import check_theta
 from diceopt.games.yatzy.simulation import SimulationResult, simulate
@@ -112,5 +116,70 @@ def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    fig.savefig(path)
     plt.close(fig)
+
+
+SWEEP_OPTIONS = (
+    Parameter(
+        "thetas",
+        "exponential-utility parameters, commas or spaces",
+        default="-0.1,-0.05,0,0.05,0.1",
+    ),
+    Parameter("games", "games per theta", default=100_000, type=games_count),
+    Parameter("seed", "random seed (default: fresh)", type=seed_value),
+    Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
+)
+
+
+def run_sweep(config: Any, args: argparse.Namespace) -> int:
+    """``diceopt yatzy sweep``: a table (or JSON) per theta and a frontier plot."""
+    import time
+
+    from diceopt.cli.common import check_plot_path, print_json, resolve_seed, write_plot
+    from diceopt.games.yatzy.simulation import warm_up
+
+    thetas = parse_thetas(args.thetas)
+    seed = resolve_seed(args.seed)
+    check_plot_path(args.plot)
+    t0 = time.perf_counter()
+    compile_seconds = warm_up(config.dtype)
+
+    def note(message: str) -> None:
+        if not args.json:
+            print(message, file=sys.stderr, flush=True)
+
+    rows = sweep(config.variant, thetas, args.games, seed, config.dtype, None, note)
+    if args.plot:
+        title = f"{config.variant}: mean and spread by theta ({args.games:,} games each)"
+        write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
+    seconds = time.perf_counter() - t0
+    if args.json:
+        print_json(
+            {
+                "variant": config.variant,
+                "games": args.games,
+                "seed": seed,
+                "dtype": config.dtype,
+                "rows": [r.to_json() for r in rows],
+                "seconds": seconds,
+                "compile_seconds": compile_seconds,
+                "plot": args.plot,
+            }
+        )
+        return 0
+    print(f"{config.variant}: {args.games:,} games per theta, seed {seed} (same dice for all)")
+    head = f"{'theta':>7} {'cert.eq':>8} {'mean':>8} {'std':>7}"
+    head += "".join(f" {'p' + str(p):>5}" for p in (1, 5, 10, 25, 50, 75, 90, 95, 99))
+    head += f" {'bonus':>6} {'yatzy':>6}"
+    print(head)
+    for r in rows:
+        s = r.result.summary()
+        line = f"{r.theta:>7g} {r.value:8.2f} {s['mean']:8.2f} {s['std']:7.2f}"
+        line += "".join(f" {v:5.0f}" for v in s["percentiles"].values())
+        line += f" {100 * s['bonus_rate']:5.1f}% {100 * s['yatzy_rate']:5.1f}%"
+        print(line)
+    print(f"total {seconds:.1f} s (compile {compile_seconds:.1f} s)")
+    if args.plot:
+        print(f"frontier written to {args.plot}")
+    return 0

@@ -1,0 +1,192 @@
+"""The commands every registered game gets: ``solve``, ``advise``, ``play``, ``simulate``.
+
+Built from the game's ``GameSpec``: its rules parameters become options of every command
+(``--variant`` picks a preset, the parameters override it), ``solve_options`` and
+``simulate_options`` extend those two commands, and ``commands()`` adds the game's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.games.registry import Command, GameSpec, Parameter
+
+
+class JoinLists(argparse.Action):
+    """Store the lists parsed from each word of a ``many`` option as one list."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        """Flatten ``values`` (a list of lists) into the option's value."""
+        setattr(namespace, self.dest, [x for words in values for x in words])
+
+
+def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
+    """``param`` as an argparse option (a switch when ``param.flag``)."""
+    if param.flag:
+        parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
+        return
+    default_text = "" if param.default is None else f" (default {param.default})"
+    extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
+    parser.add_argument(
+        param.option,
+        dest=param.name,
+        type=param.type,
+        default=param.default,
+        choices=param.choices,
+        metavar=param.metavar,
+        help=param.help + default_text,
+        **extra,
+    )
+
+
+def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
+    """``--variant`` and the game's rules parameters."""
+    names = ", ".join(spec.variants)
+    parser.add_argument(
+        "--variant",
+        help=f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})",
+    )
+    for param in spec.parameters:
+        add_parameter(parser, param)
+
+
+def rules_from(spec: GameSpec, args: argparse.Namespace) -> Any:
+    """The validated rules of the parsed options (InputError, one line)."""
+    params = {p.name: getattr(args, p.name) for p in spec.parameters}
+    given = {k: v for k, v in params.items() if v is not None and v is not False}
+    return spec.rules(args.variant, **given)
+
+
+def options_of(params: tuple[Parameter, ...], args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed values of ``params`` by name."""
+    return {p.name: getattr(args, p.name) for p in params}
+
+
+def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> None:
+    """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game."""
+    parser = subparsers.add_parser(
+        spec.id,
+        help=spec.summary,
+        description=f"{spec.title}: {spec.summary}\n\n{spec.rules_help}".rstrip(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_text: str, handler: Any, json: bool = True) -> Any:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        add_rules_options(p, spec)
+        if json:
+            add_json_flag(p)
+        p.set_defaults(handler=lambda args: handler(spec, args))
+        return p
+
+    solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
+    for param in spec.solve_options:
+        add_parameter(solve_p, param)
+
+    advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
+    advise_p.add_argument(
+        "position", help=f"text notation (e.g. '{spec.position_example}') or a JSON object"
+    )
+
+    play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
+    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
+    if spec.players == 2:
+        play_p.add_argument(
+            "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
+        )
+
+    sim_p = command("simulate", "play seeded games with the optimal policy", cmd_simulate)
+    sim_p.add_argument(
+        "--games", type=games_count, default=10_000, help="games to play (default 10000)"
+    )
+    sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    for param in spec.simulate_options:
+        add_parameter(sim_p, param)
+
+    for extra in spec.commands():
+        p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
+        for param in extra.options:
+            add_parameter(p, param)
+
+
+def _extra_handler(extra: Command) -> Any:
+    def handler(spec: GameSpec, args: argparse.Namespace) -> int:
+        return int(extra.run(rules_from(spec, args), args) or 0)
+
+    return handler
+
+
+def cmd_solve(spec: GameSpec, args: argparse.Namespace) -> int:
+    """Solve the rules; print the report (or one JSON object with value and seconds)."""
+    rules = rules_from(spec, args)
+    t0 = time.perf_counter()
+    report = spec.solve(rules, **options_of(spec.solve_options, args))
+    seconds = time.perf_counter() - t0
+    if args.json:
+        data = {"game": spec.id, "rules": spec.describe(rules), "value": report.value}
+        print_json({**data, "seconds": seconds, "units": spec.units, **report.data})
+        return 0
+    for line in report.lines:
+        print(line)
+    print(f"optimal value from the start: {report.value:.9f} ({spec.units})")
+    print(f"{seconds:.3f} s")
+    return 0
+
+
+def cmd_advise(spec: GameSpec, args: argparse.Namespace) -> int:
+    """Every legal action of a position with value and regret, best first."""
+    rules = rules_from(spec, args)
+    pos = spec.parse(rules, args.position)
+    advice = spec.advise(rules, pos)
+    if args.json:
+        print_json({"position": spec.format(rules, pos), **advice.to_json()})
+        return 0
+    print(f"{spec.format(rules, pos)}")
+    print(f"values: {advice.value_is}")
+    width = max(len(a.action) for a in advice.actions)
+    for a in advice.actions:
+        note = "best" if a.regret <= 1e-12 else f"loses {a.regret:.6f}"
+        print(f"  {a.action:<{width}}  {a.value:14.9f}  {note}")
+    return 0
+
+
+def cmd_play(spec: GameSpec, args: argparse.Namespace) -> int:
+    """The interactive game loop (shared by every game)."""
+    from diceopt.cli.play import play
+
+    rules = rules_from(spec, args)
+    seat = getattr(args, "seat", 1) - 1
+    return play(spec, rules, seed=args.seed, seat=seat)
+
+
+def cmd_simulate(spec: GameSpec, args: argparse.Namespace) -> int:
+    """Play seeded games with the optimal policy; compare with the exact value."""
+    import numpy as np
+
+    rules = rules_from(spec, args)
+    t0 = time.perf_counter()
+    report = spec.simulate(
+        rules,
+        args.games,
+        np.random.default_rng(args.seed),
+        **options_of(spec.simulate_options, args),
+    )
+    seconds = time.perf_counter() - t0
+    if args.json:
+        print_json({"game": spec.id, "seed": args.seed, **report.data, "seconds": seconds})
+        return 0
+    print(f"{spec.title}, seed {args.seed}:")
+    for line in report.lines:
+        print(f"  {line}")
+    print(f"  {seconds:.3f} s")
+    return 0

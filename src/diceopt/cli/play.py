@@ -1,0 +1,100 @@
+"""The one interactive play loop every game uses.
+
+Each turn shows the position; the player types an action as ``advise`` writes it (the
+game also accepts its short forms), ``?`` for a hint, or an empty line to be asked
+again. Every decision is graded with its regret against the best action. End of input
+(Ctrl-D) says goodbye with the total regret so far and exits with status 0. In two-player
+games the computer plays the other seat optimally.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from diceopt.cli.common import prompt, resolve_seed
+from diceopt.errors import InputError
+from diceopt.games.registry import GameSpec
+
+HINT_ACTIONS = 3  # actions listed by the hint
+
+
+def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> int:
+    """Play one game of ``spec`` on the terminal; returns the exit status (0)."""
+    seed = resolve_seed(seed)
+    rng = np.random.default_rng(seed)
+    pos = spec.new_position(rules, rng)
+    print(f"{spec.title} (seed {seed}). Values: {spec.units}.")
+    print("Type an action, '?' for a hint; Ctrl-D stops.")
+    lost, decisions = 0.0, 0
+    while True:
+        mover = spec.to_move(rules, pos)
+        print()
+        for line in spec.show(rules, pos):
+            print(line)
+        advice = spec.advise(rules, pos)
+        if spec.players == 2 and mover != seat:
+            action = advice.best.action
+            print(f"computer: {action}")
+        elif len(advice.actions) == 1:
+            action = advice.best.action
+            print(f"you: {action} (the only move)")
+        else:
+            try:
+                action = _ask(spec, rules, pos, advice)
+            except EOFError:
+                print(f"\ngoodbye: {decisions} decisions, total regret {lost:.4f} ({spec.units})")
+                return 0
+            entry = advice.find(action)
+            assert entry is not None  # _ask returns a legal action
+            decisions += 1
+            lost += entry.regret
+            if entry.regret <= 1e-9:
+                print(f"  {action}: optimal")
+            else:
+                print(
+                    f"  {action}: costs {entry.regret:.4f} "
+                    f"(best: {advice.best.action}, {advice.best.value:.4f})"
+                )
+        step = spec.apply(rules, pos, action, rng)
+        for event in step.events:
+            print(f"  {event}")
+        if step.game_over:
+            print()
+            for line in spec.show(rules, step.position):
+                print(line)
+            print(_outcome(spec, step.result, seat))
+            print(f"{decisions} decisions graded; total regret {lost:.4f} ({spec.units})")
+            return 0
+        pos = step.position
+
+
+def _ask(spec: GameSpec, rules: Any, pos: Any, advice: Any) -> str:
+    """Prompt until the player types a legal action; ``?`` prints a hint."""
+    while True:
+        line = prompt("> ")
+        if not line:
+            continue
+        if line == "?":
+            for a in advice.actions[:HINT_ACTIONS]:
+                note = "best" if a.regret <= 1e-12 else f"loses {a.regret:.4f}"
+                print(f"  hint: {a.action:<24} {a.value:.4f}  {note}")
+            continue
+        try:
+            entry, _ = spec.evaluate(rules, pos, line)
+        except InputError as exc:
+            print(f"  {exc}", file=sys.stderr)
+            continue
+        return entry.action
+
+
+def _outcome(spec: GameSpec, result: float | None, seat: int) -> str:
+    """The end of the game in words, for the human's seat."""
+    if result is None:
+        return "game over"
+    if spec.players == 2:
+        mine = result if seat == 0 else 1.0 - result
+        return "you win" if mine > 0.5 else "you lose" if mine < 0.5 else "a draw"
+    return f"game over: final result {result:g}"

@@ -1,0 +1,355 @@
+"""The game contract and the registry: every game is one ``GameSpec``, discovered, not named.
+
+A game module (or package) under ``diceopt.games`` that defines ``SPEC`` (a GameSpec) is a
+built-in game; a game published in another package registers through the entry-point
+group ``diceopt.games`` (the entry point names a GameSpec object or a class to
+instantiate). The CLI, the web app, the page's script and ``make run`` read the registry
+(``games()``, ``get_game(id)``) and never name a game.
+
+What a game provides (subclass GameSpec):
+
+1. identity: ``id``, ``title``, ``summary`` (one line), ``rules_help`` (how it is played),
+   ``units`` (what a value means), ``players`` (1 or 2), ``lower_is_better``;
+2. rules: ``parameters`` (each with a default and help), ``variants`` (named presets,
+   the first is the default), ``rules(variant, **params)`` -> a hashable rules object,
+   validated (InputError, one line);
+3. positions: ``parse_text`` / ``parse_json`` and ``format`` / ``to_json`` that round-trip,
+   ``new_position(rules, rng)``;
+4. play: ``advise(rules, pos)`` -> Advice (every legal action, best first),
+   ``apply(rules, pos, action, rng)`` -> Step (next position, game over, who moves);
+5. solving: ``solve(rules, **options)`` -> Report (the value from the start), optionally a
+   fast ``simulate``; optional ``commands()`` for extra subcommands.
+
+Values are always in the mover's terms: the expected final score (points), or the
+probability that the player to move wins (a draw counts 1/2); ``regret`` is how much an
+action loses against the best, in the same units (>= 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import pkgutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, is_dataclass
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Any
+
+import numpy as np
+
+from diceopt.advice import ActionAdvice, Advice
+from diceopt.errors import InputError
+
+ENTRY_POINT_GROUP = "diceopt.games"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One option of a game or command: ``--name`` on the command line.
+
+    ``type`` parses the command-line text (raise ValueError/InputError for bad text);
+    ``choices`` limits the values; ``flag`` makes it a switch; ``many`` takes one or more
+    words, each parsed by ``type`` into a list, joined into one list (``--bias 0.1 0.9``
+    and ``--bias 0.1,0.9`` are the same). A rules parameter with default None means "as
+    the variant says".
+    """
+
+    name: str
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] = str
+    choices: tuple[Any, ...] | None = None
+    flag: bool = False
+    many: bool = False
+    metavar: str | None = None
+
+    @property
+    def option(self) -> str:
+        """The command-line flag, e.g. ``--dice-rule``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What playing one action led to.
+
+    ``position``: the next position (as the game's position object); ``game_over``;
+    ``to_move``: the player to move next (0 = first player); ``events``: what happened
+    on the way, in words (e.g. "rolled 3 5"); ``result``: when the game is over, its
+    outcome in the start's terms (final score in points, or the first player's wins:
+    1, 1/2 or 0).
+    """
+
+    position: Any
+    game_over: bool
+    to_move: int = 0
+    events: tuple[str, ...] = ()
+    result: float | None = None
+
+
+@dataclass
+class Report:
+    """The answer of ``solve`` or ``simulate``: the headline value, JSON data, text lines."""
+
+    value: float
+    data: dict[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Command:
+    """An extra subcommand of a game (e.g. ``pig boundary``).
+
+    ``options`` are added to the subcommand's parser beside the game's rules parameters;
+    ``run(rules, args)`` returns the exit status (args carries the parsed options).
+    """
+
+    name: str
+    help: str
+    run: Callable[[Any, argparse.Namespace], int]
+    options: tuple[Parameter, ...] = ()
+    json: bool = True
+
+
+def plain(rules: Any) -> dict[str, Any]:
+    """A rules object as JSON-ready data (``describe()`` if it has one, else its fields)."""
+    if hasattr(rules, "describe"):
+        return rules.describe()
+    if is_dataclass(rules):
+        return asdict(rules)
+    return {"rules": str(rules)}
+
+
+class GameSpec:
+    """The contract of one game; see the module docstring. Subclass and fill in."""
+
+    id: str = ""
+    title: str = ""
+    summary: str = ""
+    rules_help: str = ""
+    units: str = "expected final score (points)"
+    players: int = 1
+    lower_is_better: bool = False
+    parameters: tuple[Parameter, ...] = ()
+    variants: Mapping[str, str] = {}
+    position_example: str = ""
+    solve_options: tuple[Parameter, ...] = ()
+    simulate_options: tuple[Parameter, ...] = ()
+    play_limit: int = 10_000  # decisions after which a played game is declared runaway
+
+    # --- rules -----------------------------------------------------------------------
+    def rules(self, variant: str | None = None, **params: Any) -> Any:
+        """The validated rules of a variant with parameters overriding it (InputError)."""
+        raise NotImplementedError
+
+    def variant_id(self, variant: str | None) -> str:
+        """A variant name matched case-insensitively (None: the default, the first)."""
+        if variant is None:
+            return next(iter(self.variants))
+        wanted = variant.strip().lower()
+        for name in self.variants:
+            if name.lower() == wanted:
+                return name
+        near = difflib.get_close_matches(wanted, list(self.variants), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise InputError(
+            f"unknown {self.id} variant {variant!r}{hint} (variants: {', '.join(self.variants)})"
+        )
+
+    def describe(self, rules: Any) -> dict[str, Any]:
+        """The rules' parameters as plain data."""
+        return plain(rules)
+
+    # --- positions ---------------------------------------------------------------------
+    def parse_text(self, rules: Any, text: str) -> Any:
+        """A position from its text notation (InputError, one line, if malformed)."""
+        raise NotImplementedError
+
+    def parse_json(self, rules: Any, data: Mapping[str, Any]) -> Any:
+        """A position from its JSON form (InputError if malformed)."""
+        raise NotImplementedError
+
+    def format(self, rules: Any, pos: Any) -> str:
+        """The text notation of a position (parses back to the same position)."""
+        raise NotImplementedError
+
+    def to_json(self, rules: Any, pos: Any) -> dict[str, Any]:
+        """The JSON form of a position (parses back to the same position)."""
+        raise NotImplementedError
+
+    def parse(self, rules: Any, position: str | Mapping[str, Any]) -> Any:
+        """A position from text or JSON (an object, or text that starts with ``{``)."""
+        if isinstance(position, Mapping):
+            return self.parse_json(rules, position)
+        if not isinstance(position, str):
+            raise InputError(f"a position is text or a JSON object, got {type(position).__name__}")
+        text = position.strip()
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"position is not valid JSON: {exc.msg} at {exc.pos}") from None
+            if not isinstance(data, dict):
+                raise InputError("a JSON position must be an object")
+            return self.parse_json(rules, data)
+        return self.parse_text(rules, text)
+
+    def new_position(self, rules: Any, rng: np.random.Generator) -> Any:
+        """The position a game starts in (dice rolled with ``rng`` where the rules roll)."""
+        raise NotImplementedError
+
+    def show(self, rules: Any, pos: Any) -> list[str]:
+        """Lines describing a position for a player (default: its notation)."""
+        return [self.format(rules, pos)]
+
+    # --- play ----------------------------------------------------------------------------
+    def advise(self, rules: Any, pos: Any) -> Advice:
+        """Every legal action with its value and regret, best first."""
+        raise NotImplementedError
+
+    def canonical_action(self, rules: Any, pos: Any, text: str) -> str:
+        """The action text as ``advise`` writes it (default: words lower-cased, one space)."""
+        return " ".join(text.lower().split())
+
+    def evaluate(self, rules: Any, pos: Any, action: str) -> tuple[ActionAdvice, Advice]:
+        """One action's advice entry (value, regret) and the full advice of the position."""
+        advice = self.advise(rules, pos)
+        entry = advice.find(self.canonical_action(rules, pos, action))
+        if entry is None:
+            legal = "; ".join(a.action for a in advice.actions[:12])
+            raise InputError(f"{action.strip()!r} is not a legal action here; legal: {legal}")
+        return entry, advice
+
+    def apply(self, rules: Any, pos: Any, action: str, rng: np.random.Generator) -> Step:
+        """Play ``action`` (dice rolled with ``rng``): the next position and game state."""
+        raise NotImplementedError
+
+    def to_move(self, rules: Any, pos: Any) -> int:
+        """The player to move in a position (0 = first player)."""
+        return 0
+
+    # --- solving -------------------------------------------------------------------------
+    def solve(self, rules: Any, **options: Any) -> Report:
+        """Solve (or load) the rules: the optimal value from the start, with details."""
+        raise NotImplementedError
+
+    def simulate(self, rules: Any, games: int, rng: np.random.Generator, **options: Any) -> Report:
+        """Play ``games`` seeded games with the optimal policy through ``advise``/``apply``.
+
+        The generic (slow, Python) path; games with a fast simulator override it.
+        Outcomes are in the start's terms (``Step.result``).
+        """
+        outcomes = np.empty(games)
+        for g in range(games):
+            outcomes[g] = self.play_out(rules, rng)
+        exact = self.solve(rules).value
+        return simulation_report(self, outcomes, exact)
+
+    def play_out(self, rules: Any, rng: np.random.Generator) -> float:
+        """One game of optimal play from the start; its ``Step.result``."""
+        pos = self.new_position(rules, rng)
+        for _ in range(self.play_limit):
+            step = self.apply(rules, pos, self.advise(rules, pos).best.action, rng)
+            if step.game_over:
+                return float(step.result if step.result is not None else 0.0)
+            pos = step.position
+        raise InputError(f"a game of {self.title} did not end within {self.play_limit} decisions")
+
+    def commands(self) -> tuple[Command, ...]:
+        """Extra subcommands beyond solve, advise, play and simulate."""
+        return ()
+
+    def main_job(self, out: Callable[[str], None] = print) -> None:
+        """The game's section of ``make run`` (default: solve the default rules)."""
+        report = self.solve(self.rules())
+        out(f"== {self.title} ==")
+        out(f"optimal value from the start: {report.value:.9f} ({self.units})")
+
+
+def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Report:
+    """Mean, standard error, range and the exact value of simulated outcomes."""
+    n = len(outcomes)
+    mean = float(outcomes.mean())
+    std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    data = {
+        "mean": mean,
+        "std_error": std_error if n > 1 else None,
+        "games": n,
+        "min": float(outcomes.min()),
+        "max": float(outcomes.max()),
+        "exact": exact,
+    }
+    lines = [
+        f"{n:,} games of optimal play: mean {mean:.6f}"
+        + (f" +/- {std_error:.6f} (standard error)" if n > 1 else ""),
+        f"exact value {exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
+    ]
+    return Report(mean, data, lines)
+
+
+# --- the registry ------------------------------------------------------------------------
+
+_GAMES: dict[str, GameSpec] | None = None
+
+
+def _builtin_specs() -> list[GameSpec]:
+    """``SPEC`` of every module and package directly under ``diceopt.games``."""
+    import diceopt.games as package
+
+    specs = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name == "registry":
+            continue
+        module = import_module(f"{package.__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if isinstance(spec, GameSpec):
+            specs.append(spec)
+    return specs
+
+
+def _plugin_specs() -> list[GameSpec]:
+    """Games registered by other packages in the ``diceopt.games`` entry-point group."""
+    specs = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            spec = obj() if isinstance(obj, type) else obj
+        except Exception as exc:  # a broken plug-in must not break the tool
+            print(f"diceopt: warning: game plug-in {ep.name!r} not loaded: {exc}", file=sys.stderr)
+            continue
+        if not isinstance(spec, GameSpec):
+            print(
+                f"diceopt: warning: game plug-in {ep.name!r} is not a GameSpec; ignored",
+                file=sys.stderr,
+            )
+            continue
+        specs.append(spec)
+    return specs
+
+
+def games() -> dict[str, GameSpec]:
+    """Every registered game by id: built-in games first (by id), then plug-ins."""
+    global _GAMES
+    if _GAMES is None:
+        found: dict[str, GameSpec] = {}
+        for spec in sorted(_builtin_specs(), key=lambda s: s.id) + _plugin_specs():
+            if spec.id in found:
+                print(f"diceopt: warning: game id {spec.id!r} registered twice", file=sys.stderr)
+                continue
+            found[spec.id] = spec
+        _GAMES = found
+    return _GAMES
+
+
+def get_game(game_id: str) -> GameSpec:
+    """The game of an id (case-insensitive); InputError naming the nearest id."""
+    registry = games()
+    key = (game_id or "").strip().lower()
+    if key in registry:
+        return registry[key]
+    near = difflib.get_close_matches(key, list(registry), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    raise InputError(f"unknown game {game_id!r}{hint} (games: {', '.join(registry)})")
