@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from diceopt.engine.compile import CompiledGame
+from diceopt.engine.solve import Objective
 from diceopt.errors import InputError, SolveError
 
 
@@ -15,16 +16,26 @@ def simulate(
     games: int,
     rng: np.random.Generator,
     *,
+    objective: Objective | None = None,
     max_steps: int = 1_000_000,
 ) -> np.ndarray:
     """Play ``games`` games from the initial state following ``policy``.
 
     Returns one float64 per game: the rewards collected plus the terminal value (points,
-    or player 0's win share in win games). Raises SolveError if a game runs past
-    ``max_steps`` nodes, as a policy that never ends would.
+    or the win share in win games), always for the player who moves first. In games
+    with hand-over edges the simulator tracks who is to move: a reward or terminal value
+    seen by the second player counts ``-x`` (expected) or ``1 - x`` (win) for the first.
+    ``objective`` says which (required for such games; default expected otherwise).
+    Raises SolveError if a game runs past ``max_steps`` nodes, as a policy that
+    never ends would.
     """
     if games < 1:
         raise InputError(f"the number of games must be at least 1, got {games}")
+    if objective is None:
+        if game.has_flips:
+            raise InputError("a game with hand-over edges needs its objective (win or expected)")
+        objective = Objective()
+    objective.check_game(game)
     totals = np.empty(games, dtype=np.float64)
     cumulative = _cumulative_probabilities(game.start, game.prob, game.kind)
     ok = _play(
@@ -33,6 +44,8 @@ def simulate(
         game.start,
         game.target,
         game.reward,
+        game.flip,
+        objective.handover_base,
         cumulative,
         np.asarray(policy, dtype=np.int64),
         rng,
@@ -63,6 +76,8 @@ def _play(
     start: np.ndarray,
     target: np.ndarray,
     reward: np.ndarray,
+    flip: np.ndarray,
+    base: float,
     cumulative: np.ndarray,
     policy: np.ndarray,
     rng: np.random.Generator,
@@ -72,6 +87,7 @@ def _play(
     for g in range(totals.size):
         s = 0
         total = 0.0
+        second = False  # the second player is to move
         steps = 0
         while kind[s] != 0:
             steps += 1
@@ -85,7 +101,9 @@ def _play(
                     e += 1
             else:
                 e = policy[s]
-            total += reward[e]
+            total += -reward[e] if second else reward[e]
+            if flip[e]:
+                second = not second
             s = target[e]
-        totals[g] = total + terminal_value[s]
+        totals[g] = total + (base - terminal_value[s] if second else terminal_value[s])
     return True

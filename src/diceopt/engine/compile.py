@@ -11,7 +11,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from diceopt.engine.game import Chance, Decision, Game, Terminal
+from diceopt.engine.game import Chance, Decision, Game, Handover, Terminal
 from diceopt.errors import InputError
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
@@ -23,9 +23,12 @@ class CompiledGame:
     """A game as arrays. Node 0 is the initial state.
 
     ``kind[s]`` is TERMINAL, CHANCE or DECISION; the edges of node s are
-    ``start[s]:start[s + 1]`` with ``target``, ``reward`` (points on the edge) and
-    ``prob`` (chance edges; 0 on decision edges). ``states[s]`` and ``actions[e]`` are
-    the Python objects behind the numbers (None where built from arrays).
+    ``start[s]:start[s + 1]`` with ``target``, ``reward`` (points on the edge), ``prob``
+    (chance edges; 0 on decision edges) and ``flip`` (True where the turn passes: a
+    ``Handover`` edge). ``label_code[e]`` numbers the label of chance edge e in
+    ``label_table`` (-1: no label); ``labels`` is the same as a list aligned with the
+    edges. ``states[s]`` and ``actions[e]`` are the Python objects behind the numbers
+    (None where built from arrays).
     """
 
     kind: np.ndarray
@@ -38,7 +41,37 @@ class CompiledGame:
     states: list[Hashable] | None = None
     actions: list[Any] | None = None
     index: dict[Hashable, int] | None = field(default=None, repr=False)
+    flip: np.ndarray | None = field(default=None, repr=False)
+    label_code: np.ndarray | None = field(default=None, repr=False)
+    label_table: list[Hashable] = field(default_factory=list, repr=False)
     _order: tuple[np.ndarray, bool] | None = field(default=None, repr=False)
+    _labels: list[Hashable | None] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.flip is None:
+            self.flip = np.zeros(len(self.target), dtype=np.bool_)
+        if self.label_code is None:
+            self.label_code = np.full(len(self.target), -1, dtype=np.int32)
+
+    @property
+    def has_flips(self) -> bool:
+        """True when some edge hands the turn over (a mover's-point-of-view game)."""
+        return bool(self.flip.any())
+
+    def label(self, e: int) -> Hashable | None:
+        """Label of chance edge e (e.g. the die rolled), None where it has none."""
+        c = int(self.label_code[e])
+        return None if c < 0 else self.label_table[c]
+
+    @property
+    def labels(self) -> list[Hashable | None]:
+        """Labels of every edge, aligned with the edges (None where absent)."""
+        if self._labels is None:
+            table = np.empty(len(self.label_table) + 1, dtype=object)
+            table[: len(self.label_table)] = self.label_table
+            table[-1] = None
+            self._labels = table[self.label_code].tolist()
+        return self._labels
 
     @property
     def num_states(self) -> int:
@@ -108,6 +141,10 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
     reward: list[float] = []
     prob: list[float] = []
     decision_actions: list[Any] = []
+    flipped: list[int] = []  # edges that hand the turn over
+    label_edges: list[int] = []
+    label_codes: list[int] = []
+    label_ids: dict[Hashable, int] = {}
     decision_nodes: list[int] = []
     decision_players: list[int] = []
     terminal_nodes: list[int] = []
@@ -121,6 +158,7 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
     kind_append, start_append = kind.append, start.append
     target_append, reward_append, prob_append = target.append, reward.append, prob.append
     action_append = decision_actions.append
+    flipped_append = flipped.append
     kinds = {Terminal: TERMINAL, Chance: CHANCE, Decision: DECISION}
     s, report = 0, 100_000
     while s < len(states):
@@ -133,19 +171,56 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
             outcomes = node.outcomes
             if not outcomes:
                 raise InputError(f"chance node with no outcomes at {state!r}")
-            for p, r, nxt in outcomes:
-                i = index_get(nxt)
-                if i is None:
-                    i = index[nxt] = len(states)
-                    states_append(nxt)
-                target_append(i)
-                reward_append(r)
-                prob_append(p)
+            first_edge = len(target)
+            try:
+                for p, r, nxt in outcomes:
+                    if nxt.__class__ is Handover:
+                        flipped_append(len(target))
+                        nxt = nxt.state
+                    i = index_get(nxt)
+                    if i is None:
+                        i = index[nxt] = len(states)
+                        states_append(nxt)
+                    target_append(i)
+                    reward_append(r)
+                    prob_append(p)
+            except ValueError:  # labelled outcomes (4-tuples): start the node again
+                del target[first_edge:], reward[first_edge:], prob[first_edge:]
+                while flipped and flipped[-1] >= first_edge:
+                    flipped.pop()
+                for outcome in outcomes:
+                    if len(outcome) == 4:
+                        p, r, nxt, label = outcome
+                        code = label_ids.get(label)
+                        if code is None:
+                            code = label_ids[label] = len(label_ids)
+                        label_edges.append(len(target))
+                        label_codes.append(code)
+                    elif len(outcome) == 3:
+                        p, r, nxt = outcome
+                    else:
+                        raise InputError(
+                            f"a chance outcome is (probability, reward, next_state[, label]), "
+                            f"got {outcome!r} at {state!r}"
+                        ) from None
+                    if nxt.__class__ is Handover:
+                        flipped_append(len(target))
+                        nxt = nxt.state
+                    i = index_get(nxt)
+                    if i is None:
+                        i = index[nxt] = len(states)
+                        states_append(nxt)
+                    target_append(i)
+                    reward_append(r)
+                    prob_append(p)
         elif k == DECISION:
             choices = node.actions
             if not choices:
                 raise InputError(f"decision node with no actions at {state!r}")
             for a, r, nxt in choices:
+                if nxt.__class__ is Handover:
+                    flipped_append(len(target))
+                    nxt = nxt.state
                 i = index_get(nxt)
                 if i is None:
                     i = index[nxt] = len(states)
@@ -182,6 +257,11 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
     player_a[decision_nodes] = np.array(decision_players, dtype=np.int64)
     terminal_a = np.zeros(num, dtype=np.float64)
     terminal_a[terminal_nodes] = terminal_values
+    num_edges = len(target)
+    flip_a = np.zeros(num_edges, dtype=np.bool_)
+    flip_a[flipped] = True
+    label_a = np.full(num_edges, -1, dtype=np.int32)
+    label_a[label_edges] = label_codes
     graph = CompiledGame(
         kind=kind_a,
         player=player_a,
@@ -193,8 +273,83 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
         states=states,
         actions=None,
         index=index,
+        flip=flip_a,
+        label_code=label_a,
+        label_table=list(label_ids),
     )
     return graph, decision_actions
+
+
+def compile_arrays(
+    kind: np.ndarray,
+    start: np.ndarray,
+    target: np.ndarray,
+    prob: np.ndarray,
+    *,
+    reward: np.ndarray | None = None,
+    terminal_value: np.ndarray | None = None,
+    player: np.ndarray | None = None,
+    flip: np.ndarray | None = None,
+    label_code: np.ndarray | None = None,
+    label_table: list[Hashable] | None = None,
+) -> CompiledGame:
+    """A CompiledGame straight from CSR arrays (vectorised game builders), validated.
+
+    Same meaning as the fields of CompiledGame; node 0 is the initial state and the
+    numbering is kept as given. Omitted arrays default to zeros (``label_code``: -1, no
+    labels). InputError on inconsistent shapes, edges out of range or chance
+    probabilities that are negative or do not sum to 1.
+    """
+    kind = np.ascontiguousarray(kind, dtype=np.int8)
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    target = np.ascontiguousarray(target, dtype=np.int64)
+    prob = np.ascontiguousarray(prob, dtype=np.float64)
+    n, m = kind.size, target.size
+    if n < 1 or start.shape != (n + 1,) or start[0] != 0 or start[-1] != m:
+        raise InputError("start must have one entry per node plus one, from 0 to the edge count")
+    if np.any(np.diff(start) < 0):
+        raise InputError("start must not decrease")
+    if m and (target.min() < 0 or target.max() >= n):
+        raise InputError("an edge points outside the graph")
+    if prob.shape != (m,):
+        raise InputError(f"prob has shape {prob.shape}, expected ({m},)")
+
+    def edge_array(a: np.ndarray | None, dtype: Any, fill: Any) -> np.ndarray:
+        if a is None:
+            return np.full(m, fill, dtype=dtype)
+        a = np.ascontiguousarray(a, dtype=dtype)
+        if a.shape != (m,):
+            raise InputError(f"an edge array has shape {a.shape}, expected ({m},)")
+        return a
+
+    def node_array(a: np.ndarray | None, dtype: Any) -> np.ndarray:
+        if a is None:
+            return np.zeros(n, dtype=dtype)
+        a = np.ascontiguousarray(a, dtype=dtype)
+        if a.shape != (n,):
+            raise InputError(f"a node array has shape {a.shape}, expected ({n},)")
+        return a
+
+    bad, why = _first_bad_chance(kind, start, prob, PROBABILITY_TOLERANCE)
+    if bad >= 0:
+        what = "a negative or invalid probability" if why == 1 else "probabilities not summing to 1"
+        raise InputError(f"node {bad} has {what}")
+    label_a = edge_array(label_code, np.int32, -1)
+    table = list(label_table or [])
+    if label_a.size and label_a.max() >= len(table):
+        raise InputError("a label code has no entry in label_table")
+    return CompiledGame(
+        kind=kind,
+        player=node_array(player, np.int8),
+        terminal_value=node_array(terminal_value, np.float64),
+        start=start,
+        target=target,
+        reward=edge_array(reward, np.float64, 0.0),
+        prob=prob,
+        flip=edge_array(flip, np.bool_, False),
+        label_code=label_a,
+        label_table=table,
+    )
 
 
 def _kind_of(node: Any, state: Hashable) -> int:
@@ -264,6 +419,9 @@ def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
         states=states,
         actions=actions[eperm].tolist(),
         index=dict(zip(states, range(n))),
+        flip=g.flip[eperm],
+        label_code=g.label_code[eperm],
+        label_table=g.label_table,
     )
     out._order = (np.arange(n - 1, -1, -1, dtype=np.int64), bool(acyclic))
     return out

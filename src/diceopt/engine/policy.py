@@ -5,10 +5,15 @@ decision node, -1 elsewhere.
 
 Tie-break (deterministic): at a decision node the policy takes the lowest-numbered
 edge whose value is within ``TIE_TOLERANCE * max(1, |best|)`` of the best, so games
-list their preferred action (e.g. "stick") first.
+list their preferred action (e.g. "stick") first. "Best" is the objective's better
+direction: the largest value, or the smallest where the node minimises (``minimize``
+objectives, player 1 in absolute-value two-player games).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -20,21 +25,55 @@ from diceopt.errors import InputError
 TIE_TOLERANCE = 1e-9
 
 
+@dataclass(frozen=True)
+class ActionValue:
+    """One edge of a decision node: its action, value (objective units) and regret (>= 0)."""
+
+    edge: int
+    action: Any
+    value: float
+    regret: float
+
+
+def minimises(solution: Solution, s: int) -> bool:
+    """True when decision node s prefers lower values (see the module docstring)."""
+    return bool((solution.game.player[s] == 1) != solution.objective.minimize)
+
+
 def q_values(solution: Solution, s: int) -> np.ndarray:
-    """Value of each edge of decision node s: edge reward plus successor value."""
+    """Value of each edge of decision node s, from the mover's point of view.
+
+    Edge reward plus discounted successor value (``base - value`` across a hand-over).
+    """
     g = solution.game
     e = np.arange(g.start[s], g.start[s + 1])
-    return g.reward[e] + solution.discount * solution.values[g.target[e]]
+    w = solution.values[g.target[e]]
+    w = np.where(g.flip[e], solution.objective.handover_base - w, w)
+    return g.reward[e] + solution.discount * w
 
 
 def regrets(solution: Solution, s: int) -> np.ndarray:
     """Regret of each edge of decision node s, >= 0, in the objective's units.
 
-    How much the mover gives up by taking that edge instead of the best one.
+    How much the mover gives up by taking that edge instead of the best one, measured
+    in the objective's better direction.
     """
     q = q_values(solution, s)
     best = solution.values[s]
-    return np.maximum(0.0, (q - best) if solution.game.player[s] == 1 else (best - q))
+    return np.maximum(0.0, (q - best) if minimises(solution, s) else (best - q))
+
+
+def action_values(solution: Solution, s: int) -> list[ActionValue]:
+    """Every edge of decision node s with its action, value and regret, in edge order."""
+    g = solution.game
+    lo = int(g.start[s])
+    q, r = q_values(solution, s), regrets(solution, s)
+    return [
+        ActionValue(
+            lo + i, g.actions[lo + i] if g.actions is not None else None, float(v), float(x)
+        )
+        for i, (v, x) in enumerate(zip(q, r))
+    ]
 
 
 def extract_policy(solution: Solution) -> np.ndarray:
@@ -46,6 +85,9 @@ def extract_policy(solution: Solution) -> np.ndarray:
         g.start,
         g.target,
         g.reward,
+        g.flip,
+        solution.objective.handover_base,
+        solution.objective.minimize,
         solution.values,
         solution.discount,
         TIE_TOLERANCE,
@@ -69,6 +111,9 @@ def _extract(
     start: np.ndarray,
     target: np.ndarray,
     reward: np.ndarray,
+    flip: np.ndarray,
+    base: float,
+    minimize: bool,
     values: np.ndarray,
     discount: float,
     tol: float,
@@ -77,20 +122,22 @@ def _extract(
     for s in range(kind.size):
         if kind[s] != 2:
             continue
+        minimise = (player[s] == 1) != minimize
         best = values[s]
         slack = tol * max(1.0, abs(best))
+        top = start[s]
+        qt = np.inf if minimise else -np.inf
         for e in range(start[s], start[s + 1]):
-            q = reward[e] + discount * values[target[e]]
-            gap = (q - best) if player[s] == 1 else (best - q)
+            w = values[target[e]]
+            if flip[e]:
+                w = base - w
+            q = reward[e] + discount * w
+            gap = (q - best) if minimise else (best - q)
             if gap <= slack:
                 policy[s] = e
                 break
+            if (q < qt) if minimise else (q > qt):
+                top, qt = e, q
         if policy[s] < 0:  # values not converged at this node: take the best edge
-            top = start[s]
-            for e in range(start[s], start[s + 1]):
-                q = reward[e] + discount * values[target[e]]
-                qt = reward[top] + discount * values[target[top]]
-                if (q < qt) if player[s] == 1 else (q > qt):
-                    top = e
             policy[s] = top
     return policy

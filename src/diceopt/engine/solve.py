@@ -10,14 +10,19 @@ get there within ``max_sweeps`` raises SolveError naming the residual, so a solv
 loops forever.
 
 Objectives:
-- ``expected``: expected total reward (points); player 1, where present, minimises.
+- ``expected``: expected total reward (points); decisions maximise it, or minimise it
+  with ``Objective("expected", minimize=True)`` (lower is better, e.g. a golf score).
 - ``exponential``: exponential utility with parameter theta; values are certainty
   equivalents in points, ``(1/theta) log E[exp(theta X)]`` at chance nodes, computed in
   the log domain. theta < 0 is risk-averse, theta > 0 risk-seeking, theta = 0 is
   ``expected`` exactly.
-- ``win``: two players; values are player 0's probability of winning (a draw counts
-  1/2). Player 0 maximises it and player 1 minimises it, i.e. each mover maximises its
-  own win probability.
+- ``win``: two players; values are win probabilities (a draw counts 1/2), each mover
+  maximising its own.
+
+Two-player games (see ``game.py``): with absolute values, decision nodes of ``player``
+1 minimise player 0's value. In mover's-point-of-view games a hand-over edge (``flip``)
+counts its successor as ``1 - v`` under ``win`` and ``-v`` under ``expected``; every
+value is then that of the player to move. ``minimize`` reverses every decision.
 """
 
 from __future__ import annotations
@@ -38,10 +43,12 @@ STALL_SWEEPS = 50
 
 @dataclass(frozen=True)
 class Objective:
-    """What a solve optimises: ``kind`` in OBJECTIVES, ``theta`` for exponential utility."""
+    """What a solve optimises: ``kind`` in OBJECTIVES, ``theta`` for exponential utility,
+    ``minimize`` True when lower is better (every decision minimises)."""
 
     kind: str = "expected"
     theta: float = 0.0
+    minimize: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in OBJECTIVES:
@@ -55,6 +62,20 @@ class Objective:
     def effective_theta(self) -> float:
         """theta used at chance nodes (0 unless the objective is exponential)."""
         return self.theta if self.kind == "exponential" else 0.0
+
+    @property
+    def handover_base(self) -> float:
+        """b in ``b - v``, the value of a successor across a hand-over edge (1 for win)."""
+        return 1.0 if self.kind == "win" else 0.0
+
+    def check_game(self, game: CompiledGame) -> None:
+        """InputError when the objective cannot solve ``game`` (hand-overs need a zero-sum
+        objective: win or expected)."""
+        if self.effective_theta != 0.0 and game.has_flips:
+            raise InputError(
+                "exponential utility is not zero-sum: a game with hand-over edges needs "
+                "the win or expected objective"
+            )
 
 
 @dataclass
@@ -96,6 +117,7 @@ def solve(
     turns the solve into exact evaluation of that policy.
     """
     objective = objective or Objective()
+    objective.check_game(game)
     if not 0.0 < discount <= 1.0:
         raise InputError(f"discount must be in (0, 1], got {discount}")
     if choice is None:
@@ -117,6 +139,9 @@ def solve(
             game.target,
             game.reward,
             game.prob,
+            game.flip,
+            objective.handover_base,
+            objective.minimize,
             theta,
             discount,
             choice,
@@ -149,12 +174,19 @@ def _sweep(
     target: np.ndarray,
     reward: np.ndarray,
     prob: np.ndarray,
+    flip: np.ndarray,
+    base: float,
+    minimize: bool,
     theta: float,
     discount: float,
     choice: np.ndarray,
     values: np.ndarray,
 ) -> float:
-    """One in-place Bellman sweep in ``order``; returns the largest relative change."""
+    """One in-place Bellman sweep in ``order``; returns the largest relative change.
+
+    An edge is worth ``reward + discount * w`` with ``w = values[target]``, or
+    ``base - values[target]`` across a hand-over (``flip``).
+    """
     residual = 0.0
     for i in range(order.size):
         s = order[i]
@@ -165,8 +197,11 @@ def _sweep(
             if theta == 0.0:
                 new = 0.0
                 for e in range(start[s], start[s + 1]):
-                    new += prob[e] * (reward[e] + discount * values[target[e]])
-            else:
+                    w = values[target[e]]
+                    if flip[e]:
+                        w = base - w
+                    new += prob[e] * (reward[e] + discount * w)
+            else:  # no hand-over edges here (Objective.check_game)
                 top = -np.inf
                 for e in range(start[s], start[s + 1]):
                     if prob[e] > 0.0:
@@ -183,12 +218,18 @@ def _sweep(
         else:
             c = choice[s]
             if c >= 0:
-                new = reward[c] + discount * values[target[c]]
+                w = values[target[c]]
+                if flip[c]:
+                    w = base - w
+                new = reward[c] + discount * w
             else:
-                minimise = player[s] == 1
+                minimise = (player[s] == 1) != minimize
                 new = np.inf if minimise else -np.inf
                 for e in range(start[s], start[s + 1]):
-                    q = reward[e] + discount * values[target[e]]
+                    w = values[target[e]]
+                    if flip[e]:
+                        w = base - w
+                    q = reward[e] + discount * w
                     if (q < new) if minimise else (q > new):
                         new = q
         diff = abs(new - values[s]) / max(1.0, abs(new))
