@@ -139,6 +139,7 @@ class GameSpec:
     solve_options: tuple[Parameter, ...] = ()
     simulate_options: tuple[Parameter, ...] = ()
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
+    small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
 
     # --- rules -----------------------------------------------------------------------
     def rules(self, variant: str | None = None, **params: Any) -> Any:
@@ -158,6 +159,10 @@ class GameSpec:
         raise InputError(
             f"unknown {self.id} variant {variant!r}{hint} (variants: {', '.join(self.variants)})"
         )
+
+    def lower_is_better_for(self, rules: Any) -> bool:
+        """Whether lower values are better under these rules (default: ``lower_is_better``)."""
+        return self.lower_is_better
 
     def describe(self, rules: Any) -> dict[str, Any]:
         """The rules' parameters as plain data."""

@@ -41,6 +41,7 @@ from diceopt.progress import Stage
 
 STICK, REROLL = "stick", "reroll"
 MAX_MULTISETS = 400_000  # keep-lattice size limit: about a minute of solving
+MAX_POINTS = 1e12  # largest total (points) kept exact enough in float64 sums
 TABLE_LIMIT = 500  # rolls printed by solve without --table
 DISCOUNTED_AGENTS = ((0.96, 0.1), (0.97, 0.001))  # (discount, threshold) of course agents
 END = ("end", -1)
@@ -67,9 +68,14 @@ class StickRules:
                 f"{self.dice} dice with {self.sides} sides give {held:,} sets of held dice; "
                 f"at most {MAX_MULTISETS:,} are supported (10 dice x 10 sides: 184,756)"
             )
-        if not np.isfinite(self.penalty) or self.penalty < 0:
-            raise InputError(f"the reroll penalty must be >= 0, got {self.penalty}")
-        _ = self.die  # validates values and bias
+        if not np.isfinite(self.penalty) or not 0 <= self.penalty <= MAX_POINTS:
+            raise InputError(f"the reroll penalty must be 0 to {MAX_POINTS:g}, got {self.penalty}")
+        largest = max(abs(v) for v in self.die.values)  # validates values and bias
+        if largest > MAX_POINTS / self.dice:
+            raise InputError(
+                f"face values up to {largest:g} are too large: with {self.dice} dice each face "
+                f"value must be at most {MAX_POINTS / self.dice:g} in size"
+            )
 
     @cached_property
     def die(self) -> Dice:
