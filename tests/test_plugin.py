@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_conformance import check_game
 
 from diceopt.games import registry
-from test_conformance import check_game
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "plugin-game"
 

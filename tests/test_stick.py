@@ -194,6 +194,6 @@ def test_cli_play_grades_moves_and_survives_bad_lines(monkeypatch, capsys):
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(lines))
     assert main(["stick", "play", "--seed", "4"]) == 0
     captured = capsys.readouterr()
-    assert "not a number: 'banana'" in captured.err
+    assert "unknown action 'banana'" in captured.err
     assert "7 is not a face" in captured.err
-    assert "final score" in captured.out and "Traceback" not in captured.err
+    assert "game over: final result" in captured.out and "Traceback" not in captured.err

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import diceopt.games.yatzy as yatzy
-from diceopt.advice import GAMES, game_module
 from diceopt.errors import InputError
+from diceopt.games.registry import get_game
 from diceopt.games.yatzy.advice import (
     advise_position,
     apply_action,
@@ -324,17 +324,18 @@ def test_american_jokers_in_apply():
     assert after.score == 50 + 100 + 20 and after.yahtzee_bonus
 
 
-def test_module_contract(cache):
-    assert GAMES["yatzy"] == "diceopt.games.yatzy"
-    module = game_module("yatzy")
-    assert next(iter(module.VARIANTS)) == "scandinavian"
-    assert {"scandinavian", "american", "american-no-bonus"} <= set(module.VARIANTS)
-    actions = module.advise(module.POSITION_EXAMPLE)
+def test_game_contract(cache):
+    spec = get_game("Yatzy")
+    assert next(iter(spec.variants)) == "scandinavian"
+    assert {"scandinavian", "american", "american-no-bonus"} <= set(spec.variants)
+    rules = spec.rules()
+    pos = spec.parse(rules, spec.position_example)
+    actions = spec.advise(rules, pos).actions
     assert actions[0].action == "keep 3 3" and actions[0].regret == 0.0
-    new, over = module.apply(module.POSITION_EXAMPLE, "keep 3 3", rng=np.random.default_rng(1))
-    assert not over and "rerolls 1" in new
+    step = spec.apply(rules, pos, "keep 3 3", np.random.default_rng(1))
+    assert not step.game_over and step.position.rerolls == 1
     with pytest.raises(InputError):
-        module.advise("dice 1 2 3 4 5 | rerolls 2", variant="nope")
+        spec.rules("nope")
 
 
 def test_a_whole_optimal_game(table):

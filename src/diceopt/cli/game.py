@@ -8,11 +8,15 @@ Built from the game's ``GameSpec``: its rules parameters become options of every
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter
+
+CACHE_ENV = "DICEOPT_CACHE"  # the cache directory override (see diceopt.games.yatzy.storage)
 
 
 class JoinLists(argparse.Action):
@@ -29,6 +33,19 @@ class JoinLists(argparse.Action):
         setattr(namespace, self.dest, [x for words in values for x in words])
 
 
+def argparse_type(param: Parameter) -> Any:
+    """``param.type`` with InputError turned into argparse's message (the real reason)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return param.type(text)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = getattr(param.type, "__name__", param.name)
+    return parse
+
+
 def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     """``param`` as an argparse option (a switch when ``param.flag``)."""
     if param.flag:
@@ -39,7 +56,7 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     parser.add_argument(
         param.option,
         dest=param.name,
-        type=param.type,
+        type=argparse_type(param),
         default=param.default,
         choices=param.choices,
         metavar=param.metavar,
@@ -84,9 +101,14 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     def command(name: str, help_text: str, handler: Any, json: bool = True) -> Any:
         p = sub.add_parser(name, help=help_text, description=help_text)
         add_rules_options(p, spec)
+        p.add_argument(
+            "--cache-dir",
+            metavar="DIR",
+            help="where solved tables are stored (default $DICEOPT_CACHE or the user cache)",
+        )
         if json:
             add_json_flag(p)
-        p.set_defaults(handler=lambda args: handler(spec, args))
+        p.set_defaults(handler=lambda args: with_cache_dir(args.cache_dir, handler, spec, args))
         return p
 
     solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
@@ -117,6 +139,21 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
         p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
         for param in extra.options:
             add_parameter(p, param)
+
+
+def with_cache_dir(directory: str | None, handler: Any, *args: Any) -> int:
+    """Run ``handler(*args)`` with tables stored in ``directory`` (None: the default)."""
+    if directory is None:
+        return handler(*args)
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = directory
+    try:
+        return handler(*args)
+    finally:
+        if before is None:
+            del os.environ[CACHE_ENV]
+        else:
+            os.environ[CACHE_ENV] = before
 
 
 def _extra_handler(extra: Command) -> Any:

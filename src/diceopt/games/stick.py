@@ -460,7 +460,13 @@ def parse_hold(rules: StickRules, roll: np.ndarray, text: str) -> np.ndarray:
         return np.zeros(rules.sides, dtype=np.int64)
     if not words:
         raise InputError("say which dice to hold, e.g. 'hold 3 3', or 'hold -' for none")
-    held = rules.counts_of(parse_numbers(words))
+    try:
+        numbers = parse_numbers(words)
+    except InputError:
+        raise InputError(
+            f"unknown action {text.strip()!r}: type 'stick', 'hold 3 3' or 'hold -'"
+        ) from None
+    held = rules.counts_of(numbers)
     if (held > roll).any():
         raise InputError(f"cannot hold {text.strip()!r}: those dice do not all show")
     return held
