@@ -374,6 +374,9 @@ class ShutSolution:
         index = self.graph.index
         if index is not None and state in index:
             return self, index[state]
+        for (rules, _), sol in list(_SOLVED.items()):  # a subgame solved before
+            if rules == self.rules and sol.graph.index is not None and state in sol.graph.index:
+                return sol, sol.graph.index[state]
         return solved(self.rules, start=state), 0
 
     def value_of(self, state: Hashable) -> float:
@@ -1136,12 +1139,18 @@ class ShutSpec(GameSpec):
     def show(self, rules: ShutRules, pos: ShutPosition) -> list[str]:
         """The position, who is to move, and what may be done before a roll."""
         lines = [pos.text()]
-        if rules.players == 2 and pos.open:
+        if not pos.open:
+            return [*lines, "the box is shut"]
+        if pos.roll is not None and not rules.moves(pos.open, pos.roll):
+            return [*lines, f"no open tiles sum to {pos.roll}: the turn is over"]
+        if pos.target is not None and rules.total(pos.open) < pos.target:
+            return [*lines, f"player 2's open tiles sum to less than {pos.target}: player 2 won"]
+        if rules.players == 2:
             if pos.target is None:
                 lines.append("player 1 to move")
             else:
                 lines.append(f"player 2 to move, to beat player 1's score {pos.target}")
-        if pos.open and pos.roll is None:
+        if pos.roll is None:
             options = rules.dice_options(pos.open)
             if len(options) > 1:
                 lines.append("choose: 'roll one die' or 'roll two dice'")
@@ -1186,7 +1195,10 @@ class ShutSpec(GameSpec):
         context = (pos.open, pos.roll, pos.target)
         events: list[str] = []
         if not isinstance(node, Chance):  # a decision: the action's successor
-            state = next(n for a, _, n in node.actions if action_text(a) == move)
+            found = [n for a, _, n in node.actions if action_text(a) == move]
+            if not found:
+                raise InputError(f"{action.strip()!r} is not a legal action here")
+            state = found[0]
             events += _consequence(rules, settle(rules, state), pos.target)
         return play_on(rules, state, context, rng, events)
 
