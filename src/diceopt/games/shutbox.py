@@ -1039,7 +1039,7 @@ class ShutSpec(GameSpec):
 
     id = "shutbox"
     title = "Shut the Box"
-    summary = "Shut the Box: one player (score or chance to shut) or two players"
+    summary = "one player (lowest score or best chance to shut) or two players (most wins)"
     rules_help = (
         "Tiles 1..N start open. Roll (two dice; one die once the open tiles sum to 6 or\n"
         "less, as the dice rule says), then shut open tiles summing to the roll; the turn\n"
@@ -1050,7 +1050,7 @@ class ShutSpec(GameSpec):
         "the roll) or {\"open\": [1, 3, 4, 7], \"roll\": 8}. Actions: 'shut 1 7', 'roll',\n"
         "'roll one die', 'roll two dice', 'end turn'."
     )
-    units = "the objective's: expected final score, probability of shutting, or expected wins"
+    units = "the objective value (expected final score, probability of shutting, or wins)"
     players = 2
     lower_is_better = True  # the default objective, score
     parameters = (
