@@ -19,27 +19,27 @@ from diceopt.games.shutbox import ShutRules, solve_shutbox
 
 REPEATS = 3
 CASES = [
-    ("one player, 9 tiles, score (peer)", ShutRules(9), "score", None),
-    ("two players, 9 tiles, win", ShutRules(9), "win", 2.0),
-    ("one player, 12 tiles, score", ShutRules(12), "score", 5.0),
-    ("one player, 12 tiles, shut", ShutRules(12), "shut", 5.0),
-    ("two players, 9 tiles, win, optional-one", ShutRules(9, "optional-one"), "win", 2.0),
+    ("one player, 9 tiles, score (peer)", ShutRules(9), None),
+    ("two players, 9 tiles, win", ShutRules(9, objective="win"), 2.0),
+    ("one player, 12 tiles, score", ShutRules(12), 5.0),
+    ("one player, 12 tiles, shut", ShutRules(12, objective="shut"), 5.0),
+    ("two players, 9 tiles, win, optional-one", ShutRules(9, "optional-one", "win"), 2.0),
 ]
 
 
-def run(rules: ShutRules, objective: str) -> tuple[float, float, float, int, float]:
+def run(rules: ShutRules) -> tuple[float, float, float, int, float]:
     shutbox._SOLVED.clear()
     t0 = time.perf_counter()
-    sol = solve_shutbox(rules, objective)
+    sol = solve_shutbox(rules)
     total = time.perf_counter() - t0
     return total, sol.compile_seconds, sol.solve_seconds, sol.graph.num_states, sol.value
 
 
 def main() -> None:
-    solve_shutbox(ShutRules(3), "win")  # warm-up: numba kernels loaded and compiled
+    solve_shutbox(ShutRules(3, objective="win"))  # warm-up: numba kernels loaded and compiled
     peer = None
-    for name, rules, objective, limit in CASES:
-        runs = [run(rules, objective) for _ in range(REPEATS)]
+    for name, rules, limit in CASES:
+        runs = [run(rules) for _ in range(REPEATS)]
         totals = [r[0] for r in runs]
         median = statistics.median(totals)
         best = min(runs)
@@ -49,7 +49,7 @@ def main() -> None:
             "case": name,
             "tiles": rules.tiles,
             "dice_rule": rules.dice_rule,
-            "objective": objective,
+            "objective": rules.objective,
             "seconds_median": median,
             "seconds_min": min(totals),
             "seconds_max": max(totals),

@@ -1,5 +1,6 @@
 """Shut the Box on the generic engine: hand-computed values, an independent exact recursion,
-seeded simulation, the two-player comparison, advice, and bad input."""
+seeded simulation, the two-player comparison, the game contract (positions, advice, play
+by walking the solved graph), the CLI, and bad input."""
 
 import itertools
 import json
@@ -14,7 +15,8 @@ from diceopt.cli import main
 from diceopt.engine import compile_game, evaluate_policy
 from diceopt.errors import InputError
 from diceopt.games import shutbox as sb
-from diceopt.games.shutbox import ShutRules, solve_shutbox, solved
+from diceopt.games.registry import get_game
+from diceopt.games.shutbox import SPEC, ShutPosition, ShutRules, solve_shutbox, solved
 from diceopt.simulate import simulate
 
 RULES = ("two-then-one", "optional-one", "always-two")
@@ -122,10 +124,29 @@ HAND = {
 }
 
 
+# --- helpers --------------------------------------------------------------------------
+
+
+def advise(position, variant=None):
+    """The spec's advice of a position (text or JSON) as a list, best first."""
+    rules = SPEC.rules(variant)
+    return SPEC.advise(rules, SPEC.parse(rules, position)).actions
+
+
+def apply(position, action, variant=None, rng=None):
+    """The spec's Step after an action in a position (text)."""
+    rules = SPEC.rules(variant)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return SPEC.apply(rules, SPEC.parse(rules, position), action, rng)
+
+
+# --- exact values -----------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("key", sorted(HAND))
 def test_hand_computed_values(key):
     tiles, rule, objective = key
-    assert solve_shutbox(ShutRules(tiles, rule), objective).value == pytest.approx(
+    assert solve_shutbox(ShutRules(tiles, rule, objective)).value == pytest.approx(
         float(HAND[key]), abs=1e-12
     )
     assert reference(tiles, rule, objective) == HAND[key]
@@ -135,8 +156,8 @@ def test_optional_one_never_beats_one_die_on_small_boxes():
     # with <= 6 open one die is the better choice, so the values match two-then-one
     for tiles in (1, 2, 3):
         for objective in ("score", "shut", "win"):
-            a = solve_shutbox(ShutRules(tiles, "optional-one"), objective).value
-            b = solve_shutbox(ShutRules(tiles, "two-then-one"), objective).value
+            a = solve_shutbox(ShutRules(tiles, "optional-one", objective)).value
+            b = solve_shutbox(ShutRules(tiles, "two-then-one", objective)).value
             assert a == pytest.approx(b, abs=1e-12)
 
 
@@ -151,23 +172,38 @@ RECURSION_CASES = [
 
 @pytest.mark.parametrize(("tiles", "rule", "objective"), RECURSION_CASES)
 def test_engine_matches_independent_recursion(tiles, rule, objective):
-    got = solve_shutbox(ShutRules(tiles, rule), objective).value
+    got = solve_shutbox(ShutRules(tiles, rule, objective)).value
     assert got == pytest.approx(float(reference(tiles, rule, objective)), abs=1e-12)
 
 
 def test_nine_tiles_match_the_exact_fraction_recursion():
-    rules = ShutRules()
-    score, shut, win = solved(rules, "score"), solved(rules, "shut"), solved(rules, "win")
+    score = solved(ShutRules())
+    shut, win = solved(ShutRules(objective="shut")), solved(ShutRules(objective="win"))
     assert score.graph.acyclic and win.graph.acyclic
     for sol, objective in ((score, "score"), (shut, "shut"), (win, "win")):
         exact = reference(9, "two-then-one", objective)
         assert sol.value == pytest.approx(float(exact), abs=1e-12)
     # one die at 6 or less helps: always rolling two dice gives a higher expected score
-    assert score.value < solved(ShutRules(9, "always-two"), "score").value
+    assert score.value < solved(ShutRules(9, "always-two")).value
+
+
+def test_published_values_are_unchanged():
+    assert solved(ShutRules()).value == pytest.approx(11.021120546, abs=5e-10)
+    assert solved(ShutRules(objective="shut")).value == pytest.approx(0.097613716, abs=5e-10)
+    assert solved(ShutRules(objective="win")).value == pytest.approx(0.502810354, abs=5e-10)
+    rows = sb.differing_positions(ShutRules())
+    assert len(rows) == 1905
+    assert sum(r["player"] == 1 for r in rows) == 21
+
+
+def test_score_objective_minimises_explicitly():
+    sol = solved(ShutRules(4))
+    assert sol.solution.objective.minimize and sol.solution.objective.kind == "expected"
+    assert (sol.graph.player[sol.graph.kind == 2] == 0).all()  # no second player posing
 
 
 def test_twelve_tiles_one_player_solves():
-    sol = solved(ShutRules(12), "score")
+    sol = solved(ShutRules(12))
     assert sol.graph.acyclic and sol.graph.num_states > 10_000
     assert 30.0 < sol.value < 40.0
 
@@ -177,10 +213,18 @@ def test_twelve_tiles_one_player_solves():
 
 @pytest.mark.parametrize("objective", ["score", "shut", "win"])
 def test_exact_value_matches_seeded_simulation(objective):
-    sol = solved(ShutRules(9), objective)
+    sol = solved(ShutRules(9, objective=objective))
     totals = simulate(sol.graph, sol.policy, 20_000, np.random.default_rng(7))
     se = totals.std(ddof=1) / np.sqrt(totals.size)
     assert abs(totals.mean() - sol.value) < 4 * se
+
+
+def test_spec_simulate_uses_the_engine_simulator():
+    rules = SPEC.rules("win")
+    report = SPEC.simulate(rules, 5_000, np.random.default_rng(3))
+    assert report.data["games"] == 5_000 and report.data["exact"] == pytest.approx(0.502810354)
+    assert abs(report.value - report.data["exact"]) < 4 * report.data["std_error"]
+    assert "expected wins" in report.lines[1]
 
 
 # --- two players: win-optimal versus score-optimal ------------------------------------
@@ -193,10 +237,10 @@ def report():
 
 def test_duel_report_gains_and_costs(report):
     r = report
-    assert r["both_win_optimal"] == pytest.approx(solved(ShutRules(9), "win").value)
+    assert r["both_win_optimal"] == pytest.approx(solved(ShutRules(9, objective="win")).value)
     assert r["p1_gain"] > 0 and r["p2_gain"] > 0
     assert r["p1_score_given_up"] > 0 and r["p2_score_given_up"] > 0
-    assert r["p1_expected_score_score_policy"] == pytest.approx(solved(ShutRules(9), "score").value)
+    assert r["p1_expected_score_score_policy"] == pytest.approx(solved(ShutRules(9)).value)
     # player 1 best-replying to a score-playing player 2 does at least as well
     assert r["p2_score_optimal_p1_best_reply"] >= r["p2_score_optimal"] - 1e-12
     assert 0.05 < r["p1_shuts"] < 0.15
@@ -204,8 +248,7 @@ def test_duel_report_gains_and_costs(report):
 
 def test_score_policy_evaluation_matches_recursion_on_small_duel():
     # both players score-optimal on 4 tiles: engine policy evaluation vs a direct recursion
-    rules = ShutRules(4)
-    win, score = solved(rules, "win"), solved(rules, "score")
+    win, score = solved(ShutRules(4, objective="win")), solved(ShutRules(4))
     choice = sb.score_policy_in(win, score)
     both_score = evaluate_policy(win.graph, choice).value
     full = frozenset(range(1, 5))
@@ -242,114 +285,287 @@ def test_score_policy_evaluation_matches_recursion_on_small_duel():
 
 
 def test_differing_positions_are_real_differences():
-    rules = ShutRules(9)
-    rows = sb.differing_positions(rules)
+    rows = sb.differing_positions(ShutRules(9))
     assert any(r["player"] == 1 for r in rows) and any(r["player"] == 2 for r in rows)
     for r in rows[:20] + [r for r in rows if r["player"] == 1][:5]:
         assert r["win_move"] != r["score_move"] and r["win_lost"] > 0
         assert r["score_given_up"] >= 0
-        advice = sb.advise(r["position"], "two-then-one/win")
-        assert advice[0].action == r["win_move"]
-        values = {a.action: a.value for a in advice}
+        options = advise(r["position"], "two-then-one/win")
+        assert options[0].action == r["win_move"]
+        values = {a.action: a.value for a in options}
         assert values[r["score_move"]] == pytest.approx(r["score_move_win_value"], abs=1e-12)
-        one = sb.advise(r["position"].split(" | target")[0], "two-then-one/score")
+        one = advise(r["position"].split(" | target")[0], "two-then-one/score")
         assert r["score_move"] == one[0].action
 
 
-# --- advice contract ------------------------------------------------------------------
+# --- the game contract: rules, variants, positions ---------------------------------------
 
 
-def test_cli_choices_match_the_game_module():
-    from diceopt.cli import shutbox as cli
-
-    assert cli.DICE_RULES == sb.DICE_RULES and cli.OBJECTIVES == sb.OBJECTIVES
+def test_registered_spec_and_parameters():
+    assert get_game("ShutBox") is SPEC and SPEC.title == "Shut the Box"
+    choices = {p.name: p.choices for p in SPEC.parameters}
+    assert choices["dice_rule"] == sb.DICE_RULES and choices["objective"] == sb.OBJECTIVES
+    assert SPEC.rules() == ShutRules(9, "two-then-one", "score")
+    assert SPEC.rules(players=2) == ShutRules(objective="win")
+    assert SPEC.rules("OPTIONAL-ONE/Win", tiles=5) == ShutRules(5, "optional-one", "win")
+    assert SPEC.players_of(SPEC.rules("win")) == 2 and SPEC.players_of(SPEC.rules()) == 1
+    assert SPEC.lower_is_better_of(SPEC.rules()) and not SPEC.lower_is_better_of(SPEC.rules("shut"))
+    assert "lower is better" in SPEC.units_of(SPEC.rules())
+    assert "shutting" in SPEC.units_of(SPEC.rules("shut"))
 
 
 def test_variants_and_example():
-    assert next(iter(sb.VARIANTS)) == "two-then-one/score"
-    for variant in sb.VARIANTS:
-        rules, objective = sb.variant_of(variant)
-        assert rules.tiles == 9 and objective in ("score", "shut", "win")
-    options = sb.advise(sb.POSITION_EXAMPLE)
+    assert next(iter(SPEC.variants)) == "two-then-one/score"
+    for variant in SPEC.variants:
+        rules = SPEC.rules(variant)
+        assert rules.tiles == 9 and rules.objective in ("score", "shut", "win")
+        assert SPEC.rules(variant.upper()) == rules  # names are case-insensitive
+    options = advise(SPEC.position_example)
     assert all(isinstance(o, ActionAdvice) for o in options)
     assert options[0].regret == 0 and all(o.regret >= 0 for o in options)
     assert [o.value for o in options] == sorted(o.value for o in options)  # lower is better
-    assert sb.variant_of("win/always-two/5") == (ShutRules(5, "always-two"), "win")
+    shut = advise(SPEC.position_example, "shut")
+    assert [o.value for o in shut] == sorted((o.value for o in shut), reverse=True)
+    assert sb.variant_of("win/always-two/5") == ShutRules(5, "always-two", "win")
+
+
+def test_json_position_is_accepted():
+    text = advise("open 1 3 4 7 | roll 8")
+    assert advise({"open": [1, 3, 4, 7], "roll": 8}) == text
+    assert advise('{"open":[1,3,4,7],"roll":8}') == text
+    p2 = advise('{"open": [1, 3, 4, 7, 9], "roll": 8, "target": 16}', "win")
+    assert p2 == advise("open 1 3 4 7 9 | roll 8 | target 16", "win")
+    assert advise({"open": [1, 2, 3], "roll": None}, "optional-one") == advise(
+        "open 1 2 3", "optional-one"
+    )
+
+
+def _all_positions(rules):
+    """Every decision position of the solved graph, plus before-roll and final ones."""
+    g = solved(rules).graph
+    out = []
+    for s, state in enumerate(g.states):
+        if g.kind[s] == 2 or state[0] in ("turn", "turn2"):
+            out.append(sb.position_of_state(state))
+    out += [ShutPosition(0), ShutPosition(rules.full, 2)]
+    if rules.objective == "win":
+        out.append(ShutPosition(0, None, 5))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["score", "optional-one/shut/6", "win/5", "always-two/win"])
+def test_positions_round_trip(variant):
+    rules = SPEC.rules(variant)
+    positions = _all_positions(rules)
+    assert len(positions) > 20
+    for pos in positions:
+        assert SPEC.parse(rules, SPEC.format(rules, pos)) == pos
+        assert SPEC.parse_json(rules, SPEC.to_json(rules, pos)) == pos
+        assert SPEC.parse(rules, json.dumps(SPEC.to_json(rules, pos))) == pos
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"roll": 8}, "needs the open tiles"),
+        ({"open": "1 3", "roll": 8}, "must be a list"),
+        ({"open": [1, True], "roll": 8}, "not a whole number"),
+        ({"open": [1, 3], "roll": 4.5}, "not a whole number"),
+        ({"open": [1, 3], "dice": [1, 3]}, "unknown field 'dice'"),
+        ({"open": [1, 3, 4, 7], "roll": 13}, "roll 13 is impossible"),
+        ({"open": [1, 3], "target": 3}, "two-player game"),
+        ({"open": [], "roll": 3}, "box is shut"),
+    ],
+)
+def test_bad_json_positions_raise_one_line(data, message):
+    with pytest.raises(InputError, match=message):
+        advise(data)
 
 
 def test_advise_values_match_engine_states():
-    rules = ShutRules()
-    score = solved(rules, "score")
-    options = sb.advise("open 1 3 4 7 | roll 8")
+    score = solved(ShutRules())
+    options = advise("open 1 3 4 7 | roll 8")
     assert {o.action for o in options} == {"shut 1 7", "shut 1 3 4"}
     state_value = score.solution.values[score.graph.state_id(("roll", sb.mask_of([1, 3, 4, 7]), 8))]
     assert options[0].value == pytest.approx(state_value)
     # player 2 values are player 2's expected wins
-    p2 = sb.advise("open 1 2 3 4 5 6 7 8 9 | roll 7 | target 20", "win")
-    win = solved(rules, "win")
+    rules = ShutRules(objective="win")
+    p2 = advise("open 1 2 3 4 5 6 7 8 9 | roll 7 | target 20", "win")
+    win = solved(rules)
     node = win.graph.state_id(("roll2", rules.full, 7, 20))
     assert p2[0].value == pytest.approx(1 - win.solution.values[node])
     # a target above the open tiles: player 2 has already won
-    assert all(o.value == 1.0 for o in sb.advise("open 1 3 4 7 | roll 8 | target 16", "win"))
+    assert all(o.value == 1.0 for o in advise("open 1 3 4 7 | roll 8 | target 16", "win"))
+    assert all(o.value == 1.0 for o in advise("open 1 3 | roll 5 | target 16", "win"))
 
 
 def test_advise_before_the_roll_and_without_moves():
-    first = sb.advise("open 1 2 3 4 5 6 7 8 9", "win")
+    first = advise("open 1 2 3 4 5 6 7 8 9", "win")
     assert [o.action for o in first] == ["roll"]
-    assert first[0].value == pytest.approx(solved(ShutRules(), "win").value)
-    choice = sb.advise("open 1 2 3", "optional-one/shut")
+    assert first[0].value == pytest.approx(solved(ShutRules(objective="win")).value)
+    choice = advise("open 1 2 3", "optional-one/shut")
     assert [o.action for o in choice] == ["roll one die", "roll two dice"]
-    stuck = sb.advise("open 1 2 | roll 6")
+    stuck = advise("open 1 2 | roll 6")
     assert [(o.action, o.value) for o in stuck] == [("end turn", 3.0)]
+    with pytest.raises(InputError, match="game is over"):
+        advise("open none")
 
 
 def test_unreachable_positions_are_solved_on_demand():
     # tile 1 alone can never be the first tile shut with two dice: unreachable from the start
-    options = sb.advise("open 2 3 4 5 6 7 8 9 | roll 5")
-    direct = solve_shutbox(ShutRules(), "score", start=("turn", sb.mask_of([2, 3, 4, 6, 7, 8, 9])))
+    options = advise("open 2 3 4 5 6 7 8 9 | roll 5")
+    direct = solve_shutbox(ShutRules(), start=("turn", sb.mask_of([2, 3, 4, 6, 7, 8, 9])))
     assert options[0].action == "shut 5" and options[0].value == pytest.approx(direct.value)
+    step = apply("open 2 3 4 5 6 7 8 9 | roll 5", "shut 5")
+    assert step.events and step.events[0].startswith("rolled")
 
 
-def test_apply_plays_through_a_two_player_game():
-    rng = np.random.default_rng(11)
-    position, over, seen_target = "open 1 2 3 4 5 6 7 8 9 | roll 7", False, False
-    for _ in range(40):
-        action = sb.advise(position, "win")[0].action
-        position, over = sb.apply(position, action, "win", rng)
-        seen_target |= "target" in position
-        if over:
+# --- play: apply walks the solved graph -------------------------------------------------
+
+
+def _roll_of(event):
+    """The roll of an event ``[player N ]rolled R[: ...]``, or None."""
+    words = event.split(":")[0].split()
+    return int(words[words.index("rolled") + 1]) if "rolled" in words else None
+
+
+def replay_check(variant, seed, games=5):
+    """Seeded games of best play through ``apply``, each step checked against the rules
+    replayed independently (frozensets, ``ref_moves``) with the rolls the events report."""
+    rules = SPEC.rules(variant)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for _ in range(games):
+        pos = SPEC.new_position(rules, rng)
+        for _ in range(200):
+            action = SPEC.advise(rules, pos).best.action
+            step = SPEC.apply(rules, pos, action, rng)
+            trace.append((SPEC.format(rules, pos), action, SPEC.format(rules, step.position)))
+            # the independent replay
+            open_tiles = frozenset(sb.tiles_of(pos.open))
+            target, roll, result = pos.target, None, None
+            if action.startswith("shut"):
+                open_tiles -= {int(t) for t in action.split()[1:]}
+            rolls = [r for r in (_roll_of(e) for e in step.events) if r is not None]
+
+            def turn_over(score):
+                nonlocal open_tiles, target, result
+                if rules.objective != "win":
+                    result = float(score) if rules.objective == "score" else float(score == 0)
+                elif target is None and score == 0:
+                    result = 1.0
+                elif target is None:
+                    open_tiles, target = frozenset(range(1, rules.tiles + 1)), score
+                else:
+                    result = 1.0 if score > target else 0.5 if score == target else 0.0
+
+            if action == "end turn":
+                turn_over(sum(open_tiles))
+            elif action.startswith("shut") and not open_tiles:
+                turn_over(0)
+            if target is not None and sum(open_tiles) < target:
+                result = 0.0
+            for r in rolls:
+                assert result is None and roll is None
+                moves = ref_moves(open_tiles, r)
+                if not moves:
+                    turn_over(sum(open_tiles))
+                    roll = r if result is not None else None
+                elif len(moves) == 1:
+                    open_tiles -= moves[0]
+                    if not open_tiles:
+                        turn_over(0)
+                    elif target is not None and sum(open_tiles) < target:
+                        result = 0.0
+                else:
+                    roll = r
+            assert step.game_over == (result is not None)
+            new = step.position
+            assert frozenset(sb.tiles_of(new.open)) == open_tiles
+            assert new.target == target and step.to_move == (target is not None)
+            if result is not None:
+                assert step.result == result
+                break
+            assert new.roll == roll  # a decision follows (or the dice are chosen)
+            if roll is None:
+                assert len(rules.dice_options(new.open)) == 2
+            else:
+                assert len(ref_moves(open_tiles, roll)) >= 2
+            pos = new
+        else:
+            pytest.fail("game did not end")
+    return trace
+
+
+@pytest.mark.parametrize(
+    "variant", ["score", "shut", "win", "optional-one/score/6", "optional-one/win/5", "win/3"]
+)
+def test_apply_walks_the_graph_like_the_rules(variant):
+    first = replay_check(variant, seed=11)
+    assert first == replay_check(variant, seed=11)  # seeded: the same games again
+    assert first != replay_check(variant, seed=12)
+
+
+def test_seeded_two_player_game_is_reproduced():
+    rules = SPEC.rules("win")
+    rng = np.random.default_rng(3)
+    pos = SPEC.new_position(rules, rng)
+    assert SPEC.format(rules, pos) == "open 1 2 3 4 5 6 7 8 9 | roll 4"
+    seen = []
+    while True:
+        step = SPEC.apply(rules, pos, SPEC.advise(rules, pos).best.action, rng)
+        seen += step.events
+        if step.game_over:
             break
-    assert over
-    # apply rolls for the player: every returned live position shows a roll
-    position, over = sb.apply("open 1 2 3 4 5 6 7 8 9 | roll 7", "shut 7", "score", rng)
-    assert "roll" in position and not over
-    position, over = sb.apply("open 2 | roll 2", "shut 2", "score", rng)
-    assert over and position.startswith("open none")
+        pos = step.position
+    assert seen[3] == "player 1 rolled 4: shut 1 3 (the only move)"
+    assert seen[4] == (
+        "player 1 rolled 7: no tiles sum to it, player 1's turn ends with score 16; "
+        "player 2 plays to beat it"
+    )
+    assert seen[-1] == (
+        "player 2 rolled 6: shut 6 (the only move), player 2's open tiles sum to 15, "
+        "less than 16: player 2 wins"
+    )
+    assert step.result == 0.0 and SPEC.format(rules, step.position) == "open 2 5 8 | target 16"
 
 
-def test_apply_player_one_shutting_wins_and_turn_passes():
-    rng = np.random.default_rng(0)
-    position, over = sb.apply("open 3 | roll 3", "shut 3", "win", rng)
-    assert over
-    rules, _ = sb.variant_of("win")
-    pos = sb.parse_position(rules, "open 1 2 | roll 2", True)
-    new, over, events = sb.step(rules, "win", pos, "shut 2", np.random.default_rng(0))
-    # tile 1 is left: one die; a 1 shuts the box, anything else ends player 1's turn
-    if over:
-        assert any("player 1 shut the box" in e for e in events)
-    else:
-        assert new.target == 1 and new.open == rules.full
-        assert any("player 1's turn ends with score 1" in e for e in events)
+def test_apply_events_and_results():
+    step = apply("open 1 2 | roll 6", "end turn")
+    assert step.game_over and step.result == 3.0
+    assert step.events == ("the turn ends with score 3",)
+    assert SPEC.format(SPEC.rules(), step.position) == "open 1 2 | roll 6"
+    step = apply("open 2 | roll 2", "shut 2")
+    assert step.game_over and step.result == 0.0 and step.position == ShutPosition(0)
+    assert step.events == ("the box is shut: score 0",)
+    step = apply("open 3 | roll 3", "shut 3", "win")
+    assert step.game_over and step.result == 1.0
+    assert step.events == ("player 1 shut the box and wins",)
+    step = apply("open 3 | roll 3 | target 2", "shut 3", "win")
+    assert step.game_over and step.result == 0.0 and step.to_move == 1
+    step = apply("open 2 5 | roll 11 | target 7", "end turn", "win")
+    assert step.game_over and step.result == 0.5
+    assert step.events == ("player 2's turn ends with score 7 against 7: a draw",)
+    # player 1's turn ending passes the turn: player 2 rolls, with player 1's score as target
+    step = apply("open 1 2 | roll 6", "end turn", "win")
+    assert not step.game_over and step.position.target == 3 and step.to_move == 1
+    assert step.events[0].startswith("player 1's turn ends with score 3")
+    assert step.events[1].startswith("player 2 rolled")
 
 
-def test_optional_one_dice_choice_in_apply():
-    rng = np.random.default_rng(5)
-    position, over = sb.apply("open 1 2 3", "roll one die", "optional-one/score", rng)
-    assert "roll" in position
-    roll = int(position.split("roll ")[1].split()[0])
-    assert 1 <= roll <= 6
+def test_new_position_and_dice_choice():
+    rules = SPEC.rules()
+    pos = SPEC.new_position(rules, np.random.default_rng(0))
+    assert pos.open == rules.full and pos.roll in range(2, 13) and pos.target is None
+    small = SPEC.rules("optional-one/3")
+    assert SPEC.new_position(small, np.random.default_rng(0)) == ShutPosition(small.full)
+    step = apply("open 1 2 3", "one die", "optional-one/score", np.random.default_rng(5))
+    assert step.events and 1 <= _roll_of(step.events[0]) <= 6
     with pytest.raises(InputError, match="choose 'roll one die' or 'roll two dice'"):
-        sb.apply("open 1 2 3", "roll", "optional-one/score", rng)
+        apply("open 1 2 3", "roll", "optional-one/score")
+    assert SPEC.canonical_action(small, ShutPosition(3), "Two") == "roll two dice"
+    assert SPEC.canonical_action(rules, ShutPosition(rules.full), "roll two dice") == "roll"
+    assert SPEC.canonical_action(rules, ShutPosition(rules.full, 8), "7 1") == "shut 1 7"
 
 
 # --- bad input ------------------------------------------------------------------------
@@ -379,7 +595,7 @@ def test_optional_one_dice_choice_in_apply():
 )
 def test_bad_positions_raise_one_line(position, variant, message):
     with pytest.raises(InputError, match=message) as exc:
-        sb.advise(position, variant)
+        advise(position, variant)
     assert "\n" not in str(exc.value)
 
 
@@ -396,7 +612,7 @@ def test_bad_positions_raise_one_line(position, variant, message):
 )
 def test_bad_moves_raise(action, message):
     with pytest.raises(InputError, match=message):
-        sb.apply("open 1 3 4 7 | roll 8", action, None, np.random.default_rng(0))
+        apply("open 1 3 4 7 | roll 8", action)
 
 
 @pytest.mark.parametrize(
@@ -408,8 +624,10 @@ def test_bad_moves_raise(action, message):
         (["solve", "--players", "1", "--objective", "win"], "use --players 2"),
         (["advise", "open 1 3 4 7 | roll 13"], "roll 13 is impossible"),
         (["advise", "open 2 4 | roll 7", "--objective", "score"], "rolls one die"),
-        (["advise", "open 1 3 4 7 | roll 8 | target x"], "not a whole number"),
+        (["advise", "open 1 3 4 7 | roll 8 | target 16"], "--objective win"),
+        (["advise", "open 1 3 4 7 | roll 8 | target x", "--players", "2"], "not a whole number"),
         (["advise", "open 1 3 4 7 | roll 8", "--tiles", "5"], "tile 7 is not on a box"),
+        (["advise", '{"open": [1, 3], "roll": 4, "x": 1}'], "unknown field 'x'"),
         (["diff", "--limit", "-1"], "--limit"),
     ],
 )
@@ -419,18 +637,49 @@ def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+# --- the CLI --------------------------------------------------------------------------
+
+
 def test_cli_solve_json(capsys):
     assert main(["shutbox", "solve", "--tiles", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["value"] == pytest.approx(61 / 36) and data["seconds"] >= 0 and data["states"] > 0
     assert main(["shutbox", "solve", "--tiles", "3", "--objective", "shut", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["value"] == pytest.approx(1 / 3)
+    data = json.loads(capsys.readouterr().out)
+    assert data["value"] == pytest.approx(1 / 3) and data["units"] == sb.UNITS["shut"]
     assert main(["shutbox", "solve", "--tiles", "2", "--players", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["value"] == pytest.approx(680 / 1296) and "comparison" in data
+    assert data["players"] == 2 and data["objective"] == "win"
     assert main(["shutbox", "solve", "--tiles", "4", "--policy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["policy"] and {"position", "move", "value"} <= set(data["policy"][0])
+
+
+def test_cli_solve_text_two_players(capsys):
+    assert main(["shutbox", "solve", "--variant", "win"]) == 0
+    out = capsys.readouterr().out
+    assert "player 1's expected wins, both players win-optimal: 0.502810354" in out
+    assert "both play score-optimal" in out and "expected score given up" in out
+
+
+def test_cli_policy_sorts_rolls_numerically(capsys):
+    assert main(["shutbox", "solve", "--tiles", "5", "--policy", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["policy"]
+    keys = []
+    for row in rows:
+        pos = SPEC.parse(SPEC.rules(tiles=5), row["position"])
+        keys.append((sb.tiles_of(pos.open), pos.roll))
+    assert keys == sorted(keys)
+    full = [roll for tiles, roll in keys if tiles == (1, 2, 3, 4, 5)]
+    assert full == sorted(full) and 3 in full and 10 in full
+    assert main(["shutbox", "solve", "--tiles", "5", "--policy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    table = [line for line in lines if line.startswith("open ")]
+    assert [line.split("  ")[0].strip() for line in table] == [r["position"] for r in rows]
+    # roll 10 comes after roll 9 (text order would put it before roll 3)
+    texts = [r["position"] for r in rows]
+    assert texts.index("open 1 2 3 4 5 | roll 3") < texts.index("open 1 2 3 4 5 | roll 10")
 
 
 def test_cli_advise_and_diff(capsys):
@@ -443,19 +692,41 @@ def test_cli_advise_and_diff(capsys):
         "value": pytest.approx(2 / 36 * 10 / 3 + 3 / 36 * 2.5 + 25 / 36 * 7, abs=1e-12),
         "regret": 0.0,
     }
-    assert main(["shutbox", "advise", "open 1 3 4 7 9 | roll 8 | target 16"]) == 0
-    assert "expected wins" in capsys.readouterr().out
+    assert main(["shutbox", "advise", '{"open":[1,3,4,7],"roll":8}', "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["actions"] == data["actions"]
+    argv = ["shutbox", "advise", "open 1 3 4 7 9 | roll 8 | target 16", "--objective", "win"]
+    assert main(argv) == 0
+    assert "expected wins of player 2" in capsys.readouterr().out
     assert main(["shutbox", "diff", "--limit", "5"]) == 0
     out = capsys.readouterr().out
     assert "win move" in out and len(out.strip().splitlines()) == 8
     assert main(["shutbox", "diff", "--player", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["count"] == data["count_player1"] + data["count_player2"]
+    assert data["count"] == data["count_player1"] + data["count_player2"] == 1905
     assert len(data["positions"]) == data["count_player1"] > 0
 
 
+def test_cli_diff_columns_align(capsys):
+    assert main(["shutbox", "diff", "--limit", "40", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["positions"]
+    assert main(["shutbox", "diff", "--limit", "40"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header, table = lines[1], lines[2:42]
+    assert len(table) == 40 and len({len(p["position"]) for p in rows}) > 1
+    starts = {name: header.index(name) for name in ("position", "win move", "score move")}
+    ends = {name: header.index(name) + len(name) for name in ("pl", "P(win) lost", "score cost")}
+    for line, r in zip(table, rows):
+        assert line.index(r["position"]) == starts["position"]
+        assert line.index(r["win_move"], starts["win move"]) == starts["win move"]
+        assert line.index(r["score_move"], starts["score move"]) == starts["score move"]
+        assert line[: ends["pl"]].strip() == str(r["player"])
+        lost = f"{r['win_lost']:.6f}"
+        assert line.index(lost, starts["score move"]) + len(lost) == ends["P(win) lost"]
+        assert len(line) == ends["score cost"]  # right-aligned last column
+
+
 def test_cli_play_one_player_survives_bad_lines(monkeypatch, capsys):
-    answers = iter(["banana", "shut 2 9", "hint"])
+    answers = iter(["banana", "shut 2 9", "?"])
     printed: list[str] = []
     errors: list[str] = []
 
@@ -469,14 +740,14 @@ def test_cli_play_one_player_survives_bad_lines(monkeypatch, capsys):
             pass
         lines = "".join(printed).splitlines()
         position = [line for line in lines if line.startswith("open")][-1]
-        return sb.advise(position)[0].action  # play the best move
+        return advise(position)[0].action  # play the best move
 
     monkeypatch.setattr("builtins.input", fake_input)
     assert main(["shutbox", "play", "--seed", "2"]) == 0
     captured = capsys.readouterr()
     out = "".join(printed) + captured.out
-    assert "Final score" in out and "Traceback" not in captured.err
-    assert "regret" in out  # the hint
+    assert "game over: final result" in out and "Traceback" not in captured.err
+    assert "hint:" in out and "rolled" in out
     errors.append(captured.err)
     assert "'banana' is not a whole number" in "".join(errors)
     assert "is not open" in "".join(errors) or "not the roll" in "".join(errors)
@@ -489,16 +760,37 @@ def test_cli_play_two_players_and_eof(monkeypatch, capsys):
     monkeypatch.setattr("builtins.input", eof)
     assert main(["shutbox", "play", "--objective", "win", "--seat", "2", "--seed", "1"]) == 0
     captured = capsys.readouterr()
-    assert "computer (player 1)" in captured.out and "Traceback" not in captured.err
+    assert "computer: " in captured.out and "player 1 to move" in captured.out
+    assert "goodbye" in captured.out and "Traceback" not in captured.err
 
 
-def test_compile_keeps_states_and_actions_consistent():
-    g = compile_game(sb.ShutGame(ShutRules(4), "score"))
+def test_cli_simulate(capsys):
+    argv = ["shutbox", "simulate", "--variant", "shut", "--games", "2000", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 2000 and data["exact"] == pytest.approx(0.097613716)
+    assert set(np.unique([data["min"], data["max"]])) <= {0.0, 1.0}
+
+
+def test_main_job_section():
+    lines: list[str] = []
+    SPEC.main_job(lines.append)
+    text = "\n".join(lines)
+    assert "lowest expected score: 11.021120546 points" in text
+    assert "best probability of shutting the box: 0.097613716" in text
+    assert "player 1 wins 0.502810354" in text
+    assert "1905 positions where the win-optimal move differs" in text
+
+
+def test_compile_keeps_states_actions_and_roll_labels_consistent():
+    g = compile_game(sb.ShutGame(ShutRules(4)))
     assert g.states[0] == ("turn", ShutRules(4).full)
     for s in range(g.num_states):
         assert g.index[g.states[s]] == s
         for e in g.edges(s):
             if g.kind[s] == 2:
-                assert isinstance(g.actions[e], tuple)
+                assert isinstance(g.actions[e], tuple) and g.label(e) is None
             else:
                 assert g.actions[e] is None
+                if g.kind[s] == 1:
+                    assert g.label(e) in range(1, 13)

@@ -171,11 +171,11 @@ def cmd_solve(spec: GameSpec, args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     if args.json:
         data = {"game": spec.id, "rules": spec.describe(rules), "value": report.value}
-        print_json({**data, "seconds": seconds, "units": spec.units, **report.data})
+        print_json({**data, "seconds": seconds, "units": spec.units_of(rules), **report.data})
         return 0
     for line in report.lines:
         print(line)
-    print(f"optimal value from the start: {report.value:.9f} ({spec.units})")
+    print(f"optimal value from the start: {report.value:.9f} ({spec.units_of(rules)})")
     print(f"{seconds:.3f} s")
     return 0
 

@@ -4,7 +4,7 @@ Each turn shows the position; the player types an action as ``advise`` writes it
 game also accepts its short forms), ``?`` for a hint, or an empty line to be asked
 again. Every decision is graded with its regret against the best action. End of input
 (Ctrl-D) says goodbye with the total regret so far and exits with status 0. In two-player
-games the computer plays the other seat optimally.
+games (``spec.players_of(rules)``) the computer plays the other seat optimally.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
-    print(f"{spec.title} (seed {seed}). Values: {spec.units}.")
+    units, players = spec.units_of(rules), spec.players_of(rules)
+    print(f"{spec.title} (seed {seed}). Values: {units}.")
     print("Type an action, '?' for a hint; Ctrl-D stops.")
     lost, decisions = 0.0, 0
     while True:
@@ -35,7 +36,7 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
         for line in spec.show(rules, pos):
             print(line)
         advice = spec.advise(rules, pos)
-        if spec.players == 2 and mover != seat:
+        if players == 2 and mover != seat:
             action = advice.best.action
             print(f"computer: {action}")
         elif len(advice.actions) == 1:
@@ -45,7 +46,7 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
             try:
                 action = _ask(spec, rules, pos, advice)
             except EOFError:
-                print(f"\ngoodbye: {decisions} decisions, total regret {lost:.4f} ({spec.units})")
+                print(f"\ngoodbye: {decisions} decisions, total regret {lost:.4f} ({units})")
                 return 0
             entry = advice.find(action)
             assert entry is not None  # _ask returns a legal action
@@ -65,8 +66,8 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
             print()
             for line in spec.show(rules, step.position):
                 print(line)
-            print(_outcome(spec, step.result, seat))
-            print(f"{decisions} decisions graded; total regret {lost:.4f} ({spec.units})")
+            print(_outcome(players, step.result, seat))
+            print(f"{decisions} decisions graded; total regret {lost:.4f} ({units})")
             return 0
         pos = step.position
 
@@ -90,11 +91,11 @@ def _ask(spec: GameSpec, rules: Any, pos: Any, advice: Any) -> str:
         return entry.action
 
 
-def _outcome(spec: GameSpec, result: float | None, seat: int) -> str:
+def _outcome(players: int, result: float | None, seat: int) -> str:
     """The end of the game in words, for the human's seat."""
     if result is None:
         return "game over"
-    if spec.players == 2:
+    if players == 2:
         mine = result if seat == 0 else 1.0 - result
         return "you win" if mine > 0.5 else "you lose" if mine < 0.5 else "a draw"
     return f"game over: final result {result:g}"

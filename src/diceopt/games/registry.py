@@ -9,7 +9,9 @@ instantiate). The CLI, the web app, the page's script and ``make run`` read the 
 What a game provides (subclass GameSpec):
 
 1. identity: ``id``, ``title``, ``summary`` (one line), ``rules_help`` (how it is played),
-   ``units`` (what a value means), ``players`` (1 or 2), ``lower_is_better``;
+   ``units`` (what a value means), ``players`` (1 or 2), ``lower_is_better``; a game
+   whose rules change these (e.g. an objective parameter) overrides ``units_of(rules)``,
+   ``players_of(rules)`` and ``lower_is_better_of(rules)``;
 2. rules: ``parameters`` (each with a default and help), ``variants`` (named presets,
    the first is the default), ``rules(variant, **params)`` -> a hashable rules object,
    validated (InputError, one line);
@@ -235,6 +237,19 @@ class GameSpec:
     def to_move(self, rules: Any, pos: Any) -> int:
         """The player to move in a position (0 = first player)."""
         return 0
+
+    # --- what the rules make of the game (defaults: the class attributes) --------------
+    def players_of(self, rules: Any) -> int:
+        """Players under these rules (1 or 2); ``players`` is the most any rules have."""
+        return self.players
+
+    def units_of(self, rules: Any) -> str:
+        """What a value means under these rules (e.g. when the objective is a parameter)."""
+        return self.units
+
+    def lower_is_better_of(self, rules: Any) -> bool:
+        """True when lower values are better under these rules."""
+        return self.lower_is_better
 
     # --- solving -------------------------------------------------------------------------
     def solve(self, rules: Any, **options: Any) -> Report:

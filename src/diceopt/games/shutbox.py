@@ -11,34 +11,42 @@ player, maximise the probability of shutting the box), ``win`` (two players, RUL
 player 1 plays a whole turn scoring t, shutting wins outright; player 2 then plays knowing
 t; lower score wins, a tie is half a win; values are player 1's expected wins).
 
+The rules are written once, in ``ShutGame.node``: the solver compiles them into a graph,
+and playing (``ShutSpec.apply``) walks that graph with the engine's ``advance``, the
+chance outcomes labelled with the roll.
+
 Engine states (tuples; masks have bit i set when tile i + 1 is open):
 - ``("turn", mask)``: before a roll (a chance node, or the one-or-two-dice decision);
   ``("dice", mask, n)``: n dice chosen; ``("roll", mask, r)``: roll r shown, at least two
-  ways to shut (a roll with one legal move leads straight on, one with none ends the turn);
+  ways to shut (in the graph a roll with one legal move leads straight on, one with none
+  ends the turn; ``node`` still answers such roll states, for advice and play);
 - player 2 (objective ``win``): ``("turn2", mask, t)``, ``("dice2", mask, n, t)``,
   ``("roll2", mask, r, t)``;
 - terminals: ``("end", mask)`` (one player), ``("p1shut",)`` (player 1 shut the box),
-  ``("p2end", u, t)`` (player 2 finished with score u >= t), ``("p2won", mask)`` (player
-  2's open tiles already sum to less than t: player 2 wins whatever happens).
+  ``("p2end", u, t)`` (player 2 finished with score u), ``("p2won", mask)`` (player 2's
+  open tiles already sum to less than t: player 2 wins whatever happens).
 
-The score game minimises with the engine's ``expected`` objective (decisions by player 1,
-the minimiser). In the ``shut`` and ``win`` games every decision lists its moves in
-increasing order of the score-optimal expected score after the move, so the engine's
-tie-break (first of the equally good moves) picks the score-best of them.
+The score game minimises with ``Objective("expected", minimize=True)``; the shut game
+maximises P(shut); the win game is written with absolute values (player 1's expected
+wins; player 2's decisions minimise them). In the ``shut`` and ``win`` games every
+decision lists its moves in increasing order of the score-optimal expected score after
+the move, so the engine's tie-break (first of the equally good moves) picks the
+score-best of them.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from diceopt.advice import ActionAdvice
+from diceopt.advice import Advice, rank_actions
 from diceopt.engine import (
     Chance,
     CompiledGame,
@@ -46,13 +54,17 @@ from diceopt.engine import (
     Objective,
     Solution,
     Terminal,
+    advance,
     compile_game,
     evaluate_policy,
     extract_policy,
     q_values,
+    sample_edge,
     solve,
 )
+from diceopt.engine.compile import CHANCE, TERMINAL
 from diceopt.errors import InputError
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
 from diceopt.notation import split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")
@@ -65,6 +77,18 @@ DICE_LABELS = {1: "roll one die", 2: "roll two dice"}
 END_TURN = "end turn"
 ROLL = "roll"
 DIFF_TOLERANCE = 1e-12  # win probability a move must lose to count as a different move
+DIFF_LIMIT = 25  # rows ``diff`` prints without --limit
+TERMINALS = ("end", "p1shut", "p2end", "p2won")
+ENGINE_OBJECTIVES = {
+    "score": Objective("expected", minimize=True),
+    "shut": Objective("expected"),
+    "win": Objective("win"),
+}
+UNITS = {
+    "score": "expected final score (points, lower is better)",
+    "shut": "probability of shutting the box",
+    "win": "expected wins of the player to move (a draw counts 1/2)",
+}
 
 
 def tiles_of(mask: int) -> tuple[int, ...]:
@@ -87,10 +111,11 @@ def tile_sum(mask: int) -> int:
 
 @dataclass(frozen=True)
 class ShutRules:
-    """Shut the Box parameters: the number of tiles (1..12) and the dice rule."""
+    """Shut the Box: the number of tiles (1..12), the dice rule and the objective."""
 
     tiles: int = 9
     dice_rule: str = "two-then-one"
+    objective: str = "score"
 
     def __post_init__(self) -> None:
         if not isinstance(self.tiles, int) or not 1 <= self.tiles <= TILES_MAX:
@@ -99,15 +124,33 @@ class ShutRules:
             raise InputError(
                 f"unknown dice rule {self.dice_rule!r}; choose from {', '.join(DICE_RULES)}"
             )
+        if self.objective not in OBJECTIVES:
+            raise InputError(
+                f"unknown objective {self.objective!r}; choose from {', '.join(OBJECTIVES)}"
+            )
+
+    @property
+    def players(self) -> int:
+        """2 in the win game, else 1."""
+        return 2 if self.objective == "win" else 1
 
     @property
     def full(self) -> int:
         """Mask of all tiles open."""
         return (1 << self.tiles) - 1
 
+    def with_objective(self, objective: str) -> ShutRules:
+        """The same box and dice rule with another objective."""
+        return dataclasses.replace(self, objective=objective)
+
     def describe(self) -> dict[str, Any]:
         """The parameters as plain JSON-ready data."""
-        return {"tiles": self.tiles, "dice_rule": self.dice_rule}
+        return {
+            "tiles": self.tiles,
+            "dice_rule": self.dice_rule,
+            "objective": self.objective,
+            "players": self.players,
+        }
 
     @cached_property
     def _sums(self) -> list[int]:
@@ -135,7 +178,7 @@ class ShutRules:
             return (2,)
         return (1,) if self.dice_rule == "two-then-one" else (1, 2)
 
-    def possible_rolls(self, mask: int) -> range | list[int]:
+    def possible_rolls(self, mask: int) -> range:
         """Rolls that can show with these tiles open under the dice rule."""
         options = self.dice_options(mask)
         if options == (2,):
@@ -163,6 +206,16 @@ def roll_distribution(n: int) -> tuple[tuple[int, float], ...]:
     return ONE_DIE if n == 1 else TWO_DICE
 
 
+def target_of(state: Hashable) -> int | None:
+    """Player 2's target (player 1's score) in a player-2 state, else None."""
+    tag = state[0]
+    if tag == "turn2":
+        return state[2]
+    if tag in ("dice2", "roll2"):
+        return state[3]
+    return None
+
+
 class ShutGame:
     """Shut the Box written to the engine's game protocol (see the module docstring).
 
@@ -172,21 +225,12 @@ class ShutGame:
     """
 
     def __init__(
-        self,
-        rules: ShutRules,
-        objective: str,
-        order: np.ndarray | None = None,
-        start: Hashable | None = None,
+        self, rules: ShutRules, order: np.ndarray | None = None, start: Hashable | None = None
     ) -> None:
-        if objective not in OBJECTIVES:
-            raise InputError(
-                f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}"
-            )
         self.rules = rules
-        self.objective = objective
+        self.objective = rules.objective
         self.order = order
         self.start = start if start is not None else ("turn", rules.full)
-        self._mover = 1 if objective == "score" else 0  # engine player of one-player moves
 
     def initial_state(self) -> Hashable:
         """The first roll of the game (or the given start)."""
@@ -212,7 +256,8 @@ class ShutGame:
             return self.after(self.rules.full, score)
         return ("end", mask)
 
-    def _sorted_moves(self, mask: int, roll: int) -> list[int]:
+    def sorted_moves(self, mask: int, roll: int) -> list[int]:
+        """Moves of a roll, best score-optimal expected score first (see ``order``)."""
         moves = self.rules.moves(mask, roll)
         if self.order is not None and len(moves) > 1:
             order = self.order
@@ -220,7 +265,8 @@ class ShutGame:
         return moves
 
     def _roll_outcomes(self, mask: int, n: int, target: int | None) -> Chance:
-        merged: dict[Hashable, float] = {}
+        """One outcome per roll, labelled with the roll."""
+        outcomes = []
         for roll, p in roll_distribution(n):
             moves = self.rules.moves(mask, roll)
             if not moves:
@@ -231,45 +277,33 @@ class ShutGame:
                 nxt = ("roll", mask, roll)
             else:
                 nxt = ("roll2", mask, roll, target)
-            merged[nxt] = merged.get(nxt, 0.0) + p
-        return Chance([(p, 0.0, s) for s, p in merged.items()])
+            outcomes.append((p, 0.0, nxt, roll))
+        return Chance(outcomes)
 
     def node(self, state: Hashable) -> Terminal | Chance | Decision:
         """The node of a state (see the module docstring)."""
         tag = state[0]
         if tag in ("turn", "turn2"):
-            mask = state[1]
-            target = state[2] if tag == "turn2" else None
+            mask, target = state[1], target_of(state)
             options = self.rules.dice_options(mask)
             if len(options) == 1:
                 return self._roll_outcomes(mask, options[0], target)
-            player = 1 if target is not None else self._mover
             if target is None:
                 nexts = [("dice", mask, n) for n in options]
             else:
                 nexts = [("dice2", mask, n, target) for n in options]
+            player = 0 if target is None else 1
             return Decision([(DICE_LABELS[n], 0.0, s) for n, s in zip(options, nexts)], player)
-        if tag == "dice":
-            return self._roll_outcomes(state[1], state[2], None)
-        if tag == "dice2":
-            return self._roll_outcomes(state[1], state[2], state[3])
-        if tag == "roll":
-            _, mask, roll = state
+        if tag in ("dice", "dice2"):
+            return self._roll_outcomes(state[1], state[2], target_of(state))
+        if tag in ("roll", "roll2"):
+            mask, roll, target = state[1], state[2], target_of(state)
+            player = 0 if target is None else 1
+            moves = self.sorted_moves(mask, roll)
+            if not moves:  # only outside the graph (advice and play on such a roll)
+                return Decision([(END_TURN, 0.0, self.ended(mask, target))], player)
             return Decision(
-                [
-                    (tiles_of(s), 0.0, self.after(mask ^ s, None))
-                    for s in self._sorted_moves(mask, roll)
-                ],
-                self._mover,
-            )
-        if tag == "roll2":
-            _, mask, roll, target = state
-            return Decision(
-                [
-                    (tiles_of(s), 0.0, self.after(mask ^ s, target))
-                    for s in self._sorted_moves(mask, roll)
-                ],
-                1,
+                [(tiles_of(s), 0.0, self.after(mask ^ s, target)) for s in moves], player
             )
         return Terminal(self.terminal_value(state))
 
@@ -284,10 +318,19 @@ class ShutGame:
         if tag == "p1shut":
             return 1.0
         if tag == "p2end":
-            return 0.5 if state[1] == state[2] else 1.0
+            u, t = state[1], state[2]
+            return 1.0 if u > t else 0.5 if u == t else 0.0
         if tag == "p2won":
             return 0.0
         raise InputError(f"not a shut-the-box state: {state!r}")
+
+
+def settle(rules: ShutRules, state: Hashable) -> Hashable:
+    """A player-2 state before the roll whose open tiles already beat the target: won."""
+    tag = state[0]
+    if tag in ("turn2", "dice2") and rules.total(state[1]) < target_of(state):
+        return ("p2won", state[1])
+    return state
 
 
 # --- solving ----------------------------------------------------------------------------
@@ -303,13 +346,17 @@ class ShutSolution:
     """
 
     rules: ShutRules
-    objective: str
     graph: CompiledGame
     solution: Solution
     policy: np.ndarray
     compile_seconds: float
     solve_seconds: float
     order: np.ndarray | None = None
+
+    @property
+    def objective(self) -> str:
+        """The rules' objective."""
+        return self.rules.objective
 
     @property
     def value(self) -> float:
@@ -319,17 +366,26 @@ class ShutSolution:
     @property
     def game(self) -> ShutGame:
         """The protocol game behind the graph (for successor states)."""
-        return ShutGame(self.rules, self.objective, self.order, self.graph.states[0])
+        return ShutGame(self.rules, self.order, self.graph.states[0])
 
-    def value_of(self, state: Hashable) -> float:
-        """Engine value of any state of this game, solving a subgame if it is unreachable."""
-        tag = state[0]
-        if tag in ("end", "p1shut", "p2end", "p2won"):
-            return self.game.terminal_value(state)
+    def locate(self, state: Hashable) -> tuple[ShutSolution, int]:
+        """The solution holding a non-terminal state and its node there (a subgame is
+        solved, once, for a state that is not reachable from the start)."""
         index = self.graph.index
         if index is not None and state in index:
-            return float(self.solution.values[index[state]])
-        return solved(self.rules, self.objective, start=state).value
+            return self, index[state]
+        for (rules, _), sol in list(_SOLVED.items()):  # a subgame solved before
+            if rules == self.rules and sol.graph.index is not None and state in sol.graph.index:
+                return sol, sol.graph.index[state]
+        return solved(self.rules, start=state), 0
+
+    def value_of(self, state: Hashable) -> float:
+        """Engine value of any state of this game (see the class docstring for units)."""
+        state = settle(self.rules, state)
+        if state[0] in TERMINALS:
+            return self.game.terminal_value(state)
+        sol, node = self.locate(state)
+        return float(sol.solution.values[node])
 
 
 def score_state(state: Hashable) -> Hashable:
@@ -345,19 +401,17 @@ def _score_order(rules: ShutRules, starts: tuple[Hashable, ...]) -> np.ndarray:
     order = np.full(1 << rules.tiles, np.nan)
     order[0] = 0.0
     for start in starts:
-        sol = solved(rules, "score", start=start)
+        sol = solved(rules.with_objective("score"), start=start)
         for s, state in enumerate(sol.graph.states):
             if state[0] == "turn":
                 order[state[1]] = sol.solution.values[s]
     return order
 
 
-_SOLVED: dict[tuple[ShutRules, str, Hashable], ShutSolution] = {}
+_SOLVED: dict[tuple[ShutRules, Hashable], ShutSolution] = {}
 
 
-def solve_shutbox(
-    rules: ShutRules, objective: str = "score", *, start: Hashable | None = None
-) -> ShutSolution:
+def solve_shutbox(rules: ShutRules, *, start: Hashable | None = None) -> ShutSolution:
     """Compile and solve one Shut the Box game exactly (backward induction).
 
     ``start`` (optional) roots the game at another state (e.g. an unreachable position).
@@ -366,27 +420,26 @@ def solve_shutbox(
     """
     t0 = time.perf_counter()
     order = None
-    if objective != "score":
+    if rules.objective != "score":
         starts = [("turn", rules.full)]
         if start is not None:
             starts.append(score_state(start))
         order = _score_order(rules, tuple(dict.fromkeys(starts)))
-    game = ShutGame(rules, objective, order, start)
-    graph = compile_game(game)
+    graph = compile_game(ShutGame(rules, order, start))
     t1 = time.perf_counter()
-    sol = solve(graph, Objective("win" if objective == "win" else "expected"))
+    sol = solve(graph, ENGINE_OBJECTIVES[rules.objective])
     policy = extract_policy(sol)
     t2 = time.perf_counter()
-    return ShutSolution(rules, objective, graph, sol, policy, t1 - t0, t2 - t1, order)
+    return ShutSolution(rules, graph, sol, policy, t1 - t0, t2 - t1, order)
 
 
-def solved(rules: ShutRules, objective: str, start: Hashable | None = None) -> ShutSolution:
+def solved(rules: ShutRules, start: Hashable | None = None) -> ShutSolution:
     """The solution of a game, solved once per process."""
     if start is not None and start == ("turn", rules.full):
         start = None
-    key = (rules, objective, start)
+    key = (rules, start)
     if key not in _SOLVED:
-        _SOLVED[key] = solve_shutbox(rules, objective, start=start)
+        _SOLVED[key] = solve_shutbox(rules, start=start)
     return _SOLVED[key]
 
 
@@ -438,7 +491,7 @@ def duel_report(rules: ShutRules) -> dict[str, Any]:
     player 1's expected score, and player 2's expected score given that player 2 plays
     (player 1 did not shut the box), under each player's own two policies.
     """
-    win, score = solved(rules, "win"), solved(rules, "score")
+    win, score = solved(rules.with_objective("win")), solved(rules.with_objective("score"))
     g = win.graph
     d, who = _decision_players(g)
     p1_nodes, p2_nodes = d[who == 0], d[who == 1]
@@ -489,7 +542,7 @@ def duel_report(rules: ShutRules) -> dict[str, Any]:
     p2_win_points = p2_points(win_pol)
     p2_score_points = p2_points(score_pol)
     return {
-        "rules": rules.describe(),
+        "rules": rules.with_objective("win").describe(),
         "both_win_optimal": both_win,
         "p1_score_optimal": p1_score,
         "p2_score_optimal": p2_score,
@@ -516,7 +569,7 @@ def differing_positions(rules: ShutRules) -> list[dict[str, Any]]:
     ``win_lost`` (probability) and the expected score the win-optimal move gives up
     (``score_given_up``, points). Sorted by ``win_lost``, largest first.
     """
-    win, score = solved(rules, "win"), solved(rules, "score")
+    win, score = solved(rules.with_objective("win")), solved(rules.with_objective("score"))
     g, sg = win.graph, score.graph
     score_pol = score_policy_in(win, score)
     rows = []
@@ -549,8 +602,34 @@ def differing_positions(rules: ShutRules) -> list[dict[str, Any]]:
                 "score_given_up": float(points_cost),
             }
         )
-    rows.sort(key=lambda r: (-r["win_lost"], r["player"], r["position"]))
+    # ties (to rounding) by player, then position
+    rows.sort(key=lambda r: (-round(r["win_lost"], 12), r["player"], r["position"]))
     return rows
+
+
+def diff_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The ``diff`` table: one header and one line per row, every column aligned."""
+    header = ("pl", "position", "win move", "score move", "P(win) lost", "score cost")
+    right = (True, False, False, False, True, True)
+    cells = [
+        (
+            str(r["player"]),
+            r["position"],
+            r["win_move"],
+            r["score_move"],
+            f"{r['win_lost']:.6f}",
+            f"{r['score_given_up']:.4f}",
+        )
+        for r in rows
+    ]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)
+        ).rstrip()
+
+    return [line(header), *(line(c) for c in cells)]
 
 
 # --- positions -------------------------------------------------------------------------
@@ -573,22 +652,36 @@ class ShutPosition:
             parts.append(f"target {self.target}")
         return " | ".join(parts)
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"open": [1, 3, 4, 7], "roll": 8, "target": 16}`` (roll, target when known)."""
+        out: dict[str, Any] = {"open": list(tiles_of(self.open))}
+        if self.roll is not None:
+            out["roll"] = self.roll
+        if self.target is not None:
+            out["target"] = self.target
+        return out
+
+
+def position_state(pos: ShutPosition) -> Hashable:
+    """The engine state of a position (``turn``/``roll`` and their player-2 forms)."""
+    if pos.roll is None:
+        return ("turn", pos.open) if pos.target is None else ("turn2", pos.open, pos.target)
+    if pos.target is None:
+        return ("roll", pos.open, pos.roll)
+    return ("roll2", pos.open, pos.roll, pos.target)
+
 
 def position_of_state(state: Hashable) -> ShutPosition:
     """The position of a ``turn``/``dice``/``roll`` engine state (dice count dropped)."""
     tag = state[0]
-    if tag == "turn":
+    if tag in ("turn", "dice"):
         return ShutPosition(state[1])
-    if tag == "turn2":
-        return ShutPosition(state[1], None, state[2])
+    if tag in ("turn2", "dice2"):
+        return ShutPosition(state[1], None, target_of(state))
     if tag == "roll":
         return ShutPosition(state[1], state[2])
     if tag == "roll2":
         return ShutPosition(state[1], state[2], state[3])
-    if tag == "dice":
-        return ShutPosition(state[1])
-    if tag == "dice2":
-        return ShutPosition(state[1], None, state[3])
     raise InputError(f"not a position: {state!r}")
 
 
@@ -609,49 +702,33 @@ def _numbers(text: str, what: str) -> list[int]:
     return out
 
 
-def parse_position(rules: ShutRules, text: str, two_player: bool = False) -> ShutPosition:
-    """Parse ``open 1 3 4 7 | roll 8 | target 16``; InputError for impossible positions.
+def make_position(
+    rules: ShutRules, tiles: list[int], roll: int | None, target: int | None
+) -> ShutPosition:
+    """A checked position (InputError, one line, for an impossible one).
 
-    ``roll`` is optional (before rolling); ``target`` is player 1's score and marks a
-    player 2 position (two-player game only).
+    ``open none`` (every tile shut) is the end of a game: no roll can follow it.
     """
-    example = "open 1 3 4 7 | roll 8 | target 16"
-    fields = split_fields(text, ("open", "roll", "target"), example)
-    if "open" not in fields:
-        raise InputError("the position needs the open tiles, e.g. 'open 1 3 4 7 | roll 8'")
-    words = fields["open"].strip()
-    tiles = [] if words in ("none", "-", "") else _numbers(words, "open tiles")
     for t in tiles:
         if not 1 <= t <= rules.tiles:
             raise InputError(f"tile {t} is not on a box with tiles 1 to {rules.tiles}")
     if len(set(tiles)) != len(tiles):
-        raise InputError(f"a tile is listed twice in 'open {words}'")
+        raise InputError(f"a tile is listed twice in 'open {' '.join(map(str, tiles))}'")
     mask = mask_of(tiles)
-    if mask == 0:
-        raise InputError("every tile is shut: the box is shut and the turn is over")
-    roll = None
-    if "roll" in fields:
-        numbers = _numbers(fields["roll"], "roll")
-        if len(numbers) == 2 and all(1 <= x <= 6 for x in numbers):
-            numbers = [sum(numbers)]  # two dice written separately
-        if len(numbers) != 1:
-            raise InputError(f"roll: expected one number (the dice total), got {fields['roll']!r}")
-        roll = numbers[0]
+    if roll is not None:
+        if mask == 0:
+            raise InputError("every tile is shut: the box is shut and the turn is over")
         if roll not in rules.possible_rolls(mask):
             raise InputError(
                 f"roll {roll} is impossible: with open tiles summing to {rules.total(mask)} "
                 f"the {rules.dice_rule} rule rolls {rules.rule_text(mask)}"
             )
-    target = None
-    if "target" in fields:
-        if not two_player:
+    if target is not None:
+        if rules.objective != "win":
             raise InputError(
-                "a target is player 1's score in the two-player game: use a 'win' variant"
+                "a target is player 1's score in the two-player game: "
+                "use the win objective (--objective win, or a win variant)"
             )
-        numbers = _numbers(fields["target"], "target")
-        if len(numbers) != 1:
-            raise InputError(f"target: expected one number, got {fields['target']!r}")
-        target = numbers[0]
         top = rules.total(rules.full)
         if target == 0:
             raise InputError("target 0 means player 1 shut the box: player 1 has won")
@@ -660,36 +737,98 @@ def parse_position(rules: ShutRules, text: str, two_player: bool = False) -> Shu
     return ShutPosition(mask, roll, target)
 
 
-def parse_move(rules: ShutRules, pos: ShutPosition, text: str) -> int | str:
-    """A move in a position: a mask of tiles to shut, ``roll``/dice choice, or end turn."""
+def parse_position(rules: ShutRules, text: str) -> ShutPosition:
+    """Parse ``open 1 3 4 7 | roll 8 | target 16``; InputError for impossible positions.
+
+    ``roll`` is optional (before rolling; two dice may be written apart, ``roll 3 5``);
+    ``target`` is player 1's score and marks a player 2 position (win objective only).
+    """
+    example = "open 1 3 4 7 | roll 8 | target 16"
+    fields = split_fields(text, ("open", "roll", "target"), example)
+    if "open" not in fields:
+        raise InputError("the position needs the open tiles, e.g. 'open 1 3 4 7 | roll 8'")
+    words = fields["open"].strip()
+    tiles = [] if words in ("none", "-", "") else _numbers(words, "open tiles")
+    roll = None
+    if "roll" in fields:
+        numbers = _numbers(fields["roll"], "roll")
+        if len(numbers) == 2 and all(1 <= x <= 6 for x in numbers):
+            numbers = [sum(numbers)]  # two dice written separately
+        if len(numbers) != 1:
+            raise InputError(f"roll: expected one number (the dice total), got {fields['roll']!r}")
+        roll = numbers[0]
+    target = None
+    if "target" in fields:
+        numbers = _numbers(fields["target"], "target")
+        if len(numbers) != 1:
+            raise InputError(f"target: expected one number, got {fields['target']!r}")
+        target = numbers[0]
+    return make_position(rules, tiles, roll, target)
+
+
+def position_from_json(rules: ShutRules, data: Mapping[str, Any]) -> ShutPosition:
+    """``{"open": [1, 3, 4, 7], "roll": 8, "target": 16}`` (roll and target optional)."""
+    unknown = sorted(set(data) - {"open", "roll", "target"})
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r} (fields: open, roll, target)")
+    if "open" not in data:
+        raise InputError('the position needs the open tiles, e.g. {"open": [1, 3, 4, 7]}')
+
+    def whole(value: Any, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{what}: {value!r} is not a whole number")
+        return value
+
+    tiles = data["open"]
+    if not isinstance(tiles, list):
+        raise InputError(f'"open" must be a list of tile numbers, got {tiles!r}')
+    tiles = [whole(t, "open tiles") for t in tiles]
+    roll = data.get("roll")
+    target = data.get("target")
+    return make_position(
+        rules,
+        tiles,
+        None if roll is None else whole(roll, "roll"),
+        None if target is None else whole(target, "target"),
+    )
+
+
+DICE_WORDS = {
+    "roll": None,
+    "r": None,
+    "roll one die": 1,
+    "one die": 1,
+    "one": 1,
+    "1 die": 1,
+    "roll two dice": 2,
+    "two dice": 2,
+    "two": 2,
+    "2 dice": 2,
+}
+
+
+def parse_move(rules: ShutRules, pos: ShutPosition, text: str) -> str:
+    """A typed move as advice writes it: ``shut 1 7``, ``roll``, ``roll one die``,
+    ``roll two dice`` or ``end turn`` (InputError, one line, for an illegal move)."""
     words = " ".join(text.strip().lower().split())
+    if pos.open == 0:
+        raise InputError("every tile is shut: the game is over")
     if pos.roll is None:
         options = rules.dice_options(pos.open)
-        chosen = {
-            "roll": None,
-            "r": None,
-            "roll one die": 1,
-            "one die": 1,
-            "one": 1,
-            "1 die": 1,
-            "roll two dice": 2,
-            "two dice": 2,
-            "two": 2,
-            "2 dice": 2,
-        }
-        if words not in chosen:
-            raise InputError(f"no roll shown yet: type {' or '.join(_roll_actions(rules, pos))!r}")
-        n = chosen[words]
+        if words not in DICE_WORDS:
+            legal = [ROLL] if len(options) == 1 else [DICE_LABELS[n] for n in options]
+            raise InputError(f"no roll shown yet: type {' or '.join(map(repr, legal))}")
+        n = DICE_WORDS[words]
         if n is None:
             if len(options) > 1:
                 raise InputError("choose 'roll one die' or 'roll two dice'")
-            n = options[0]
+            return ROLL
         if n not in options:
             raise InputError(
                 f"with open tiles summing to {rules.total(pos.open)} you roll "
                 f"{rules.rule_text(pos.open)}"
             )
-        return DICE_LABELS[n]
+        return ROLL if len(options) == 1 else DICE_LABELS[n]
     moves = rules.moves(pos.open, pos.roll)
     if words in (END_TURN, "end", "none", "-"):
         if moves:
@@ -712,15 +851,10 @@ def parse_move(rules: ShutRules, pos: ShutPosition, text: str) -> int | str:
             raise InputError(f"tile {tiles[0]} is not the roll {pos.roll}")
         shown = " + ".join(map(str, tiles))
         raise InputError(f"tiles {shown} = {sum(tiles)}, not the roll {pos.roll}")
-    return mask_of(tiles)
+    return action_text(tuple(sorted(tiles)))
 
 
-def _roll_actions(rules: ShutRules, pos: ShutPosition) -> list[str]:
-    options = rules.dice_options(pos.open)
-    return [ROLL] if len(options) == 1 else [DICE_LABELS[n] for n in options]
-
-
-# --- advice contract (diceopt.advice) ---------------------------------------------------
+# --- variants --------------------------------------------------------------------------
 
 VARIANTS = {
     f"{rule}/{objective}": f"9 tiles, {rule.replace('-', ' ')} dice rule: {desc}"
@@ -734,8 +868,8 @@ VARIANTS = {
 POSITION_EXAMPLE = "open 1 3 4 7 | roll 8"
 
 
-def variant_of(variant: str | None) -> tuple[ShutRules, str]:
-    """Rules and objective of a variant id ``RULE/OBJECTIVE[/N]`` (parts in any order).
+def variant_of(variant: str | None) -> ShutRules:
+    """Rules of a variant id ``RULE/OBJECTIVE[/N]`` (parts in any order, any case).
 
     RULE in DICE_RULES (default two-then-one), OBJECTIVE in OBJECTIVES (default score),
     N the number of tiles (default 9). None = ``two-then-one/score``.
@@ -757,162 +891,471 @@ def variant_of(variant: str | None) -> tuple[ShutRules, str]:
                 f"e.g. two-then-one/score (rules: {', '.join(DICE_RULES)}; "
                 f"objectives: {', '.join(OBJECTIVES)})"
             )
-    return ShutRules(tiles, rule), objective
+    return ShutRules(tiles, rule, objective)
 
 
-def position_state(pos: ShutPosition) -> Hashable:
-    """The engine state before rolling (``turn``/``turn2``) of a position."""
-    return ("turn", pos.open) if pos.target is None else ("turn2", pos.open, pos.target)
+# --- advice and play -----------------------------------------------------------------
 
 
-def move_values(rules: ShutRules, objective: str, pos: ShutPosition) -> list[tuple[str, float]]:
+def move_values(rules: ShutRules, pos: ShutPosition) -> list[tuple[str, float]]:
     """Every legal action of a position and its value for the mover, in engine order.
 
     Units: expected final score (points, ``score``), P(shut) (``shut``), the mover's
-    expected wins (``win``; player 2 when the position has a target).
+    expected wins (``win``; player 2's own when the position has a target).
     """
-    sol = solved(rules, objective)
-    game = sol.game
-    target = pos.target
-    to_mover = (lambda v: 1.0 - v) if target is not None else (lambda v: v)
-    out: list[tuple[str, float]] = []
-    if pos.roll is None:
-        options = rules.dice_options(pos.open)
-        if len(options) == 1:
-            return [(ROLL, to_mover(sol.value_of(_checked(game, position_state(pos)))))]
-        for n in options:
-            state = ("dice", pos.open, n) if target is None else ("dice2", pos.open, n, target)
-            out.append((DICE_LABELS[n], to_mover(sol.value_of(_checked(game, state)))))
-        return out
-    moves = game._sorted_moves(pos.open, pos.roll)
-    if not moves:
-        return [(END_TURN, to_mover(sol.value_of(game.ended(pos.open, target))))]
-    for s in moves:
-        out.append(
-            (action_text(tiles_of(s)), to_mover(sol.value_of(game.after(pos.open ^ s, target))))
+    if pos.open == 0:
+        raise InputError("every tile is shut: the game is over")
+    sol = solved(rules)
+    state = position_state(pos)
+    node = sol.game.node(state)
+    to_mover = (lambda v: 1.0 - v) if pos.target is not None else (lambda v: v)
+    if isinstance(node, Chance):
+        return [(ROLL, to_mover(sol.value_of(state)))]
+    return [(action_text(a), to_mover(sol.value_of(nxt))) for a, _, nxt in node.actions]
+
+
+def _consequence(rules: ShutRules, state: Hashable, target: int | None) -> list[str]:
+    """What reaching ``state`` means, in words (the turn or the game ending)."""
+    tag = state[0]
+    if tag == "end":
+        if state[1] == 0:
+            return ["the box is shut: score 0"]
+        return [f"the turn ends with score {rules.total(state[1])}"]
+    if tag == "p1shut":
+        return ["player 1 shut the box and wins"]
+    if tag == "turn2" and target is None:  # player 1's turn ended
+        return [f"player 1's turn ends with score {state[2]}; player 2 plays to beat it"]
+    if tag == "p2end":
+        u, t = state[1], state[2]
+        result = "player 1 wins" if u > t else "a draw" if u == t else "player 2 wins"
+        return [f"player 2's turn ends with score {u} against {t}: {result}"]
+    if tag == "p2won":
+        if state[1] == 0:
+            return ["player 2 shut the box and wins"]
+        return [
+            f"player 2's open tiles sum to {rules.total(state[1])}, less than {target}: "
+            "player 2 wins"
+        ]
+    return []
+
+
+def _roll_event(rules: ShutRules, src: Hashable, roll: int, dst: Hashable) -> str:
+    """One roll of a walk through the graph, in words (``rolled 11: no tiles sum to it,
+    the turn ends with score 7``)."""
+    mask, target = src[1], target_of(src)
+    who = "" if rules.players == 1 else "player 2 " if target is not None else "player 1 "
+    moves = rules.moves(mask, roll)
+    head = f"{who}rolled {roll}"
+    if len(moves) > 1:
+        return head
+    if moves:
+        parts = [f"{action_text(tiles_of(moves[0]))} (the only move)"]
+    else:
+        parts = ["no tiles sum to it"]
+    parts += _consequence(rules, dst, target)
+    return f"{head}: {', '.join(parts)}"
+
+
+def _final_position(state: Hashable, mask: int, roll: int | None, target: int | None) -> Any:
+    """The position a game ended in: terminal ``state`` reached from tiles ``mask`` with
+    ``roll`` shown (player 2's ``target``)."""
+    tag = state[0]
+    if tag == "end":
+        return ShutPosition(state[1], roll if state[1] else None)
+    if tag == "p1shut":
+        return ShutPosition(0)
+    if tag == "p2end":
+        return ShutPosition(mask, roll, target)
+    return ShutPosition(state[1], None, target)  # p2won
+
+
+def play_on(
+    rules: ShutRules,
+    state: Hashable,
+    context: tuple[int, int | None, int | None],
+    rng: np.random.Generator,
+    events: list[str],
+) -> Step:
+    """From engine ``state`` (just reached), roll through chance nodes of the solved
+    graph (``engine.advance``) to the next decision or the end of the game.
+
+    ``context``: (tiles, roll, target) of the position the state was reached from.
+    """
+    sol = solved(rules)
+    state = settle(rules, state)
+    if state[0] not in TERMINALS:
+        owner, node = sol.locate(state)
+        g = owner.graph
+        if g.kind[node] == CHANCE:
+            walk = advance(g, node, None, rng)
+            src = node
+            for e, label in zip(walk.edges, walk.labels):
+                dst = int(g.target[e])
+                events.append(_roll_event(rules, g.states[src], int(label), g.states[dst]))
+                context = (g.states[src][1], int(label), target_of(g.states[src]))
+                src = dst
+            node = walk.node
+        state = g.states[node]
+        if g.kind[node] != TERMINAL:
+            pos = position_of_state(state)
+            return Step(pos, False, 0 if pos.target is None else 1, tuple(events))
+    pos = _final_position(state, *context)
+    result = sol.game.terminal_value(state)
+    return Step(pos, True, 0 if pos.target is None else 1, tuple(events), result)
+
+
+def policy_rows(sol: ShutSolution) -> list[dict[str, Any]]:
+    """Every decision of the game (player 1's in the two-player game): position, move and
+    value (objective units), sorted by open tiles, then roll, numerically."""
+    g = sol.graph
+    rows = []
+    for d in np.flatnonzero(g.kind == 2).tolist():
+        if sol.objective == "win" and g.player[d] != 0:
+            continue
+        pos = position_of_state(g.states[d])
+        rows.append(
+            (
+                (pos.target or 0, tiles_of(pos.open), -1 if pos.roll is None else pos.roll),
+                {
+                    "position": pos.text(),
+                    "move": action_text(g.actions[int(sol.policy[d])]),
+                    "value": float(sol.solution.values[d]),
+                },
+            )
         )
-    return out
+    rows.sort(key=lambda r: r[0])
+    return [row for _, row in rows]
 
 
-def _checked(game: ShutGame, state: Hashable) -> Hashable:
-    """``turn2`` states whose tiles already beat the target are player 2's certain wins."""
-    if state[0] == "turn2" and game.rules.total(state[1]) < state[2]:
-        return ("p2won", state[1])
-    if state[0] == "dice2" and game.rules.total(state[1]) < state[3]:
-        return ("p2won", state[1])
-    return state
+# --- the game contract -------------------------------------------------------------
 
 
-def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Every legal action with its value (see ``move_values``), best first."""
-    rules, objective = variant_of(variant)
-    pos = parse_position(rules, position, two_player=objective == "win")
-    values = move_values(rules, objective, pos)
-    lower_better = objective == "score"
-    best = min(v for _, v in values) if lower_better else max(v for _, v in values)
-    ranked = sorted(values, key=lambda av: av[1] if lower_better else -av[1])
-    return [
-        ActionAdvice(a, v, max(0.0, (v - best) if lower_better else (best - v))) for a, v in ranked
-    ]
+class ShutSpec(GameSpec):
+    """Shut the Box in the registry (see ``diceopt.games.registry``).
 
-
-def roll_dice(n: int, rng: np.random.Generator) -> int:
-    """Total of n six-sided dice."""
-    return int(rng.integers(1, 7, size=n).sum())
-
-
-def step(
-    rules: ShutRules, objective: str, pos: ShutPosition, action: str, rng: np.random.Generator
-) -> tuple[ShutPosition, bool, list[str]]:
-    """Play one action; then roll when the dice are forced and end turns with no move.
-
-    Returns the next position (a decision point, or the final position), whether the
-    game is over, and one line per thing that happened.
+    ``players`` is 2 (the win objective); the rules say how many play
+    (``players_of``), what values mean (``units_of``) and whether lower is better.
     """
-    two = objective == "win"
-    events: list[str] = []
-    who = ("player 2" if pos.target is not None else "player 1") if two else "you"
-    move = parse_move(rules, pos, action)
 
-    def says(verb: str) -> str:  # "you roll", "player 1 rolls"
-        return f"{who} {verb}" if who == "you" else f"{who} {verb}s"
-
-    def roll(p: ShutPosition, n: int) -> ShutPosition:
-        r = roll_dice(n, rng)
-        events.append(f"{says('roll')} {r} ({'one die' if n == 1 else 'two dice'})")
-        return dataclasses.replace(p, roll=r)
-
-    def settle(p: ShutPosition) -> tuple[ShutPosition, bool]:
-        nonlocal who
-        while True:
-            if p.roll is None:
-                options = rules.dice_options(p.open)
-                if len(options) > 1:
-                    return p, False
-                p = roll(p, options[0])
-            if rules.moves(p.open, p.roll):
-                return p, False
-            score = rules.total(p.open)
-            whose = "your" if who == "you" else f"{who}'s"
-            events.append(f"no tiles sum to {p.roll}: {whose} turn ends with score {score}")
-            if not two or p.target is not None:
-                if two:
-                    u, t = score, p.target
-                    result = "player 2 wins" if u < t else "a draw" if u == t else "player 1 wins"
-                    events.append(f"player 2 scores {u} against {t}: {result}")
-                return p, True
-            who = "player 2"
-            p = ShutPosition(rules.full, None, score)
-
-    if move == END_TURN:
-        p, _ = settle(dataclasses.replace(pos))
-        return p, p.roll is not None and not rules.moves(p.open, p.roll), events
-    if isinstance(move, str):  # dice choice
-        n = 1 if move == DICE_LABELS[1] else 2
-        p, over = settle(roll(pos, n))
-        return p, over, events
-    left = pos.open ^ move
-    events.append(f"{says('shut')} {' '.join(map(str, tiles_of(move)))}")
-    if left == 0:
-        if not two:
-            events.append("the box is shut: score 0")
-        elif pos.target is None:
-            events.append("player 1 shut the box and wins")
-        else:
-            events.append("player 2 shut the box and wins")
-        return ShutPosition(0, None, pos.target), True, events
-    p, over = settle(ShutPosition(left, None, pos.target))
-    return p, over, events
-
-
-def apply(
-    position: str, action: str, variant: str | None = None, rng: np.random.Generator | None = None
-) -> tuple[str, bool]:
-    """Play an action (``shut 1 7``, ``roll``, ``roll one die``...); dice rolled with ``rng``.
-
-    The returned position is the next decision point: forced rolls are made and a roll
-    with no move ends the turn (player 1's end starts player 2's turn, with ``target``).
-    """
-    rules, objective = variant_of(variant)
-    pos = parse_position(rules, position, two_player=objective == "win")
-    rng = rng if rng is not None else np.random.default_rng()
-    new, over, _ = step(rules, objective, pos, action, rng)
-    return new.text(), over
-
-
-def main_job() -> None:
-    """``make run`` section: one- and two-player results for 9 tiles."""
-    rules = ShutRules()
-    score, shut = solved(rules, "score"), solved(rules, "shut")
-    print("== Shut the Box (9 tiles, two dice then one die at 6 or less) ==")
-    print(f"lowest expected score: {score.value:.9f} points")
-    print(f"best probability of shutting the box: {shut.value:.9f}")
-    r = duel_report(rules)
-    print(f"two players, both win-optimal: player 1 wins {r['both_win_optimal']:.9f}")
-    print(
-        f"win-optimal instead of score-optimal play gains player 1 {r['p1_gain']:.6f} and "
-        f"player 2 {r['p2_gain']:.6f} in win probability, giving up {r['p1_score_given_up']:.6f}"
-        f" and {r['p2_score_given_up']:.6f} points of expected score"
+    id = "shutbox"
+    title = "Shut the Box"
+    summary = "one player (lowest score or best chance to shut) or two players (most wins)"
+    rules_help = (
+        "Tiles 1..N start open. Roll (two dice; one die once the open tiles sum to 6 or\n"
+        "less, as the dice rule says), then shut open tiles summing to the roll; the turn\n"
+        "ends when no open tiles sum to the roll, scoring the open tiles. Objectives:\n"
+        "score (lowest expected score), shut (best chance to shut the box), win (two\n"
+        "players: player 2 plays after player 1, knowing player 1's score; lower wins).\n"
+        "Positions: 'open 1 3 4 7 | roll 8' ('| target 16' for player 2; no roll: before\n"
+        "the roll) or {\"open\": [1, 3, 4, 7], \"roll\": 8}. Actions: 'shut 1 7', 'roll',\n"
+        "'roll one die', 'roll two dice', 'end turn'."
     )
+    units = "the objective value (expected final score, probability of shutting, or wins)"
+    players = 2
+    lower_is_better = True  # the default objective, score
+    parameters = (
+        Parameter("tiles", "tiles 1..N, N = 1..12 (default 9)", type=int),
+        Parameter(
+            "dice_rule",
+            "two-then-one (default): two dice while the open tiles sum to more than 6; "
+            "optional-one: one die allowed at 6 or less; always-two",
+            type=str.lower,
+            choices=DICE_RULES,
+        ),
+        Parameter(
+            "objective",
+            "score: lowest expected score; shut: best P(shut); win: two players "
+            "(default: score, or win with --players 2)",
+            type=str.lower,
+            choices=OBJECTIVES,
+        ),
+        Parameter("players", "1 or 2 (2 is the win objective)", type=int, choices=(1, 2)),
+    )
+    variants = VARIANTS
+    position_example = POSITION_EXAMPLE
+    solve_options = (
+        Parameter("policy", "list every decision (player 1's in the two-player game)", flag=True),
+    )
+
+    # --- rules ---------------------------------------------------------------------------
+    def rules(self, variant: str | None = None, **params: Any) -> ShutRules:
+        """Rules of a variant ``RULE/OBJECTIVE[/TILES]`` with parameters overriding it."""
+        base = variant_of(variant)
+        objective = params.get("objective")
+        players = params.get("players")
+        if players == 2:
+            if objective not in (None, "win"):
+                raise InputError(f"two players play for wins: use --objective win, not {objective}")
+            objective = "win"
+        elif players == 1 and (objective or base.objective) == "win":
+            raise InputError("the win objective is the two-player game: use --players 2")
+        tiles = params.get("tiles")
+        return ShutRules(
+            base.tiles if tiles is None else tiles,
+            params.get("dice_rule") or base.dice_rule,
+            objective or base.objective,
+        )
+
+    def describe(self, rules: ShutRules) -> dict[str, Any]:
+        """Tiles, dice rule, objective and players."""
+        return rules.describe()
+
+    def players_of(self, rules: ShutRules) -> int:
+        """2 in the win game, else 1."""
+        return rules.players
+
+    def units_of(self, rules: ShutRules) -> str:
+        """Points (lower is better), P(shut), or the mover's expected wins."""
+        return UNITS[rules.objective]
+
+    def lower_is_better_of(self, rules: ShutRules) -> bool:
+        """True for the score objective."""
+        return rules.objective == "score"
+
+    # --- positions -------------------------------------------------------------------------
+    def parse_text(self, rules: ShutRules, text: str) -> ShutPosition:
+        """``open 1 3 4 7 | roll 8`` (``| target 16`` for player 2; no roll: before it)."""
+        return parse_position(rules, text)
+
+    def parse_json(self, rules: ShutRules, data: Mapping[str, Any]) -> ShutPosition:
+        """``{"open": [1, 3, 4, 7], "roll": 8, "target": 16}`` (roll, target optional)."""
+        return position_from_json(rules, data)
+
+    def format(self, rules: ShutRules, pos: ShutPosition) -> str:
+        """The text notation."""
+        return pos.text()
+
+    def to_json(self, rules: ShutRules, pos: ShutPosition) -> dict[str, Any]:
+        """The JSON form."""
+        return pos.to_json()
+
+    def new_position(self, rules: ShutRules, rng: np.random.Generator) -> ShutPosition:
+        """Every tile open and the first roll shown (before it, where dice are chosen)."""
+        g = solved(rules).graph
+        if g.kind[0] != CHANCE:
+            return ShutPosition(rules.full)
+        return ShutPosition(rules.full, int(g.label(sample_edge(g, 0, rng))))
+
+    def show(self, rules: ShutRules, pos: ShutPosition) -> list[str]:
+        """The position, who is to move, and what may be done before a roll."""
+        lines = [pos.text()]
+        if not pos.open:
+            return [*lines, "the box is shut"]
+        if pos.roll is not None and not rules.moves(pos.open, pos.roll):
+            return [*lines, f"no open tiles sum to {pos.roll}: the turn is over"]
+        if pos.target is not None and rules.total(pos.open) < pos.target:
+            return [*lines, f"player 2's open tiles sum to less than {pos.target}: player 2 won"]
+        if rules.players == 2:
+            if pos.target is None:
+                lines.append("player 1 to move")
+            else:
+                lines.append(f"player 2 to move, to beat player 1's score {pos.target}")
+        if pos.roll is None:
+            options = rules.dice_options(pos.open)
+            if len(options) > 1:
+                lines.append("choose: 'roll one die' or 'roll two dice'")
+            else:
+                lines.append(f"'roll' ({rules.rule_text(pos.open)})")
+        return lines
+
+    def to_move(self, rules: ShutRules, pos: ShutPosition) -> int:
+        """Player 2 (1) when the position has a target, else player 1 (0)."""
+        return 0 if pos.target is None else 1
+
+    # --- play ------------------------------------------------------------------------------
+    def advise(self, rules: ShutRules, pos: ShutPosition) -> Advice:
+        """Every legal action with its value for the mover, best first."""
+        values = move_values(rules, pos)
+        lower = self.lower_is_better_of(rules)
+        if rules.objective == "win":
+            value_is = (
+                f"expected wins of player {1 if pos.target is None else 2}, "
+                "the player to move (a draw counts 1/2)"
+            )
+        else:
+            value_is = UNITS[rules.objective]
+        return Advice(rank_actions(values, lower_is_better=lower), value_is)
+
+    def canonical_action(self, rules: ShutRules, pos: ShutPosition, text: str) -> str:
+        """``shut 1 7`` from ``7 1``, ``roll one die`` from ``one``, ``end turn`` from ``end``."""
+        return parse_move(rules, pos, text)
+
+    def apply(
+        self, rules: ShutRules, pos: ShutPosition, action: str, rng: np.random.Generator
+    ) -> Step:
+        """Play an action, then roll on through the solved graph to the next decision.
+
+        Rolls with one legal move play it; a roll with none ends the turn (player 1's end
+        starts player 2's turn). ``events`` say what was rolled and what it did.
+        """
+        move = parse_move(rules, pos, action)
+        sol = solved(rules)
+        state = position_state(pos)
+        node = sol.game.node(state)
+        context = (pos.open, pos.roll, pos.target)
+        events: list[str] = []
+        if not isinstance(node, Chance):  # a decision: the action's successor
+            found = [n for a, _, n in node.actions if action_text(a) == move]
+            if not found:
+                raise InputError(f"{action.strip()!r} is not a legal action here")
+            state = found[0]
+            events += _consequence(rules, settle(rules, state), pos.target)
+        return play_on(rules, state, context, rng, events)
+
+    # --- solving -----------------------------------------------------------------------
+    def solve(self, rules: ShutRules, policy: bool = False, **options: Any) -> Report:
+        """The optimal value from the start, the two-player comparison (win objective)
+        and, with ``policy``, every decision."""
+        t0 = time.perf_counter()
+        sol = solved(rules)
+        seconds = time.perf_counter() - t0
+        data: dict[str, Any] = {
+            "players": rules.players,
+            "objective": rules.objective,
+            "compile_seconds": sol.compile_seconds,
+            "solve_seconds": sol.solve_seconds,
+            "states": sol.graph.num_states,
+            "edges": sol.graph.num_edges,
+        }
+        players = "two players" if rules.players == 2 else "one player"
+        lines = [f"Shut the Box: {rules.tiles} tiles, {rules.dice_rule} dice rule, {players}"]
+        if policy:
+            rows = policy_rows(sol)
+            data["policy"] = rows
+            lines.append(f"{'position':<40} {'move':<16} value")
+            for row in rows:
+                lines.append(f"{row['position']:<40} {row['move']:<16} {row['value']:.6f}")
+        label = {
+            "score": "lowest expected score (points)",
+            "shut": "highest probability of shutting the box",
+            "win": "player 1's expected wins, both players win-optimal",
+        }[rules.objective]
+        lines.append(f"{label}: {sol.value:.9f}")
+        if rules.objective == "win":
+            t1 = time.perf_counter()
+            r = duel_report(rules)
+            data["comparison"] = r
+            data["comparison_seconds"] = time.perf_counter() - t1
+            lines += [
+                "player 1's expected wins when...",
+                f"  both play win-optimal              {r['both_win_optimal']:.9f}",
+                f"  player 1 plays score-optimal        {r['p1_score_optimal']:.9f}"
+                f"  (win-optimal play gains player 1 {r['p1_gain']:.6f})",
+                f"  player 2 plays score-optimal        {r['p2_score_optimal']:.9f}"
+                f"  (win-optimal play gains player 2 {r['p2_gain']:.6f})",
+                f"  both play score-optimal             {r['both_score_optimal']:.9f}",
+                "expected score given up by win-optimal play: player 1 "
+                f"{r['p1_score_given_up']:.6f} points ({r['p1_expected_score_win_policy']:.6f} "
+                f"vs {r['p1_expected_score_score_policy']:.6f}), player 2 "
+                f"{r['p2_score_given_up']:.6f} points ({r['p2_expected_score_win_policy']:.6f} "
+                f"vs {r['p2_expected_score_score_policy']:.6f}, when player 2 plays)",
+            ]
+        lines.append(
+            f"{sol.graph.num_states} nodes; compile {sol.compile_seconds:.3f} s, solve "
+            f"{sol.solve_seconds:.3f} s (this call {seconds:.3f} s)"
+        )
+        return Report(sol.value, data, lines)
+
+    def simulate(
+        self, rules: ShutRules, games: int, rng: np.random.Generator, **options: Any
+    ) -> Report:
+        """Seeded games of optimal play on the engine's simulator: final scores (points),
+        shut or not (1/0), or player 1's wins (1, 1/2, 0)."""
+        from diceopt.simulate import simulate
+
+        sol = solved(rules)
+        outcomes = simulate(sol.graph, sol.policy, games, rng)
+        report = simulation_report(self, outcomes, sol.value)
+        d = report.data
+        spread = f" +/- {d['std_error']:.6f} (standard error)" if games > 1 else ""
+        report.lines = [
+            f"{games:,} games of optimal play: mean {d['mean']:.6f}{spread}",
+            f"exact value {sol.value:.9f} ({self.units_of(rules)}); "
+            f"range {d['min']:g} to {d['max']:g}",
+        ]
+        return report
+
+    def commands(self) -> tuple[Command, ...]:
+        """``diff``: two-player positions where win- and score-optimal moves differ."""
+        return (
+            Command(
+                "diff",
+                "two players: positions where the win- and score-optimal moves differ",
+                run_diff,
+                (
+                    Parameter(
+                        "player",
+                        "whose decisions: 1, 2 or both",
+                        "both",
+                        choices=("1", "2", "both"),
+                    ),
+                    Parameter("limit", f"rows to show (text default {DIFF_LIMIT})", type=int),
+                ),
+            ),
+        )
+
+    def main_job(self, out: Callable[[str], None] = print) -> None:
+        """``make run`` section: one- and two-player results for 9 tiles."""
+        rules = ShutRules()
+        score, shut = solved(rules), solved(rules.with_objective("shut"))
+        out("== Shut the Box (9 tiles, two dice then one die at 6 or less) ==")
+        out(f"lowest expected score: {score.value:.9f} points")
+        out(f"best probability of shutting the box: {shut.value:.9f}")
+        r = duel_report(rules)
+        out(f"two players, both win-optimal: player 1 wins {r['both_win_optimal']:.9f}")
+        out(
+            f"win-optimal instead of score-optimal play gains player 1 {r['p1_gain']:.6f} and "
+            f"player 2 {r['p2_gain']:.6f} in win probability, giving up "
+            f"{r['p1_score_given_up']:.6f} and {r['p2_score_given_up']:.6f} points of "
+            "expected score"
+        )
+        rows = differing_positions(rules)
+        out(f"{len(rows)} positions where the win-optimal move differs from the score-optimal one")
+
+
+def run_diff(rules: ShutRules, args: argparse.Namespace) -> int:
+    """``shutbox diff``: the table (or JSON) of positions where the win-optimal and the
+    score-optimal moves differ; returns the exit status."""
+    from diceopt.cli.common import print_json
+
+    if args.limit is not None and args.limit < 0:
+        raise InputError(f"--limit must be >= 0, got {args.limit}")
+    t0 = time.perf_counter()
     rows = differing_positions(rules)
-    print(f"{len(rows)} positions where the win-optimal move differs from the score-optimal one")
+    seconds = time.perf_counter() - t0
+    counts = {p: sum(1 for r in rows if r["player"] == p) for p in (1, 2)}
+    if args.player != "both":
+        rows = [r for r in rows if r["player"] == int(args.player)]
+    if args.json:
+        limit = args.limit if args.limit is not None else len(rows)
+        print_json(
+            {
+                "game": "shutbox",
+                "rules": {"tiles": rules.tiles, "dice_rule": rules.dice_rule},
+                "count": counts[1] + counts[2],
+                "count_player1": counts[1],
+                "count_player2": counts[2],
+                "seconds": seconds,
+                "positions": rows[:limit],
+            }
+        )
+        return 0
+    limit = args.limit if args.limit is not None else DIFF_LIMIT
+    print(
+        f"Shut the Box, {rules.tiles} tiles, {rules.dice_rule}: {counts[1] + counts[2]} positions "
+        f"where the score-minimising move loses win probability (player 1: {counts[1]}, "
+        f"player 2: {counts[2]}); largest losses first"
+    )
+    for line in diff_lines(rows[:limit]):
+        print(line)
+    if len(rows) > limit:
+        print(f"... {len(rows) - limit} more (--limit N, or --json for all)")
+    return 0
+
+
+SPEC = ShutSpec()
+
+
+def main_job(out: Callable[[str], None] = print) -> None:
+    """``make run`` section (see ``ShutSpec.main_job``)."""
+    SPEC.main_job(out)
