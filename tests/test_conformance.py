@@ -63,7 +63,7 @@ def check_game(spec: GameSpec) -> None:
             regrets = [a.regret for a in advice.actions]
             assert regrets[0] <= 1e-9 and regrets == sorted(regrets), text
             best = advice.best.value
-            sign = -1.0 if spec.lower_is_better_for(rules) else 1.0
+            sign = -1.0 if spec.lower_is_better_of(rules) else 1.0
             for a in advice.actions:
                 assert a.regret == pytest.approx(sign * (best - a.value), abs=1e-9)
             assert len({a.action for a in advice.actions}) == len(advice.actions)

@@ -162,10 +162,6 @@ class GameSpec:
             f"unknown {self.id} variant {variant!r}{hint} (variants: {', '.join(self.variants)})"
         )
 
-    def lower_is_better_for(self, rules: Any) -> bool:
-        """Whether lower values are better under these rules (default: ``lower_is_better``)."""
-        return self.lower_is_better
-
     def describe(self, rules: Any) -> dict[str, Any]:
         """The rules' parameters as plain data."""
         return plain(rules)
