@@ -155,9 +155,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if loaded is not None:
         print(f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)")
     else:
+        saved = f"; saved to {path}" if info.saved else ""  # else warned once already
         print(
             f"solved {table.states:,} states in {seconds:.2f} s "
-            f"(numba compile {compile_seconds:.2f} s); saved to {path}"
+            f"(numba compile {compile_seconds:.2f} s){saved}"
         )
     return 0
 
