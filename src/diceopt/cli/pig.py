@@ -191,7 +191,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     import numpy as np
 
     from diceopt.errors import InputError
-    from diceopt.games.pig import HOLD, PigPosition, parse_action, step
+    from diceopt.games.pig import HOLD, PigPosition, parse_action, play_action
 
     rules = _rules(args)
     print(f"Pig to {rules.goal} with a {rules.sides}-sided die: solving (a few seconds)...")
@@ -224,7 +224,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             action = max(values, key=values.get) if pos.turn > 0 else "roll"
             if action == HOLD:
                 print(f"computer holds at {pos.turn}")
-        new, over, die = step(rules, pos, action, rng)
+        moved = play_action(rules, pos, action, rng)
+        new, over = moved.position, moved.over
+        die = moved.rolled[0] if moved.rolled else None
         who = "you" if human_turn else "computer"
         if die is not None:
             print(f"{who} rolled {die}" + (": turn total lost" if die == 1 else ""))
@@ -233,7 +235,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"\n{winner} with {new.me} points against {new.opponent}.")
             print(f"Win probability lost to your decisions: {lost:.4f}")
             return 0
-        if new.turn == 0:  # the turn passed
+        if moved.passed:
             human_turn = not human_turn
             if not human_turn:
                 print(f"\ncomputer's turn: computer {new.me}, you {new.opponent}")

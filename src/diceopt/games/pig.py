@@ -3,47 +3,61 @@
 Positions are written from the point of view of the player to move:
 ``me 41 | opponent 49 | turn 22`` (``turn`` is the turn total at risk; omitted = 0, the
 start of a turn). A turn starts with a forced roll; after each roll of 2..K the player
-holds (banks the turn total, the turn passes) or rolls again; a 1 loses the turn total.
-Reaching the goal (banked score + turn total) wins at once: holding there is the only
-sensible move, so the engine folds it into the roll.
+holds (banks the turn total, the turn passes) or rolls again; a 1 loses the turn total
+and passes the turn. Reaching the goal (banked score + turn total) wins at once.
 
-Engine states are integers (fast to hash). With ``code = ((p*G + m)*G + o)*G + k``
-(p: player to move, 0 = first player; m, o: mover's and opponent's banked points; k:
-turn total), ``2*code`` is the hold-or-roll decision and ``2*code + 1`` the roll (a
-chance node); ``-1`` / ``-2`` are the terminal wins of the first / second player.
-Values are the first player's probability of winning (the engine's ``win``
-objective); the game is cyclic (two 1s in a row repeat a position), so it is solved by
-Gauss-Seidel value iteration.
+The engine graph is written from the mover's point of view, so one state serves both
+players: every value is the win probability of the player to move, and the edges where
+the turn passes (a hold, a 1) are hand-over edges (``1 - v``). For goal G and a K-sided
+die the graph has G³ + 1 nodes, numbered arithmetically (``chance_node``,
+``decision_node``): for banked points m (mover) and o (opponent), a block of 2(G - m) - 1
+nodes holds the roll R(k) (a chance node, k = 0..G-m-1 the turn total) at offset 2k and
+the hold-or-roll decision D(k) (k >= 1) at offset 2k - 1; blocks are ordered by m, then
+o; the last node is the terminal "the mover has won" (value 1). Chance edges carry the
+die face as their label.
+
+``build_graph`` (numba) is the one place the rules live: solving, advice (values read
+at arithmetic node numbers, so stored values answer without rebuilding anything),
+``apply`` (the engine's ``advance`` walks this graph) and simulation all use it.
+``PigGame`` writes the same rules to the engine's node protocol, as a cross-check for
+small goals (tests compare the two graphs' values). The game is cyclic (two 1s in a row
+repeat a position), so it is solved by Gauss-Seidel value iteration.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+import numba
 import numpy as np
 
+from diceopt import storage
 from diceopt.advice import ActionAdvice
 from diceopt.engine import (
     Chance,
     CompiledGame,
     Decision,
+    Handover,
     Objective,
     Solution,
     Terminal,
-    compile_game,
+    advance,
+    compile_arrays,
     extract_policy,
     solve,
 )
+from diceopt.engine.policy import TIE_TOLERANCE
 from diceopt.errors import InputError
 from diceopt.notation import split_fields
 
 GOAL_MAX = 150
 SIDES_MAX = 20
 HOLD, ROLL = "hold", "roll"
-WIN_FIRST, WIN_SECOND = -1, -2
+WIN = Objective("win")
 
 
 @dataclass(frozen=True)
@@ -63,102 +77,227 @@ class PigRules:
         """The parameters as plain JSON-ready data."""
         return {"goal": self.goal, "sides": self.sides}
 
+    @property
+    def variant(self) -> str:
+        """The variant id ``goal-G-dK``."""
+        return f"goal-{self.goal}-d{self.sides}"
+
+    @property
+    def num_nodes(self) -> int:
+        """Nodes of the engine graph: G³ + 1."""
+        return self.goal**3 + 1
+
+    def possible_total(self, points: int) -> bool:
+        """True when a turn total or banked score of ``points`` can occur (0, or a sum of
+        faces 2..K: every value from 2 on, only even ones with a two-sided die)."""
+        return points == 0 or (points >= 2 and (self.sides >= 3 or points % 2 == 0))
+
+
+# --- node numbers -------------------------------------------------------------------------
+
+
+def block_start(goal: int, me: int) -> int:
+    """First node of the blocks of a mover with ``me`` banked points."""
+    return goal * me * (2 * goal - me)
+
+
+def chance_node(goal: int, me: int, opponent: int, turn: int) -> int:
+    """Node of the roll R with turn total ``turn`` (0: the start of a turn)."""
+    return block_start(goal, me) + opponent * (2 * (goal - me) - 1) + 2 * turn
+
+
+def decision_node(goal: int, me: int, opponent: int, turn: int) -> int:
+    """Node of the hold-or-roll decision D at turn total ``turn`` >= 1."""
+    return chance_node(goal, me, opponent, turn) - 1
+
+
+def win_node(goal: int) -> int:
+    """The terminal node: the player who moved there has won (value 1)."""
+    return goal**3
+
+
+def decode_node(goal: int, node: int) -> tuple[int, int, int, bool]:
+    """(me, opponent, turn, is_chance) of a non-terminal node number."""
+    starts = goal * np.arange(goal + 1) * (2 * goal - np.arange(goal + 1))
+    me = int(np.searchsorted(starts, node, side="right")) - 1
+    rest = node - int(starts[me])
+    width = 2 * (goal - me) - 1
+    opponent, off = divmod(rest, width)
+    return me, opponent, (off + 1) // 2, off % 2 == 0
+
+
+@numba.njit(cache=True)
+def _build(goal: int, sides: int) -> tuple:
+    """The CSR arrays of Pig (see the module docstring): the rules, once."""
+    g, k_max = goal, sides
+    n = g * g * g + 1
+    win = n - 1
+    edges = 0
+    for m in range(g):
+        width = g - m
+        edges += g * (k_max * width + 2 * (width - 1))
+    kind = np.empty(n, dtype=np.int8)
+    start = np.empty(n + 1, dtype=np.int64)
+    target = np.empty(edges, dtype=np.int64)
+    prob = np.zeros(edges, dtype=np.float64)
+    flip = np.zeros(edges, dtype=np.bool_)
+    label = np.full(edges, -1, dtype=np.int32)
+    terminal = np.zeros(n, dtype=np.float64)
+    q = 1.0 / k_max
+    e = 0
+    s = 0
+    for m in range(g):
+        width = 2 * (g - m) - 1
+        for o in range(g):
+            base = s  # R(m, o, 0)
+            for off in range(width):
+                start[s] = e
+                if off % 2 == 0:  # the roll R(k)
+                    k = off // 2
+                    kind[s] = 1
+                    # a 1: the turn total is lost and the turn passes
+                    target[e] = g * o * (2 * g - o) + m * (2 * (g - o) - 1)
+                    prob[e] = q
+                    flip[e] = True
+                    label[e] = 0
+                    e += 1
+                    for r in range(2, k_max + 1):
+                        t = k + r
+                        target[e] = win if m + t >= g else base + 2 * t - 1
+                        prob[e] = q
+                        label[e] = r - 1
+                        e += 1
+                else:  # the decision D(k): hold (the turn passes) or roll
+                    k = (off + 1) // 2
+                    kind[s] = 2
+                    target[e] = g * o * (2 * g - o) + (m + k) * (2 * (g - o) - 1)
+                    flip[e] = True
+                    target[e + 1] = s + 1
+                    e += 2
+                s += 1
+    kind[win] = 0
+    terminal[win] = 1.0
+    start[win] = e
+    start[n] = e
+    return kind, start, target, prob, flip, label, terminal
+
+
+def build_graph(rules: PigRules) -> CompiledGame:
+    """Pig's engine graph (G³ + 1 nodes, see the module docstring), built from arrays."""
+    kind, start, target, prob, flip, label, terminal = _build(rules.goal, rules.sides)
+    game = compile_arrays(
+        kind,
+        start,
+        target,
+        prob,
+        terminal_value=terminal,
+        flip=flip,
+        label_code=label,
+        label_table=list(range(1, rules.sides + 1)),
+    )
+    decisions = np.flatnonzero(kind == 2)
+    actions: list[Any] = [None] * game.num_edges
+    for e in game.start[decisions].tolist():
+        actions[e], actions[e + 1] = HOLD, ROLL
+    game.actions = actions
+    return game
+
 
 class PigGame:
-    """Two-player Pig written to the engine's game protocol (see the module docstring)."""
+    """The same rules on the engine's node protocol (mover's view): a cross-check.
+
+    States: ``(me, opponent, turn, is_chance)`` and ``"won"`` (the mover has won).
+    """
 
     def __init__(self, rules: PigRules) -> None:
         self.rules = rules
-        g, k = rules.goal, rules.sides
-        self._g = g
-        self._q = 1.0 / k
-        self._steps = tuple(2 * r for r in range(2, k + 1))
-        self._terminals = {WIN_FIRST: Terminal(1.0), WIN_SECOND: Terminal(0.0)}
-        # per (p, m, o): (code of the opponent's turn start with m banked, 2*(G - m),
-        # the mover's win terminal, p)
-        table = []
-        for p in (0, 1):
-            for m in range(g):
-                for o in range(g):
-                    swap = (((1 - p) * g + o) * g + m) * g
-                    table.append((swap, 2 * (g - m), WIN_FIRST if p == 0 else WIN_SECOND, p))
-        self._table = table
 
-    def initial_state(self) -> int:
+    def initial_state(self) -> tuple[int, int, int, bool]:
         """The first player's first roll: both scores 0."""
-        return 1
+        return (0, 0, 0, True)
 
-    def node(self, state: int) -> Terminal | Chance | Decision:
-        """The node of an integer state (see the module docstring)."""
-        if state < 0:
-            return self._terminals[state]
-        code = state >> 1
-        g = self._g
-        k = code % g
-        swap, room, win, p = self._table[code // g]
-        if state & 1:
-            q = self._q
-            two = state - 1
-            room -= 2 * k  # rolling r wins when 2r >= room
-            outcomes = [(q, 0.0, 2 * swap + 1)]
-            outcomes += [(q, 0.0, two + r2 if r2 < room else win) for r2 in self._steps]
+    def node(self, state: Any) -> Terminal | Chance | Decision:
+        """The node of a state (see the class docstring)."""
+        if state == "won":
+            return Terminal(1.0)
+        m, o, k, is_chance = state
+        g, sides = self.rules.goal, self.rules.sides
+        if is_chance:
+            q = 1.0 / sides
+            outcomes: list[tuple[Any, ...]] = [(q, 0.0, Handover((o, m, 0, True)), 1)]
+            for r in range(2, sides + 1):
+                outcomes.append((q, 0.0, "won" if m + k + r >= g else (m, o, k + r, False), r))
             return Chance(outcomes)
-        return Decision(((HOLD, 0.0, 2 * (swap + k * g) + 1), (ROLL, 0.0, state + 1)), p)
+        return Decision([(HOLD, 0.0, Handover((o, m + k, 0, True))), (ROLL, 0.0, (m, o, k, True))])
 
 
-def encode(goal: int, mover: int, me: int, opponent: int, turn: int, chance: bool) -> int:
-    """The integer engine state of a position (no range checks); see the module docstring."""
-    return 2 * (((mover * goal + me) * goal + opponent) * goal + turn) + int(chance)
+# --- solutions ------------------------------------------------------------------------
 
 
 @dataclass
 class PigSolution:
-    """Solved Pig: values are the first player's win probability at every node."""
+    """Solved Pig: ``values[node]`` is the win probability of the player to move there.
+
+    Nodes are numbered arithmetically (``chance_node``, ``decision_node``), so a stored
+    solution answers every question without the graph; ``graph``, ``solution`` and
+    ``policy`` are built on first use. ``compile_seconds``: building the graph,
+    ``solve_seconds``: value iteration and policy (seconds, from the stored header when
+    ``loaded``).
+    """
 
     rules: PigRules
-    graph: CompiledGame
-    solution: Solution
-    policy: np.ndarray
+    values: np.ndarray
+    sweeps: int
+    residual: float
     compile_seconds: float
     solve_seconds: float
+    loaded: bool = False
+    _graph: CompiledGame | None = field(default=None, repr=False)
+
+    @property
+    def graph(self) -> CompiledGame:
+        """The engine graph (built on first use when the values were loaded)."""
+        if self._graph is None:
+            self._graph = build_graph(self.rules)
+        return self._graph
+
+    @cached_property
+    def solution(self) -> Solution:
+        """The engine's view of these values (objective win)."""
+        return Solution(
+            self.graph, self.values, WIN, 1.0, self.sweeps, self.residual, self.solve_seconds
+        )
+
+    @cached_property
+    def policy(self) -> np.ndarray:
+        """The optimal policy (edge per decision node, the engine's tie-break: hold first)."""
+        return extract_policy(self.solution)
 
     @property
     def value(self) -> float:
         """Probability that the first player wins under mutual optimal play."""
-        return self.solution.value
-
-    def _state_value(self, state: int) -> float:
-        return float(self.solution.values[self.graph.state_id(state)])
+        return float(self.values[0])
 
     def win_probability(self, me: int, opponent: int, turn: int = 0) -> float:
         """Probability that the player to move wins (optimal play on both sides)."""
         g = self.rules.goal
         if me + turn >= g:
             return 1.0
-        return self._state_value(encode(g, 0, me, opponent, turn, turn == 0))
+        if turn == 0:
+            return float(self.values[chance_node(g, me, opponent, 0)])
+        return float(self.values[decision_node(g, me, opponent, turn)])
 
     def action_values(self, me: int, opponent: int, turn: int) -> dict[str, float]:
         """Win probability of the player to move for each legal action (roll; hold if turn > 0).
 
         InputError if the position cannot occur under these rules.
         """
-        try:
-            return self._action_values(me, opponent, turn)
-        except InputError:
-            raise InputError(
-                f"'me {me} | opponent {opponent} | turn {turn}' cannot occur with a "
-                f"{self.rules.sides}-sided die and goal {self.rules.goal}"
-            ) from None
-
-    def _action_values(self, me: int, opponent: int, turn: int) -> dict[str, float]:
-        g, q = self.rules.goal, 1.0 / self.rules.sides
-        if me + turn >= g:  # already at the goal: holding wins; rolling risks a 1
-            bust = 1.0 - self.win_probability(opponent, me, 0)
-            return {HOLD: 1.0, ROLL: q * bust + (1.0 - q)}
-        roll = self._state_value(encode(g, 0, me, opponent, turn, True))
+        check_position(self.rules, PigPosition(me, opponent, turn))
+        g = self.rules.goal
+        roll = float(self.values[chance_node(g, me, opponent, turn)])
         if turn == 0:
             return {ROLL: roll}
-        hold = 1.0 - self.win_probability(opponent, me + turn, 0)
+        hold = 1.0 - float(self.values[chance_node(g, opponent, me + turn, 0)])
         return {HOLD: hold, ROLL: roll}
 
     def decision_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -166,22 +305,21 @@ class PigSolution:
 
         ``hold`` is 1 where holding is optimal, 0 where rolling is, -1 where no decision
         exists (turn 0 or 1, or me + turn >= goal); ``value`` is the mover's win
-        probability after deciding (nan where no decision exists).
+        probability after deciding (nan where no decision exists). Ties go to hold, as in
+        the engine's policy.
         """
-        g = self.graph
-        n = self.rules.goal
-        decisions = np.flatnonzero(g.kind == 2)
-        codes = np.fromiter((g.states[s] for s in decisions), dtype=np.int64) >> 1
-        k = codes % n
-        o = (codes // n) % n
-        m = (codes // (n * n)) % n
-        p = codes // (n * n * n)
-        first = p == 0
-        hold = np.full((n, n, n), -1, dtype=np.int8)
-        value = np.full((n, n, n), np.nan)
-        d = decisions[first]
-        hold[m[first], o[first], k[first]] = (self.policy[d] == g.start[d]).astype(np.int8)
-        value[m[first], o[first], k[first]] = self.solution.values[d]
+        g = self.rules.goal
+        m = np.arange(g)[:, None, None]
+        o = np.arange(g)[None, :, None]
+        k = np.arange(g)[None, None, :]
+        valid = (k >= 2) & (m + k < g)
+        kk = np.where(valid, k, 1)
+        mk = np.minimum(m + kk, g - 1)
+        best = self.values[block_start(g, m) + o * (2 * (g - m) - 1) + 2 * kk - 1]
+        hold_q = 1.0 - self.values[block_start(g, o) + mk * (2 * (g - o) - 1)]
+        holds = (best - hold_q) <= TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
+        hold = np.where(valid, holds.astype(np.int8), np.int8(-1)).astype(np.int8)
+        value = np.where(valid, best, np.nan)
         return hold, value
 
     def boundary(self) -> tuple[np.ndarray, int]:
@@ -207,18 +345,73 @@ class PigSolution:
 
 
 def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution:
-    """Compile and solve Pig: P(first player wins) at every node and the optimal policy.
+    """Build and solve Pig: the mover's win probability at every node (no cache).
 
     ``tolerance`` (optional) overrides the engine's value-iteration tolerance.
     """
     t0 = time.perf_counter()
-    graph = compile_game(PigGame(rules))
+    graph = build_graph(rules)
     t1 = time.perf_counter()
     kwargs = {} if tolerance is None else {"tolerance": tolerance}
-    solution = solve(graph, Objective("win"), **kwargs)
-    policy = extract_policy(solution)
+    solution = solve(graph, WIN, **kwargs)
     t2 = time.perf_counter()
-    return PigSolution(rules, graph, solution, policy, t1 - t0, t2 - t1)
+    return PigSolution(
+        rules,
+        solution.values,
+        solution.sweeps,
+        float(solution.residual),
+        t1 - t0,
+        t2 - t1,
+        _graph=graph,
+    )
+
+
+def table_key(rules: PigRules) -> storage.TableKey:
+    """The storage key of a Pig solution (one float64 value per node)."""
+    return storage.TableKey("pig", rules.variant, "win", 0.0, "float64", shape=(rules.num_nodes,))
+
+
+_SOLVED: dict[PigRules, PigSolution] = {}
+
+
+def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
+    """The solution of ``rules``: once per process, loaded from the table cache when stored
+    there, else solved and stored (``cache_dir`` overrides the cache directory)."""
+    if rules in _SOLVED:
+        return _SOLVED[rules]
+    fresh: list[PigSolution] = []
+
+    def build() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        sol = solve_pig(rules)
+        fresh.append(sol)
+        meta = {
+            "seconds": sol.compile_seconds + sol.solve_seconds,
+            "compile_seconds": sol.compile_seconds,
+            "solve_seconds": sol.solve_seconds,
+            "sweeps": sol.sweeps,
+            "residual": sol.residual,
+            "value": sol.value,
+            "states": sol.graph.num_states,
+            "edges": sol.graph.num_edges,
+        }
+        return {"values": sol.values}, meta
+
+    stored, info = storage.get_or_build(table_key(rules), build, cache_dir)
+    if fresh:
+        sol = fresh[0]
+    else:
+        h = stored.header
+        sol = PigSolution(
+            rules,
+            stored.arrays["values"],
+            int(h.get("sweeps", 0)),
+            float(h.get("residual", 0.0)),
+            float(h.get("compile_seconds", 0.0)),
+            float(h.get("solve_seconds", 0.0)),
+            loaded=True,
+        )
+    _SOLVED[rules] = sol
+    return sol
 
 
 # --- positions ------------------------------------------------------------------------
@@ -239,9 +432,32 @@ class PigPosition:
         return f"me {self.me} | opponent {self.opponent} | turn {self.turn}"
 
 
+def check_position(rules: PigRules, pos: PigPosition) -> None:
+    """InputError (one line) unless ``pos`` can occur under ``rules`` with the game on."""
+    g = rules.goal
+    for key, v in (("me", pos.me), ("opponent", pos.opponent), ("turn", pos.turn)):
+        if v < 0:
+            raise InputError(f"{key} must be >= 0, got {v}")
+    for key, v in (("me", pos.me), ("opponent", pos.opponent)):
+        if v >= g:
+            raise InputError(f"{key} {v} has reached the goal {g}: the game is over")
+        if not rules.possible_total(v):
+            if v == 1:
+                raise InputError(f"{key} 1 cannot occur: a turn banks 0 or at least 2 points")
+            raise InputError(f"{key} {v} cannot occur with a {rules.sides}-sided die")
+    if pos.turn == 1:
+        raise InputError("turn 1 cannot occur: a 1 ends the turn, other rolls add 2 or more")
+    if not rules.possible_total(pos.turn):
+        raise InputError(f"turn {pos.turn} cannot occur with a {rules.sides}-sided die")
+    if pos.me + pos.turn >= g:
+        raise InputError(
+            f"me {pos.me} + turn {pos.turn} reaches the goal {g}: that roll won, the game is over"
+        )
+
+
 def parse_position(rules: PigRules, text: str) -> PigPosition:
     """Parse ``me 41 | opponent 49 | turn 22`` (turn optional); InputError if impossible."""
-    example = "me 41 | opponent 49 | turn 22"
+    example = POSITION_EXAMPLE
     fields: dict[str, int] = {}
     for key, value in split_fields(
         text, ("me", "opponent", "turn"), example, {"opp": "opponent"}
@@ -251,19 +467,9 @@ def parse_position(rules: PigRules, text: str) -> PigPosition:
         fields[key] = int(value)
     for key in ("me", "opponent"):
         if key not in fields:
-            raise InputError(f"the position needs '{key} N', e.g. 'me 41 | opponent 49 | turn 22'")
+            raise InputError(f"the position needs '{key} N', e.g. '{example}'")
     pos = PigPosition(fields["me"], fields["opponent"], fields.get("turn", 0))
-    g = rules.goal
-    for key, v in (("me", pos.me), ("opponent", pos.opponent), ("turn", pos.turn)):
-        if v < 0:
-            raise InputError(f"{key} must be >= 0, got {v}")
-    for key, v in (("me", pos.me), ("opponent", pos.opponent)):
-        if v >= g:
-            raise InputError(f"{key} {v} has reached the goal {g}: the game is over")
-        if v == 1:
-            raise InputError(f"{key} 1 cannot occur: a turn banks 0 or at least 2 points")
-    if pos.turn == 1:
-        raise InputError("turn 1 cannot occur: a 1 ends the turn, other rolls add 2 or more")
+    check_position(rules, pos)
     return pos
 
 
@@ -276,7 +482,6 @@ VARIANTS = {
 }
 POSITION_EXAMPLE = "me 41 | opponent 49 | turn 22"
 VARIANT_RE = re.compile(r"^goal-(\d+)(?:-d(\d+))?$")
-_SOLVED: dict[PigRules, PigSolution] = {}
 
 
 def rules_for_variant(variant: str | None) -> PigRules:
@@ -288,15 +493,11 @@ def rules_for_variant(variant: str | None) -> PigRules:
     return PigRules(goal=int(m.group(1)), sides=int(m.group(2) or 6))
 
 
-def solved(rules: PigRules) -> PigSolution:
-    """The solution of ``rules``, solved once per process."""
-    if rules not in _SOLVED:
-        _SOLVED[rules] = solve_pig(rules)
-    return _SOLVED[rules]
-
-
 def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Hold and roll with the mover's win probability (probability), best first."""
+    """Hold and roll with the mover's win probability (probability), best first.
+
+    Validates the variant and position before any solve; reads stored values.
+    """
     rules = rules_for_variant(variant)
     pos = parse_position(rules, position)
     values = solved(rules).action_values(pos.me, pos.opponent, pos.turn)
@@ -315,29 +516,65 @@ def parse_action(text: str) -> str:
     raise InputError(f"unknown action {text.strip()!r}: type 'roll' or 'hold'")
 
 
-def step(
-    rules: PigRules, pos: PigPosition, action: str, rng: np.random.Generator
-) -> tuple[PigPosition, bool, int | None]:
-    """Play one action: (new position from the next mover's view, game over, die rolled).
+_GRAPHS: dict[PigRules, CompiledGame] = {}
 
-    After a hold or a 1 the turn passes and the new position is the opponent's view. When
-    the mover reaches the goal the game is over and the position is the winner's view.
+
+def graph_for(rules: PigRules) -> CompiledGame:
+    """The engine graph of ``rules``, built once per process (the solved one if at hand)."""
+    if rules not in _GRAPHS:
+        sol = _SOLVED.get(rules)
+        _GRAPHS[rules] = sol.graph if sol is not None else build_graph(rules)
+    return _GRAPHS[rules]
+
+
+@dataclass(frozen=True)
+class PigStep:
+    """What one action did: the new position and what was rolled.
+
+    ``position`` is from the next mover's point of view, or the winner's final score as
+    ``me`` when ``over``. ``rolled``: the die faces rolled (empty after a hold). ``passed``:
+    the turn passed to the other player (a hold or a 1).
     """
+
+    position: PigPosition
+    over: bool
+    rolled: tuple[int, ...]
+    passed: bool
+
+
+def play_action(
+    rules: PigRules, pos: PigPosition, action: str, rng: np.random.Generator
+) -> PigStep:
+    """Play ``hold`` or ``roll`` from ``pos`` by walking the engine graph (dice from ``rng``)."""
     action = parse_action(action)
-    if pos.me + pos.turn >= rules.goal:
+    check_position(rules, pos)
+    g = rules.goal
+    graph = graph_for(rules)
+    if pos.turn == 0:
         if action == HOLD:
-            return PigPosition(pos.me + pos.turn, pos.opponent, 0), True, None
-    if action == HOLD:
-        if pos.turn == 0:
             raise InputError("a turn starts with a roll: you cannot hold with turn total 0")
-        return PigPosition(pos.opponent, pos.me + pos.turn, 0), False, None
-    die = int(rng.integers(1, rules.sides + 1))
-    if die == 1:
-        return PigPosition(pos.opponent, pos.me, 0), False, die
-    new = PigPosition(pos.me, pos.opponent, pos.turn + die)
-    if new.me + new.turn >= rules.goal:
-        return PigPosition(new.me + new.turn, new.opponent, 0), True, die
-    return new, False, die
+        step = advance(
+            graph, chance_node(g, pos.me, pos.opponent, 0), None, rng, stop_on_handover=True
+        )
+    else:
+        node = decision_node(g, pos.me, pos.opponent, pos.turn)
+        edge = int(graph.start[node]) + (0 if action == HOLD else 1)
+        step = advance(graph, node, edge, rng, stop_on_handover=True)
+    rolled = tuple(int(x) for x in step.labels)
+    if step.node == win_node(g):
+        final = PigPosition(pos.me + pos.turn + sum(rolled), pos.opponent, 0)
+        return PigStep(final, True, rolled, False)
+    me, opponent, turn, _ = decode_node(g, step.node)
+    return PigStep(PigPosition(me, opponent, turn), False, rolled, step.handed_over)
+
+
+def apply_step(
+    position: str, action: str, variant: str | None = None, rng: np.random.Generator | None = None
+) -> PigStep:
+    """Like ``apply``, with the die rolled and whether the turn passed (for play loops)."""
+    rules = rules_for_variant(variant)
+    pos = parse_position(rules, position)
+    return play_action(rules, pos, action, rng if rng is not None else np.random.default_rng())
 
 
 def apply(
@@ -348,11 +585,8 @@ def apply(
     The returned position is from the next mover's point of view (``me`` is always the
     player to move); when the game is over it is the winner's final score as ``me``.
     """
-    rules = rules_for_variant(variant)
-    pos = parse_position(rules, position)
-    rng = rng if rng is not None else np.random.default_rng()
-    new, over, _ = step(rules, pos, action, rng)
-    return new.text(), over
+    step = apply_step(position, action, variant, rng)
+    return step.position.text(), step.over
 
 
 def plot_boundary(sol: PigSolution, path: str) -> None:
@@ -386,6 +620,7 @@ def main_job() -> None:
     print(f"first player's win probability under optimal play: {sol.value:.9f}")
     print("(Neller & Presser 2004 publish about 0.5306)")
     print(
-        f"{sol.graph.num_states} nodes; compile {sol.compile_seconds:.2f} s, value iteration "
-        f"{sol.solve_seconds:.2f} s ({sol.solution.sweeps} sweeps)"
+        f"{sol.graph.num_states} nodes (mover's point of view); build "
+        f"{sol.compile_seconds:.2f} s, value iteration {sol.solve_seconds:.2f} s "
+        f"({sol.sweeps} sweeps)"
     )
