@@ -30,34 +30,29 @@ import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 
 from diceopt import storage
 from diceopt.advice import ActionAdvice
-from diceopt.engine import (
-    Chance,
-    CompiledGame,
-    Decision,
-    Handover,
-    Objective,
-    Solution,
-    Terminal,
-    advance,
-    compile_arrays,
-    extract_policy,
-    solve,
-)
-from diceopt.engine.policy import TIE_TOLERANCE
+from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
 from diceopt.notation import split_fields
+
+if TYPE_CHECKING:
+    from diceopt.engine import CompiledGame, Objective, Solution
 
 GOAL_MAX = 150
 SIDES_MAX = 20
 HOLD, ROLL = "hold", "roll"
-WIN = Objective("win")
+
+
+def win_objective() -> Objective:
+    """The engine objective of Pig: the mover's win probability."""
+    from diceopt.engine import Objective
+
+    return Objective("win")
 
 
 @dataclass(frozen=True)
@@ -126,9 +121,12 @@ def decode_node(goal: int, node: int) -> tuple[int, int, int, bool]:
     return me, opponent, (off + 1) // 2, off % 2 == 0
 
 
-@numba.njit(cache=True)
-def _build(goal: int, sides: int) -> tuple:
-    """The CSR arrays of Pig (see the module docstring): the rules, once."""
+def _build_arrays(goal: int, sides: int) -> tuple:
+    """The CSR arrays of Pig (see the module docstring): the rules, once.
+
+    Compiled with numba on first use (``_build``), so that advice from stored values
+    never loads numba.
+    """
     g, k_max = goal, sides
     n = g * g * g + 1
     win = n - 1
@@ -182,8 +180,22 @@ def _build(goal: int, sides: int) -> tuple:
     return kind, start, target, prob, flip, label, terminal
 
 
+_KERNEL: list[Any] = []
+
+
+def _build(goal: int, sides: int) -> tuple:
+    """``_build_arrays`` compiled by numba (cached on disk like every engine kernel)."""
+    if not _KERNEL:
+        import numba
+
+        _KERNEL.append(numba.njit(cache=True)(_build_arrays))
+    return _KERNEL[0](goal, sides)
+
+
 def build_graph(rules: PigRules) -> CompiledGame:
     """Pig's engine graph (G³ + 1 nodes, see the module docstring), built from arrays."""
+    from diceopt.engine import compile_arrays
+
     kind, start, target, prob, flip, label, terminal = _build(rules.goal, rules.sides)
     game = compile_arrays(
         kind,
@@ -264,13 +276,23 @@ class PigSolution:
     @cached_property
     def solution(self) -> Solution:
         """The engine's view of these values (objective win)."""
+        from diceopt.engine import Solution
+
         return Solution(
-            self.graph, self.values, WIN, 1.0, self.sweeps, self.residual, self.solve_seconds
+            self.graph,
+            self.values,
+            win_objective(),
+            1.0,
+            self.sweeps,
+            self.residual,
+            self.solve_seconds,
         )
 
     @cached_property
     def policy(self) -> np.ndarray:
         """The optimal policy (edge per decision node, the engine's tie-break: hold first)."""
+        from diceopt.engine import extract_policy
+
         return extract_policy(self.solution)
 
     @property
@@ -308,6 +330,8 @@ class PigSolution:
         probability after deciding (nan where no decision exists). Ties go to hold, as in
         the engine's policy.
         """
+        from diceopt.engine.policy import TIE_TOLERANCE
+
         g = self.rules.goal
         m = np.arange(g)[:, None, None]
         o = np.arange(g)[None, :, None]
@@ -349,11 +373,13 @@ def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution
 
     ``tolerance`` (optional) overrides the engine's value-iteration tolerance.
     """
+    from diceopt.engine import solve
+
     t0 = time.perf_counter()
     graph = build_graph(rules)
     t1 = time.perf_counter()
     kwargs = {} if tolerance is None else {"tolerance": tolerance}
-    solution = solve(graph, WIN, **kwargs)
+    solution = solve(graph, win_objective(), **kwargs)
     t2 = time.perf_counter()
     return PigSolution(
         rules,
@@ -546,6 +572,8 @@ def play_action(
     rules: PigRules, pos: PigPosition, action: str, rng: np.random.Generator
 ) -> PigStep:
     """Play ``hold`` or ``roll`` from ``pos`` by walking the engine graph (dice from ``rng``)."""
+    from diceopt.engine import advance
+
     action = parse_action(action)
     check_position(rules, pos)
     g = rules.goal
