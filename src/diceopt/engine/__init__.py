@@ -28,9 +28,9 @@ _WHERE = {
     "minimises": "policy",
     "q_values": "policy",
     "regrets": "policy",
-    "Objective": "solve",
-    "Solution": "solve",
-    "solve": "solve",
+    "Objective": "solver",
+    "Solution": "solver",
+    "solve": "solver",
 }
 
 __all__ = [
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
         q_values,
         regrets,
     )
-    from diceopt.engine.solve import Objective, Solution, solve
+    from diceopt.engine.solver import Objective, Solution, solve
 
 
 def __getattr__(name: str) -> Any:
