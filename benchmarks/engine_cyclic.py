@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from diceopt.engine.compile import CHANCE, DECISION, TERMINAL, CompiledGame
-from diceopt.engine.solve import solve
+from diceopt.engine.solver import solve
 
 
 def random_game(nodes: int, seed: int = 0) -> CompiledGame:

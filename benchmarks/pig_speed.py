@@ -1,29 +1,52 @@
-"""Pig (goal 100) on the generic engine: compile and value-iteration times (JSON lines).
+"""Pig on the generic engine: graph build, solve and whole-process advice (JSON lines).
 
-Target (issue 4): goal 100 solved in under 20 s on 2 cores. Compile (Python exploration
-of ~1.9M nodes into arrays) and solve (Gauss-Seidel sweeps, numba) are reported
-separately. The same graph is then re-solved with the looser tolerance 1e-12 to show
-that the printed 9 decimals do not depend on the stopping rule. Peer: goal 50.
+Target: goal 100 from nothing (graph build + solve, numba kernels already compiled and
+cached) in at most 4 s on 2 cores; ``diceopt pig advise`` as a whole process under 1 s
+once the solution is stored. The graph is written from the mover's point of view
+(G³ + 1 nodes) and built by a numba kernel; the solve goes component by component.
+The same graph is then re-solved with looser tolerances to show that the printed 9
+decimals do not depend on the stopping rule. Peer: goal 50.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 
 from diceopt.engine import Objective, solve
 from diceopt.games.pig import PigRules, solve_pig
 
+TARGET_SECONDS = 4.0
+ADVISE_TARGET_SECONDS = 1.0
+POSITION = "me 41 | opponent 49 | turn 22"
+
+
+def advise_process_seconds(cache: str, runs: int = 3) -> list[float]:
+    """Wall seconds of ``diceopt pig advise`` as a whole process (solution stored first)."""
+    env = dict(os.environ, DICEOPT_CACHE=cache)
+    cmd = [sys.executable, "-m", "diceopt", "pig", "advise", POSITION]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)  # stores the solution
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - t0)
+    return times
+
 
 def main() -> None:
-    solve_pig(PigRules(10))  # warm-up: numba kernels loaded and compiled
+    solve_pig(PigRules(10))  # warm-up: numba kernels loaded (compiled once, then cached)
     peer = None
     for goal in (50, 100):
         t0 = time.perf_counter()
         sol = solve_pig(PigRules(goal))
         total = time.perf_counter() - t0
         peer = peer or total
+        nodes = sol.graph.num_states
         row = {
             "benchmark": "pig",
             "goal": goal,
@@ -31,15 +54,16 @@ def main() -> None:
             "value": sol.value,
             "value_9": f"{sol.value:.9f}",
             "seconds": total,
-            "compile_seconds": sol.compile_seconds,
+            "build_seconds": sol.compile_seconds,
+            "build_nodes_per_second": nodes / sol.compile_seconds,
             "solve_seconds": sol.solve_seconds,
-            "states": sol.graph.num_states,
+            "states": nodes,
             "edges": sol.graph.num_edges,
-            "sweeps": sol.solution.sweeps,
-            "residual": sol.solution.residual,
+            "sweeps": sol.sweeps,
+            "residual": sol.residual,
             "ratio_to_goal_50": total / peer,
-            "limit_seconds": 20.0 if goal == 100 else None,
-            "within_limit": total < 20.0 if goal == 100 else None,
+            "limit_seconds": TARGET_SECONDS if goal == 100 else None,
+            "within_limit": total <= TARGET_SECONDS if goal == 100 else None,
             "cpus": os.cpu_count(),
         }
         print(json.dumps(row), flush=True)
@@ -63,6 +87,22 @@ def main() -> None:
                     ),
                     flush=True,
                 )
+    with tempfile.TemporaryDirectory() as cache:
+        times = advise_process_seconds(cache)
+    print(
+        json.dumps(
+            {
+                "benchmark": "pig advise (whole process, stored solution)",
+                "goal": 100,
+                "position": POSITION,
+                "seconds": min(times),
+                "runs": times,
+                "limit_seconds": ADVISE_TARGET_SECONDS,
+                "within_limit": max(times) < ADVISE_TARGET_SECONDS,
+            }
+        ),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -403,6 +403,26 @@ def test_advance_walks_the_rules_with_labels():
             assert game.states[st.node] == ("won" if st.labels == ("win",) else "lost")
     with pytest.raises(InputError, match="not an action"):
         advance(game, turn, 0, np.random.default_rng(0))
+
+    class PassThenRoll:
+        """Player 1 passes; player 2's turn starts with a coin toss."""
+
+        def initial_state(self):
+            return "pass"
+
+        def node(self, s):
+            if s == "pass":
+                return Decision([("pass", 0.0, Handover("toss"))])
+            if s == "toss":
+                return Chance([(0.5, 0.0, "end", "heads"), (0.5, 0.0, "end", "tails")])
+            return Terminal(0.5)
+
+    g = compile_game(PassThenRoll())
+    through = advance(g, 0, 0, np.random.default_rng(1))
+    assert g.states[through.node] == "end" and len(through.labels) == 1 and through.flips == 1
+    # stopping at the hand-over leaves the next player's first roll to them
+    stopped = advance(g, 0, 0, np.random.default_rng(1), stop_on_handover=True)
+    assert g.states[stopped.node] == "toss" and stopped.labels == () and stopped.handed_over
     # a walk may also start at a chance node: CostD6 rolls once and stops at a decision
     d6 = compile_game(CostD6())
     st = advance(d6, 0, None, np.random.default_rng(2))

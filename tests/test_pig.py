@@ -9,10 +9,47 @@ import pytest
 
 from diceopt.advice import ActionAdvice
 from diceopt.cli import main
+from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games import pig
-from diceopt.games.pig import PigPosition, PigRules, encode, solve_pig
+from diceopt.games.pig import (
+    PigGame,
+    PigPosition,
+    PigRules,
+    chance_node,
+    decision_node,
+    solve_pig,
+)
 from diceopt.simulate import simulate
+
+
+def advise(position, variant=None):
+    """The advice list of a position through the game's spec."""
+    rules = pig.SPEC.rules(variant)
+    return pig.SPEC.advise(rules, pig.SPEC.parse(rules, position)).actions
+
+
+def apply(position, action, variant, rng):
+    """(next position text, game over) through the game's spec."""
+    rules = pig.SPEC.rules(variant)
+    step = pig.SPEC.apply(rules, pig.SPEC.parse(rules, position), action, rng)
+    return pig.SPEC.format(rules, step.position), step.game_over
+
+
+def apply_step(position, action, variant, rng):
+    """The engine walk of one action (die rolled, turn passed)."""
+    rules = pig.SPEC.rules(variant)
+    return pig.play_action(rules, pig.SPEC.parse(rules, position), action, rng)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    """Solutions stored by this module go to a fresh cache directory."""
+    path = tmp_path_factory.mktemp("pig-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(path))
+        mp.setattr(pig, "_SOLVED", {})
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -89,16 +126,22 @@ def test_engine_matches_independent_value_iteration(goal, sides):
                 assert max(values.values()) == pytest.approx(f[m, o, k], abs=1e-12)
 
 
-def test_players_are_symmetric():
-    sol = solve_pig(PigRules(30))
-    g = sol.graph
-    for m, o, k in [(0, 0, 0), (5, 17, 0), (12, 3, 8), (28, 20, 0)]:
-        first = g.state_id(encode(30, 0, m, o, k, True))
-        second = g.state_id(encode(30, 1, m, o, k, True))
-        # values are the first player's win probability: mover-first + mover-second = 1
-        assert sol.solution.values[first] + sol.solution.values[second] == pytest.approx(
-            1.0, abs=1e-12
-        )
+@pytest.mark.parametrize(("goal", "sides"), [(12, 6), (9, 2), (7, 3)])
+def test_array_graph_matches_node_protocol_version(goal, sides):
+    # the vectorised graph and PigGame (engine node protocol) are the same rules
+    rules = PigRules(goal, sides)
+    sol = solve_pig(rules)
+    proto = compile_game(PigGame(rules))
+    ref = solve(proto, Objective("win"))
+    assert proto.has_flips and sol.graph.num_states == goal**3 + 1
+    assert proto.num_states <= sol.graph.num_states  # only the reachable states
+    for state, i in proto.index.items():
+        if state == "won":
+            continue
+        m, o, k, is_chance = state
+        node = chance_node(goal, m, o, k) if is_chance else decision_node(goal, m, o, k)
+        assert sol.values[node] == pytest.approx(ref.values[i], abs=1e-13)
+    assert sol.value == pytest.approx(ref.value, abs=1e-13)
 
 
 def test_tighter_tolerance_keeps_nine_decimals():
@@ -114,7 +157,9 @@ def test_tighter_tolerance_keeps_nine_decimals():
 def test_published_first_player_win_probability(pig100):
     # Neller & Presser (2004): the first player wins about 53.06% with optimal play
     assert pig100.value == pytest.approx(0.5306, abs=1e-4)
+    assert f"{pig100.value:.9f}" == "0.530592725"
     assert not pig100.graph.acyclic and pig100.solution.residual <= 1e-12
+    assert pig100.graph.num_states == 1_000_001  # the mover's view: one state for both
 
 
 def test_boundary_shape_goal_100(pig100):
@@ -131,7 +176,7 @@ def test_boundary_shape_goal_100(pig100):
 
 def test_advise_goal_100(pig100):
     pig._SOLVED[PigRules()] = pig100
-    options = pig.advise("me 41 | opponent 49 | turn 22")
+    options = advise("me 41 | opponent 49 | turn 22")
     assert [o.action for o in options][0] in ("hold", "roll") and len(options) == 2
     assert options[0].regret == 0 and options[1].regret > 0
     assert options[0].value == pytest.approx(max(pig100.action_values(41, 49, 22).values()))
@@ -142,7 +187,9 @@ def test_advise_goal_100(pig100):
 
 def test_exact_value_matches_seeded_simulation():
     sol = solve_pig(PigRules(20))
-    totals = simulate(sol.graph, sol.policy, 20_000, np.random.default_rng(3))
+    totals = simulate(
+        sol.graph, sol.policy, 20_000, np.random.default_rng(3), objective=Objective("win")
+    )
     se = totals.std(ddof=1) / np.sqrt(totals.size)
     assert abs(totals.mean() - sol.value) < 4 * se
 
@@ -155,45 +202,69 @@ def test_variants_example_and_advise():
     assert pig.rules_for_variant("goal-20") == PigRules(20)
     assert pig.rules_for_variant("goal-30-d8") == PigRules(30, 8)
     pig.parse_position(PigRules(), pig.POSITION_EXAMPLE)
-    options = pig.advise("me 10 | opponent 12 | turn 6", "goal-20")
+    options = advise("me 10 | opponent 12 | turn 6", "goal-20")
     assert all(isinstance(o, ActionAdvice) for o in options)
     assert [o.value for o in options] == sorted((o.value for o in options), reverse=True)
-    start = pig.advise("me 10 | opponent 12", "goal-20")
+    start = advise("me 10 | opponent 12", "goal-20")
     assert [o.action for o in start] == ["roll"]
-    # a turn total that already reaches the goal: holding wins for sure
-    done = pig.advise("me 15 | opponent 12 | turn 6", "goal-20")
-    assert done[0].action == "hold" and done[0].value == 1.0 and done[1].regret > 0
+    # a turn total that reaches the goal cannot occur: that roll won the game
+    with pytest.raises(InputError, match="reaches the goal 20"):
+        advise("me 15 | opponent 12 | turn 6", "goal-20")
 
 
 def test_apply_rolls_holds_and_ends():
     rng = np.random.default_rng(1)
-    position, over = pig.apply("me 10 | opponent 12 | turn 6", "hold", "goal-20", rng)
-    assert (position, over) == ("me 12 | opponent 16 | turn 0", False)
+    position, over = apply("me 10 | opponent 12 | turn 6", "hold", "goal-20", rng)
+    assert (position, over) == ("me 12 | opponent 16 | turn 0 | player 2", False)
     with pytest.raises(InputError, match="cannot hold with turn total 0"):
-        pig.apply("me 10 | opponent 12", "hold", "goal-20", rng)
+        apply("me 10 | opponent 12", "hold", "goal-20", rng)
     position, over = "me 0 | opponent 0 | turn 0", False
     for _ in range(500):
-        best = pig.advise(position, "goal-20")[0].action
-        position, over = pig.apply(position, best, "goal-20", rng)
+        best = advise(position, "goal-20")[0].action
+        position, over = apply(position, best, "goal-20", rng)
         if over:
             break
     assert over and int(position.split()[1]) >= 20
 
 
-def test_step_reports_die_and_passes_turn():
-    rules = PigRules(20)
+def test_apply_step_reports_die_and_passes_turn():
     seen = set()
     rng = np.random.default_rng(0)
     for _ in range(60):
-        new, over, die = pig.step(rules, PigPosition(4, 6, 3), "roll", rng)
+        st = apply_step("me 4 | opponent 6 | turn 3", "roll", "goal-20", rng)
+        assert len(st.rolled) == 1
+        die = st.rolled[0]
         seen.add(die)
         if die == 1:
-            assert new == PigPosition(6, 4, 0) and not over
+            assert st.position == PigPosition(6, 4, 0, 1) and st.passed and not st.over
         elif 4 + 3 + die >= 20:
-            assert over
+            assert st.over and st.position == PigPosition(7 + die, 6, 0)
         else:
-            assert new == PigPosition(4, 6, 3 + die) and not over
+            assert st.position == PigPosition(4, 6, 3 + die) and not st.passed and not st.over
     assert seen == {1, 2, 3, 4, 5, 6}
+    held = apply_step("me 4 | opponent 6 | turn 3", "hold", "goal-20", rng)
+    assert held == pig.PigStep(PigPosition(6, 7, 0, 1), False, (), True)
+    # a turn start rolls at once; the same seed gives the same rolls
+    a = [apply_step("me 0 | opponent 0", "roll", "goal-20", np.random.default_rng(9))]
+    b = [apply_step("me 0 | opponent 0", "roll", "goal-20", np.random.default_rng(9))]
+    assert a == b
+
+
+def test_solved_is_stored_and_advice_reads_stored_values(cache):
+    rules = PigRules(25)
+    first = pig.solved(rules)
+    assert not first.loaded
+    assert (cache / "pig" / pig.table_key(rules).file_name()).exists()
+    pig._SOLVED.clear()
+    again = pig.solved(rules)
+    assert again.loaded and again._graph is None
+    np.testing.assert_array_equal(again.values, first.values)
+    options = advise("me 10 | opponent 12 | turn 6", "goal-25-d6")
+    assert again._graph is None  # advice never rebuilt the graph
+    want = first.action_values(10, 12, 6)
+    assert {o.action: o.value for o in options} == want
+    assert again.boundary()[1] == first.boundary()[1]
+    assert again.sweeps == first.sweeps and again.value == first.value
 
 
 # --- bad input ------------------------------------------------------------------------
@@ -208,6 +279,8 @@ def test_step_reports_die_and_passes_turn():
         ("me 1 | opponent 2", "cannot occur"),
         ("me 2 | opponent 4 | turn 1", "turn 1 cannot occur"),
         ("me 20 | opponent 2", "reached the goal"),
+        ("me 2 | opponent 2 | turn 200", "reaches the goal 20"),
+        ("me 10 | opponent 2 | turn 10", "reaches the goal 20"),
         ("me 2 | opponent 2 | turn two", "cannot read"),
         ("me 2", "needs 'opponent N'"),
         ("me 2 | me 3 | opponent 1", "given twice"),
@@ -216,7 +289,7 @@ def test_step_reports_die_and_passes_turn():
 )
 def test_bad_positions_raise_one_line(position, message):
     with pytest.raises(InputError, match=message) as exc:
-        pig.advise(position, "goal-20")
+        advise(position, "goal-20")
     assert "\n" not in str(exc.value)
 
 
@@ -247,7 +320,7 @@ def test_cli_solve_json_and_plot(capsys, tmp_path):
     assert {"seconds", "compile_seconds", "solve_seconds", "states", "sweeps"} <= set(data)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["pig", "solve", "--goal", "12"]) == 0
-    assert "first player's win probability: 0." in capsys.readouterr().out
+    assert "optimal value from the start: 0." in capsys.readouterr().out
 
 
 def test_cli_boundary_and_advise(capsys, tmp_path):
@@ -271,7 +344,8 @@ def test_cli_play_against_the_optimal_player(monkeypatch, capsys):
     assert main(["pig", "play", "--goal", "12", "--seed", "5"]) == 0
     captured = capsys.readouterr()
     assert "unknown action 'maybe'" in captured.err and "Traceback" not in captured.err
-    assert "You win with" in captured.out or "The computer wins with" in captured.out
+    assert "you win" in captured.out or "you lose" in captured.out
+    assert "rolled a" in captured.out  # the die is shown
 
 
 def test_cli_play_eof_ends_quietly(monkeypatch, capsys):
@@ -279,8 +353,9 @@ def test_cli_play_eof_ends_quietly(monkeypatch, capsys):
         raise EOFError
 
     monkeypatch.setattr("builtins.input", eof)
-    assert main(["pig", "play", "--goal", "10", "--seed", "1", "--first", "computer"]) == 0
-    assert "Traceback" not in capsys.readouterr().err
+    assert main(["pig", "play", "--goal", "10", "--seed", "1", "--seat", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "goodbye: 0 decisions" in out
 
 
 def test_compiled_graph_is_numbered_in_sweep_order():
@@ -288,11 +363,32 @@ def test_compiled_graph_is_numbered_in_sweep_order():
     # fresh DFS on the arrays finds, and every name must point back to its node
     from diceopt.engine.compile import _postorder
 
-    g = solve_pig(PigRules(12)).graph
+    g = compile_game(PigGame(PigRules(12)))
     order, acyclic = g.order()
     fresh, fresh_acyclic = _postorder(g.start, g.target, g.num_states)
     assert np.array_equal(order, fresh) and not acyclic and not fresh_acyclic
     assert np.array_equal(order, np.arange(g.num_states)[::-1])
-    assert g.states[0] == 1 and all(g.index[s] == i for i, s in enumerate(g.states))
+    assert g.states[0] == (0, 0, 0, True) and all(g.index[s] == i for i, s in enumerate(g.states))
     decisions = np.flatnonzero(g.kind == 2)
     assert {g.actions[e] for d in decisions for e in g.edges(d)} == {"hold", "roll"}
+
+
+def test_impossible_totals_with_a_two_sided_die():
+    # faces 1 and 2: every banked score and turn total is even
+    with pytest.raises(InputError, match="cannot occur with a 2-sided die"):
+        advise("me 3 | opponent 2", "goal-10-d2")
+    with pytest.raises(InputError, match="turn 5 cannot occur"):
+        advise("me 2 | opponent 2 | turn 5", "goal-10-d2")
+    assert len(advise("me 2 | opponent 4 | turn 4", "goal-10-d2")) == 2
+
+
+def test_validation_comes_before_any_solve(monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("solved before validating")
+
+    monkeypatch.setattr(pig, "solve_pig", boom)
+    monkeypatch.setattr(pig, "_SOLVED", {})
+    with pytest.raises(InputError, match="reaches the goal 100"):
+        advise("me 41 | opponent 49 | turn 200", "goal-100")
+    with pytest.raises(InputError, match="goal must be"):
+        advise("me 1 | opponent 2", "goal-1000")

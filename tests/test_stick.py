@@ -7,6 +7,7 @@ import pytest
 
 from course_dicegame import DiceGame
 from diceopt.cli import main
+from diceopt.games import stick
 from diceopt.games.stick import (
     OptimalAgent,
     StickRules,
@@ -16,6 +17,16 @@ from diceopt.games.stick import (
     play_games,
     solve_stick,
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    """Solutions stored by this module go to a fresh cache directory."""
+    path = tmp_path_factory.mktemp("stick-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(path))
+        mp.setattr(stick, "_SOLVED", {})
+        yield path
 
 
 def brute_force_values(game, sweeps=5000, tol=1e-15):
@@ -197,3 +208,30 @@ def test_cli_play_grades_moves_and_survives_bad_lines(monkeypatch, capsys):
     assert "unknown action 'banana'" in captured.err
     assert "7 is not a face" in captured.err
     assert "game over: final result" in captured.out and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "rules", [StickRules(3, 6), StickRules(2, 4, values=(1, 2, 5, 9), bias=(0.1, 0.2, 0.3, 0.4))]
+)
+def test_solved_is_stored_and_answers_without_the_graph(cache, rules):
+    key = stick.table_key(rules)
+    path = cache / "stick" / key.file_name()
+    path.unlink(missing_ok=True)
+    stick._SOLVED.clear()
+    first = stick.solved(rules)
+    assert not first.loaded and path.exists()
+    stick._SOLVED.clear()
+    again = stick.solved(rules)
+    assert again.loaded and again._engine is None
+    np.testing.assert_array_equal(again.values, first.values)
+    assert again.table() == first.table()
+    if rules == StickRules():
+        assert key.variant == "3d6"
+        spec = stick.SPEC
+        options = spec.advise(rules, spec.parse(rules, "dice 1 3 3")).actions
+        assert options[0].regret == 0 and len(options) == 6  # holds of 1 3 3
+    else:
+        assert key.variant.startswith("2d4-")  # other values, bias: a digest in the name
+    assert again._engine is None  # advice and the table never rebuilt the graph
+    # the engine objects come back on demand, with the same values
+    assert again.solution.value == pytest.approx(first.value, abs=1e-12)

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 
 from diceopt.engine.compile import CompiledGame
-from diceopt.engine.solve import Objective
+from diceopt.engine.solver import Objective
 from diceopt.errors import InputError, SolveError
 
 

@@ -41,11 +41,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=Parser)
     for spec in games().values():
         register_game(sub, spec)
-    for name in ("yatzy", "pig"):  # TRANSITION: until their specs land
-        if name not in games():
-            import importlib
-
-            importlib.import_module(f"diceopt.cli.{name}").register(sub)
     serve.register(sub)
     return parser
 

@@ -93,7 +93,7 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     parser = subparsers.add_parser(
         spec.id,
         help=spec.summary,
-        description=f"{spec.title}: {spec.summary}\n\n{spec.rules_help}".rstrip(),
+        description=f"{spec.summary}\n\n{spec.rules_help}".rstrip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -45,6 +45,7 @@ class CompiledGame:
     label_code: np.ndarray | None = field(default=None, repr=False)
     label_table: list[Hashable] = field(default_factory=list, repr=False)
     _order: tuple[np.ndarray, bool] | None = field(default=None, repr=False)
+    _components: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _labels: list[Hashable | None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -102,6 +103,18 @@ class CompiledGame:
             order, acyclic = _postorder(self.start, self.target, self.num_states)
             self._order = (order, bool(acyclic))
         return self._order
+
+    def components(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Strongly connected components in solving order: (order, comp_start, cyclic).
+
+        ``order[comp_start[c]:comp_start[c + 1]]`` are the nodes of component c, in
+        depth-first postorder; components come successors first (a component only leads
+        to earlier ones), and ``cyclic[c]`` is True where its nodes can repeat (more than
+        one node, or an edge back to itself).
+        """
+        if self._components is None:
+            self._components = _strong_components(self.start, self.target, self.num_states)
+        return self._components
 
     @property
     def acyclic(self) -> bool:
@@ -460,3 +473,84 @@ def _postorder(start: np.ndarray, target: np.ndarray, n: int) -> tuple[np.ndarra
                 count += 1
                 top -= 1
     return order, acyclic
+
+
+@numba.njit(cache=True)
+def _strong_components(
+    start: np.ndarray, target: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tarjan's algorithm, iterative: components successors first, postorder inside."""
+    index = np.full(n, -1, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    on_stack = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    call = np.empty(n, dtype=np.int64)
+    next_edge = start[:-1].copy()
+    comp = np.empty(n, dtype=np.int64)
+    by_post = np.empty(n, dtype=np.int64)
+    counter, sp, ncomp, done = 0, 0, 0, 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        top = 0
+        call[0] = root
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        while top >= 0:
+            v = call[top]
+            e = next_edge[v]
+            if e < start[v + 1]:
+                next_edge[v] = e + 1
+                w = target[e]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    top += 1
+                    call[top] = w
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                by_post[done] = v
+                done += 1
+                if low[v] == index[v]:
+                    while True:
+                        sp -= 1
+                        w = stack[sp]
+                        on_stack[w] = False
+                        comp[w] = ncomp
+                        if w == v:
+                            break
+                    ncomp += 1
+                top -= 1
+                if top >= 0:
+                    u = call[top]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+    size = np.zeros(ncomp + 1, dtype=np.int64)
+    for v in range(n):
+        size[comp[v] + 1] += 1
+    comp_start = np.cumsum(size)
+    fill = comp_start[:-1].copy()
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        v = by_post[i]
+        c = comp[v]
+        order[fill[c]] = v
+        fill[c] += 1
+    cyclic = np.zeros(ncomp, dtype=np.bool_)
+    for c in range(ncomp):
+        if comp_start[c + 1] - comp_start[c] > 1:
+            cyclic[c] = True
+    for v in range(n):
+        for e in range(start[v], start[v + 1]):
+            if target[e] == v:
+                cyclic[comp[v]] = True
+    return order, comp_start, cyclic

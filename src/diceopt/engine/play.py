@@ -1,7 +1,8 @@
 """Walking a compiled game: the one copy of a game's dynamics that playing uses too.
 
 ``advance`` takes a decision edge (or starts at a chance node), then rolls through
-chance nodes with a numpy Generator until the next decision or terminal node, recording
+chance nodes with a numpy Generator until the next decision or terminal node (or, on
+request, the first hand-over to the other player), recording
 the label of every chance outcome (e.g. the die rolled). Games implement their
 ``apply`` with it, so playing, simulating and solving walk the same graph.
 """
@@ -54,10 +55,14 @@ def advance(
     edge: int | None,
     rng: np.random.Generator,
     *,
+    stop_on_handover: bool = False,
     max_steps: int = 1_000_000,
 ) -> Step:
     """Take decision ``edge`` of ``node`` (None: ``node`` is a chance node to roll from),
     then draw chance outcomes with ``rng`` until a decision or terminal node.
+
+    ``stop_on_handover``: also stop right after a hand-over edge, even at a chance node
+    (in a two-player game the next player's first roll is then theirs to make).
 
     InputError if ``edge`` is not an edge of decision node ``node``; SolveError if no
     decision or terminal node comes within ``max_steps`` chance outcomes.
@@ -77,7 +82,7 @@ def advance(
         flips += int(game.flip[edge])
         node = int(game.target[edge])
     for _ in range(max_steps):
-        if game.kind[node] != CHANCE:
+        if game.kind[node] != CHANCE or (stop_on_handover and flips):
             return Step(node, tuple(labels), tuple(edges), total, flips)
         e = sample_edge(game, node, rng)
         edges.append(e)

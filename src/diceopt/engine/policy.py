@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from diceopt.engine.compile import CompiledGame
-from diceopt.engine.solve import Objective, Solution, solve
+from diceopt.engine.solver import Objective, Solution, solve
 from diceopt.errors import InputError
 
 TIE_TOLERANCE = 1e-9

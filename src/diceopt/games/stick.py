@@ -14,14 +14,17 @@ Multisets are flat indices of a :class:`~diceopt.dice.KeepLattice`.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.dice import Dice, KeepLattice, count_multisets
 from diceopt.engine import (
@@ -196,28 +199,111 @@ class StickGame:
 
 
 @dataclass
-class StickSolution:
-    """The solved game: values in expected points still to come, and the optimal policy."""
+class _Solved:
+    """The engine objects of a fresh solve."""
 
-    rules: StickRules
     game: StickGame
     graph: CompiledGame
     solution: Solution
     policy: np.ndarray
+
+
+def _solve_graph(
+    rules: StickRules, progress: Callable[[int], None] | None = None
+) -> tuple[_Solved, float]:
+    """Build and solve the engine graph; the objects and the build seconds."""
+    import time
+
+    t0 = time.perf_counter()
+    game = StickGame(rules)
+    graph = compile_game(game, progress)
+    compile_seconds = time.perf_counter() - t0
+    solution = solve(graph)
+    return _Solved(game, graph, solution, extract_policy(solution)), compile_seconds
+
+
+@dataclass
+class StickSolution:
+    """The solved game: expected points still to come, per multiset of the keep lattice.
+
+    ``values[i]`` (points) is the value of the full roll i, or of holding the partial
+    multiset i before rolling the rest (penalty not included). ``best[i]`` is the
+    optimal hold of full roll i (a lattice index; i itself means stick; -1 for partial
+    multisets). These two arrays answer every question and are what the table cache
+    stores; ``game``, ``graph``, ``solution`` and ``policy`` (the engine's objects) are
+    rebuilt on first use when the solution was loaded.
+    """
+
+    rules: StickRules
+    values: np.ndarray
+    best: np.ndarray
     compile_seconds: float
+    solve_seconds: float
+    loaded: bool = False
+    _engine: _Solved | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_engine(
+        cls, rules: StickRules, solved: _Solved, compile_seconds: float
+    ) -> StickSolution:
+        """Lattice values and best holds read off a solved engine graph."""
+        lat = rules.lattice
+        g, game, pol = solved.graph, solved.game, solved.policy
+        values = np.full(len(lat.counts), np.nan)
+        best = np.full(len(lat.counts), -1, dtype=np.int64)
+        for i in range(len(lat.counts)):
+            node = g.index.get(game.keep_state(i)) if g.index is not None else None
+            if node is not None:
+                values[i] = solved.solution.values[node]
+        for i in lat.full():
+            s = g.state_id(("roll", int(i)))
+            while True:
+                e = int(pol[s])
+                action, s = g.actions[e], int(g.target[e])
+                if action == STICK:
+                    best[i] = i
+                    break
+                if action == "hold":
+                    best[i] = g.states[s][1]
+                    break
+        return cls(rules, values, best, compile_seconds, solved.solution.seconds, _engine=solved)
+
+    def _engine_objects(self) -> _Solved:
+        if self._engine is None:
+            self._engine, _ = _solve_graph(self.rules)
+        return self._engine
+
+    @property
+    def game(self) -> StickGame:
+        """The engine game (rebuilt on first use when loaded)."""
+        return self._engine_objects().game
+
+    @property
+    def graph(self) -> CompiledGame:
+        """The compiled engine graph (rebuilt on first use when loaded)."""
+        return self._engine_objects().graph
+
+    @property
+    def solution(self) -> Solution:
+        """The engine solution (re-solved on first use when loaded)."""
+        return self._engine_objects().solution
+
+    @property
+    def policy(self) -> np.ndarray:
+        """The engine policy (re-solved on first use when loaded)."""
+        return self._engine_objects().policy
 
     @property
     def value(self) -> float:
         """Expected final score of optimal play from the first roll (points)."""
-        return self.solution.value
+        return float(self.values[0])
 
     def roll_value(self, counts: np.ndarray) -> float:
         """Expected points still to come from a roll showing ``counts``, before choosing.
 
         Penalties already paid are not included: add the points so far for the final score.
         """
-        s = self.graph.state_id(("roll", self.rules.lattice.index(counts)))
-        return float(self.solution.values[s])
+        return float(self.values[self.rules.lattice.index(counts)])
 
     def hold_value(self, roll: np.ndarray, held: np.ndarray) -> float:
         """Expected points still to come after holding ``held`` out of ``roll`` (all = stick).
@@ -230,20 +316,12 @@ class StickSolution:
             raise InputError("you can only hold dice that show")
         if (held == roll).all():
             return self.rules.score(roll)
-        state = self.game.keep_state(self.rules.lattice.index(held))
-        return -self.rules.penalty + float(self.solution.values[self.graph.state_id(state)])
+        return -self.rules.penalty + float(self.values[self.rules.lattice.index(held)])
 
     def best_hold(self, roll: np.ndarray) -> np.ndarray:
         """The optimal dice to hold (count vector); equal to ``roll`` means stick."""
-        g, pol = self.graph, self.policy
-        s = g.state_id(("roll", self.rules.lattice.index(roll)))
-        while True:
-            e = int(pol[s])
-            action, s = g.actions[e], int(g.target[e])
-            if action == STICK:
-                return np.asarray(roll).copy()
-            if action == "hold":
-                return self.rules.lattice.counts[g.states[s][1]].copy()
+        lat = self.rules.lattice
+        return lat.counts[int(self.best[lat.index(roll)])].copy()
 
     def table(self) -> list[dict[str, Any]]:
         """Every roll with its optimal hold and values, in lattice order."""
@@ -269,14 +347,8 @@ def solve_stick(rules: StickRules, progress: Callable[[int], None] | None = None
 
     ``progress`` (optional) is called with the number of graph nodes built so far.
     """
-    import time
-
-    t0 = time.perf_counter()
-    game = StickGame(rules)
-    graph = compile_game(game, progress)
-    compile_seconds = time.perf_counter() - t0
-    solution = solve(graph)
-    return StickSolution(rules, game, graph, solution, extract_policy(solution), compile_seconds)
+    solved_graph, compile_seconds = _solve_graph(rules, progress)
+    return StickSolution.from_engine(rules, solved_graph, compile_seconds)
 
 
 def evaluate_stick_policy(rules: StickRules, policy: dict[int, int | None]) -> float:
@@ -384,11 +456,57 @@ class StickPosition:
         return np.array(self.counts, dtype=np.int64)
 
 
-def solved(rules: StickRules) -> StickSolution:
-    """The solution of ``rules``, solved once per process."""
-    if rules not in _SOLVED:
-        _SOLVED[rules] = solve_stick(rules)
-    return _SOLVED[rules]
+def table_key(rules: StickRules) -> storage.TableKey:
+    """The storage key of a solution: ``NdK`` for plain dice with penalty 1, else with a
+    digest of the full rules (values, bias, penalty) appended."""
+    variant = f"{rules.dice}d{rules.sides}"
+    if rules != StickRules(rules.dice, rules.sides):
+        text = json.dumps(rules.describe(), sort_keys=True)
+        variant += "-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    size = len(rules.lattice.counts)
+    return storage.TableKey(
+        "stick", variant, "expected", 0.0, "float64", shape=(size,), extra=("best",)
+    )
+
+
+def solved(rules: StickRules, cache_dir: str | None = None) -> StickSolution:
+    """The solution of ``rules``: once per process, loaded from the table cache when stored
+    there, else solved and stored (``cache_dir`` overrides the cache directory)."""
+    if rules in _SOLVED:
+        return _SOLVED[rules]
+    fresh: list[StickSolution] = []
+
+    def build() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        sol = solve_stick(rules)
+        fresh.append(sol)
+        meta = {
+            "seconds": sol.compile_seconds + sol.solve_seconds,
+            "compile_seconds": sol.compile_seconds,
+            "solve_seconds": sol.solve_seconds,
+            "value": sol.value,
+            "rules": rules.describe(),
+        }
+        return {"values": sol.values, "best": sol.best}, meta
+
+    stored, _ = storage.get_or_build(table_key(rules), build, cache_dir)
+    if fresh:
+        sol = fresh[0]
+    else:
+        h = stored.header
+        if h.get("rules") != rules.describe():
+            storage.warn("a cached stick table has other rules than its name says; re-solving")
+            sol = solve_stick(rules)
+        else:
+            sol = StickSolution(
+                rules,
+                stored.arrays["values"],
+                stored.arrays["best"].astype(np.int64),
+                float(h.get("compile_seconds", 0.0)),
+                float(h.get("solve_seconds", 0.0)),
+                loaded=True,
+            )
+    _SOLVED[rules] = sol
+    return sol
 
 
 def parse_position(rules: StickRules, position: str) -> StickPosition:
@@ -647,8 +765,8 @@ class StickSpec(GameSpec):
 
     def solve(self, rules: StickRules, table: bool = False, **options: Any) -> Report:
         """The value of every roll, the optimal holds and the expectation from the first roll."""
-        with Stage("building the game graph", "nodes") as stage:
-            sol = solve_stick(rules, stage.update)
+        with Stage("solving stick or reroll (or loading the stored solution)"):
+            sol = solved(rules)
         rows = sol.table()
         shown = len(rows) <= TABLE_LIMIT or table
         lines = []
@@ -663,14 +781,17 @@ class StickSpec(GameSpec):
                 )
         else:
             lines.append(f"({len(rows)} rolls; pass --table to print them all)")
+        how = (
+            "loaded" if sol.loaded else f"solved in {sol.compile_seconds + sol.solve_seconds:.3f} s"
+        )
         lines.append(
             f"{rules.dice} dice x {rules.sides} sides, penalty {rules.penalty:g}: "
-            f"{len(rows)} rolls, {sol.graph.num_states} nodes in the game graph"
+            f"{len(rows)} rolls; {how}"
         )
         data = {
-            "states": sol.graph.num_states,
             "rolls": len(rows),
-            "sweeps": sol.solution.sweeps,
+            "loaded": sol.loaded,
+            "solve_seconds": sol.solve_seconds,
             "policy": rows if shown else None,
         }
         return Report(sol.value, data, lines)

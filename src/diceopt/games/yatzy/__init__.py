@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from diceopt.advice import Advice
+from diceopt.cli.common import games_count, seed_value
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
 from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, YatzyRules, check_theta, get_rules
 from diceopt.progress import Stage
@@ -88,6 +89,17 @@ def main_job(out: Callable[[str], None] = print) -> None:
 
 
 # --- the game contract ---------------------------------------------------------------------
+
+SWEEP_OPTIONS = (
+    Parameter(
+        "thetas",
+        "exponential-utility parameters, commas or spaces",
+        default="-0.1,-0.05,0,0.05,0.1",
+    ),
+    Parameter("games", "games per theta", default=100_000, type=games_count),
+    Parameter("seed", "random seed (default: fresh)", type=seed_value),
+    Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
+)
 
 
 @dataclass(frozen=True)
@@ -320,7 +332,11 @@ class YatzySpec(GameSpec):
 
     def commands(self) -> tuple[Command, ...]:
         """``sweep``: score distributions across theta."""
-        from diceopt.games.yatzy.sweep import SWEEP_OPTIONS, run_sweep
+
+        def run_sweep(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.sweep import run_sweep
+
+            return run_sweep(config, args)
 
         return (
             Command(

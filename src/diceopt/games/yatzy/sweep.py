@@ -18,9 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
-from diceopt.games.registry import Parameter
 from diceopt.games.yatzy.kernel import YatzyTable
 from diceopt.games.yatzy.rules import check_theta
 from diceopt.games.yatzy.simulation import SimulationResult, simulate
@@ -118,18 +116,6 @@ def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-
-
-SWEEP_OPTIONS = (
-    Parameter(
-        "thetas",
-        "exponential-utility parameters, commas or spaces",
-        default="-0.1,-0.05,0,0.05,0.1",
-    ),
-    Parameter("games", "games per theta", default=100_000, type=games_count),
-    Parameter("seed", "random seed (default: fresh)", type=seed_value),
-    Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
-)
 
 
 def run_sweep(config: Any, args: argparse.Namespace) -> int:

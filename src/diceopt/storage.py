@@ -1,0 +1,309 @@
+"""Solved tables on disk, for every game: one file per (game, variant, objective, theta, dtype).
+
+Directory: a ``cache_dir`` argument if given, else ``$DICEOPT_CACHE``, else the user
+cache directory (``platformdirs.user_cache_dir("diceopt")``), then one folder per game
+(``yatzy/``, ``pig/``, ...).
+
+File layout: the magic line ``DICEOPT-TABLE\\n``, an 8-byte little-endian header length,
+a JSON header, then the raw C-order arrays back to back. The header holds the format
+version, game, variant (the rules' parameters as text), objective, theta, the dtype and
+shape of the main array, ``extra`` (name, dtype and shape of each further array, if
+any), the sha256 of the whole payload, and whatever the game adds (solve seconds,
+state count, value). Files are written atomically (a temporary file in the same
+directory, then ``os.replace``). A file that is truncated, corrupt (checksum) or does
+not match what was asked for is reported with one line on stderr and rebuilt, never
+used. A cache that cannot be written is reported with one line too, and the caller is
+told (``saved`` False) so that it never claims the table was saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MAGIC = b"DICEOPT-TABLE\n"
+FORMAT_VERSION = 1
+ENV_VAR = "DICEOPT_CACHE"
+MAX_HEADER_BYTES = 1 << 20
+
+
+class TableFileError(Exception):
+    """A table file that must not be used (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TableKey:
+    """What a table file must match: game, variant, objective, theta and main array.
+
+    ``shape`` None accepts any shape of the main array (e.g. a graph's node count that
+    is only known after building it); the checksum still guards the contents. ``extra``
+    names the further arrays that must be present (any dtype and shape).
+    """
+
+    game: str
+    variant: str
+    objective: str = "expected"
+    theta: float = 0.0
+    dtype: str = "float64"
+    shape: tuple[int, ...] | None = None
+    extra: tuple[str, ...] = ()
+
+    def file_name(self) -> str:
+        """``{variant}-{objective}-theta{theta}-{dtype}.tbl``."""
+        dtype = np.dtype(self.dtype).name
+        return f"{self.variant}-{self.objective}-theta{float(self.theta)!r}-{dtype}.tbl"
+
+
+@dataclass
+class Stored:
+    """Arrays read from (or written to) a table file, with its header.
+
+    ``arrays`` maps names to arrays, the main one first (named ``values``).
+    """
+
+    arrays: dict[str, np.ndarray]
+    header: dict[str, Any]
+
+
+@dataclass
+class TableInfo:
+    """How a table was obtained: loaded from ``path``, or built (and maybe saved there).
+
+    ``seconds``: load time if loaded, else build time. ``solve_seconds``: the build's own
+    time (from the file header when loaded). ``saved``: True only if the file was written.
+    """
+
+    path: Path
+    loaded: bool
+    seconds: float
+    solve_seconds: float
+    saved: bool = False
+    header: dict[str, Any] = field(default_factory=dict)
+
+
+def cache_root(override: str | os.PathLike | None = None) -> Path:
+    """The cache directory: ``override``, else $DICEOPT_CACHE, else the user cache."""
+    if override:
+        return Path(override)
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("diceopt"))
+
+
+def cache_dir(game: str, override: str | os.PathLike | None = None) -> Path:
+    """The folder of one game's tables inside the cache directory."""
+    return cache_root(override) / game
+
+
+def table_path(key: TableKey, directory: str | os.PathLike | None = None) -> Path:
+    """Where the table of ``key`` lives."""
+    return cache_dir(key.game, directory) / key.file_name()
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    print(f"diceopt: warning: {message}", file=sys.stderr)
+
+
+def save_arrays(
+    path: Path, key: TableKey, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+) -> None:
+    """Write ``arrays`` (main array first) to ``path`` atomically (temporary file + rename).
+
+    ``meta`` (JSON-ready) is added to the header. Raises OSError when it cannot write.
+    """
+    items = [(name, np.ascontiguousarray(a)) for name, a in arrays.items()]
+    if not items:
+        raise ValueError("nothing to save")
+    main = items[0][1]
+    digest = hashlib.sha256()
+    for _, a in items:
+        digest.update(memoryview(a).cast("B"))
+    header = dict(meta)
+    header.update(
+        {
+            "format": FORMAT_VERSION,
+            "game": key.game,
+            "variant": key.variant,
+            "objective": key.objective,
+            "theta": float(key.theta),
+            "dtype": main.dtype.name,
+            "shape": list(main.shape),
+            "sha256": digest.hexdigest(),
+        }
+    )
+    if len(items) > 1:
+        header["extra"] = [
+            {"name": n, "dtype": a.dtype.name, "shape": list(a.shape)} for n, a in items[1:]
+        ]
+    head = json.dumps(header, sort_keys=True).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC)
+            fh.write(len(head).to_bytes(8, "little"))
+            fh.write(head)
+            for _, a in items:
+                fh.write(memoryview(a).cast("B"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _array_spec(entry: Any) -> tuple[str, np.dtype, tuple[int, ...]]:
+    """(name, dtype, shape) of one ``extra`` header entry; TableFileError if malformed."""
+    try:
+        name = str(entry["name"])
+        dtype = np.dtype(entry["dtype"])
+        shape = tuple(int(x) for x in entry["shape"])
+    except (KeyError, TypeError, ValueError):
+        raise TableFileError("unreadable header") from None
+    if dtype.hasobject or any(x < 0 for x in shape):
+        raise TableFileError("unreadable header")
+    return name, dtype, shape
+
+
+def read_arrays(path: Path, key: TableKey) -> Stored:
+    """The arrays and header of a table file; TableFileError if it must not be used.
+
+    The arrays are writable copies owned by one buffer read from the file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = bytearray(os.fstat(fh.fileno()).st_size)
+            got = fh.readinto(data)
+        del data[got:]
+    except OSError as exc:
+        raise TableFileError(f"cannot read it ({exc.strerror})") from None
+    if not data.startswith(MAGIC):  # (a bytearray: the arrays below are writable)
+        raise TableFileError("not a diceopt table file")
+    pos = len(MAGIC)
+    if len(data) < pos + 8:
+        raise TableFileError("truncated header")
+    size = int.from_bytes(data[pos : pos + 8], "little")
+    pos += 8
+    if size > MAX_HEADER_BYTES or len(data) < pos + size:
+        raise TableFileError("truncated header")
+    try:
+        header = json.loads(data[pos : pos + size])
+    except ValueError:
+        raise TableFileError("unreadable header") from None
+    pos += size
+    if not isinstance(header, dict):
+        raise TableFileError("unreadable header")
+    expected: dict[str, Any] = {
+        "format": FORMAT_VERSION,
+        "game": key.game,
+        "variant": key.variant,
+        "objective": key.objective,
+        "theta": float(key.theta),
+        "dtype": np.dtype(key.dtype).name,
+    }
+    if key.shape is not None:
+        expected["shape"] = list(key.shape)
+    for name, want in expected.items():
+        if header.get(name) != want:
+            raise TableFileError(f"header {name} is {header.get(name)!r}, expected {want!r}")
+    specs = [_array_spec({"name": "values", "dtype": key.dtype, "shape": header.get("shape")})]
+    extra = header.get("extra", [])
+    if not isinstance(extra, list):
+        raise TableFileError("unreadable header")
+    specs += [_array_spec(e) for e in extra]
+    names = [s[0] for s in specs]
+    for want in key.extra:
+        if want not in names:
+            raise TableFileError(f"it has no {want!r} array")
+    payload = memoryview(data)[pos:]
+    nbytes = sum(int(np.prod(shape)) * dtype.itemsize for _, dtype, shape in specs)
+    if len(payload) != nbytes:
+        raise TableFileError(f"payload has {len(payload)} bytes, expected {nbytes}")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise TableFileError("checksum mismatch")
+    arrays: dict[str, np.ndarray] = {}
+    offset = 0
+    for name, dtype, shape in specs:
+        count = int(np.prod(shape))
+        arrays[name] = np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(
+            shape
+        )
+        offset += count * dtype.itemsize
+    return Stored(arrays, header)
+
+
+def load(key: TableKey, directory: str | os.PathLike | None = None) -> tuple[Stored, float] | None:
+    """The stored table of ``key`` and its load seconds, or None (missing, or bad: one
+    warning line on stderr, and the caller rebuilds it)."""
+    path = table_path(key, directory)
+    if not path.exists():
+        return None
+    t0 = time.perf_counter()
+    try:
+        stored = read_arrays(path, key)
+    except TableFileError as exc:
+        warn(f"ignoring cached table {path}: {exc}; rebuilding it")
+        return None
+    return stored, time.perf_counter() - t0
+
+
+def store(
+    key: TableKey,
+    arrays: Mapping[str, np.ndarray],
+    meta: Mapping[str, Any],
+    directory: str | os.PathLike | None = None,
+) -> bool:
+    """Save a table; True if written. A failure is one warning line, never an exception."""
+    path = table_path(key, directory)
+    try:
+        save_arrays(path, key, arrays, meta)
+    except OSError as exc:
+        warn(f"the table was not saved: cannot write {path} ({exc.strerror or exc})")
+        return False
+    return True
+
+
+def get_or_build(
+    key: TableKey,
+    build: Callable[[], tuple[Mapping[str, np.ndarray], Mapping[str, Any]]],
+    directory: str | os.PathLike | None = None,
+    *,
+    force: bool = False,
+) -> tuple[Stored, TableInfo]:
+    """Load the table of ``key``, or ``build()`` it (arrays, header extras) and save it.
+
+    ``force``: build even if a good file exists. The header extras may carry
+    ``seconds`` (the build's own time, seconds); else the measured build time is used.
+    """
+    path = table_path(key, directory)
+    if not force:
+        got = load(key, directory)
+        if got is not None:
+            stored, seconds = got
+            solve_seconds = float(stored.header.get("seconds", 0.0))
+            return stored, TableInfo(path, True, seconds, solve_seconds, False, stored.header)
+    t0 = time.perf_counter()
+    arrays, meta = build()
+    seconds = time.perf_counter() - t0
+    meta = dict(meta)
+    meta.setdefault("seconds", seconds)
+    saved = store(key, arrays, meta, directory)
+    stored = Stored(dict(arrays), meta)
+    return stored, TableInfo(path, False, seconds, float(meta["seconds"]), saved, meta)
