@@ -15,8 +15,9 @@ from typing import Any
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter
+from diceopt.storage import ENV_VAR
 
-CACHE_ENV = "DICEOPT_CACHE"  # the cache directory override (see diceopt.games.yatzy.storage)
+CACHE_ENV = ENV_VAR  # the cache directory override
 
 
 class JoinLists(argparse.Action):
