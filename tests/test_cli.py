@@ -41,3 +41,65 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("diceopt: error: ")
     assert message in lines[0] and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["stick", "solve", "--values", "1,2,3,4,5,1e308"], "face values up to 1e+308"),
+        (
+            ["stick", "solve", "--bias", "-0.1", "0.3", "0.2", "0.2", "0.2", "0.2"],
+            "face probabilities must be >= 0",
+        ),
+        (["stick", "solve", "--penalty", "-1e-3"], "penalty must be 0 to"),
+        (["yatzy", "solve", "--theta", "-1e3"], "theta"),
+        (["pig", "boundary", "--step", "0"], "--step must be at least 1"),
+        (["pig", "solve", "--goal", "5", "--plot", "boundary"], "cannot tell the plot format"),
+        (["pig", "boundary", "--goal", "5", "--plot", "."], "needs a file name"),
+        (["yatzy", "simulate", "--plot", ""], "needs a file name"),
+        (["yatzy", "simulate", "--plot", "x.txt"], "cannot tell the plot format"),
+        (["pig", "advise", "me 0 | opponent 0 | turn 200"], "reaches the goal 100"),
+        (["stick", "solve", "--variant", "3dx"], "unknown stick variant"),
+    ],
+)
+def test_defects_found_by_a_new_user_are_one_line_errors(argv, message, capsys):
+    status, err = run(argv, capsys)
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+
+
+def test_number_lists_with_spaces_commas_fractions_and_negative_values(capsys):
+    import json
+
+    def value(*argv):
+        assert main(["stick", "solve", "--json", *argv]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    uniform = value("--dice", "2")
+    spaced = value("--dice", "2", "--bias", *["1/6"] * 6)
+    commas = value("--dice", "2", "--bias", ",".join(["1/6"] * 6))
+    assert spaced["value"] == pytest.approx(uniform["value"], abs=1e-12)
+    assert commas["value"] == spaced["value"]
+    negative = value("--dice", "2", "--values", "-1", "2", "3", "4", "5", "6")
+    assert negative["rules"]["values"] == [-1, 2, 3, 4, 5, 6]
+
+
+def test_version_game_names_and_help_on_every_option(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("diceopt ")
+    assert main(["Stick", "advise", "dice 1 3 3", "--variant", "3D6"]) == 0
+    assert "hold 1" in capsys.readouterr().out
+    from diceopt.cli import build_parser
+
+    def every_action(parser):
+        for action in parser._actions:  # argparse has no public listing of options
+            yield parser, action
+            for sub in getattr(action, "choices", None) or {}:
+                if isinstance(action.choices, dict):
+                    yield from every_action(action.choices[sub])
+
+    for parser, action in every_action(build_parser()):
+        if action.option_strings and action.dest != "help":
+            assert action.help, f"{parser.prog} {action.option_strings} has no help"

@@ -70,6 +70,8 @@ def join_negative_values(argv: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-"):
+        argv[0] = argv[0].lower()  # game ids are case-insensitive
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -31,7 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="accept requests only once the warm tables are loaded (default: at once)",
     )
     parser.add_argument(
-        "--log-level", default="info", choices=("debug", "info", "warning", "error")
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="server log detail (default info)",
     )
     parser.set_defaults(handler=cmd_serve)
 
