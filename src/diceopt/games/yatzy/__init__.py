@@ -19,14 +19,22 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from diceopt.advice import ActionAdvice
-from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, get_rules
+from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, get_rules, variant_id
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
     from diceopt.games.yatzy.kernel import YatzyTable
 
-__all__ = ["POSITION_EXAMPLE", "VARIANTS", "advise", "apply", "get_solved", "main_job"]
+__all__ = [
+    "POSITION_EXAMPLE",
+    "VARIANTS",
+    "advise",
+    "apply",
+    "get_solved",
+    "main_job",
+    "value_is",
+]
 
-POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5"
+POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 _TABLES: dict[tuple[str, float, str], YatzyTable] = {}
 
@@ -41,8 +49,7 @@ def get_solved(
     """The solved table of a variant, cached in this process."""
     from diceopt.games.yatzy.storage import get_table
 
-    variant = variant or DEFAULT_VARIANT
-    get_rules(variant)
+    variant = variant_id(variant)
     key = (variant, float(theta), dtype)
     if key not in _TABLES:
         _TABLES[key], _ = get_table(variant, theta, dtype, cache_dir, progress=progress)
@@ -50,12 +57,24 @@ def get_solved(
 
 
 def advise(position: str, variant: str | None = None) -> list[ActionAdvice]:
-    """Every legal action of a position with its expected final score, best first."""
+    """Every legal action of a position with its value, best first: the expected final
+    score when the position gives ``score``, else the expected points still to come
+    (:func:`value_is` says which)."""
     from diceopt.games.yatzy.advice import advise_position, parse_position
 
     rules = get_rules(variant)
     pos = parse_position(position, rules)
     return advise_position(pos, rules, get_solved(variant))
+
+
+def value_is(position: str, variant: str | None = None) -> str:
+    """What the values of ``advise(position, variant)`` are: ``"expected final score
+    (points)"`` when the position gives its score, ``"expected points still to come
+    (points)"`` when not. InputError for a bad position (no table is loaded)."""
+    from diceopt.games.yatzy.advice import parse_position
+    from diceopt.games.yatzy.advice import value_is as position_value_is
+
+    return position_value_is(parse_position(position, get_rules(variant)))
 
 
 def apply(

@@ -27,7 +27,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import YatzyTable, solve_table
-from diceopt.games.yatzy.rules import DEFAULT_VARIANT, get_rules
+from diceopt.games.yatzy.rules import get_rules, variant_id
 
 MAGIC = b"DICEOPT-TABLE\n"
 FORMAT_VERSION = 1
@@ -60,6 +60,7 @@ def table_path(
     variant: str, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
 ) -> Path:
     """Where the table of (variant, objective, theta, dtype) lives."""
+    variant = variant_id(variant)
     name = f"{variant}-{objective_name(theta)}-theta{float(theta)!r}-{np.dtype(dtype).name}.tbl"
     return cache_dir(directory) / name
 
@@ -172,7 +173,7 @@ def load_table(
     directory: str | None = None,
 ) -> tuple[YatzyTable, float] | None:
     """The cached table and its load seconds, or None (missing, or bad: warned on stderr)."""
-    variant = variant or DEFAULT_VARIANT
+    variant = variant_id(variant)
     rules = get_rules(variant)
     path = table_path(variant, theta, dtype, directory)
     if not path.exists():
@@ -203,7 +204,7 @@ def get_table(
     ``force``: solve even if a good file exists. A file that cannot be written is
     reported (one line on stderr) and the solved table is still returned.
     """
-    variant = variant or DEFAULT_VARIANT
+    variant = variant_id(variant)
     rules = get_rules(variant)
     if np.dtype(dtype).name not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
