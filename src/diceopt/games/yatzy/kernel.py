@@ -732,14 +732,17 @@ def widget_into(
             pb = NEG
             for f in range(k):
                 pb = max(pb, sub_best[rem_pad[base + r, f]])
+            if RV[0, r] >= pb:  # scoring now wins ties
+                pol[t, r] = pol[0, r]
+                RV[t, r] = RV[0, r]
+                continue
             pa = nk
             for f in range(k):
                 j = rem_pad[base + r, f]
                 a = sub_arg[j]
                 pa = a if (sub_best[j] == pb) & (a < pa) else pa
-            now = RV[0, r] >= pb
-            pol[t, r] = pol[0, r] if now else pa
-            RV[t, r] = RV[0, r] if now else pb
+            pol[t, r] = pa
+            RV[t, r] = pb
     # 5. the first roll
     value = 0.0
     for r in range(R):
