@@ -109,7 +109,7 @@ def main() -> int:
         dice = " ".join(map(str, sorted(rng.integers(1, 7, size=5))))
         text = (
             f"dice {dice} | rerolls {int(rng.integers(0, 3))} | filled {' '.join(filled) or '-'}"
-            f" | upper {upper} | score {upper}"
+            f" | upper {upper}"  # no score: values are the points still to come
         )
         positions.append(parse_position(text, rules))
     advise_position(positions[0], rules, table)  # compile / load the widget once

@@ -543,7 +543,7 @@ def test_yatzy_advice_matches_the_cli(client, capsys):
     example = games["yatzy"]["position_example"]
     for position in (
         example,
-        "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5",
+        "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3",
         "dice 6 6 6 6 2 | rerolls 0 | filled - | upper 0 | score 0",
     ):
         got = yatzy_advice(client, position)

@@ -18,9 +18,16 @@ from diceopt.games.yatzy.advice import (
     parse_position,
     position_from_json,
     position_to_json,
+    value_is,
 )
-from diceopt.games.yatzy.kernel import solve_table
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.kernel import YatzyTable, solve_table
+from diceopt.games.yatzy.rules import (
+    AMERICAN,
+    SCANDINAVIAN,
+    VARIANT_RULES,
+    reachable_upper_totals,
+)
+from diceopt.games.yatzy.simulation import turn_policy
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +52,12 @@ def table64():
     "text, canonical",
     [
         (
-            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5",
-            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5",
+            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3",
+            "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3",
         ),
         (
             "rerolls 0 |  dice 6 1 3 5 3|filled -",
-            "dice 1 3 3 5 6 | rerolls 0 | filled - | upper 0 | score 0",
+            "dice 1 3 3 5 6 | rerolls 0 | filled - | upper 0",
         ),
         (
             "dice 2 2 2 2 2 | rerolls 1 | filled chance SIXES | upper 30 | score 52.5",
@@ -93,7 +100,11 @@ def test_american_yahtzee_bonus_notation():
         ("dice 1 3 3 5 6 | rerolls -1", "rerolls left must be 0, 1 or 2"),
         ("dice 1 3 3 5 6", "needs rerolls"),
         ("rerolls 2", "needs dice"),
-        ("dice 1 3 3 5 6 | rerolls 2 | filled yahtzee", "unknown category 'yahtzee'"),
+        (
+            "dice 1 3 3 5 6 | rerolls 2 | filled fulhouse",
+            "unknown category 'fulhouse'; did you mean 'full_house'\\?",
+        ),
+        ("dice 1 3 3 5 6 | rerolls 2 | filled xyz", "unknown category 'xyz'; categories are"),
         ("dice 1 3 3 5 6 | rerolls 2 | filled ones ones", "listed twice"),
         ("dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 6", "upper total 6 is impossible"),
         ("dice 1 3 3 5 6 | rerolls 2 | upper 3", "upper total 3 is impossible"),
@@ -117,6 +128,12 @@ def test_bad_positions(text, message):
         ("score -inf", "score must be a finite number of points, got -inf"),
         ("score 1e400", "finite"),
         ("score five", "score must be a number"),
+        # no game scores more than the variant's maximum (374 in Scandinavian)
+        ("score 1e20", "a game of scandinavian scores at most 374 points"),
+        ("score 400", "a game of scandinavian scores at most 374 points"),
+        ("filled ones | upper 3 | score 4", "hold at most 3 points"),
+        ("filled ones chance | upper 3 | score 34", "hold at most 33 points"),
+        ("filled sixes | upper 30 | score 31", "hold at most 30 points"),
         # the upper bonus is part of the score once the upper total reaches 63
         ("filled ones twos threes fours fives sixes | upper 63 | score 112", "at least 113"),
         ("filled threes fours fives sixes | upper 72 | score 100", "at least 122"),
@@ -135,7 +152,7 @@ def test_score_lower_bounds():
     # American: the Yahtzee box holds 50 with yahtzee-bonus yes (and the bonus is 35)
     five = "dice 6 6 6 6 6 | rerolls 0 | filled yahtzee | yahtzee-bonus yes"
     with pytest.raises(InputError, match="at least 50 .*got 0"):
-        parse_position(five, AMERICAN)
+        parse_position(five + " | score 0", AMERICAN)
     with pytest.raises(InputError, match="at least 50"):
         parse_position(five + " | score 49.5", AMERICAN)
     pos = parse_position(five + " | score 50", AMERICAN)
@@ -149,14 +166,19 @@ def test_score_lower_bounds():
     parse_position(full + " | score 148 | yahtzee-bonus yes", AMERICAN)
 
 
-JSON_OK = {"dice": [1, 3, 3, 5, 6], "rerolls": 2, "filled": ["ones"], "upper": 3, "score": 5}
+JSON_OK = {
+    "dice": [1, 3, 3, 5, 6],
+    "rerolls": 2,
+    "filled": ["ones", "chance"],
+    "upper": 3,
+    "score": 5,
+}
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
         ({"score": "5"}, 'score must be a number of points, got "5"'),
-        ({"score": None}, "score must be a number of points, got null"),
         ({"score": True}, "score must be a number of points, got true"),
         ({"score": [5]}, "score must be a number"),
         ({"score": float("nan")}, "score must be a finite number"),
@@ -189,8 +211,13 @@ def test_bad_json_positions(change, message):
 
 def test_json_positions():
     pos = position_from_json(JSON_OK, AMERICAN)
-    text = "dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 3 | score 5"
+    text = "dice 1 3 3 5 6 | rerolls 2 | filled ones chance | upper 3 | score 5"
     assert pos == parse_position(text, AMERICAN)
+    # the score is optional: missing or null is not given
+    for data in ({k: v for k, v in JSON_OK.items() if k != "score"}, JSON_OK | {"score": None}):
+        bare = position_from_json(data, AMERICAN)
+        assert bare.score is None and "score" not in position_to_json(bare)
+        assert position_from_json(position_to_json(bare), AMERICAN) == bare
     # integral floats are whole numbers; the score may be any finite number
     floats = JSON_OK | {"dice": [1.0, 3, 3, 5, 6], "rerolls": 2.0, "upper": 3.0, "score": 5.0}
     assert position_from_json(floats, AMERICAN) == pos
@@ -203,7 +230,7 @@ def test_json_positions():
         parse_position('{"dice": [6,6,6,6,6], "rerolls": 0, "yahtzee_bonus": "no"}', AMERICAN)
     bonus = {"dice": [6] * 5, "rerolls": 0, "filled": ["yahtzee"], "yahtzee_bonus": True}
     with pytest.raises(InputError, match="at least 50"):
-        position_from_json(bonus, AMERICAN)
+        position_from_json(bonus | {"score": 0}, AMERICAN)
     assert position_from_json(bonus | {"score": 50}, AMERICAN).yahtzee_bonus
 
 
@@ -258,10 +285,10 @@ def test_scoring_value_includes_points_and_bonus(table64):
     rules = SCANDINAVIAN
     text = "dice 6 6 6 6 1 | rerolls 0 | filled {f} | upper {u} | score {s}"
     filled = "ones twos threes fours fives"
-    pos = parse_position(text.format(f=filled, u=40, s=100), rules)
+    pos = parse_position(text.format(f=filled, u=40, s=40), rules)
     values = {a.action: a.value for a in advise_position(pos, rules, table64)}
     rest = float(table64.values[0b111111, 0, 63])
-    assert values["score sixes"] == pytest.approx(100 + 24 + 50 + rest, abs=1e-9)
+    assert values["score sixes"] == pytest.approx(40 + 24 + 50 + rest, abs=1e-9)
 
 
 def test_apply_keep_and_score():
@@ -273,22 +300,22 @@ def test_apply_keep_and_score():
     same, _ = apply_action(pos, "keep 3 3", rules, np.random.default_rng(3))
     assert same == after  # seeded
     scored, over = apply_action(pos, "score chance", rules, rng)
-    assert scored.filled == ("ones", "twos", "chance") and scored.score == 5 + 18
+    assert scored.filled == ("ones", "twos", "chance") and scored.score == 3 + 18
     assert scored.rerolls == 2 and len(scored.dice) == 5 and not over
     bonus = parse_position(
-        "dice 6 6 6 6 1 | rerolls 0 | filled ones twos threes fours fives | upper 40 | score 90",
+        "dice 6 6 6 6 1 | rerolls 0 | filled ones twos threes fours fives | upper 40 | score 40",
         rules,
     )
     after, _ = apply_action(bonus, "score sixes", rules, rng)
-    assert after.upper == 64 and after.score == 90 + 24 + 50
+    assert after.upper == 64 and after.score == 40 + 24 + 50
     with pytest.raises(InputError, match="cannot keep"):
         apply_action(pos, "keep 4", rules, rng)
     with pytest.raises(InputError, match="keeping all the dice"):
         apply_action(pos, "keep 1 3 3 5 6", rules, rng)
     with pytest.raises(InputError, match="already filled"):
         apply_action(pos, "score ones", rules, rng)
-    with pytest.raises(InputError, match="unknown category"):
-        apply_action(pos, "score yahtzee", rules, rng)
+    with pytest.raises(InputError, match="unknown category 'fulhouse'; did you mean 'full_house'"):
+        apply_action(pos, "score fulhouse", rules, rng)
     with pytest.raises(InputError, match="unknown action"):
         apply_action(pos, "reroll", rules, rng)
     last = parse_position(
@@ -341,7 +368,7 @@ def test_game_contract(cache):
 def test_a_whole_optimal_game(table):
     rules = SCANDINAVIAN
     rng = np.random.default_rng(11)
-    pos = parse_position("dice 2 3 3 4 6 | rerolls 2", rules)
+    pos = parse_position("dice 2 3 3 4 6 | rerolls 2 | score 0", rules)
     over = False
     steps = 0
     while not over:
@@ -384,3 +411,119 @@ def test_json_text_is_accepted_wherever_a_position_is():
     )
     with pytest.raises(InputError, match="malformed JSON position"):
         parse_position('{"dice": [1, 2', SCANDINAVIAN)
+
+
+# --- the score is optional: what the values are ------------------------------------------
+
+
+def test_score_omitted_values_are_points_to_come(table):
+    rules = SCANDINAVIAN
+    bare = parse_position("dice 1 3 3 5 6 | rerolls 2 | filled ones threes | upper 12", rules)
+    assert bare.score is None  # no 'score 0 is less than the upper total 12'
+    assert value_is(bare) == "expected points still to come (points)"
+    assert format_position(bare, rules) == (
+        "dice 1 3 3 5 6 | rerolls 2 | filled ones threes | upper 12"
+    )
+    given = parse_position(format_position(bare, rules) + " | score 12", rules)
+    assert value_is(given) == "expected final score (points)"
+    to_come = advise_position(bare, rules, table)
+    final = advise_position(given, rules, table)
+    assert [a.action for a in to_come] == [a.action for a in final]
+    for a, b in zip(to_come, final):
+        assert b.value == pytest.approx(12 + a.value) and b.regret == pytest.approx(a.regret)
+    # the state's table value is what the best first move expects to come
+    assert 0 < to_come[0].value < 374
+    # the package-level contract says the same without loading a table
+    assert yatzy.value_is("dice 1 3 3 5 6 | rerolls 2 | upper 0") == value_is(bare)
+    assert yatzy.value_is(yatzy.POSITION_EXAMPLE) == "expected final score (points)"
+    # applying an action keeps the score not given
+    after, _ = apply_action(bare, "score chance", rules, np.random.default_rng(0))
+    assert after.score is None and "score" not in format_position(after, rules)
+    assert parse_position("dice 1 3 3 5 6 | rerolls 2 | upper 12 | filled ones threes", rules)
+
+
+def test_category_names_in_positions_and_actions():
+    rules = SCANDINAVIAN
+    pos = parse_position(
+        "dice 1 3 3 5 6 | rerolls 2 | filled Full-House three of a kind Yahtzee ONES | upper 1",
+        rules,
+    )
+    assert pos.filled == ("ones", "three_of_a_kind", "full_house", "yatzy")
+    american = parse_position(
+        '{"dice": [1, 2, 3, 4, 5], "rerolls": 0, "filled": ["Yatzy"]}', AMERICAN
+    )
+    assert american.filled == ("yahtzee",)
+    with pytest.raises(InputError, match="unknown category 'fulhouse'; did you mean 'full_house'"):
+        parse_position("dice 1 3 3 5 6 | rerolls 2 | filled fulhouse", rules)
+    with pytest.raises(InputError, match="did you mean 'chance'"):
+        parse_position('{"dice": [1, 3, 3, 5, 6], "rerolls": 2, "filled": ["chanse"]}', rules)
+    rng = np.random.default_rng(0)
+    start = parse_position("dice 2 2 3 3 3 | rerolls 1", rules)
+    for name in ("Full House", "full-house", "FULL_HOUSE"):
+        after, _ = apply_action(start, f"score {name}", rules, rng)
+        assert after.filled == ("full_house",)
+    after, _ = apply_action(start, "score Yahtzee", rules, rng)  # scores 0 in yatzy
+    assert after.filled == ("yatzy",)
+
+
+def _action_text(rules, act):
+    if act < 0:
+        return f"score {rules.categories[-act - 1]}"
+    kept = rules.lattice.counts[act]
+    return "keep " + (" ".join(str(f + 1) for f, c in enumerate(kept) for _ in range(c)) or "-")
+
+
+def _positions_of_state(rules, mask, flag, u, rng, rolls):
+    faces = [int(rules.upper_face[c]) for c in range(rules.num_categories) if mask >> c & 1]
+    faces = [f for f in faces if f >= 0]
+    T = rules.bonus_threshold
+    upper = min(x for x in reachable_upper_totals(faces, rules.dice) if min(x, T) == u)
+    filled = " ".join(c for i, c in enumerate(rules.categories) if mask >> i & 1) or "-"
+    extra = " | yahtzee-bonus yes" if flag else ""
+    for r in rng.choice(len(rules.roll_counts), size=rolls, replace=False):
+        counts = rules.roll_counts[r]
+        dice = " ".join(str(f + 1) for f, c in enumerate(counts) for _ in range(int(c)))
+        for t in (0, 1, 2):
+            text = f"dice {dice} | rerolls {t} | filled {filled} | upper {upper}{extra}"
+            yield int(r), t, parse_position(text, rules)
+
+
+@pytest.mark.parametrize("variant", ["scandinavian", "american"])
+def test_advice_best_action_is_the_simulated_move(table, variant):
+    # one widget, one tie-break: the first action advised is the one the simulation plays
+    rules = VARIANT_RULES[variant]
+    tab = table if variant == "scandinavian" else solve_table(rules)
+    rng = np.random.default_rng(5)
+    values = tab.values
+    idx = np.argwhere(~np.isnan(values))
+    idx = idx[idx[:, 0] != (1 << rules.num_categories) - 1]
+    states = [tuple(int(x) for x in row) for row in idx[rng.choice(len(idx), 30, replace=False)]]
+    states += [(0, 0, 0), ((1 << rules.num_categories) - 2, 0, rules.bonus_threshold)]
+    if rules.tracks_yahtzee:
+        yz = rules.yahtzee_category
+        states += [(1 << yz, 1, 0), ((1 << yz) | 0b101, 1, 4), ((1 << yz) | (1 << 8), 0, 0)]
+    checked = 0
+    for mask, flag, u in states:
+        policy = turn_policy(tab, mask, flag, u)
+        for r, t, pos in _positions_of_state(rules, mask, flag, u, rng, 12):
+            best = advise_position(pos, rules, tab)[0].action
+            assert best == _action_text(rules, policy[t, r]), (pos, best)
+            checked += 1
+    assert checked >= 30 * 12 * 3
+
+
+def test_ties_follow_the_documented_order(table64):
+    # a table of zeros makes every future equal: five 5s with the Yatzy box filled score
+    # 25 in fives and in chance alike, and the lower category index (fives) comes first,
+    # in the advice and in the simulation's policy
+    rules = SCANDINAVIAN
+    flat = YatzyTable(rules, np.where(np.isnan(table64.values), np.nan, 0.0))
+    pos = parse_position("dice 5 5 5 5 5 | rerolls 0 | filled yatzy", rules)
+    acts = advise_position(pos, rules, flat)
+    assert [a.action for a in acts[:2]] == ["score fives", "score chance"]
+    assert acts[0].value == acts[1].value == 25.0 and acts[1].regret == 0.0
+    r = int(rules.lattice.index(np.array([0, 0, 0, 0, 5, 0]))) - int(
+        rules.lattice.offset[rules.dice]
+    )
+    policy = turn_policy(flat, 1 << rules.yahtzee_category, 0, 0)
+    assert rules.categories[-policy[0, r] - 1] == "fives"

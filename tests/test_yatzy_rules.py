@@ -18,6 +18,7 @@ from diceopt.games.yatzy.rules import (
     check_theta,
     get_rules,
     reachable_upper_totals,
+    variant_id,
 )
 
 ROLLS = list(itertools.combinations_with_replacement(range(1, 7), 5))
@@ -170,6 +171,39 @@ def test_tricky_american_cases():
 def test_max_score_374():
     # every category at its best plus the bonus: the published maximum
     assert int(SCANDINAVIAN.score.max(axis=0).sum()) + SCANDINAVIAN.bonus == 374
+
+
+def test_max_total_from_the_rules():
+    # every category at its best, the upper bonus, and a bonus Yahtzee on each other turn
+    assert SCANDINAVIAN.max_total == 374
+    assert AMERICAN.max_total == 375 + 12 * 100 == 1575
+    assert VARIANT_RULES["american-no-bonus"].max_total == 375
+    assert VARIANT_RULES["scandinavian-accepts"].max_total == 374 + 2 + 2  # 30 and 24
+    assert AMERICAN.category_max[AMERICAN.categories.index("large_straight")] == 40
+
+
+def test_category_names():
+    s, a = SCANDINAVIAN, AMERICAN
+    for name in ("full_house", "full-house", "Full House", "FULL_HOUSE", " full  house "):
+        assert s.category_id(name) == "full_house"
+    assert s.category_id("Yahtzee") == "yatzy" and a.category_id("yatzy") == "yahtzee"
+    assert s.category_id("three-of-a-kind") == "three_of_a_kind"
+    assert s.find_category("fulhouse") is None
+    with pytest.raises(InputError, match="unknown category 'fulhouse'; did you mean 'full_house'"):
+        s.category_id("fulhouse")
+    with pytest.raises(InputError, match="unknown category 'one_pair'; categories are"):
+        a.category_id("one_pair")  # a Scandinavian box, not an American one
+    with pytest.raises(InputError, match="unknown category 'zzz'; categories are ones"):
+        s.category_id("zzz")
+
+
+def test_variant_names():
+    assert get_rules("American") is AMERICAN and get_rules(" SCANDINAVIAN ") is SCANDINAVIAN
+    assert get_rules("american_no_bonus") is VARIANT_RULES["american-no-bonus"]
+    assert variant_id("American Forced Joker") == "american-forced-joker"
+    assert variant_id(None) == "scandinavian"
+    with pytest.raises(InputError, match="unknown Yatzy variant 'amercan' \\(did you mean"):
+        get_rules("amercan")
 
 
 def test_rules_validation():

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is neede
 
 __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 
-POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5"
+POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 _TABLES: dict[tuple[str, float, str], YatzyTable] = {}
 
@@ -45,8 +45,7 @@ def get_solved(
     """The solved table of a variant, cached in this process."""
     from diceopt.games.yatzy.storage import get_table
 
-    variant = variant or DEFAULT_VARIANT
-    get_rules(variant)
+    variant = variant_id(variant)
     key = (variant, float(theta), dtype)
     if key not in _TABLES:
         _TABLES[key], _ = get_table(variant, theta, dtype, cache_dir, progress=progress)

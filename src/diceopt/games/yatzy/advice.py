@@ -3,23 +3,33 @@
 Text notation (fields separated by ``|``, in any order; ``dice`` and ``rerolls`` are
 required, the others optional)::
 
-    dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5
+    dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3
 
 - ``dice``: the five dice showing (pips 1-6, any order); ``dice -`` once every category
   is filled (the game is over);
 - ``rerolls``: rerolls left this turn, 0-2;
-- ``filled``: the categories already used (ids as in the rules), ``-`` for none (default);
+- ``filled``: the categories already used, ``-`` for none (default). Names as
+  :meth:`~diceopt.games.yatzy.rules.YatzyRules.category_id` reads them: any case, ``-``,
+  ``_`` or spaces between words (``full-house``, ``Full House``), ``yahtzee`` and
+  ``yatzy`` alike; a typo is answered with the nearest name;
 - ``upper``: the total written in the upper section so far (uncapped; default 0);
-- ``score``: points so far, bonuses included (default 0);
+- ``score``: points so far, bonuses included. Optional: without it the values are the
+  expected points still to come; with it, the expected final score (:func:`value_is`).
+  A score the position cannot have is refused: below what the upper section holds, or
+  above the most the filled categories can hold (:func:`most_points`);
 - American variants with the Yahtzee bonus: ``yahtzee-bonus yes`` when the Yahtzee box
   holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise.
 
-The canonical form (what :func:`format_position` prints) always lists dice, rerolls,
-filled, upper and score in that order, plus ``yahtzee-bonus`` where the variant tracks
-it and the Yahtzee box is filled. Actions: ``keep 3 3`` (keep those dice and reroll
-the others; ``keep -`` rerolls all five; keeping all five is not an action: score a
-category instead) and ``score chance``. Values are expected final scores (points so
-far plus the expected rest, bonuses included).
+The canonical form (what :func:`format_position` prints) lists dice, rerolls, filled,
+upper and score (when given) in that order, plus ``yahtzee-bonus`` where the variant
+tracks it and the Yahtzee box is filled. Actions: ``keep 3 3`` (keep those dice and
+reroll the others; ``keep -`` rerolls all five; keeping all five is not an action:
+score a category instead) and ``score chance`` (category names as in ``filled``).
+
+Actions are listed best first; equally good actions in the order of the widget's
+tie-break (:mod:`diceopt.games.yatzy.kernel`): scoring before keeping, categories in
+the rules' order, keeps in lattice order; so the first action is the one the
+simulation plays.
 """
 
 from __future__ import annotations
@@ -40,17 +50,23 @@ from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
 from diceopt.notation import split_fields
 
 FIELDS = ("dice", "rerolls", "filled", "upper", "score", "yahtzee-bonus")
+VALUE_IS_FINAL = "expected final score (points)"
+VALUE_IS_TO_COME = "expected points still to come (points)"
 
 
 @dataclass(frozen=True)
 class Position:
-    """A Yatzy position: dice (sorted pips, empty when over), rerolls left, filled ids..."""
+    """A Yatzy position: dice (sorted pips, empty when over), rerolls left, filled ids...
+
+    ``score``: points so far, or None when not given (values are then the points still
+    to come; :func:`parse_position` leaves it None when the text has no ``score``).
+    """
 
     dice: tuple[int, ...]
     rerolls: int
     filled: tuple[str, ...] = ()
     upper: int = 0
-    score: float = 0.0
+    score: float | None = 0
     yahtzee_bonus: bool = False
 
     def mask(self, rules: YatzyRules) -> int:
@@ -60,6 +76,30 @@ class Position:
     def over(self, rules: YatzyRules) -> bool:
         """True when every category is filled."""
         return len(self.filled) == rules.num_categories
+
+
+def value_is(pos: Position) -> str:
+    """What the advice values of ``pos`` are: ``"expected final score (points)"`` when the
+    position gives its score, ``"expected points still to come (points)"`` when not."""
+    return VALUE_IS_TO_COME if pos.score is None else VALUE_IS_FINAL
+
+
+def filled_ids(words: list[str], rules: YatzyRules) -> tuple[str, ...]:
+    """Category ids from the words of a ``filled`` field: names of several words (``full
+    house``, ``three of a kind``) are read as one where they spell a category."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in (4, 3, 2):
+            found = rules.find_category(" ".join(words[i : i + n])) if i + n <= len(words) else None
+            if found is not None:
+                out.append(found)
+                i += n
+                break
+        else:
+            out.append(rules.category_id(words[i]))
+            i += 1
+    return tuple(out)
 
 
 def in_rules_order(filled: tuple[str, ...], rules: YatzyRules) -> tuple[str, ...]:
@@ -83,7 +123,7 @@ def _int(word: str, what: str) -> int:
 
 def parse_position(text: str, rules: YatzyRules) -> Position:
     """Parse the text notation (or the JSON form, text starting with ``{``) and check it
-    against the rules; InputError if invalid."""
+    against the rules; InputError if invalid. ``score`` is None when not given."""
     if isinstance(text, str) and text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
@@ -105,9 +145,9 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     rerolls = _int(words[0], "rerolls")
     filled: tuple[str, ...] = ()
     if seen.get("filled", "-").split() not in ([], ["-"]):
-        filled = tuple(w.lower() for w in seen["filled"].split())
+        filled = filled_ids(seen["filled"].split(), rules)
     upper = _int(seen["upper"], "upper") if "upper" in seen else 0
-    score: float = 0.0
+    score: float | None = None
     if "score" in seen:
         try:
             score = float(seen["score"])
@@ -130,7 +170,8 @@ def validate(pos: Position, rules: YatzyRules) -> None:
     """InputError naming the first thing wrong with a position."""
     for c in pos.filled:
         if c not in rules.categories:
-            raise InputError(f"unknown category {c!r}; categories are {' '.join(rules.categories)}")
+            known = rules.category_id(c)  # InputError for an unknown name
+            raise InputError(f"category {c!r} must be given by its id {known!r}")
     if len(set(pos.filled)) != len(pos.filled):
         raise InputError("a category is listed twice in filled")
     over = len(pos.filled) == rules.num_categories
@@ -164,6 +205,8 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             raise InputError("this variant has no Yahtzee bonus")
         if rules.categories[yz] not in pos.filled:
             raise InputError("yahtzee-bonus yes needs the yahtzee box filled (with 50)")
+    if pos.score is None:
+        return
     try:
         finite = math.isfinite(pos.score)
     except OverflowError:  # an int too large for a float
@@ -174,7 +217,7 @@ def validate(pos: Position, rules: YatzyRules) -> None:
         raise InputError(f"score must be a finite number of points, got {pos.score}")
     # the score holds the upper total, the upper bonus once earned and, with
     # yahtzee-bonus yes, the 50 in the Yahtzee box (lower boxes never score below 0)
-    score = int(pos.score) if float(pos.score).is_integer() else pos.score  # as written
+    score = _fmt(pos.score)  # as written
     least = pos.upper
     if pos.score < least:
         raise InputError(f"score {score} is less than the upper total {pos.upper}")
@@ -190,15 +233,48 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             f"with yahtzee-bonus yes the score must be at least {least + 50} (the 50 in the "
             f"Yahtzee box plus {least} in the upper section), got {score}"
         )
+    if pos.score > rules.max_total:
+        raise InputError(
+            f"score {score} is impossible: a game of {rules.name} scores at most "
+            f"{rules.max_total} points"
+        )
+    most = most_points(pos, rules)
+    if pos.score > most:
+        raise InputError(
+            f"score {score} is impossible: upper total {pos.upper} and the filled categories "
+            f"({' '.join(pos.filled) or 'none'}) hold at most {most} points"
+        )
+
+
+def most_points(pos: Position, rules: YatzyRules) -> int:
+    """The most points a position's filled categories can hold: its upper total, the
+    upper bonus once earned, each filled lower category at its maximum
+    (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_max`) and, with
+    ``yahtzee-bonus yes``, a Yahtzee bonus in every other filled category."""
+    most = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
+    for name in pos.filled:
+        c = rules.categories.index(name)
+        if rules.upper_face[c] >= 0:
+            continue
+        most += int(rules.category_max[c])
+    if pos.yahtzee_bonus:
+        most += rules.yahtzee_bonus * (len(pos.filled) - 1)
+    return most
+
+
+def _fmt(x: float) -> str:
+    """A number of points as written: whole numbers without a decimal point."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def format_position(pos: Position, rules: YatzyRules) -> str:
-    """The canonical text of a position (parses back to the same position)."""
+    """The canonical text of a position (parses back to the same position; ``score``
+    only when given)."""
     dice = " ".join(map(str, pos.dice)) if pos.dice else "-"
     filled = " ".join(pos.filled) if pos.filled else "-"
-    score = int(pos.score) if float(pos.score).is_integer() else pos.score
     text = f"dice {dice} | rerolls {pos.rerolls} | filled {filled} | upper {pos.upper}"
-    text += f" | score {score}"
+    if pos.score is not None:
+        text += f" | score {_fmt(pos.score)}"
     yz = rules.yahtzee_category
     if rules.tracks_yahtzee and rules.categories[yz] in pos.filled:
         text += f" | yahtzee-bonus {'yes' if pos.yahtzee_bonus else 'no'}"
@@ -206,15 +282,17 @@ def format_position(pos: Position, rules: YatzyRules) -> str:
 
 
 def position_to_json(pos: Position) -> dict[str, Any]:
-    """The JSON form of a position."""
-    return {
+    """The JSON form of a position (``score`` only when given)."""
+    data: dict[str, Any] = {
         "dice": list(pos.dice),
         "rerolls": pos.rerolls,
         "filled": list(pos.filled),
         "upper": pos.upper,
-        "score": pos.score,
-        "yahtzee_bonus": pos.yahtzee_bonus,
     }
+    if pos.score is not None:
+        data["score"] = pos.score
+    data["yahtzee_bonus"] = pos.yahtzee_bonus
+    return data
 
 
 def _shown(value: Any) -> str:
@@ -246,8 +324,9 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     """A position from its JSON form (validated like the text form).
 
     ``dice`` (list of whole numbers), ``rerolls`` (required) and ``upper`` are whole
-    numbers, ``filled`` a list of category ids, ``score`` a number (points) and
-    ``yahtzee_bonus`` true or false; InputError (one line) for anything else.
+    numbers, ``filled`` a list of category names (read as in the text form), ``score``
+    a number (points; optional, null or missing: not given) and ``yahtzee_bonus`` true
+    or false; InputError (one line) for anything else.
     """
     if not isinstance(data, dict):
         raise InputError("a JSON position must be an object")
@@ -261,11 +340,13 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     for c in filled:
         if not isinstance(c, str):
             raise InputError(f"filled must list category ids, got {_shown(c)}")
-    score = data.get("score", 0)
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
-        raise InputError(f"score must be a number of points, got {_shown(score)}")
-    if isinstance(score, float) and score.is_integer():
-        score = int(score)
+    filled = [rules.category_id(c) for c in filled]
+    score = data.get("score")
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise InputError(f"score must be a number of points, got {_shown(score)}")
+        if isinstance(score, float) and score.is_integer():
+            score = int(score)
     ybonus = data.get("yahtzee_bonus", False)
     if not isinstance(ybonus, bool):
         raise InputError(f"yahtzee_bonus must be true or false, got {_shown(ybonus)}")
@@ -300,7 +381,14 @@ def state_of(pos: Position, rules: YatzyRules) -> tuple[int, int, int]:
 
 
 def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list[ActionAdvice]:
-    """Every legal action with its expected final score and regret, best first."""
+    """Every legal action with its value and regret, best first.
+
+    Values are what :func:`value_is` says: the expected final score when the position
+    gives its score, else the expected points still to come (certainty equivalents for
+    a table with theta != 0). Equally good actions come in the kernel's tie-break order
+    (scoring before keeping, categories in the rules' order, keeps in lattice order), so
+    the first action is the one the simulation plays.
+    """
     if pos.over(rules):
         raise InputError("the game is over: every category is filled")
     mask, flag, upper = state_of(pos, rules)
@@ -308,13 +396,15 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
     lat = rules.lattice
     roll_flat = lat.index(counts)
     roll = roll_flat - int(lat.offset[rules.dice])
-    options: list[tuple[str, float]] = []
+    # (value to come, kind, index, action): kind 0 scores category index, 1 keeps the
+    # multiset of that lattice index; sorted by value, then the tie-break order
+    options: list[tuple[float, int, int, str]] = []
     cv = table.category_values(mask, flag, upper, roll)
     legal, _ = legal_categories(rules, mask, counts)
     for c in legal:
         if cv[c] <= NEG / 2:  # pragma: no cover - the two rule paths disagree
             raise RuntimeError(f"kernel forbids legal category {rules.categories[c]}")
-        options.append((f"score {rules.categories[c]}", float(pos.score) + float(cv[c])))
+        options.append((float(cv[c]), 0, c, f"score {rules.categories[c]}"))
     if pos.rerolls > 0:
         _, keep_value, _, _ = table.widget(mask, flag, upper)
         for keep in itertools.product(*(range(int(c) + 1) for c in counts)):
@@ -322,11 +412,15 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
             if keep_counts.sum() == rules.dice:
                 continue
             k = lat.index(keep_counts)
-            value = float(pos.score) + float(keep_value[pos.rerolls, k])
-            options.append((_keep_text(keep_counts), value))
-    options.sort(key=lambda o: -o[1])  # stable: scoring listed before keeps on ties
-    best = options[0][1]
-    return [ActionAdvice(a, v, max(0.0, best - v)) for a, v in options]
+            options.append((float(keep_value[pos.rerolls, k]), 1, k, _keep_text(keep_counts)))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    base = 0.0 if pos.score is None else float(pos.score)
+    best = base + options[0][0]
+    out = []
+    for value, _, _, action in options:
+        v = base + value
+        out.append(ActionAdvice(action, v, max(0.0, best - v)))
+    return out
 
 
 def apply_action(
@@ -360,9 +454,7 @@ def apply_action(
         new = rng.integers(1, rules.sides + 1, size=rules.dice - len(kept))
         dice = tuple(sorted(kept + tuple(int(d) for d in new)))
         return replace(pos, dice=dice, rerolls=pos.rerolls - 1), False
-    cat = " ".join(words[1:]).lower()
-    if cat not in rules.categories:
-        raise InputError(f"unknown category {cat!r}; categories are {' '.join(rules.categories)}")
+    cat = rules.category_id(" ".join(words[1:]))
     c = rules.categories.index(cat)
     if cat in pos.filled:
         raise InputError(f"category {cat} is already filled")
@@ -378,8 +470,8 @@ def apply_action(
         else 0
     )
     filled = in_rules_order(pos.filled + (cat,), rules)
-    score = pos.score + pts
-    if float(score).is_integer():
+    score = None if pos.score is None else pos.score + pts  # not given: still not given
+    if score is not None and float(score).is_integer():
         score = int(score)
     after = Position((), 2, filled, new_upper, score, bool(new_flag))
     if after.over(rules):

@@ -1,4 +1,8 @@
-"""Exact Yatzy/Yahtzee solver: backward induction over turn-start states, in numba.
+"""Exact Yatzy/Yahtzee solver and the per-turn widget: backward induction in numba.
+
+Role: solve every reachable turn-start state of a variant (the lane-vectorised solver,
+:func:`solve_table`) and evaluate one turn exactly (the scalar widget,
+:func:`widget_into`, shared by the advice and the simulation).
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
 category c of the rules), ``flag`` = 1 when the Yahtzee box holds 50 (American with the
@@ -8,18 +12,47 @@ the start of a turn in that state: expected points still to come (bonuses includ
 or, with ``theta != 0``, their certainty equivalent under exponential utility
 ``(1/theta) log E[exp(theta X)]`` (points). Entries of unreachable states are NaN.
 
-Each turn is a *widget*: roll all dice (2 rerolls left), keep a sub-multiset and reroll
-(1 left), keep and reroll again (0 left), then score one open category (a category may
-also be scored earlier). The keep lattice (:class:`~diceopt.dice.KeepLattice`) gives
-both steps: ``E[keep] = sum_f p_f E[keep + f]`` (a chance node; a certainty equivalent
-computed in the utility domain when theta != 0) and ``best[roll] = max over sub-multisets``
-through the remove-one-die edges, O(462 * 6) per level for five dice.
+The widget (one turn from a state whose successors are solved):
 
-Speed: the solve goes layer by layer (number of filled categories, last turn first).
-All states of a layer are laid out as *lanes* and solved in batches of ``lanes`` states
-at once: every lattice operation is a loop over contiguous lanes (SIMD), batches run in
-parallel (``prange``). Upper totals from which the bonus can no longer be reached have
-the same value, so only one of them is solved and the value is copied to the others.
+1. Successor rows (:func:`_successor_rows`): for every category c and h, the value of
+   the rest of the game after writing into c, ``SR[c * (dice + 1) + h]``: an upper
+   category with h dice of its face (points, upper bonus and next state included), a
+   lower category scored normally (h = 0) or the Yahtzee box scored 50 (h = 1). Rows of
+   categories that may not be used are NEG. One table read per row, not per roll.
+2. Score now (0 rerolls left): the value of each of the R sorted rolls is the best of
+   "write 0 somewhere" (the best h = 0 row) and ``points + SR[row]`` over the few
+   categories where the roll scores (``pos_id`` / ``pos_s``); Yahtzee rolls under the
+   joker rule are scored category by category (:func:`_joker_best`); the Yahtzee bonus
+   is added last.
+3. With ``theta != 0`` every value X is replaced by the utility
+   ``W = sign(theta) exp(theta (X - ref))`` (ref = best score-now value for theta > 0,
+   worst for theta < 0, so ``|W| <= 1``). W increases with X, so choices are still
+   maxima, and chance nodes become plain averages.
+4. Twice (1 and 2 rerolls left): chance, ``E[keep] = sum_f p_f E[keep + f]`` down the
+   keep lattice (:class:`~diceopt.dice.KeepLattice`, :func:`_chance`); choice, the best
+   sub-multiset of every multiset through the remove-one-die edges; a roll's value is
+   the best of scoring now and its best proper keep. O(462 * 6) per level for 5 dice.
+5. The state's value is the average over the first roll (back to points for theta != 0).
+
+Tie-break (one rule for the advice, the simulation and any policy read from here):
+among equally good actions the first in this order wins: writing a category before
+keeping dice; among categories the lowest category index (the rules' order); among
+keeps the lowest flat lattice index (fewer dice kept first; among keeps of one size,
+the sorted pips read as a word, ``1 1 2`` before ``1 2 2``). The solver itself only
+takes maxima, where ties do not matter. With ``theta != 0`` the choice is made on the
+utilities W; values shown in points may tie after rounding where the W differ.
+
+Solver (:func:`solve_table`): layer by layer (number of filled categories, last turn
+first); within a layer all states are laid out as *lanes* and solved ``lanes`` at a
+time by the steps above, every lattice operation a loop over contiguous lanes (SIMD),
+batches in parallel (``prange``). Step 1 and the joker scoring of step 2 are the
+scalar widget's functions applied per lane; the lattice loops are written twice (lanes
+and scalar), each twin tagged with the reason.
+
+Precision and performance: tables are float32 (default) or float64; the scalar widget
+always computes in float64. Upper totals from which the bonus can no longer be reached
+have the same value: one is solved and copied. The remove-one-die edges are padded with
+a NEG row so the choice loops have no branches; ``_fill`` takes four maxima at a time.
 """
 
 from __future__ import annotations
@@ -28,6 +61,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -39,88 +73,119 @@ NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in flo
 LANES = {np.dtype(np.float32): 64, np.dtype(np.float64): 32}  # states per batch
 
 
-@dataclass
-class KernelData:
-    """The arrays the numba kernels need, built once per rules and dtype.
+class KernelArrays(NamedTuple):
+    """The rules and the keep lattice as the arrays the numba kernels take (``K``).
 
-    ``arrays`` is the tuple ``G`` every kernel takes (fields listed in its docstring).
+    Shapes: nk multisets in the flat lattice, R rolls, C categories; ``dt`` is the
+    table's dtype (float32 or float64). Built by :func:`kernel_arrays`.
     """
 
-    rules: YatzyRules
-    dtype: np.dtype
+    add_die: np.ndarray  # (nk, sides) int64: one more die of face f (-1 at full size)
+    remove_die: np.ndarray  # (nk, sides) int64: one die of face f fewer (-1 if none)
+    offset: np.ndarray  # (dice + 2,) int64: flat index of the first multiset of each size
+    fprob: np.ndarray  # (sides,) dt: probability of each face
+    roll_p: np.ndarray  # (R,) dt: probability of each sorted roll
+    score: np.ndarray  # (R, C) dt: points of writing roll r into c normally
+    joker: np.ndarray  # (R, C) dt: points of writing roll r into c as a joker
+    roll_cnt: np.ndarray  # (R, sides) int64: dice of each face in roll r
+    yz_face: np.ndarray  # (R,) int64: the face of a Yahtzee roll, -1 for other rolls
+    upper_face: np.ndarray  # (C,) int64: face of an upper category, -1 for lower ones
+    rem_pad: np.ndarray  # (nk, sides) int64: remove_die, valid edges first, padded with nk
+    rem_n: np.ndarray  # (nk,) int64: number of valid remove-one-die edges
+    pos_id: np.ndarray  # (R, width) int64: successor row of each category where r scores
+    pos_s: np.ndarray  # (R, width) dt: its points (0 for upper: the row holds them)
+    pos_c: np.ndarray  # (R, width) int64: its category (C for padding)
+    threshold: int  # upper bonus threshold
+    bonus: int  # upper bonus points
+    yz_cat: int  # index of the Yatzy/Yahtzee category, -1 if none
+    joker_code: int  # 0 no joker, 1 free-choice joker, 2 forced joker
+    ybonus: int  # points per further Yahtzee (0: the flag is never set)
+    forced: int  # 1: categories are filled in the order listed
+    zero: np.floating  # 0 in dt
+    neg: np.floating  # NEG in dt
 
-    @cached_property
-    def arrays(self) -> tuple:
-        """(add_die, remove_die, offset, fprob, roll_p, score, joker, roll_cnt, yz_face,
-        upper_face, rem_pad, rem_n, pos_id, pos_s, params, consts)."""
-        r = self.rules
-        lat = r.lattice
-        dt = self.dtype
-        nk = int(lat.offset[-1])
-        nd = r.dice
-        R = len(r.roll_counts)
-        yz_face = np.where(r.is_yahtzee_roll, r.roll_counts.argmax(axis=1), -1).astype(np.int64)
-        # remove-one-die edges, valid ones first, padded with the NEG row (index nk)
-        rem_pad = np.full((nk, r.sides), nk, dtype=np.int64)
-        rem_n = np.zeros(nk, dtype=np.int64)
-        for i in range(nk):
-            valid = [int(j) for j in lat.remove_die[i] if j >= 0]
-            rem_pad[i, : len(valid)] = valid
-            rem_n[i] = len(valid)
-        # per roll: successor rows that score more than the zero row (padded to 4)
-        stride = nd + 1
-        neg_row = r.num_categories * stride
-        ids: list[list[int]] = []
-        pts: list[list[float]] = []
-        for ri in range(R):
-            row_i, row_s = [], []
-            for c in range(r.num_categories):
-                f = int(r.upper_face[c])
-                if f >= 0:
-                    cnt = int(r.roll_counts[ri, f])
-                    if cnt > 0:
-                        row_i.append(c * stride + cnt)
-                        row_s.append(0.0)
-                elif r.score[ri, c] > 0:
-                    h = 1 if c == r.yahtzee_category else 0
-                    row_i.append(c * stride + h)
-                    row_s.append(float(r.score[ri, c]))
-            ids.append(row_i)
-            pts.append(row_s)
-        width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
-        pos_id = np.full((R, width), neg_row, dtype=np.int64)
-        pos_s = np.zeros((R, width), dtype=dt)
-        for ri in range(R):
-            pos_id[ri, : len(ids[ri])] = ids[ri]
-            pos_s[ri, : len(pts[ri])] = pts[ri]
-        return (
-            lat.add_die.astype(np.int64),
-            lat.remove_die.astype(np.int64),
-            lat.offset.astype(np.int64),
-            np.full(r.sides, 1.0 / r.sides, dtype=dt),
-            r.roll_probs.astype(dt),
-            r.score.astype(dt),
-            r.joker_score.astype(dt),
-            r.roll_counts.astype(np.int64),
-            yz_face,
-            r.upper_face.astype(np.int64),
-            rem_pad,
-            rem_n,
-            pos_id,
-            pos_s,
-            np.array(
-                [
-                    r.bonus_threshold,
-                    r.bonus,
-                    r.yahtzee_category,
-                    r.joker_code,
-                    r.yahtzee_bonus if r.tracks_yahtzee else 0,
-                    int(r.forced_order),
-                ],
-                dtype=np.int64,
-            ),
-            np.array([0.0, NEG], dtype=dt),
-        )
+
+def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> KernelArrays:
+    """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
+    r = rules
+    lat = r.lattice
+    dt = np.dtype(dtype)
+    nk = int(lat.offset[-1])
+    nd = r.dice
+    R = len(r.roll_counts)
+    ncat = r.num_categories
+    yz_face = np.where(r.is_yahtzee_roll, r.roll_counts.argmax(axis=1), -1).astype(np.int64)
+    # remove-one-die edges, valid ones first, padded with the NEG row (index nk)
+    rem_pad = np.full((nk, r.sides), nk, dtype=np.int64)
+    rem_n = np.zeros(nk, dtype=np.int64)
+    for i in range(nk):
+        valid = [int(j) for j in lat.remove_die[i] if j >= 0]
+        rem_pad[i, : len(valid)] = valid
+        rem_n[i] = len(valid)
+    # per roll: successor rows that score more than the zero row (padded to 4), in
+    # category order
+    stride = nd + 1
+    neg_row = ncat * stride
+    ids: list[list[int]] = []
+    pts: list[list[float]] = []
+    for ri in range(R):
+        row_i, row_s = [], []
+        for c in range(ncat):
+            f = int(r.upper_face[c])
+            if f >= 0:
+                cnt = int(r.roll_counts[ri, f])
+                if cnt > 0:
+                    row_i.append(c * stride + cnt)
+                    row_s.append(0.0)
+            elif r.score[ri, c] > 0:
+                h = 1 if c == r.yahtzee_category else 0
+                row_i.append(c * stride + h)
+                row_s.append(float(r.score[ri, c]))
+        ids.append(row_i)
+        pts.append(row_s)
+    width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
+    pos_id = np.full((R, width), neg_row, dtype=np.int64)
+    pos_s = np.zeros((R, width), dtype=dt)
+    for ri in range(R):
+        pos_id[ri, : len(ids[ri])] = ids[ri]
+        pos_s[ri, : len(pts[ri])] = pts[ri]
+    return KernelArrays(
+        add_die=lat.add_die.astype(np.int64),
+        remove_die=lat.remove_die.astype(np.int64),
+        offset=lat.offset.astype(np.int64),
+        fprob=np.full(r.sides, 1.0 / r.sides, dtype=dt),
+        roll_p=r.roll_probs.astype(dt),
+        score=r.score.astype(dt),
+        joker=r.joker_score.astype(dt),
+        roll_cnt=r.roll_counts.astype(np.int64),
+        yz_face=yz_face,
+        upper_face=r.upper_face.astype(np.int64),
+        rem_pad=rem_pad,
+        rem_n=rem_n,
+        pos_id=pos_id,
+        pos_s=pos_s,
+        pos_c=pos_id // stride,
+        threshold=int(r.bonus_threshold),
+        bonus=int(r.bonus),
+        yz_cat=int(r.yahtzee_category),
+        joker_code=int(r.joker_code),
+        ybonus=int(r.yahtzee_bonus if r.tracks_yahtzee else 0),
+        forced=int(r.forced_order),
+        zero=dt.type(0.0),
+        neg=dt.type(NEG),
+    )
+
+
+class WidgetBuffers(NamedTuple):
+    """Work arrays of the scalar widget (float64; see :func:`widget_into`)."""
+
+    SR: np.ndarray  # (C * (dice + 1) + 1, 1): successor rows, the last one NEG
+    roll_value: np.ndarray  # (3, R): value of roll r with t rerolls left
+    keep_value: np.ndarray  # (3, nk): value of keeping multiset k with t rerolls left
+    sub_best: np.ndarray  # (nk + 1,): best sub-multiset value (index nk: NEG padding)
+    sub_arg: np.ndarray  # (nk + 1,) int64: its flat lattice index
+    policy: np.ndarray  # (3, R) int64: the chosen action (see widget_into)
+    cv: np.ndarray  # (C,): value of writing one roll into each category
 
 
 def upper_lanes(faces: np.ndarray, dice: int, threshold: int) -> tuple[np.ndarray, np.ndarray]:
@@ -147,30 +212,35 @@ def reachable_uppers(rules: YatzyRules, mask: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------------
-# numba kernels. ``G`` is ``KernelData.arrays``.
+# The rules of one turn, shared by the scalar widget and the lanes (``K`` is a
+# KernelArrays; ``SR[row, ln]`` the successor rows of lane ln, one lane for the widget).
 
 
 @numba.njit(cache=True)
-def _allowed(mask: int, r: int, yz_face: np.ndarray, upper_face: np.ndarray, params: np.ndarray):
+def _may_write(mask: int, c: int, K: KernelArrays) -> bool:
+    """Whether category c is open to a non-joker roll (open; first open if forced order)."""
+    if (mask >> c) & 1:
+        return False
+    if K.forced:
+        for d in range(c):
+            if not (mask >> d) & 1:
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def _allowed(mask: int, r: int, K: KernelArrays):
     """Categories roll r (-1: any non-Yahtzee roll) may be written into, and whether as joker."""
-    yz_cat = params[2]
-    joker_code = params[3]
-    forced_order = params[5]
+    upper_face = K.upper_face
     ncat = upper_face.size
     ok = np.zeros(ncat, dtype=np.bool_)
-    if forced_order:
-        for c in range(ncat):
-            if not (mask >> c) & 1:
-                ok[c] = True
-                break
-    else:
-        for c in range(ncat):
-            ok[c] = not (mask >> c) & 1
+    for c in range(ncat):
+        ok[c] = _may_write(mask, c, K)
     use_joker = False
-    f = yz_face[r] if r >= 0 else -1
-    if joker_code != 0 and f >= 0 and yz_cat >= 0 and (mask >> yz_cat) & 1:
+    f = K.yz_face[r] if r >= 0 else -1
+    if K.joker_code != 0 and f >= 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1:
         use_joker = True
-        if joker_code == 2:  # forced joker: matching upper box, else a lower one, else any
+        if K.joker_code == 2:  # forced joker: matching upper box, else a lower one, else any
             match = -1
             lower_open = False
             for c in range(ncat):
@@ -194,131 +264,72 @@ def _allowed(mask: int, r: int, yz_face: np.ndarray, upper_face: np.ndarray, par
 
 
 @numba.njit(cache=True)
-def _gather(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
-    lo: int,
-    nb: int,
-    V: np.ndarray,
-    SR: np.ndarray,
-    Z: np.ndarray,
-    YB: np.ndarray,
-    G: tuple,
-) -> None:
-    """Successor rows of the batch: SR[c * (dice + 1) + h, lane] and the best zero score Z.
+def _successor_rows(
+    mask: int, flag: int, u: int, V: np.ndarray, K: KernelArrays, SR: np.ndarray, ln: int
+):
+    """Step 1 for lane ln: SR[c * (dice + 1) + h, ln]; returns the best h = 0 row and its
+    category (lowest index on ties).
 
     Lower category c: h = 0 scored normally (Yahtzee box: scored 0), h = 1 Yahtzee box
     scored 50. Upper category c: h = count of its face (points and bonus included).
-    Rows of categories the lane may not use are NEG.
+    Rows of categories that may not be used are NEG.
     """
-    offset, yz_face, upper_face, params, consts = G[2], G[8], G[9], G[14], G[15]
-    T, bonus, yz_cat, ybonus = params[0], params[1], params[2], params[4]
-    neg = consts[1]
-    ncat = upper_face.size
-    nd = offset.size - 2
-    stride = nd + 1
-    for ln in range(nb):
-        mask = st_mask[lo + ln]
-        flag = st_flag[lo + ln]
-        u = st_u[lo + ln]
-        ok, _ = _allowed(mask, -1, yz_face, upper_face, params)
-        z = neg
-        for c in range(ncat):
-            b0 = c * stride
-            if not ok[c]:
-                for h in range(stride):
-                    SR[b0 + h, ln] = neg
-                continue
-            nxt = mask | (1 << c)
-            f = upper_face[c]
-            if f < 0:
-                v = V[nxt, flag, u]
-                SR[b0, ln] = v
-                SR[b0 + 1, ln] = V[nxt, 1, u] if (c == yz_cat and ybonus > 0) else v
-            else:
-                for cnt in range(nd + 1):
-                    pts = cnt * (f + 1)
-                    b = bonus if (u < T and u + pts >= T) else 0
-                    SR[b0 + cnt, ln] = pts + b + V[nxt, flag, min(T, u + pts)]
-            if SR[b0, ln] > z:
-                z = SR[b0, ln]
-        Z[ln] = z
-        YB[ln] = ybonus if flag == 1 else 0
-
-
-@numba.njit(cache=True)
-def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int, G: tuple):
-    """Rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
-
-    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time.
-    """
-    offset, pos_id, pos_s = G[2], G[12], G[13]
-    nd = offset.size - 2
-    base = offset[nd]
-    R = pos_id.shape[0]
-    width = pos_id.shape[1]
-    for r in range(R):
-        row = base + r
-        src = Z
-        tmp_is_dst = True
-        for e in range(0, width, 4):
-            i0, i1, i2, i3 = pos_id[r, e], pos_id[r, e + 1], pos_id[r, e + 2], pos_id[r, e + 3]
-            if e > 0 and i0 == SR.shape[0] - 1:
-                break  # only padding left
-            s0, s1, s2, s3 = pos_s[r, e], pos_s[r, e + 1], pos_s[r, e + 2], pos_s[r, e + 3]
-            dst = TMP if tmp_is_dst else A[row]
-            for ln in range(nb):
-                dst[ln] = max(
-                    max(src[ln], s0 + SR[i0, ln]),
-                    max(max(s1 + SR[i1, ln], s2 + SR[i2, ln]), s3 + SR[i3, ln]),
-                )
-            src = dst
-            tmp_is_dst = not tmp_is_dst
-        if not tmp_is_dst:  # result is in TMP
-            for ln in range(nb):
-                A[row, ln] = TMP[ln]
-
-
-@numba.njit(cache=True)
-def _joker_rows(
-    A: np.ndarray,
-    SR: np.ndarray,
-    st_mask: np.ndarray,
-    lo: int,
-    nb: int,
-    G: tuple,
-) -> None:
-    """Rows of Yahtzee rolls in lanes where the joker rule applies (recomputed per lane)."""
-    offset, score, joker, roll_cnt, yz_face = G[2], G[5], G[6], G[7], G[8]
-    upper_face, params = G[9], G[14]
-    yz_cat = params[2]
-    nd = offset.size - 2
-    base = offset[nd]
-    stride = nd + 1
-    ncat = upper_face.size
-    R = joker.shape[0]
-    for ln in range(nb):
-        mask = st_mask[lo + ln]
-        if not (yz_cat >= 0 and (mask >> yz_cat) & 1):
+    T = K.threshold
+    neg = K.neg
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1  # dice + 1
+    z = neg
+    zc = 0
+    for c in range(ncat):
+        b0 = c * stride
+        if not _may_write(mask, c, K):
+            for h in range(stride):
+                SR[b0 + h, ln] = neg
             continue
-        for r in range(R):
-            if yz_face[r] < 0:
-                continue
-            ok, use_joker = _allowed(mask, r, yz_face, upper_face, params)
-            sc = joker if use_joker else score
-            best = NEG
-            for c in range(ncat):
-                if not ok[c]:
-                    continue
-                f = upper_face[c]
-                if f >= 0:
-                    v = SR[c * stride + roll_cnt[r, f], ln]
-                else:
-                    v = sc[r, c] + SR[c * stride, ln]
-                if v > best:
-                    best = v
-            A[base + r, ln] = best
+        nxt = mask | (1 << c)
+        f = K.upper_face[c]
+        if f < 0:
+            v = V[nxt, flag, u]
+            SR[b0, ln] = v
+            SR[b0 + 1, ln] = V[nxt, 1, u] if (c == K.yz_cat and K.ybonus > 0) else v
+        else:
+            for cnt in range(stride):
+                pts = cnt * (f + 1)
+                b = K.bonus if (u < T and u + pts >= T) else 0
+                SR[b0 + cnt, ln] = pts + b + V[nxt, flag, min(T, u + pts)]
+        if SR[b0, ln] > z:
+            z = SR[b0, ln]
+            zc = c
+    return z, zc
+
+
+@numba.njit(cache=True)
+def _category_value(r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int):
+    """Value of writing roll r into (allowed) category c: points + successor row, without
+    the Yahtzee bonus (added by the caller)."""
+    stride = K.offset.size - 1
+    f = K.upper_face[c]
+    if f >= 0:
+        return SR[c * stride + K.roll_cnt[r, f], ln]
+    s = K.joker[r, c] if use_joker else K.score[r, c]
+    h = 1 if (c == K.yz_cat and s > 0) else 0
+    return s + SR[c * stride + h, ln]
+
+
+@numba.njit(cache=True)
+def _joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int):
+    """Best value and category (lowest index on ties) of Yahtzee roll r when the Yahtzee
+    box is filled (joker rules apply), without the Yahtzee bonus."""
+    ok, use_joker = _allowed(mask, r, K)
+    best = K.neg
+    bc = -1
+    for c in range(ok.size):
+        if ok[c]:
+            v = _category_value(r, c, use_joker, K, SR, ln)
+            if bc < 0 or v > best:
+                best = v
+                bc = c
+    return best, bc
 
 
 @numba.njit(cache=True)
@@ -352,9 +363,95 @@ def _chance(
                 A[i, ln] = A[i, ln] + p * src[j, ln]
 
 
+# ---------------------------------------------------------------------------------------
+# The lanes: steps 2, 4 and 5 over ``nb`` states at once (SIMD loops over lanes).
+
+
+@numba.njit(cache=True)
+def _gather(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    K: KernelArrays,
+) -> None:
+    """Step 1 for every lane, the best zero score Z and the Yahtzee bonus YB per lane."""
+    for ln in range(nb):
+        flag = st_flag[lo + ln]
+        z, _ = _successor_rows(st_mask[lo + ln], flag, st_u[lo + ln], V, K, SR, ln)
+        Z[ln] = z
+        YB[ln] = K.ybonus if flag == 1 else 0
+
+
+@numba.njit(cache=True)
+def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int, K: KernelArrays):
+    """Step 2, rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
+
+    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time.
+    Deliberate twin of the scalar loop in ``widget_into`` (which tracks the argmax):
+    here the lanes need only the maximum, four rows per pass over contiguous lanes.
+    """
+    offset, pos_id, pos_s = K.offset, K.pos_id, K.pos_s
+    nd = offset.size - 2
+    base = offset[nd]
+    R = pos_id.shape[0]
+    width = pos_id.shape[1]
+    for r in range(R):
+        row = base + r
+        src = Z
+        tmp_is_dst = True
+        for e in range(0, width, 4):
+            i0, i1, i2, i3 = pos_id[r, e], pos_id[r, e + 1], pos_id[r, e + 2], pos_id[r, e + 3]
+            if e > 0 and i0 == SR.shape[0] - 1:
+                break  # only padding left
+            s0, s1, s2, s3 = pos_s[r, e], pos_s[r, e + 1], pos_s[r, e + 2], pos_s[r, e + 3]
+            dst = TMP if tmp_is_dst else A[row]
+            for ln in range(nb):
+                dst[ln] = max(
+                    max(src[ln], s0 + SR[i0, ln]),
+                    max(max(s1 + SR[i1, ln], s2 + SR[i2, ln]), s3 + SR[i3, ln]),
+                )
+            src = dst
+            tmp_is_dst = not tmp_is_dst
+        if not tmp_is_dst:  # result is in TMP
+            for ln in range(nb):
+                A[row, ln] = TMP[ln]
+
+
+@numba.njit(cache=True)
+def _joker_rows(
+    A: np.ndarray,
+    SR: np.ndarray,
+    st_mask: np.ndarray,
+    lo: int,
+    nb: int,
+    K: KernelArrays,
+) -> None:
+    """Step 2 for Yahtzee rolls in lanes where the joker rule applies (per lane)."""
+    base = K.offset[K.offset.size - 2]
+    yz_cat = K.yz_cat
+    for ln in range(nb):
+        mask = st_mask[lo + ln]
+        if not (yz_cat >= 0 and (mask >> yz_cat) & 1):
+            continue
+        for r in range(K.yz_face.size):
+            if K.yz_face[r] >= 0:
+                best, _ = _joker_best(mask, r, K, SR, ln)
+                A[base + r, ln] = best
+
+
 @numba.njit(cache=True)
 def _choose(A: np.ndarray, M: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray):
-    """M[i] = max(A[i], M[i - f]): the best sub-multiset of every multiset, per lane."""
+    """Step 4 choice, M[i] = max(A[i], M[i - f]): the best sub-multiset, per lane.
+
+    Deliberate twin of the scalar choice in ``widget_into`` (which tracks the argmax and
+    its tie-break): here only the maximum, branch-free over contiguous lanes.
+    """
     nk = A.shape[0] - 1
     for ln in range(nb):
         M[0, ln] = A[0, ln]
@@ -401,13 +498,13 @@ def _solve_batch(
     YB: np.ndarray,
     TMP: np.ndarray,
     out: np.ndarray,
-    G: tuple,
+    K: KernelArrays,
     theta: float,
 ) -> None:
     """Values of the turn-start states lo .. lo + nb of a layer into out[:nb]."""
-    add_die, offset, fprob, roll_p, yz_face = G[0], G[2], G[3], G[4], G[8]
-    rem_pad, rem_n, params, consts = G[10], G[11], G[14], G[15]
-    zero, neg = consts[0], consts[1]
+    add_die, offset, fprob, roll_p, yz_face = K.add_die, K.offset, K.fprob, K.roll_p, K.yz_face
+    rem_pad, rem_n = K.rem_pad, K.rem_n
+    zero, neg = K.zero, K.neg
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
@@ -415,20 +512,18 @@ def _solve_batch(
     for ln in range(nb):
         A[nk, ln] = neg
         M[nk, ln] = neg
-    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, G)
-    _fill(A, TMP, SR, Z, nb, G)
-    if params[3] != 0:
-        _joker_rows(A, SR, st_mask, lo, nb, G)
-    if params[4] != 0:
+    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K)
+    _fill(A, TMP, SR, Z, nb, K)
+    if K.joker_code != 0:
+        _joker_rows(A, SR, st_mask, lo, nb, K)
+    if K.ybonus != 0:
         for r in range(R):
             if yz_face[r] >= 0:
                 for ln in range(nb):
                     A[base + r, ln] += YB[ln]
     sgn = 1.0 if theta >= 0.0 else -1.0
     if theta != 0.0:
-        # exponential utility: work with W = sign(theta) exp(theta (X - ref)), ref per lane
-        # the best (theta > 0) or worst (theta < 0) score-now value, so |W| <= 1. W is
-        # increasing in X, so choices are still maxima and chance nodes become linear.
+        # step 3 with ref per lane (kept in TMP)
         for ln in range(nb):
             TMP[ln] = A[base, ln]
         for r in range(1, R):
@@ -482,7 +577,7 @@ def _solve_layer(
     Ms: np.ndarray,
     SRs: np.ndarray,
     vecs: np.ndarray,
-    G: tuple,
+    K: KernelArrays,
     theta: float,
 ) -> None:
     """Solve the states (st_mask, st_flag, st_u) of one layer into V, batch by batch."""
@@ -501,191 +596,221 @@ def _solve_layer(
         for b in range(ch, nbatch, nchunks):
             lo = b * lanes
             nb = min(lanes, nst - lo)
-            _solve_batch(st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, G, theta)
+            _solve_batch(st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta)
             for ln in range(nb):
                 V[st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln]] = out[ln]
 
 
-@numba.njit(cache=True)
-def _category_values_into(
-    mask: int,
-    flag: int,
-    upper: int,
-    r: int,
-    V: np.ndarray,
-    G: tuple,
-    ok: np.ndarray,
-    use_joker: bool,
-    out: np.ndarray,
-) -> None:
-    score, joker, roll_cnt, yz_face, upper_face, params = G[5], G[6], G[7], G[8], G[9], G[14]
-    T, bonus, yz_cat, ybonus = params[0], params[1], params[2], params[4]
-    extra = ybonus if (flag == 1 and yz_face[r] >= 0) else 0
-    for c in range(upper_face.size):
-        if not ok[c]:
-            out[c] = NEG
-            continue
-        nxt = mask | (1 << c)
-        f = upper_face[c]
-        if f >= 0:
-            pts = roll_cnt[r, f] * (f + 1)
-            b = bonus if (upper < T and upper + pts >= T) else 0
-            out[c] = pts + b + extra + np.float64(V[nxt, flag, min(T, upper + pts)])
-        else:
-            s = joker[r, c] if use_joker else score[r, c]
-            f2 = 1 if (c == yz_cat and s > 0 and ybonus > 0) else flag
-            out[c] = s + extra + np.float64(V[nxt, f2, upper])
+# ---------------------------------------------------------------------------------------
+# The scalar widget: one state, float64, with the policy (advice and simulation).
 
 
 @numba.njit(cache=True)
-def category_values(
-    mask: int, flag: int, upper: int, r: int, V: np.ndarray, G: tuple
-) -> np.ndarray:
-    """Value of writing roll r into each category from state (mask, flag, upper).
-
-    Points now (upper bonus and Yahtzee bonus included) plus the table value of the
-    next turn-start state; NEG where the category may not be used. float64.
-    """
-    upper_face = G[9]
-    ok, use_joker = _allowed(mask, r, G[8], upper_face, G[14])
-    out = np.empty(upper_face.size)
-    _category_values_into(mask, flag, upper, r, V, G, ok, use_joker, out)
-    return out
+def widget_buffers(K: KernelArrays) -> WidgetBuffers:
+    """Fresh work arrays for :func:`widget_into` (float64)."""
+    nd = K.offset.size - 2
+    nk = K.offset[nd + 1]
+    R = nk - K.offset[nd]
+    ncat = K.upper_face.size
+    SR = np.empty((ncat * (nd + 1) + 1, 1))
+    SR[ncat * (nd + 1), 0] = NEG
+    sub_best = np.empty(nk + 1)
+    sub_best[nk] = NEG
+    sub_arg = np.empty(nk + 1, dtype=np.int64)
+    sub_arg[nk] = nk
+    return WidgetBuffers(
+        SR,
+        np.zeros((3, R)),
+        np.zeros((3, nk)),
+        sub_best,
+        sub_arg,
+        np.zeros((3, R), dtype=np.int64),
+        np.empty(ncat),
+    )
 
 
 @numba.njit(cache=True)
 def widget_into(
-    mask: int,
-    flag: int,
-    upper: int,
-    V: np.ndarray,
-    G: tuple,
-    theta: float,
-    roll_value: np.ndarray,
-    keep_value: np.ndarray,
-    policy: np.ndarray,
-    sub_best: np.ndarray,
-    sub_arg: np.ndarray,
-    cv: np.ndarray,
-) -> float:
-    """``widget_detail`` into preallocated arrays (no allocation per roll); returns value.
+    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, theta: float, B: WidgetBuffers
+) -> tuple[float, float]:
+    """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
 
-    Shapes: roll_value (3, R) float64, keep_value (3, nk) float64, policy (3, R) int64,
-    sub_best (nk,) float64, sub_arg (nk,) int64, cv (categories,) float64.
+    Returns ``(value, ref)``: the state's value (points) and the reference of step 3
+    (0 for theta == 0). Afterwards, with t rerolls left and roll r (index among the R
+    sorted rolls):
+
+    - ``B.roll_value[t, r]``: value of having roll r, acting optimally from there;
+    - ``B.keep_value[t, k]`` (t = 1, 2): value of keeping multiset k (flat lattice
+      index) and rerolling the other dice;
+    - ``B.policy[t, r]``: the chosen action by the module's tie-break: ``>= 0`` keep that
+      multiset (a proper sub-multiset of the roll) and reroll the rest; ``< 0`` write
+      the roll into category ``-policy - 1`` now (``policy[0]`` always writes).
+
+    Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
+    ``K`` must be float64 arrays.
     """
-    add_die, remove_die, offset, fprob, roll_p = G[0], G[1], G[2], G[3], G[4]
-    yz_face, upper_face, params = G[8], G[9], G[14]
+    add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
+    yz_face, rem_pad, pos_id, pos_s, pos_c = K.yz_face, K.rem_pad, K.pos_id, K.pos_s, K.pos_c
+    SR, RV, E, pol = B.SR, B.roll_value, B.keep_value, B.policy
+    sub_best, sub_arg = B.sub_best, B.sub_arg
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
     R = nk - base
     k = add_die.shape[1]
-    ok_base, _ = _allowed(mask, -1, yz_face, upper_face, params)
+    width = pos_id.shape[1]
+    # 1. successor rows
+    z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
+    # 2. score now: lowest category index among equal values
+    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    yb = K.ybonus if flag == 1 else 0
     for r in range(R):
-        if yz_face[r] >= 0 and params[3] != 0:
-            ok, use_joker = _allowed(mask, r, yz_face, upper_face, params)
-            _category_values_into(mask, flag, upper, r, V, G, ok, use_joker, cv)
+        if joker_filled and yz_face[r] >= 0:
+            best, bc = _joker_best(mask, r, K, SR, 0)
         else:
-            _category_values_into(mask, flag, upper, r, V, G, ok_base, False, cv)
-        best = 0
-        for c in range(cv.size):
-            if cv[c] > cv[best]:
-                best = c
-        roll_value[0, r] = cv[best]
-        policy[0, r] = -best - 1
-    for t in range(1, 3):
-        E = keep_value[t]
+            # twin of the lanes' ``_fill``, tracking the argmax
+            best = z
+            bc = zc
+            for e in range(width):
+                v = pos_s[r, e] + SR[pos_id[r, e], 0]
+                better = v > best
+                bc = pos_c[r, e] if better else bc
+                best = v if better else best
+            if bc == zc:  # writing 0 is best: a lower category may score as much
+                for e in range(width):
+                    c = pos_c[r, e]
+                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
+                        bc = c
+        if yb != 0 and yz_face[r] >= 0:
+            best += yb
+        RV[0, r] = best
+        pol[0, r] = -bc - 1
+    # 3. utilities
+    ref = 0.0
+    sgn = 1.0 if theta >= 0.0 else -1.0
+    if theta != 0.0:
+        ref = RV[0, 0]
+        for r in range(1, R):
+            ref = max(ref, RV[0, r]) if theta > 0.0 else min(ref, RV[0, r])
         for r in range(R):
-            E[base + r] = roll_value[t - 1, r]
-        for i in range(base - 1, -1, -1):
-            if theta == 0.0:
+            RV[0, r] = sgn * np.exp(theta * (RV[0, r] - ref))
+    # 4. two rerolls: chance, then choice (twin of the lanes' ``_choose``, with the
+    # argmax: lowest lattice index among equal values; scoring now wins ties)
+    for t in range(1, 3):
+        Et = E[t]
+        for r in range(R):
+            Et[base + r] = RV[t - 1, r]
+        # twin of the lanes' ``_chance`` (one lane through it costs a third more time)
+        if k == 6:
+            for i in range(base - 1, -1, -1):
+                Et[i] = (
+                    fprob[0] * Et[add_die[i, 0]]
+                    + fprob[1] * Et[add_die[i, 1]]
+                    + fprob[2] * Et[add_die[i, 2]]
+                    + fprob[3] * Et[add_die[i, 3]]
+                    + fprob[4] * Et[add_die[i, 4]]
+                    + fprob[5] * Et[add_die[i, 5]]
+                )
+        else:
+            for i in range(base - 1, -1, -1):
                 acc = 0.0
                 for f in range(k):
-                    acc += fprob[f] * E[add_die[i, f]]
-                E[i] = acc
-            else:
-                top = NEG
-                for f in range(k):
-                    v = theta * E[add_die[i, f]]
-                    if fprob[f] > 0 and v > top:
-                        top = v
-                acc = 0.0
-                for f in range(k):
-                    if fprob[f] > 0:
-                        acc += fprob[f] * np.exp(theta * E[add_die[i, f]] - top)
-                E[i] = (top + np.log(acc)) / theta
-        # best sub-multiset (itself included) of every multiset smaller than a roll
+                    acc += fprob[f] * Et[add_die[i, f]]
+                Et[i] = acc
         for i in range(base):
-            sub_best[i] = E[i]
-            sub_arg[i] = i
+            sb = Et[i]
             for f in range(k):
-                j = remove_die[i, f]
-                if j >= 0 and sub_best[j] > sub_best[i]:
-                    sub_best[i] = sub_best[j]
-                    sub_arg[i] = sub_arg[j]
+                sb = max(sb, sub_best[rem_pad[i, f]])
+            sa = i
+            for f in range(k):
+                j = rem_pad[i, f]
+                a = sub_arg[j]
+                sa = a if (sub_best[j] == sb) & (a < sa) else sa
+            sub_best[i] = sb
+            sub_arg[i] = sa
         for r in range(R):
             pb = NEG
-            pa = -1
             for f in range(k):
-                j = remove_die[base + r, f]
-                if j >= 0 and (sub_best[j] > pb or (sub_best[j] == pb and sub_arg[j] < pa)):
-                    pb = sub_best[j]
-                    pa = sub_arg[j]
-            if roll_value[0, r] >= pb:
-                roll_value[t, r] = roll_value[0, r]
-                policy[t, r] = policy[0, r]
-            else:
-                roll_value[t, r] = pb
-                policy[t, r] = pa
+                pb = max(pb, sub_best[rem_pad[base + r, f]])
+            if RV[0, r] >= pb:  # scoring now wins ties
+                pol[t, r] = pol[0, r]
+                RV[t, r] = RV[0, r]
+                continue
+            pa = nk
+            for f in range(k):
+                j = rem_pad[base + r, f]
+                a = sub_arg[j]
+                pa = a if (sub_best[j] == pb) & (a < pa) else pa
+            pol[t, r] = pa
+            RV[t, r] = pb
+    # 5. the first roll
+    value = 0.0
+    for r in range(R):
+        value += roll_p[r] * RV[2, r]
+    if theta != 0.0:
+        value = ref + np.log(sgn * value) / theta
+    return value, ref
+
+
+@numba.njit(cache=True)
+def to_points(W: np.ndarray, ref: float, theta: float) -> None:
+    """Utilities W (2-d) back to points in place: ``ref + log(sign(theta) W) / theta``."""
     if theta == 0.0:
-        value = 0.0
-        for r in range(R):
-            value += roll_p[r] * roll_value[2, r]
-        return value
-    top = NEG
-    for r in range(R):
-        v = theta * roll_value[2, r]
-        if roll_p[r] > 0 and v > top:
-            top = v
-    acc = 0.0
-    for r in range(R):
-        if roll_p[r] > 0:
-            acc += roll_p[r] * np.exp(theta * roll_value[2, r] - top)
-    return (top + np.log(acc)) / theta
+        return
+    sgn = 1.0 if theta > 0.0 else -1.0
+    for i in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            W[i, j] = ref + np.log(sgn * W[i, j]) / theta
+
+
+@numba.njit(cache=True)
+def category_values(
+    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays
+) -> np.ndarray:
+    """Value of writing roll r into each category from state (mask, flag, upper).
+
+    Points now (upper bonus and Yahtzee bonus included) plus the table value of the
+    next turn-start state; NEG where the category may not be used. float64, the same
+    numbers (bit for bit) as the widget's score-now choice for theta == 0.
+    """
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    SR = np.empty((ncat * stride + 1, 1))
+    SR[ncat * stride, 0] = NEG
+    _successor_rows(mask, flag, upper, V, K, SR, 0)
+    ok, use_joker = _allowed(mask, r, K)
+    yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+    out = np.empty(ncat)
+    for c in range(ncat):
+        if ok[c]:
+            v = _category_value(r, c, use_joker, K, SR, 0)
+            if yb != 0:
+                v += yb
+            out[c] = v
+        else:
+            out[c] = NEG
+    return out
 
 
 @numba.njit(cache=True)
 def widget_detail(
-    mask: int, flag: int, upper: int, V: np.ndarray, G: tuple, theta: float
+    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, theta: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Everything about one turn from state (mask, flag, upper), in float64.
+    """Everything about one turn from state (mask, flag, upper), in float64 points.
 
-    An independent (scalar) implementation of the widget; ``G`` must be the float64
-    ``KernelData.arrays``. Returns ``(roll_value, keep_value, policy, value)``:
-
-    - ``roll_value[t, r]``: value of having roll r (index among the R sorted rolls) with
-      t rerolls left (t = 0, 1, 2), acting optimally from there;
-    - ``keep_value[t, k]``: value of keeping multiset k (flat lattice index) and rerolling
-      the other dice when t rerolls were left (t = 1, 2; row 0 unused);
-    - ``policy[t, r]``: optimal action with roll r and t rerolls left: ``>= 0`` keep that
-      multiset (flat lattice index, a proper sub-multiset of the roll) and reroll the
-      rest; ``< 0`` write the roll into category ``-policy - 1`` now (ties favour scoring);
-    - ``value``: value of the turn-start state (expected or certainty-equivalent points).
+    ``K`` must be float64. Returns ``(roll_value, keep_value, policy, value)``:
+    ``roll_value[t, r]`` (R rolls, t = 0, 1, 2 rerolls left), ``keep_value[t, k]`` (t =
+    1, 2; row 0 unused), ``policy[t, r]`` and ``value`` as in :func:`widget_into`, with
+    values in points (certainty equivalents for theta != 0).
     """
-    offset = G[2]
-    nd = offset.size - 2
-    nk = offset[nd + 1]
-    R = nk - offset[nd]
-    roll_value = np.zeros((3, R))
-    keep_value = np.zeros((3, nk))
-    policy = np.zeros((3, R), dtype=np.int64)
-    sub_best = np.empty(nk)
-    sub_arg = np.empty(nk, dtype=np.int64)
-    cv = np.empty(G[9].size)
-    value = widget_into(
-        mask, flag, upper, V, G, theta, roll_value, keep_value, policy, sub_best, sub_arg, cv
-    )
-    return roll_value, keep_value, policy, value
+    B = widget_buffers(K)
+    value, ref = widget_into(mask, flag, upper, V, K, theta, B)
+    keep_value = B.keep_value.copy()
+    keep_value[0] = 0.0
+    roll_value = B.roll_value
+    to_points(roll_value, ref, theta)
+    to_points(keep_value[1:], ref, theta)
+    return roll_value, keep_value, B.policy, value
 
 
 # ---------------------------------------------------------------------------------------
@@ -802,19 +927,19 @@ class YatzyTable:
         return float(self.values[0, 0, 0])
 
     @cached_property
-    def g64(self) -> tuple:
+    def arrays64(self) -> KernelArrays:
         """Kernel arrays in float64 (for the scalar widget)."""
-        return KernelData(self.rules, np.dtype(np.float64)).arrays
+        return kernel_arrays(self.rules, np.float64)
 
     def widget(
         self, mask: int, flag: int, upper: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """``widget_detail`` for one turn-start state (see there), in float64."""
-        return widget_detail(mask, flag, upper, self.values, self.g64, self.theta)
+        return widget_detail(mask, flag, upper, self.values, self.arrays64, self.theta)
 
     def category_values(self, mask: int, flag: int, upper: int, roll: int) -> np.ndarray:
         """Value of writing roll index ``roll`` into each category (NEG: not allowed)."""
-        return category_values(mask, flag, upper, roll, self.values, self.g64)
+        return category_values(mask, flag, upper, roll, self.values, self.arrays64)
 
 
 def solve_table(
@@ -836,7 +961,7 @@ def solve_table(
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     theta = check_theta(theta)
     t0 = time.perf_counter()
-    G = KernelData(rules, dt).arrays
+    K = kernel_arrays(rules, dt)
     c = rules.num_categories
     T = rules.bonus_threshold
     nk = int(rules.lattice.offset[-1])
@@ -856,7 +981,7 @@ def solve_table(
     states = last.mask.size + last.copy_dst.size
     for j in range(c - 1, -1, -1):
         st = layers[j]
-        _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, G, theta)
+        _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, K, theta)
         Vflat[st.copy_dst] = Vflat[st.copy_src]
         states += st.mask.size + st.copy_dst.size
         if progress is not None:

@@ -13,6 +13,7 @@ Faces are numbered 0..sides-1 and show 1..sides pips.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,7 @@ AMERICAN_CATEGORIES = UPPER + (
     "chance",
 )
 JOKER_MODES = ("free", "forced", "none")
+CATEGORY_ALIASES = {"yahtzee": "yatzy", "yatzy": "yahtzee"}  # one box, two spellings
 JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
 
@@ -140,6 +142,31 @@ class YatzyRules:
             return 0
         return {"none": 0, "free": 1, "forced": 2}[self.joker]
 
+    def find_category(self, name: str) -> str | None:
+        """The category id ``name`` spells, or None: case is ignored, ``-``, ``_`` and
+        spaces are alike (``Full House``, ``full-house``), ``yahtzee`` and ``yatzy`` name
+        the same box."""
+        key = "_".join(name.lower().replace("-", " ").replace("_", " ").split())
+        if key in self.categories:
+            return key
+        alias = CATEGORY_ALIASES.get(key)
+        return alias if alias in self.categories else None
+
+    def category_id(self, name: str) -> str:
+        """As :meth:`find_category`, but InputError for an unknown name (with the nearest
+        id when there is one: ``unknown category 'fulhouse'; did you mean 'full_house'?``)."""
+        found = self.find_category(name)
+        if found is not None:
+            return found
+        key = "_".join(name.lower().replace("-", " ").replace("_", " ").split())
+        close = difflib.get_close_matches(key, self.categories, n=1)
+        hint = (
+            f"did you mean {close[0]!r}?"
+            if close
+            else f"categories are {' '.join(self.categories)}"
+        )
+        raise InputError(f"unknown category {name.strip()!r}; {hint}")
+
     @cached_property
     def lattice(self) -> KeepLattice:
         """Multisets of 0..dice dice with add/remove-one-die edges."""
@@ -179,6 +206,30 @@ class YatzyRules:
                 if c in JOKER_POINTS:
                     out[yz, i] = JOKER_POINTS[c]
         return out
+
+    @cached_property
+    def category_max(self) -> np.ndarray:
+        """Most points each category can score (normal or joker scoring), int64."""
+        return np.maximum(self.score, self.joker_score).max(axis=0)
+
+    @cached_property
+    def max_total(self) -> int:
+        """An upper bound on the final score of a game: every category at its maximum
+        (:attr:`category_max`), the upper bonus when those maxima reach the threshold,
+        and, where further Yahtzees earn the Yahtzee bonus, one bonus on each of the
+        other ``categories - 1`` turns. Tight for Scandinavian (374) and for American
+        with jokers (375 + 12 * 100 = 1575: a Yahtzee every turn, jokers in full house
+        and the straights); an upper bound for the other variants.
+        """
+        upper = sum(
+            int(self.category_max[c]) for c in range(self.num_categories) if self.upper_face[c] >= 0
+        )
+        total = int(self.category_max.sum())
+        if upper >= self.bonus_threshold:
+            total += self.bonus
+        if self.tracks_yahtzee:
+            total += self.yahtzee_bonus * (self.num_categories - 1)
+        return total
 
     def _score_category(self, cat: str, counts: np.ndarray) -> np.ndarray:
         pips = np.arange(1, self.sides + 1)
@@ -347,12 +398,21 @@ def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = No
     return sorted(reach)
 
 
-def get_rules(variant: str | None) -> YatzyRules:
-    """The rules of a variant id (None: the default); InputError for an unknown id."""
+def variant_id(variant: str | None) -> str:
+    """The id of a variant name (None: the default): case, spaces and ``_`` for ``-`` are
+    ignored (``American``, ``american_no_bonus``); InputError for an unknown name."""
     key = DEFAULT_VARIANT if variant is None else variant
-    try:
-        return VARIANT_RULES[key]
-    except KeyError:
-        raise InputError(
-            f"unknown Yatzy variant {key!r}; choose from {', '.join(VARIANT_RULES)}"
-        ) from None
+    if not isinstance(key, str):
+        raise InputError(f"a Yatzy variant is a name, got {key!r}")
+    norm = "-".join(key.lower().replace("_", " ").replace("-", " ").split())
+    if norm in VARIANT_RULES:
+        return norm
+    close = difflib.get_close_matches(norm, list(VARIANT_RULES), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(VARIANT_RULES)}")
+
+
+def get_rules(variant: str | None) -> YatzyRules:
+    """The rules of a variant (None: the default; names as :func:`variant_id` reads them);
+    InputError for an unknown name."""
+    return VARIANT_RULES[variant_id(variant)]

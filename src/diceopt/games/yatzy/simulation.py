@@ -27,7 +27,13 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import NEG, YatzyTable, _allowed, _category_values_into
+from diceopt.games.yatzy.kernel import (
+    KernelArrays,
+    YatzyTable,
+    _allowed,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.rules import YatzyRules
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
@@ -131,7 +137,7 @@ def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None 
 
 
 # ---------------------------------------------------------------------------------------
-# numba kernels. ``G`` is ``KernelData.arrays`` in float64 (``YatzyTable.g64``).
+# numba kernels. ``K`` is the float64 ``KernelArrays`` (``YatzyTable.arrays64``).
 #
 # A game is one int64 word: bits 0-31 the turn-start state as the flat index of the table
 # ((mask * flags + flag) * (threshold + 1) + upper), bits 32-59 the points so far, bit 60
@@ -142,156 +148,6 @@ KEY_MASK = (1 << KEY_BITS) - 1
 SCORE_MASK = (1 << 28) - 1
 BONUS_BIT = 1 << 60
 YATZY_BIT = 1 << 61
-
-
-@numba.njit(cache=True)
-def _turn_policy(
-    mask: int,
-    flag: int,
-    upper: int,
-    V: np.ndarray,
-    G: tuple,
-    theta: float,
-    SR: np.ndarray,
-    W0: np.ndarray,
-    RV: np.ndarray,
-    E: np.ndarray,
-    sub_best: np.ndarray,
-    sub_arg: np.ndarray,
-    cv: np.ndarray,
-    pol: np.ndarray,
-    pos_c: np.ndarray,
-) -> None:
-    """The optimal turn from state (mask, flag, upper) into pol (3, R), as widget_into.
-
-    ``pol[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat
-    lattice index), ``< 0`` write into category ``-pol - 1``. Only the policy is computed
-    (no state value). Values of writing each roll come from the successor rows ``SR``
-    (one table read per category and count, not per roll); with ``theta != 0`` the
-    choices are made on ``sign(theta) exp(theta (X - ref))``, increasing in X, so chance
-    nodes are plain averages. Buffers: SR (categories * (dice + 1) + 1), W0 and RV (R),
-    E (2, nk), sub_best (nk + 1), sub_arg (nk + 1) float64/int64, cv (categories).
-    ``pos_c``: the category of each ``pos_id`` entry (``pos_id // (dice + 1)``).
-    """
-    add_die, offset, fprob = G[0], G[2], G[3]
-    yz_face, upper_face, rem_pad, pos_id, pos_s, params = G[8], G[9], G[10], G[12], G[13], G[14]
-    T, bonus, yz_cat, joker_code, ybonus = params[0], params[1], params[2], params[3], params[4]
-    forced = params[5]
-    ncat = upper_face.size
-    nd = offset.size - 2
-    stride = nd + 1
-    base = offset[nd]
-    nk = offset[nd + 1]
-    R = nk - base
-    k = add_die.shape[1]
-    width = pos_id.shape[1]
-    # successor rows: value after writing into c with h (count of the face, or Yatzy 50)
-    first_open = -1
-    zbest = NEG
-    zc = 0
-    for c in range(ncat):
-        b0 = c * stride
-        is_open = not (mask >> c) & 1
-        if is_open and first_open < 0:
-            first_open = c
-        if not is_open or (forced and c != first_open):
-            for h in range(stride):
-                SR[b0 + h] = NEG
-            continue
-        nxt = mask | (1 << c)
-        f = upper_face[c]
-        if f < 0:
-            v = np.float64(V[nxt, flag, upper])
-            SR[b0] = v
-            SR[b0 + 1] = np.float64(V[nxt, 1, upper]) if (c == yz_cat and ybonus > 0) else v
-        else:
-            for cnt in range(stride):
-                pts = cnt * (f + 1)
-                b = bonus if (upper < T and upper + pts >= T) else 0
-                SR[b0 + cnt] = pts + b + np.float64(V[nxt, flag, min(T, upper + pts)])
-        if SR[b0] > zbest:
-            zbest = SR[b0]
-            zc = c
-    SR[ncat * stride] = NEG
-    sub_best[nk] = NEG
-    sub_arg[nk] = nk
-    joker_filled = joker_code != 0 and yz_cat >= 0 and (mask >> yz_cat) & 1
-    for r in range(R):
-        if joker_filled and yz_face[r] >= 0:
-            ok, use_joker = _allowed(mask, r, yz_face, upper_face, params)
-            _category_values_into(mask, flag, upper, r, V, G, ok, use_joker, cv)
-            bc = 0
-            for c in range(ncat):
-                if cv[c] > cv[bc]:
-                    bc = c
-            W0[r] = cv[bc]
-            pol[0, r] = -bc - 1
-            continue
-        best = zbest
-        bc = zc
-        for e in range(width):
-            v = pos_s[r, e] + SR[pos_id[r, e]]
-            better = v > best
-            bc = pos_c[r, e] if better else bc
-            best = v if better else best
-        if ybonus > 0 and flag == 1 and yz_face[r] >= 0:
-            best += ybonus
-        W0[r] = best
-        pol[0, r] = -bc - 1
-    if theta != 0.0:
-        ref = W0[0]
-        for r in range(1, R):
-            ref = max(ref, W0[r]) if theta > 0.0 else min(ref, W0[r])
-        sgn = 1.0 if theta > 0.0 else -1.0
-        for r in range(R):
-            W0[r] = sgn * np.exp(theta * (W0[r] - ref))
-    for t in range(1, 3):
-        Et = E[t - 1]
-        if t == 1:
-            for r in range(R):
-                Et[base + r] = W0[r]
-        else:  # roll values with one reroll left
-            for r in range(R):
-                Et[base + r] = RV[r]
-        for i in range(base - 1, -1, -1):
-            if k == 6:
-                Et[i] = (
-                    fprob[0] * Et[add_die[i, 0]]
-                    + fprob[1] * Et[add_die[i, 1]]
-                    + fprob[2] * Et[add_die[i, 2]]
-                    + fprob[3] * Et[add_die[i, 3]]
-                    + fprob[4] * Et[add_die[i, 4]]
-                    + fprob[5] * Et[add_die[i, 5]]
-                )
-            else:
-                acc = 0.0
-                for f in range(k):
-                    acc += fprob[f] * Et[add_die[i, f]]
-                Et[i] = acc
-        # best sub-multiset (itself included) of every keep; rem_pad is padded with nk
-        for i in range(base):
-            sb = Et[i]
-            sa = i
-            for f in range(k):
-                j = rem_pad[i, f]
-                v = sub_best[j]
-                better = v > sb
-                sa = sub_arg[j] if better else sa
-                sb = v if better else sb
-            sub_best[i] = sb
-            sub_arg[i] = sa
-        for r in range(R):
-            pb = NEG
-            pa = -1
-            for f in range(k):
-                j = rem_pad[base + r, f]
-                v = sub_best[j]
-                better = v > pb
-                pa = sub_arg[j] if better else pa
-                pb = v if better else pb
-            now = W0[r] >= pb  # ties favour scoring now
-            pol[t, r] = pol[0, r] if now else pa
-            RV[r] = W0[r] if now else pb
 
 
 @numba.njit(cache=True)
@@ -330,40 +186,26 @@ def _policies(
     flags: int,
     width: int,
     V: np.ndarray,
-    G: tuple,
+    K: KernelArrays,
     theta: float,
     pol: np.ndarray,
     nthreads: int,
-    pos_c: np.ndarray,
 ) -> None:
     """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
-    offset = G[2]
-    nd = offset.size - 2
-    nk = offset[nd + 1]
-    R = nk - offset[nd]
-    ncat = G[9].size
+    R = K.roll_p.size
     nthreads = min(nthreads, hi - lo)
     for t in numba.prange(nthreads):
-        SR = np.empty(ncat * (nd + 1) + 1)
-        W0 = np.empty(R)
-        RV = np.empty(R)
-        E = np.empty((2, nk))
-        sub_best = np.empty(nk + 1)
-        sub_arg = np.empty(nk + 1, dtype=np.int64)
-        cv = np.empty(ncat)
-        policy = np.empty((3, R), dtype=np.int64)
+        B = widget_buffers(K)
         for i in range(lo + t, hi, nthreads):
             key = gkey[i]
             upper = key % width
             rest = key // width
             flag = rest % flags
             mask = rest // flags
-            _turn_policy(
-                mask, flag, upper, V, G, theta, SR, W0, RV, E, sub_best, sub_arg, cv, policy, pos_c
-            )
+            widget_into(mask, flag, upper, V, K, theta, B)
             for a in range(3):
                 for r in range(R):
-                    pol[i - lo, a, r] = policy[a, r]
+                    pol[i - lo, a, r] = B.policy[a, r]
 
 
 @numba.njit(cache=True, parallel=True)
@@ -378,13 +220,19 @@ def _play(
     ksize: np.ndarray,
     flags: int,
     width: int,
-    G: tuple,
+    K: KernelArrays,
     nchunks: int,
 ) -> None:
     """Play one turn for the games of groups glo..ghi (words sorted by state, in place)."""
-    add_die, offset = G[0], G[2]
-    score_t, joker_t, roll_cnt, yz_face, upper_face, params = G[5], G[6], G[7], G[8], G[9], G[14]
-    T, bon, yz_cat, joker_code, ybonus = params[0], params[1], params[2], params[3], params[4]
+    add_die, offset = K.add_die, K.offset
+    score_t, joker_t, roll_cnt, yz_face, upper_face = (
+        K.score,
+        K.joker,
+        K.roll_cnt,
+        K.yz_face,
+        K.upper_face,
+    )
+    T, bon, yz_cat, joker_code, ybonus = K.threshold, K.bonus, K.yz_cat, K.joker_code, K.ybonus
     nd = offset.size - 2
     base = offset[nd]
     p0 = starts[glo]
@@ -439,7 +287,7 @@ def _play(
             else:
                 use_joker = False
                 if joker_code != 0 and yz_face[r] >= 0:
-                    _, use_joker = _allowed(ms, r, yz_face, upper_face, params)
+                    _, use_joker = _allowed(ms, r, K)
                 got = np.int64(joker_t[r, c] if use_joker else score_t[r, c])
                 pts += got
                 if c == yz_cat and got > 0:
@@ -474,33 +322,13 @@ def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarr
     """The optimal turn the simulation plays from a turn-start state, shape (3, R) int64.
 
     ``[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat lattice
-    index) and reroll the rest, ``< 0`` write into category ``-value - 1``. The same
-    decisions as ``kernel.widget_detail`` up to ties between equally good actions.
+    index) and reroll the rest, ``< 0`` write into category ``-value - 1``. The policy of
+    ``kernel.widget_into`` (the module's tie-break), as the advice ranks its actions.
     """
-    rules = table.rules
-    G = table.g64
-    R = len(rules.roll_counts)
-    nk = int(rules.lattice.offset[-1])
-    ncat = rules.num_categories
-    pol = np.empty((3, R), dtype=np.int64)
-    _turn_policy(
-        int(mask),
-        int(flag),
-        int(upper),
-        table.values,
-        G,
-        float(table.theta),
-        np.empty(ncat * (rules.dice + 1) + 1),
-        np.empty(R),
-        np.empty(R),
-        np.empty((2, nk)),
-        np.empty(nk + 1),
-        np.empty(nk + 1, dtype=np.int64),
-        np.empty(ncat),
-        pol,
-        G[12] // (rules.dice + 1),
-    )
-    return pol
+    K = table.arrays64
+    B = widget_buffers(K)
+    widget_into(int(mask), int(flag), int(upper), table.values, K, float(table.theta), B)
+    return B.policy.copy()
 
 
 def warm_up(dtype: str | np.dtype = "float32") -> float:
@@ -538,7 +366,7 @@ def simulate(
         raise InputError(f"batch must be at least 1, got {batch}")
     t0 = time.perf_counter()
     rules = table.rules
-    G = table.g64
+    K = table.arrays64
     V = table.values
     theta = float(table.theta)
     flags = rules.flags
@@ -547,7 +375,6 @@ def simulate(
     R = len(rules.roll_counts)
     digits = _digits(rules)
     ksize = rules.lattice.size.astype(np.int64)
-    pos_c = G[12] // (rules.dice + 1)
     ncat = rules.num_categories
     threads = numba.get_num_threads()
     scores = np.zeros(games, dtype=np.int64)
@@ -569,9 +396,9 @@ def simulate(
             distinct[turn] += ngroups
             for glo in range(0, ngroups, BLOCK):
                 ghi = min(ngroups, glo + BLOCK)
-                _policies(gkey, glo, ghi, flags, width, V, G, theta, pol, threads, pos_c)
+                _policies(gkey, glo, ghi, flags, width, V, K, theta, pol, threads)
                 chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
-                _play(words, starts, glo, ghi, pol, rnd, digits, ksize, flags, width, G, chunks)
+                _play(words, starts, glo, ghi, pol, rnd, digits, ksize, flags, width, K, chunks)
         scores[lo : lo + n] = (words >> KEY_BITS) & SCORE_MASK
         bonus[lo : lo + n] = (words & BONUS_BIT) != 0
         yatzy[lo : lo + n] = (words & YATZY_BIT) != 0

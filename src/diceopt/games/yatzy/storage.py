@@ -17,7 +17,7 @@ import numpy as np
 from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import YatzyTable, solve_table
-from diceopt.games.yatzy.rules import DEFAULT_VARIANT, get_rules
+from diceopt.games.yatzy.rules import get_rules, variant_id
 from diceopt.storage import MAGIC, TableFileError, TableInfo, warn
 
 __all__ = [
@@ -64,7 +64,7 @@ def table_path(
     variant: str, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
 ) -> Path:
     """Where the table of (variant, objective, theta, dtype) lives."""
-    return storage.table_path(table_key(variant, theta, dtype), directory)
+    return storage.table_path(table_key(variant_id(variant), theta, dtype), directory)
 
 
 def _meta(table: YatzyTable) -> dict:
@@ -100,7 +100,7 @@ def load_table(
     directory: str | None = None,
 ) -> tuple[YatzyTable, float] | None:
     """The cached table and its load seconds, or None (missing, or bad: warned on stderr)."""
-    variant = variant or DEFAULT_VARIANT
+    variant = variant_id(variant)
     got = storage.load(table_key(variant, theta, dtype), directory)
     if got is None:
         return None
@@ -123,7 +123,7 @@ def get_table(
     reported (one line on stderr), ``info.saved`` is False and the solved table is
     still returned.
     """
-    variant = variant or DEFAULT_VARIANT
+    variant = variant_id(variant)
     rules = get_rules(variant)
     if np.dtype(dtype).name not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
