@@ -433,9 +433,13 @@ def test_score_omitted_values_are_points_to_come(table):
         assert b.value == pytest.approx(12 + a.value) and b.regret == pytest.approx(a.regret)
     # the state's table value is what the best first move expects to come
     assert 0 < to_come[0].value < 374
-    # the package-level contract says the same without loading a table
-    assert yatzy.value_is("dice 1 3 3 5 6 | rerolls 2 | upper 0") == value_is(bare)
-    assert yatzy.value_is(yatzy.POSITION_EXAMPLE) == "expected final score (points)"
+    # the game's advice says the same
+    spec = yatzy.SPEC
+    config = spec.rules()
+    text = "dice 1 3 3 5 6 | rerolls 2 | upper 0"
+    assert spec.advise(config, spec.parse(config, text)).value_is == value_is(bare)
+    example = spec.parse(config, yatzy.POSITION_EXAMPLE)
+    assert spec.advise(config, example).value_is == "expected final score (points)"
     # applying an action keeps the score not given
     after, _ = apply_action(bare, "score chance", rules, np.random.default_rng(0))
     assert after.score is None and "score" not in format_position(after, rules)

@@ -22,7 +22,14 @@ import numpy as np
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
-from diceopt.games.yatzy.rules import DEFAULT_VARIANT, VARIANTS, YatzyRules, check_theta, get_rules
+from diceopt.games.yatzy.rules import (
+    DEFAULT_VARIANT,
+    VARIANTS,
+    YatzyRules,
+    check_theta,
+    get_rules,
+    variant_id,
+)
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
@@ -212,11 +219,9 @@ class YatzySpec(GameSpec):
 
     def advise(self, rules: YatzyConfig, pos: Any) -> Advice:
         """Every legal action with its expected final score, best first."""
-        from diceopt.games.yatzy.advice import advise_position
+        from diceopt.games.yatzy.advice import advise_position, value_is
 
-        actions = advise_position(pos, rules.rules, rules.table())
-        value_is = "expected points still to come" if pos.score is None else self.units
-        return Advice(actions, value_is)
+        return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
