@@ -47,7 +47,7 @@ def web_env(web_cache_dir: Path) -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def web_app(web_env: Path):
     """The advisor app, tables loaded on first use (no background warm-up)."""
-    from diceopt.web.app import create_app
+    from diceopt.web.routes import create_app
 
     return create_app(warm=False)
 
@@ -76,7 +76,7 @@ def live_server(web_env: Path) -> Iterator[str]:
     import httpx
     import uvicorn
 
-    from diceopt.web.app import create_app
+    from diceopt.web.routes import create_app
     from diceopt.web.server import uvicorn_config
 
     port = free_port()
