@@ -75,14 +75,15 @@ def live_server(web_env: Path) -> Iterator[str]:
     """The real app on uvicorn (127.0.0.1, a free port) in a background thread; its base URL."""
     import httpx
     import uvicorn
+    from web_games import RACE
 
+    from diceopt.games.registry import games
     from diceopt.web.routes import create_app
     from diceopt.web.server import uvicorn_config
 
     port = free_port()
-    config = uvicorn_config(
-        create_app(warm=False), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
-    )
+    app = create_app(warm=False, games=[*games(), RACE])  # and a plug-in game
+    config = uvicorn_config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
     thread.start()
