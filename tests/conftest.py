@@ -79,11 +79,10 @@ def live_server(web_env: Path) -> Iterator[str]:
 
     from diceopt.games.registry import games
     from diceopt.web.routes import create_app
-    from diceopt.web.server import uvicorn_config
 
     port = free_port()
     app = create_app(warm=False, games=[*games(), RACE])  # and a plug-in game
-    config = uvicorn_config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
     thread.start()

@@ -87,9 +87,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     options = {"log_level": args.log_level, "timeout_keep_alive": 30}
     if args.workers == 1:
         from diceopt.web.routes import create_app
-        from diceopt.web.server import uvicorn_config
 
-        config = uvicorn_config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
+        config = uvicorn.Config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
         try:
             uvicorn.Server(config).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C after its clean shutdown
@@ -102,9 +101,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ["DICEOPT_WEB_WARM"] = warm_text
     os.environ["DICEOPT_WEB_WAIT_WARM"] = "1" if args.wait_warm else "0"
     os.environ["DICEOPT_WEB_LOG_LEVEL"] = args.log_level
-    from diceopt.web.server import uvicorn_config
-
-    config = uvicorn_config(
+    config = uvicorn.Config(
         "diceopt.web.routes:create_app_from_env", factory=True, workers=args.workers, **options
     )
     from uvicorn.supervisors import Multiprocess

@@ -213,12 +213,13 @@
   function edited(rerender) {
     if (rerender) renderEditor();
     const st = editor();
+    clearTimeout(adviseTimer);
+    S.seq += 1;  // an answer still on its way is for an older position: dropped
     if (hasDice() && (st.json.dice || []).length !== diceCount()) {
       $("#advice tbody").replaceChildren();
       $("#position").value = "";
       return;
     }
-    clearTimeout(adviseTimer);
     adviseTimer = setTimeout(() => advise(clone(st.json)), 120);
   }
 
