@@ -485,7 +485,8 @@ def test_play_events_say_which_roll_ended_the_turn(page, live_server):
         events = page.locator("#play-events li").all_inner_texts()
         if events[0].startswith("rolled a 1"):
             assert events[0] == "rolled a 1: no points, the turn ends"
-            assert "opponent:" in events[1]
+            page.wait_for_function("() => document.querySelectorAll('#play-events li').length > 1")
+            assert page.locator("#play-events li").nth(1).inner_text().startswith("opponent: ")
             return
     pytest.fail("no seed rolled a 1")
 

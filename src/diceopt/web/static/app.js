@@ -215,6 +215,8 @@
     const st = editor();
     clearTimeout(adviseTimer);
     S.seq += 1;  // an answer still on its way is for an older position: dropped
+    $("#advice").removeAttribute("aria-busy");
+    $("#status").hidden = true;
     if (hasDice() && (st.json.dice || []).length !== diceCount()) {
       $("#advice tbody").replaceChildren();
       $("#position").value = "";
@@ -242,7 +244,8 @@
       el("td", { class: "num value", text: fmt(a.value), title: String(a.value) }),
       el("td", { class: "num regret", text: fmt(a.regret), title: String(a.regret) }))));
       $("#units").textContent = `value: ${data.value_is}`;
-      $("#position").value = data.position;
+      // the text the user is typing is left alone (an answer for the board may come in)
+      if (fromText || document.activeElement !== $("#position")) $("#position").value = data.position;
       $("#advice").dataset.position = data.position;
       const changedFields = JSON.stringify(Object.keys(st.json)) !== JSON.stringify(Object.keys(data.position_json));
       st.json = data.position_json;
