@@ -189,6 +189,7 @@ def check_log(page, decisions: list[dict]) -> None:
 
 def test_games_and_variants_come_from_the_api(page, live_server):
     games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    page.set_viewport_size({"width": 320, "height": 800})  # a small phone
     open_game(page, live_server, games[0]["id"])
     shown = page.locator("#games button").evaluate_all(
         "bs => bs.map(b => [b.dataset.game, b.textContent])"
@@ -206,14 +207,17 @@ def test_games_and_variants_come_from_the_api(page, live_server):
         )
         units = page.locator("#units").inner_text()
         assert units.startswith("value: ")
-        # the variant selector stays inside its column at phone width
-        fits = page.evaluate(
-            """() => { const s = document.querySelector('#variant').getBoundingClientRect();
-                       const bar = document.querySelector('main .bar').getBoundingClientRect();
-                       return s.right <= bar.right + 1 && s.right <= window.innerWidth; }"""
-        )
-        assert fits, g["id"]
-        assert no_horizontal_scroll(page), g["id"]
+        # the variant selector stays inside its column, on a small phone and a desktop
+        for width in (320, 1200):
+            page.set_viewport_size({"width": width, "height": 800})
+            fits = page.evaluate(
+                """() => { const s = document.querySelector('#variant').getBoundingClientRect();
+                           const bar = document.querySelector('main .bar').getBoundingClientRect();
+                           return s.right <= bar.right + 1 && s.right <= window.innerWidth; }"""
+            )
+            assert fits, (g["id"], width)
+            assert no_horizontal_scroll(page), (g["id"], width)
+        page.set_viewport_size({"width": 320, "height": 800})
 
 
 # --- stick or reroll -----------------------------------------------------------------------
@@ -361,7 +365,8 @@ def test_yatzy_position_by_clicking_matches_api(page, live_server, artifacts_dir
     )
     assert points["sixes"] == "6" and points["one_pair"] == "6" and points["yatzy"] == "0"
     assert points["small_straight"] == "0" and points["ones"] == "✓"
-    # the # column does not wrap at phone width (rows 10 and over)
+    # the # column does not wrap at phone width (rows 10 and over), even a small phone's
+    page.set_viewport_size({"width": 320, "height": 800})
     one_line = page.evaluate(
         """() => [...document.querySelectorAll('#advice tbody td.rank')].every(td => {
              const r = document.createRange(); r.selectNodeContents(td);
