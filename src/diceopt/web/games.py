@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import statistics
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -35,9 +36,10 @@ log = logging.getLogger("diceopt.web")
 
 # Answers kept per process (least recently used dropped); DICEOPT_WEB_ADVICE_CACHE=0: none.
 ADVICE_CACHE_SIZE = int(os.environ.get("DICEOPT_WEB_ADVICE_CACHE", "4096"))
-# Advice that takes less than this on average (table built) is answered on the event loop:
-# a hop to the thread pool costs more than that and makes threads fight for the GIL.
+# Advice that takes less than this (CPU time, median, table built) is answered on the event
+# loop: a hop to the thread pool costs more than that and makes threads fight for the GIL.
 INLINE_SECONDS = 0.002
+COST_SAMPLES = 32  # advice times kept per table for the median
 ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
 PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
 
@@ -166,7 +168,9 @@ class GameTables:
         self._guard = threading.Lock()
         self._cache: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self._cost: dict[tuple[str, str], float] = {}  # mean seconds per advice (EWMA)
+        # CPU seconds of the latest advice answers per (game, variant): their median says
+        # whether advice is quick (a garbage collection now and then does not)
+        self._cost: dict[tuple[str, str], deque[float]] = {}
 
     # --- games, variants, rules ------------------------------------------------------------
     def spec(self, game: str) -> GameSpec:
@@ -261,12 +265,12 @@ class GameTables:
                 self._cache.move_to_end(key)
                 return body
         was_ready = (game, variant) in self._ready  # a first call's build is not advice time
-        t0 = time.perf_counter()
+        # CPU time of this thread: a busy machine's waits do not make advice look slow
+        t0 = time.thread_time()
         data = self.run(game, variant, lambda: self.advice_data(game, variant, position))
-        seconds = time.perf_counter() - t0
+        seconds = time.thread_time() - t0
         if was_ready:
-            old = self._cost.get((game, variant), seconds)
-            self._cost[(game, variant)] = 0.9 * old + 0.1 * seconds
+            self._cost.setdefault((game, variant), deque(maxlen=COST_SAMPLES)).append(seconds)
         body = dumps(data)
         if ADVICE_CACHE_SIZE > 0:
             with self._cache_lock:
@@ -304,8 +308,8 @@ class GameTables:
 
     def needs_thread(self, game: str, variant: str) -> bool:
         """Whether advice may be slow: first use (table build) or over INLINE_SECONDS."""
-        cost = self._cost.get((game, variant))
-        return cost is None or cost >= INLINE_SECONDS
+        samples = self._cost.get((game, variant))
+        return not samples or statistics.median(samples) >= INLINE_SECONDS
 
     # --- evaluate, play ----------------------------------------------------------------------
     def evaluate(

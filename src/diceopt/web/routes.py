@@ -26,6 +26,7 @@ Tables, the answer cache and threads: ``diceopt.web.games``.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -236,6 +237,9 @@ def create_app(
                 for game in wanted:
                     tables.warm(game)
                 log.info("tables warm (%s) in %.2f s", ", ".join(wanted), time.perf_counter() - t0)
+                # What is loaded by now (modules, tables, solvers) stays for the process's
+                # life: leave it out of garbage collections, whose pauses stall every request.
+                gc.freeze()
 
             if wait_warm:
                 await anyio.to_thread.run_sync(warm_all)
