@@ -47,7 +47,7 @@ def web_env(web_cache_dir: Path) -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def web_app(web_env: Path):
     """The advisor app, tables loaded on first use (no background warm-up)."""
-    from diceopt.web.app import create_app
+    from diceopt.web.routes import create_app
 
     return create_app(warm=False)
 
@@ -75,14 +75,14 @@ def live_server(web_env: Path) -> Iterator[str]:
     """The real app on uvicorn (127.0.0.1, a free port) in a background thread; its base URL."""
     import httpx
     import uvicorn
+    from web_games import RACE
 
-    from diceopt.web.app import create_app
-    from diceopt.web.server import uvicorn_config
+    from diceopt.games.registry import games
+    from diceopt.web.routes import create_app
 
     port = free_port()
-    config = uvicorn_config(
-        create_app(warm=False), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
-    )
+    app = create_app(warm=False, games=[*games(), RACE])  # and a plug-in game
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
     thread.start()

@@ -1,7 +1,8 @@
 """The advisor page in headless Chromium (Playwright, Debian's /usr/bin/chromium).
 
-The real app runs on uvicorn on 127.0.0.1 (fixture ``live_server``); the page is driven
-by clicks and its numbers are checked against the JSON API.
+The real app runs on uvicorn on 127.0.0.1 (fixture ``live_server``: the registered games
+and the two-player plug-in ``web_games.RACE``); the page is driven by clicks at phone
+width and its numbers are checked against the JSON API.
 """
 
 from __future__ import annotations
@@ -20,10 +21,17 @@ def api(base: str, path: str, body: dict) -> dict:
 
 
 def open_game(page, base: str, game: str) -> None:
-    """Load the page with ``game`` selected."""
+    """Load the page with ``game`` selected, its first advice shown."""
     page.goto(f"{base}/#{game}")
     page.wait_for_selector("body[data-ready='true']")
     page.wait_for_selector(f"#games button.on[data-game='{game}']")
+
+
+def wait_position(page, text: str) -> None:
+    """Wait until the text field shows ``text`` (the advice answer's canonical position)."""
+    page.wait_for_function(
+        "t => document.querySelector('#position').value === t", arg=text, timeout=60_000
+    )
 
 
 def best_row(page) -> dict:
@@ -48,11 +56,79 @@ def no_horizontal_scroll(page) -> bool:
     return page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def in_viewport(page, selector: str) -> bool:
+    """The element is visible inside the viewport (the user sees it without scrolling)."""
+    return page.evaluate(
+        """s => { const r = document.querySelector(s).getBoundingClientRect();
+                  return r.height > 0 && r.top >= -1 && r.bottom <= window.innerHeight + 1; }""",
+        selector,
+    )
+
+
+def below(page, first: str, second: str, gap: float = 40) -> bool:
+    """``second`` starts right under ``first`` (within ``gap`` pixels)."""
+    return page.evaluate(
+        """([a, b, gap]) => { const x = document.querySelector(a).getBoundingClientRect();
+                              const y = document.querySelector(b).getBoundingClientRect();
+                              return y.top >= x.bottom - 1 && y.top - x.bottom <= gap; }""",
+        [first, second, gap],
+    )
+
+
+# --- playing through the page ----------------------------------------------------------------
+
+
+def page_actions(page) -> tuple[set[str], list[float], bool]:
+    """Action buttons shown, the dice shown (play board) and whether dice can be held."""
+    buttons = page.locator("#play-options button.option, #play-sheet button.option").evaluate_all(
+        "bs => bs.map(b => b.dataset.action)"
+    )
+    dice = page.locator("#play-dice button.die")
+    values = [float(v) for v in dice.evaluate_all("ds => ds.map(d => d.dataset.value)")]
+    holdable = page.locator("#reroll").count() == 1
+    return set(buttons), values, holdable
+
+
+def is_hold_of(action: str, dice: list[float]) -> bool:
+    """``verb v v ...`` / ``verb -``: holding some of ``dice``."""
+    words = action.split()[1:]
+    if words == ["-"]:
+        return True
+    try:
+        held = sorted(float(w) for w in words)
+    except ValueError:
+        return False
+    rest = list(dice)
+    for v in held:
+        if v not in rest:
+            return False
+        rest.remove(v)
+    return bool(held)
+
+
+def play(page, action: str) -> None:
+    """Play ``action``: its button, or tap the dice it holds and reroll."""
+    button = page.locator(f"button.option[data-action='{action}']")
+    if button.count():
+        button.first.click()
+        return
+    for word in action.split()[1:]:
+        if word == "-":
+            break
+        die = page.locator(
+            f"#play-dice button.die[aria-pressed='false'][data-value='{word}']"
+        ).first
+        die.click()
+    page.wait_for_selector(f"#reroll[data-action='{action}']:not([disabled])")
+    page.click("#reroll")
+
+
 def play_to_the_end(page, base: str, game: str, seed: int, choose, max_decisions: int) -> dict:
     """Play a whole game in play mode, ``choose(options, turn)`` picking each action.
 
-    ``options``: the API's advice for the position on screen. Returns the decisions made
-    (position, action, regret) and the summary's text.
+    ``options``: the API's advice for the position on screen; each is checked to be on the
+    page (a button, or a hold of the dice). Returns the decisions made (position, action,
+    regret) and the summary's text.
     """
     page.click("#mode-play")
     page.check("#hints")
@@ -62,28 +138,25 @@ def play_to_the_end(page, base: str, game: str, seed: int, choose, max_decisions
     for turn in range(max_decisions):
         page.wait_for_function(
             f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
-            "document.querySelectorAll('#play-options button.option').length > 0"
+            "document.querySelectorAll('#play-options button, #play-sheet button.option')"
+            ".length > 0"
         )
         position = page.locator("#play-position").get_attribute("data-position")
         variant = page.locator("#variant").input_value()
         options = api(
             base, "/api/advice", {"game": game, "variant": variant, "position": position}
         )["actions"]
-        shown = sorted(
-            page.locator("#play-options button.option").evaluate_all(
-                "bs => bs.map(b => b.dataset.action)"
-            )
-        )
-        assert shown == sorted(o["action"] for o in options)
+        buttons, dice, holdable = page_actions(page)
+        for o in options:
+            assert o["action"] in buttons or (holdable and is_hold_of(o["action"], dice)), o
+        assert buttons <= {o["action"] for o in options}
         action = choose(options, turn)
         regret = next(o["regret"] for o in options if o["action"] == action)
         decisions.append({"position": position, "action": action, "regret": regret})
-        page.click(f"#play-options button.option[data-action='{action}']")
+        play(page, action)
         page.wait_for_function(
-            f"() => document.querySelectorAll('#play-log tbody tr:not(.opp)').length === {turn + 1}"
+            f"() => document.querySelectorAll('#play-log tbody tr.mine').length === {turn + 1}"
         )
-        if page.locator("#play-summary").is_visible():
-            break
         page.wait_for_function(
             f"() => !document.querySelector('#play-summary').hidden || "
             f"document.querySelector('#play-options').dataset.turn === '{turn + 1}'"
@@ -99,7 +172,7 @@ def play_to_the_end(page, base: str, game: str, seed: int, choose, max_decisions
 
 def check_log(page, decisions: list[dict]) -> None:
     """The page's decision log and total cost agree with the API's regrets."""
-    rows = page.locator("#play-log tbody tr:not(.opp)")
+    rows = page.locator("#play-log tbody tr.mine")
     assert rows.count() == len(decisions)
     for i, d in enumerate(decisions):
         cells = rows.nth(i).locator("td")
@@ -111,7 +184,43 @@ def check_log(page, decisions: list[dict]) -> None:
     assert float(page.locator("#summary-cost").inner_text()) == pytest.approx(total, abs=1e-4)
 
 
-# --- stick or reroll (always available) ---------------------------------------------------
+# --- the page is generic -------------------------------------------------------------------
+
+
+def test_games_and_variants_come_from_the_api(page, live_server):
+    games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    page.set_viewport_size({"width": 320, "height": 800})  # a small phone
+    open_game(page, live_server, games[0]["id"])
+    shown = page.locator("#games button").evaluate_all(
+        "bs => bs.map(b => [b.dataset.game, b.textContent])"
+    )
+    assert shown == [[g["id"], g["title"]] for g in games]
+    assert "race" in [g["id"] for g in games]  # the plug-in is offered like the others
+    for g in games:
+        page.click(f"#games button[data-game='{g['id']}']")
+        variants = page.locator("#variant option").evaluate_all("os => os.map(o => o.value)")
+        assert variants == [v["id"] for v in g["variants"]]
+        example = g["variants"][0]["position_example"]
+        wait_position(
+            page,
+            api(live_server, "/api/advice", {"game": g["id"], "position": example})["position"],
+        )
+        units = page.locator("#units").inner_text()
+        assert units.startswith("value: ")
+        # the variant selector stays inside its column, on a small phone and a desktop
+        for width in (320, 1200):
+            page.set_viewport_size({"width": width, "height": 800})
+            fits = page.evaluate(
+                """() => { const s = document.querySelector('#variant').getBoundingClientRect();
+                           const bar = document.querySelector('main .bar').getBoundingClientRect();
+                           return s.right <= bar.right + 1 && s.right <= window.innerWidth; }"""
+            )
+            assert fits, (g["id"], width)
+            assert no_horizontal_scroll(page), (g["id"], width)
+        page.set_viewport_size({"width": 320, "height": 800})
+
+
+# --- stick or reroll -----------------------------------------------------------------------
 
 
 def test_stick_position_by_clicking_matches_api(page, live_server, artifacts_dir):
@@ -119,7 +228,7 @@ def test_stick_position_by_clicking_matches_api(page, live_server, artifacts_dir
     page.click("#clear-dice")
     for face in (3, 1, 3):
         page.click(f"#faces button[data-face='{face}']")
-    assert page.input_value("#position") == "dice 1 3 3"
+    wait_position(page, "dice 1 3 3")
     row = best_row(page)
     want = api(live_server, "/api/advice", {"game": "stick", "position": "dice 1 3 3"})
     best = want["actions"][0]
@@ -127,10 +236,11 @@ def test_stick_position_by_clicking_matches_api(page, live_server, artifacts_dir
     assert row["value"] == best["value"] and row["regret"] == 0.0
     assert "best" in row["class"] and row["shown"] == f"{best['value']:.4f}"
     assert page.locator("#advice tbody tr").count() == len(want["actions"])
+    assert page.locator("#units").inner_text() == f"value: {want['value_is']}"
     # Remove a die by clicking it, add another: the advice follows.
     page.click("#dice button[data-index='0']")
     page.click("#faces button[data-face='6']")
-    assert page.input_value("#position") == "dice 3 3 6"
+    wait_position(page, "dice 3 3 6")
     row = best_row(page)
     want = api(live_server, "/api/advice", {"game": "stick", "position": "dice 3 3 6"})
     assert (row["action"], row["value"]) == (
@@ -141,22 +251,31 @@ def test_stick_position_by_clicking_matches_api(page, live_server, artifacts_dir
     page.screenshot(path=str(artifacts_dir / "web-stick-advice.png"), full_page=True)
 
 
-def test_stick_variant_and_bad_position_message(page, live_server):
+def test_stick_variant_typed_position_and_error_beside_the_field(page, live_server):
     open_game(page, live_server, "stick")
     page.select_option("#variant", "2d3")
+    page.click("#clear-dice")
     page.click("#faces button[data-face='2']")
     page.click("#faces button[data-face='1']")
-    assert page.input_value("#position") == "dice 1 2"
+    wait_position(page, "dice 1 2 | points 0")
     row = best_row(page)
     want = api(
         live_server, "/api/advice", {"game": "stick", "variant": "2d3", "position": "dice 1 2"}
     )
-    assert row["value"] == want["actions"][0]["value"]
+    assert row["action"] == want["actions"][0]["action"]
+    # a typed position redraws the dice
+    page.fill("#position", "dice 3 3")
+    page.press("#position", "Enter")
+    wait_position(page, "dice 3 3")
+    assert page.locator("#dice button.die").all_inner_texts() == ["3", "3"]
     page.fill("#position", "dice 9 9")
     page.click("#advise-btn")
-    message = page.locator("#message")
+    message = page.locator("#advise-message")
     message.wait_for(state="visible")
     assert "not a face" in message.inner_text()
+    assert page.locator("#message").is_hidden()
+    assert below(page, "#position-form", "#advise-message")
+    assert in_viewport(page, "#advise-message")
     assert page.locator("#advice tbody tr").count() == 0
 
 
@@ -167,24 +286,47 @@ def test_stick_play_whole_game(page, live_server, artifacts_dir):
         # Two costly rerolls first, then the best action: the game must end with stick.
         if turn < 2:
             return "hold -"
+        if turn == 2 and any(o["action"].count(" ") == 2 for o in options):
+            return next(o["action"] for o in options if o["action"].count(" ") == 2)
         return options[0]["action"]
 
     result = play_to_the_end(page, live_server, "stick", seed=5, choose=choose, max_decisions=60)
     decisions = result["decisions"]
     assert decisions[-1]["action"] == "stick" and len(decisions) >= 3
     check_log(page, decisions)
-    # Final score: the stick value less one point per reroll.
+    # Final score: the stick value of the last position, whose points count the rerolls.
+    last = decisions[-1]["position"]
+    assert f"points {-(len(decisions) - 1)}" in last
     stick_value = next(
         o["value"]
-        for o in api(
-            live_server, "/api/advice", {"game": "stick", "position": decisions[-1]["position"]}
-        )["actions"]
+        for o in api(live_server, "/api/advice", {"game": "stick", "position": last})["actions"]
         if o["action"] == "stick"
     )
     final = float(page.locator("#final-result").inner_text().split(":")[1].strip(" ."))
-    assert final == pytest.approx(stick_value - (len(decisions) - 1), abs=1e-4)
+    assert final == pytest.approx(stick_value, abs=1e-4)
+    assert page.locator("#play-events li").first.inner_text().startswith("stick with")
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-stick-play.png"), full_page=True)
+
+
+def test_stick_play_shows_the_dice_rolled(page, live_server):
+    open_game(page, live_server, "stick")
+    page.click("#mode-play")
+    page.fill("#seed", "3")
+    page.click("#new-game")
+    page.wait_for_selector("#reroll")
+    page.click("#play-dice button.die[data-index='0']")  # hold the first die
+    assert (
+        page.locator("#play-dice button.die[data-index='0']").get_attribute("aria-pressed")
+        == "true"
+    )
+    held = page.locator("#play-dice button.die[data-index='0']").get_attribute("data-value")
+    assert page.locator("#reroll").get_attribute("data-action") == f"hold {held}"
+    page.click("#reroll")
+    page.wait_for_selector("#play-events li")
+    event = page.locator("#play-events li").first.inner_text()
+    shown = " ".join(page.locator("#play-dice button.die").all_inner_texts())
+    assert event == f"rolled {shown}"
 
 
 # --- Yatzy ------------------------------------------------------------------------------------
@@ -195,31 +337,77 @@ def test_yatzy_position_by_clicking_matches_api(page, live_server, artifacts_dir
     page.click("#clear-dice")
     for face in (5, 3, 1, 6, 3):
         page.click(f"#faces button[data-face='{face}']")
-    page.click("#rerolls button[data-value='1']")
-    for cat, score in (("ones", 1), ("twos", 4), ("chance", 22)):
+    for cat in ("ones", "twos", "chance"):
         page.check(f"input.filled[data-cat='{cat}']")
-        page.fill(f"input.cat-score[data-cat='{cat}']", str(score))
+    page.fill("#field-rerolls", "1")
+    page.fill("#field-upper", "5")
+    page.fill("#field-score", "27")
     want_position = "dice 1 3 3 5 6 | rerolls 1 | filled ones twos chance | upper 5 | score 27"
-    assert page.input_value("#position") == want_position
+    wait_position(page, want_position)
     row = best_row(page)
     want = api(live_server, "/api/advice", {"game": "yatzy", "position": want_position})
     best = want["actions"][0]
     assert (row["action"], row["value"], row["regret"]) == (best["action"], best["value"], 0.0)
     assert "best" in row["class"] and row["shown"] == f"{best['value']:.4f}"
-    assert page.locator("#advice tbody tr").count() == len(want["actions"])
-    # every action listed, in the API's order, with the same numbers
     listed = page.locator("#advice tbody tr").evaluate_all(
         "rows => rows.map(r => [r.dataset.action, +r.dataset.value, +r.dataset.regret])"
     )
     assert listed == [[a["action"], a["value"], a["regret"]] for a in want["actions"]]
+    # the sheet shows what the dice score in each open box: 1 3 3 5 6
+    page.wait_for_function(
+        "() => document.querySelector(\"#editor-sheet td.points[data-cat='threes']\")"
+        ".textContent === '6'"
+    )
+    points = dict(
+        page.locator("#editor-sheet td.points").evaluate_all(
+            "cs => cs.map(c => [c.dataset.cat, c.textContent])"
+        )
+    )
+    assert points["sixes"] == "6" and points["one_pair"] == "6" and points["yatzy"] == "0"
+    assert points["small_straight"] == "0" and points["ones"] == "✓"
+    # the # column does not wrap at phone width (rows 10 and over), even a small phone's
+    page.set_viewport_size({"width": 320, "height": 800})
+    one_line = page.evaluate(
+        """() => [...document.querySelectorAll('#advice tbody td.rank')].every(td => {
+             const r = document.createRange(); r.selectNodeContents(td);
+             return r.getClientRects().length === 1; })"""
+    )
+    assert one_line and page.locator("#advice tbody tr").count() >= 10
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-yatzy-advice.png"), full_page=True)
 
 
+def test_yatzy_typed_position_updates_dice_and_sheet(page, live_server):
+    open_game(page, live_server, "yatzy")
+    typed = "dice 6 2 5 2 4 | rerolls 0 | filled chance ones | upper 2 | score 20"
+    page.fill("#position", typed)
+    page.press("#position", "Enter")
+    canonical = "dice 2 2 4 5 6 | rerolls 0 | filled ones chance | upper 2 | score 20"
+    wait_position(page, canonical)
+    assert page.locator("#dice button.die").all_inner_texts() == ["2", "2", "4", "5", "6"]
+    checked = page.locator("input.filled").evaluate_all(
+        "bs => bs.filter(b => b.checked).map(b => b.dataset.cat)"
+    )
+    assert checked == ["ones", "chance"]
+    assert page.input_value("#field-rerolls") == "0"
+    assert page.input_value("#field-upper") == "2"
+    assert page.input_value("#field-score") == "20"
+    # an error in a tall editor shows beside the field, where the user is looking
+    page.fill("#position", "dice 2 2 4 5 7 | rerolls 0 | filled - | upper 0 | score 0")
+    page.press("#position", "Enter")
+    page.locator("#advise-message").wait_for(state="visible")
+    assert in_viewport(page, "#advise-message") and below(page, "#position-form", "#advise-message")
+    assert not in_viewport(page, "header")  # the top of the page is scrolled away
+
+
 def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
     open_game(page, live_server, "yatzy")
+    sheets_checked = []
 
     def choose(options, turn):
+        # The sheet shows, for every open box, what the dice on screen would score there.
+        if turn < 6:
+            sheets_checked.append(check_play_sheet(page, live_server))
         # Mostly the best action; every seventh decision the worst, so costs show.
         return options[-1 if turn % 7 == 3 else 0]["action"]
 
@@ -228,8 +416,8 @@ def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
     scored = [d["action"] for d in decisions if d["action"].startswith("score ")]
     assert len(scored) == 15 and len(set(scored)) == 15  # 15 rounds, each category once
     assert sum(d["regret"] for d in decisions) > 0
+    assert any(sheets_checked)
     check_log(page, decisions)
-    # The last decision's value is the final score (nothing random is left).
     last = decisions[-1]
     options = api(live_server, "/api/advice", {"game": "yatzy", "position": last["position"]})
     last_value = next(o["value"] for o in options["actions"] if o["action"] == last["action"])
@@ -239,21 +427,37 @@ def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
     page.screenshot(path=str(artifacts_dir / "web-yatzy-play.png"), full_page=True)
 
 
-# --- Pig and Shut the Box ----------------------------------------------------------------------
-
-
-def test_pig_position_and_game_against_the_optimal_player(page, live_server, artifacts_dir):
-    open_game(page, live_server, "pig")
-    page.select_option("#variant", "goal-20")
-    page.fill("#pig-me", "12")
-    page.fill("#pig-opponent", "15")
-    page.fill("#pig-turn", "6")
-    position = "me 12 | opponent 15 | turn 6"
-    assert page.input_value("#position") == position
-    row = best_row(page)
-    want = api(
-        live_server, "/api/advice", {"game": "pig", "variant": "goal-20", "position": position}
+def check_play_sheet(page, base: str) -> bool:
+    """The play sheet's points equal the score change of each open box's action."""
+    position = page.locator("#play-position").get_attribute("data-position")
+    advice = api(base, "/api/advice", {"game": "yatzy", "position": position})
+    writes = [a["action"] for a in advice["actions"] if a["action"].startswith("score ")]
+    if not writes:
+        return False
+    outcomes = api(
+        base, "/api/preview", {"game": "yatzy", "position": position, "actions": writes}
+    )["outcomes"]
+    score = advice["position_json"]["score"]
+    want = {o["action"].split()[1]: str(o["position_json"]["score"] - score) for o in outcomes}
+    page.wait_for_function(
+        "w => Object.entries(w).every(([c, p]) => { const td = document.querySelector("
+        "`#play-sheet td.points[data-cat='${c}']`); return td && td.textContent === p; })",
+        arg=want,
     )
+    return True
+
+
+# --- a two-player plug-in game: generic board, the optimal opponent, events ----------------
+
+
+def test_plug_in_two_player_game_against_the_optimal_player(page, live_server, artifacts_dir):
+    open_game(page, live_server, "race")
+    # the generic editor: an input per field of the position's JSON form
+    page.fill("#field-me", "3")
+    position = "me 3 | opponent 1 | player 0"
+    wait_position(page, position)
+    row = best_row(page)
+    want = api(live_server, "/api/advice", {"game": "race", "position": position})
     assert (row["action"], row["value"]) == (
         want["actions"][0]["action"],
         want["actions"][0]["value"],
@@ -261,42 +465,49 @@ def test_pig_position_and_game_against_the_optimal_player(page, live_server, art
     assert "probability" in page.locator("#units").inner_text()
 
     def choose(options, turn):
-        return options[-1 if turn == 1 else 0]["action"]  # one mistake (if it has a choice)
+        return options[-1 if turn == 1 else 0]["action"]  # one mistake
 
-    result = play_to_the_end(page, live_server, "pig", seed=7, choose=choose, max_decisions=300)
+    result = play_to_the_end(page, live_server, "race", seed=7, choose=choose, max_decisions=40)
     check_log(page, result["decisions"])
     assert "win" in result["summary"]
+    # the opponent's moves are played by the page (to_move from the API) and logged
+    assert page.locator("#play-log tbody tr.opp").count() >= 1
+    events = page.locator("#play-events li").all_inner_texts()
+    assert events and any("reached" in e for e in events)
     assert no_horizontal_scroll(page)
-    page.screenshot(path=str(artifacts_dir / "web-pig-play.png"), full_page=True)
+    page.screenshot(path=str(artifacts_dir / "web-race-play.png"), full_page=True)
 
 
-def test_shutbox_position_and_two_player_game(page, live_server, artifacts_dir):
-    open_game(page, live_server, "shutbox")
-    for tile in (2, 5, 6, 8, 9):
-        page.click(f"#tiles button[data-tile='{tile}']")
-    page.fill("#sb-roll", "8")
-    position = "open 1 3 4 7 | roll 8"
-    assert page.input_value("#position") == position
-    row = best_row(page)
-    variant = page.locator("#variant").input_value()
-    want = api(
-        live_server, "/api/advice", {"game": "shutbox", "variant": variant, "position": position}
-    )
-    assert (row["action"], row["value"]) == (
-        want["actions"][0]["action"],
-        want["actions"][0]["value"],
-    )
-    assert "lower is better" in page.locator("#units").inner_text()
-    win = next(
-        v
-        for v in page.locator("#variant option").evaluate_all("os => os.map(o => o.value)")
-        if v.endswith("/win")
-    )
-    page.select_option("#variant", win)
-    result = play_to_the_end(
-        page, live_server, "shutbox", seed=3, choose=lambda o, t: o[0]["action"], max_decisions=40
-    )
-    check_log(page, result["decisions"])
-    assert "win" in result["summary"] or "draw" in result["summary"]
-    assert no_horizontal_scroll(page)
-    page.screenshot(path=str(artifacts_dir / "web-shutbox-play.png"), full_page=True)
+def test_play_events_say_which_roll_ended_the_turn(page, live_server):
+    open_game(page, live_server, "race")
+    page.click("#mode-play")
+    for seed in range(40):
+        page.fill("#seed", str(seed))
+        page.click("#new-game")
+        page.wait_for_selector("#play-options button.option[data-action='dash']")
+        page.click("#play-options button.option[data-action='dash']")
+        page.wait_for_function("() => document.querySelectorAll('#play-events li').length > 0")
+        events = page.locator("#play-events li").all_inner_texts()
+        if events[0].startswith("rolled a 1"):
+            assert events[0] == "rolled a 1: no points, the turn ends"
+            page.wait_for_function("() => document.querySelectorAll('#play-events li').length > 1")
+            assert page.locator("#play-events li").nth(1).inner_text().startswith("opponent: ")
+            return
+    pytest.fail("no seed rolled a 1")
+
+
+def test_play_error_shows_beside_the_action(page, live_server):
+    open_game(page, live_server, "race")
+    page.click("#mode-play")
+    page.wait_for_selector("#play-options button.option")
+    page.fill("#play-action", "jump")
+    page.press("#play-action", "Enter")
+    message = page.locator("#play-message")
+    message.wait_for(state="visible")
+    assert "jump" in message.inner_text()
+    assert below(page, "#play-form", "#play-message") and in_viewport(page, "#play-message")
+    # a typed legal action is played and graded
+    page.fill("#play-action", "step")
+    page.press("#play-action", "Enter")
+    page.wait_for_function("() => document.querySelectorAll('#play-log tr.mine').length === 1")
+    assert page.locator("#play-message").is_hidden()

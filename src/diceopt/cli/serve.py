@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import errno
 import socket
+from typing import Any
 
 from diceopt.errors import InputError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Any) -> None:
     """Add ``serve [--host H --port P --workers N]``."""
     parser = subparsers.add_parser("serve", help="the web advisor: a page and a JSON API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
@@ -74,7 +75,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from diceopt.web.app import warm_setting
+    from diceopt.web.games import warm_setting
 
     if args.workers < 1:
         raise InputError(f"--workers must be at least 1, got {args.workers}")
@@ -88,10 +89,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"diceopt advisor: open {url_for(args.host, port)} (Ctrl+C to stop)", flush=True)
     options = {"log_level": args.log_level, "timeout_keep_alive": 30}
     if args.workers == 1:
-        from diceopt.web.app import create_app
-        from diceopt.web.server import uvicorn_config
+        from diceopt.web.routes import create_app
 
-        config = uvicorn_config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
+        config = uvicorn.Config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
         try:
             uvicorn.Server(config).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C after its clean shutdown
@@ -104,10 +104,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ["DICEOPT_WEB_WARM"] = warm_text
     os.environ["DICEOPT_WEB_WAIT_WARM"] = "1" if args.wait_warm else "0"
     os.environ["DICEOPT_WEB_LOG_LEVEL"] = args.log_level
-    from diceopt.web.server import uvicorn_config
-
-    config = uvicorn_config(
-        "diceopt.web.app:create_app_from_env", factory=True, workers=args.workers, **options
+    config = uvicorn.Config(
+        "diceopt.web.routes:create_app_from_env", factory=True, workers=args.workers, **options
     )
     from uvicorn.supervisors import Multiprocess
 

@@ -1,10 +1,14 @@
 // diceopt advisor page: plain JS, no build step. Talks to the JSON API of the same server.
+// Every game, variant, example position, unit and player count comes from /api/games; a
+// position is drawn by the board the API names (dice, dice-sheet, tiles) plus an input per
+// other field of its JSON form, and any game can be played from its action buttons.
 "use strict";
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
   function el(tag, attrs = {}, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null) continue;
       if (k === "text") e.textContent = v;
       else if (k === "class") e.className = v;
       else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
@@ -13,9 +17,8 @@
     e.append(...kids);
     return e;
   }
-
-  const UPPER = { ones: 1, twos: 2, threes: 3, fours: 4, fives: 5, sixes: 6 };
   const S = { games: {}, game: null, variant: null, mode: "advise", editors: {}, seq: 0, play: null };
+  const clone = (x) => JSON.parse(JSON.stringify(x));
 
   async function api(path, body) {
     const opts = body === undefined ? {} : {
@@ -27,213 +30,209 @@
     if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
     return data;
   }
-  function showError(err) {
-    const m = $("#message");
-    m.hidden = !err;
-    m.textContent = err ? String(err.message || err) : "";
+  // An error is shown in the message box of the part of the page the user acted in
+  // (#advise-message under the position, #play-message under the actions), scrolled into view.
+  function showError(err, where = "#message") {
+    for (const id of ["#message", "#advise-message", "#play-message"]) {
+      const m = $(id);
+      if (id !== where || !err) { m.hidden = true; m.textContent = ""; continue; }
+      m.textContent = String(err.message || err);
+      m.hidden = false;
+      m.scrollIntoView({ block: "nearest" });
+    }
   }
   const fmt = (x) => (Math.abs(x) < 5e-10 ? "0" : x.toFixed(4));
+  const num = (v) => (Number.isInteger(v) ? String(v) : String(+Number(v).toFixed(6)));
   const game = () => S.games[S.game];
-  const params = () => (game().variants.find((v) => v.id === S.variant) || {}).parameters || {};
-  const units = () => (game().variants.find((v) => v.id === S.variant) || game()).value_units;
-  // Yatzy's category ids, in sheet order: the variant's rules as /api/games lists them.
+  const variant = () => game().variants.find((v) => v.id === S.variant) || game().variants[0];
+  const params = () => variant().parameters || {};
+  const board = () => game().board;
+  const hasDice = () => board() === "dice" || board() === "dice-sheet";
   const categories = () => params().categories || [];
-
-  // --- position editors (advise mode) ---------------------------------------------------
-  function diceSpec() {
-    if (S.game === "yatzy") return { n: 5, k: 6 };
+  // Fields the board draws itself; every other field of the JSON form gets an input.
+  const boardFields = () => ({ dice: ["dice"], "dice-sheet": ["dice", "filled"], tiles: ["open"] }[board()] || []);
+  function faces() {
     const p = params();
-    const m = /^(\d+)d(\d+)$/i.exec(S.variant || "");
-    return { n: p.dice || (m ? +m[1] : 3), k: p.sides || (m ? +m[2] : 6) };
+    if (Array.isArray(p.values) && p.values.length) return p.values;
+    return Array.from({ length: p.sides || 6 }, (_, i) => i + 1);
   }
-  function exampleDice(n) {
-    const m = /dice\s+([\d\s]+)/.exec(game().position_example);
-    const dice = m ? m[1].trim().split(/\s+/).map(Number) : [];
-    return dice.length === n ? dice.sort((a, b) => a - b) : [];
+  function diceCount() {
+    const ex = variant().position_example_json || {};
+    return params().dice || (Array.isArray(ex.dice) ? ex.dice.length : 5);
+  }
+  function tileCount() {
+    const ex = variant().position_example_json || {};
+    return params().tiles || Math.max(9, ...(ex.open || []));
+  }
+
+  // --- advise mode: the editor works on the position's JSON form --------------------------
+  function editor() {
+    const key = `${S.game}/${S.variant}`;
+    if (!S.editors[key]) S.editors[key] = { json: clone(variant().position_example_json || {}), points: {} };
+    return S.editors[key];
   }
   function diceGroup(st) {
+    const n = diceCount();
+    const dice = st.json.dice || [];
     const shown = el("div", { class: "row", id: "dice" });
-    for (let i = 0; i < st.n; i++) {
-      const v = st.dice[i];
+    for (let i = 0; i < n; i++) {
+      const v = dice[i];
       shown.append(el("button", {
         type: "button", class: v === undefined ? "die empty" : "die", "data-index": i,
-        title: "remove", text: v === undefined ? "?" : v,
-        onclick: () => { if (v !== undefined) { st.dice.splice(i, 1); changed(true); } },
+        title: "remove", text: v === undefined ? "?" : num(v),
+        onclick: () => { if (v !== undefined) { st.json.dice = (st.json.dice || []).filter((_, j) => j !== i); edited(true); } },
       }));
     }
-    const faces = el("div", { class: "row", id: "faces" });
-    for (let f = 1; f <= st.k; f++) {
-      faces.append(el("button", {
-        type: "button", class: "die face", "data-face": f, text: f, title: `add a ${f}`,
+    const row = el("div", { class: "row", id: "faces" });
+    for (const f of faces()) {
+      row.append(el("button", {
+        type: "button", class: "die face", "data-face": num(f), text: num(f), title: `add a ${num(f)}`,
         onclick: () => {
-          if (st.dice.length >= st.n) st.dice.shift();
-          st.dice.push(f);
-          st.dice.sort((a, b) => a - b);
-          changed(true);
+          const now = [...(st.json.dice || [])];
+          if (now.length >= n) now.shift();
+          now.push(f);
+          st.json.dice = now.sort((a, b) => a - b);
+          edited(true);
         },
       }));
     }
     const clear = el("button", {
-      type: "button", id: "clear-dice", text: "clear", onclick: () => { st.dice = []; changed(true); },
+      type: "button", id: "clear-dice", text: "clear", onclick: () => { st.json.dice = []; edited(true); },
     });
     return el("div", { class: "group" }, el("h2", { text: "Dice: click faces to add, a die to remove" }),
-      shown, faces, el("div", { class: "row" }, clear));
+      shown, row, el("div", { class: "row" }, clear));
   }
-  function pressButtons(id, title, values, current, pick) {
-    const row = el("div", { class: "row", id });
-    for (const v of values) {
-      row.append(el("button", {
-        type: "button", "data-value": v, "aria-pressed": String(v === current), text: v,
-        onclick: () => pick(v),
-      }));
-    }
-    return el("div", { class: "group" }, el("h2", { text: title }), row);
-  }
-  function yatzySheet(st) {
+  // The score sheet: a row per category; open rows show the points the current dice would
+  // write there (``points``: category -> points, from /api/preview). ``pick``: advise mode
+  // toggles a category filled; play mode writes the dice there (``actions``: category -> action).
+  function sheet(json, points, opts) {
+    const st = opts.edit;
+    const filled = new Set(json.filled || []);
     const body = el("tbody");
     for (const cat of categories()) {
-      const filled = cat in st.filled;
-      const box = el("input", { type: "checkbox", class: "filled", "data-cat": cat });
-      box.checked = filled;
-      box.addEventListener("change", () => {
-        if (box.checked) st.filled[cat] = 0; else delete st.filled[cat];
-        changed(true);
-      });
-      const score = el("input", {
-        type: "number", class: "cat-score", "data-cat": cat, min: 0, step: 1, "aria-label": `${cat} score`,
-      });
-      score.value = filled ? st.filled[cat] : "";
-      score.disabled = !filled;
-      score.addEventListener("input", () => { st.filled[cat] = Math.max(0, parseInt(score.value, 10) || 0); changed(false); });
-      body.append(el("tr", { class: filled ? "filled" : "" },
-        el("td", { text: cat.replace(/_/g, " ") }), el("td", {}, box), el("td", {}, score)));
+      const isFilled = filled.has(cat);
+      const cells = [el("td", { text: cat.replace(/_/g, " ") })];
+      if (opts.edit) {
+        const box = el("input", { type: "checkbox", class: "filled", "data-cat": cat, "aria-label": `${cat} filled` });
+        box.checked = isFilled;
+        box.addEventListener("change", () => {
+          const now = new Set(st.json.filled || []);
+          if (box.checked) now.add(cat); else now.delete(cat);
+          st.json.filled = categories().filter((c) => now.has(c));
+          edited(true);
+        });
+        cells.push(el("td", {}, box));
+      }
+      const shown = isFilled ? (opts.written && cat in opts.written ? num(opts.written[cat]) : "✓")
+        : cat in points ? num(points[cat]) : "";
+      cells.push(el("td", { class: "num points", "data-cat": cat, text: shown }));
+      const action = opts.actions && opts.actions[cat];
+      if (action) {
+        const b = el("button", { type: "button", class: "option score", "data-action": action.action,
+          text: "write", onclick: () => choose(action) });
+        if (opts.hints) b.append(el("small", { text: `${fmt(action.value)} (−${fmt(action.regret)})` }));
+        cells.push(el("td", {}, b));
+      } else if (!opts.edit) cells.push(el("td"));
+      body.append(el("tr", { class: isFilled ? "filled" : "open", "data-cat": cat }, ...cells));
     }
-    const totals = el("td", { colspan: 3, id: "sheet-totals" });
-    body.append(el("tr", { class: "totals" }, totals));
-    return el("div", { class: "group" }, el("h2", { text: "Filled categories and their scores" }),
-      el("table", { class: "sheet" }, body));
+    const totals = Object.entries(json).filter(([k, v]) => typeof v === "number" && k !== "rerolls")
+      .map(([k, v]) => `${k} ${num(v)}`).join(", ");
+    if (totals) body.append(el("tr", { class: "totals" }, el("td", { colspan: 4, text: totals })));
+    return el("table", { class: "sheet" }, body);
   }
-  // Score so far includes the upper bonus once the upper total reaches the threshold, and
-  // (American) Yahtzee bonus points; the position's upper total is uncapped.
-  function yatzyTotals(st) {
-    const p = params();
-    let upper = 0;
-    let score = st.extra || 0;
-    for (const [cat, s] of Object.entries(st.filled)) {
-      score += s;
-      if (cat in UPPER) upper += s;
+  function tilesGroup(st) {
+    const isOpen = new Set(st.json.open || []);
+    const row = el("div", { class: "row", id: "tiles" });
+    for (let t = 1; t <= tileCount(); t++) {
+      row.append(el("button", {
+        type: "button", class: "tile", "data-tile": t, "aria-pressed": String(isOpen.has(t)), text: t,
+        onclick: () => {
+          const open = new Set(st.json.open || []);
+          if (open.has(t)) open.delete(t); else open.add(t);
+          st.json.open = [...open].sort((a, b) => a - b);
+          edited(true);
+        },
+      }));
     }
-    const bonus = upper >= (p.bonus_threshold ?? 63) ? (p.bonus ?? 50) : 0;
-    return { upper, score: score + bonus, bonus };
+    return el("div", { class: "group" }, el("h2", { text: "Open tiles (click to shut or open)" }), row);
   }
-  const yahtzeeBonusTracked = () => params().style === "american" && (params().yahtzee_bonus || 0) > 0;
-  const numberInput = (id, label, value, set) => el("label", {}, `${label} `, Object.assign(
-    el("input", { type: "number", id, min: 0, step: 1, oninput: (e) => { set(e.target.value); changed(false); } }),
-    { value }));
-
-  const EDITORS = {
-    stick: {
-      init() {
-        const spec = diceSpec();
-        return { dice: exampleDice(spec.n).filter((f) => f <= spec.k), ...spec };
-      },
-      render: (st, box) => box.append(diceGroup(st)),
-      position: (st) => (st.dice.length === st.n ? `dice ${st.dice.join(" ")}` : null),
-    },
-    yatzy: {
-      init() {
-        const spec = { n: params().dice || 5, k: params().sides || 6 };
-        return { dice: exampleDice(spec.n), ...spec, rerolls: 2, filled: {}, extra: 0 };
-      },
-      render(st, box) {
-        box.append(diceGroup(st),
-          pressButtons("rerolls", "Rerolls left", [0, 1, 2], st.rerolls, (v) => { st.rerolls = v; changed(true); }),
-          yatzySheet(st));
-        if (yahtzeeBonusTracked()) {
-          box.append(el("div", { class: "group row" },
-            numberInput("yz-extra", "Yahtzee bonus points so far", st.extra || 0, (v) => {
-              st.extra = Math.max(0, parseInt(v, 10) || 0);
-            })));
-        }
-      },
-      position(st) {
-        const t = yatzyTotals(st);
-        const totals = $("#sheet-totals");
-        if (totals) totals.textContent = `upper ${t.upper}${t.bonus ? ` (bonus ${t.bonus})` : ""}, score ${t.score}`;
-        if (st.dice.length !== st.n) return null;
-        const filled = categories().filter((c) => c in st.filled).join(" ") || "-";
-        let pos = `dice ${st.dice.join(" ")} | rerolls ${st.rerolls} | filled ${filled} | upper ${t.upper} | score ${t.score}`;
-        if (yahtzeeBonusTracked() && "yahtzee" in st.filled) pos += ` | yahtzee-bonus ${st.filled.yahtzee === 50 ? "yes" : "no"}`;
-        return pos;
-      },
-    },
-    shutbox: {
-      init() {
-        const n = params().tiles || 9;
-        return { tiles: n, open: new Set(Array.from({ length: n }, (_, i) => i + 1)), roll: "8", target: "" };
-      },
-      render(st, box) {
-        const row = el("div", { class: "row", id: "tiles" });
-        for (let t = 1; t <= st.tiles; t++) {
-          row.append(el("button", {
-            type: "button", class: "tile", "data-tile": t, "aria-pressed": String(st.open.has(t)), text: t,
-            onclick: () => { if (st.open.has(t)) st.open.delete(t); else st.open.add(t); changed(true); },
-          }));
-        }
-        const inputs = el("div", { class: "group row" },
-          numberInput("sb-roll", "Roll (blank: not rolled yet)", st.roll, (v) => { st.roll = v; }));
-        if (params().objective === "win") {
-          inputs.append(numberInput("sb-target", "Player 1's score (for player 2)", st.target, (v) => { st.target = v; }));
-        }
-        box.append(el("div", { class: "group" }, el("h2", { text: "Open tiles (click to shut or open)" }), row), inputs);
-      },
-      position(st) {
-        if (!st.open.size) return null;
-        const open = [...st.open].sort((a, b) => a - b).join(" ");
-        const target = params().objective === "win" && st.target !== "" ? ` | target ${st.target}` : "";
-        return `open ${open}${st.roll === "" ? "" : ` | roll ${st.roll}`}${target}`;
-      },
-    },
-    pig: {
-      init: () => ({ me: 0, opponent: 0, turn: 0 }),
-      render(st, box) {
-        box.append(el("div", { class: "group row" },
-          numberInput("pig-me", "My score", st.me, (v) => { st.me = v; }),
-          numberInput("pig-opponent", "Opponent", st.opponent, (v) => { st.opponent = v; }),
-          numberInput("pig-turn", "Turn total", st.turn, (v) => { st.turn = v; })));
-      },
-      position: (st) => `me ${st.me} | opponent ${st.opponent} | turn ${st.turn}`,
-    },
-  };
-  function editorState() {
-    const key = `${S.game}/${S.variant}`;
-    if (!S.editors[key]) S.editors[key] = EDITORS[S.game] ? EDITORS[S.game].init() : {};
-    return S.editors[key];
+  // One input per field the board does not draw: numbers, true/false, text, lists of numbers.
+  function fieldInputs(st) {
+    const box = el("div", { class: "group row fields" });
+    const skip = new Set(boardFields());
+    for (const [name, value] of Object.entries(st.json)) {
+      if (skip.has(name)) continue;
+      const id = `field-${name}`;
+      let input;
+      if (typeof value === "boolean") {
+        input = el("input", { type: "checkbox", id });
+        input.checked = value;
+        input.addEventListener("change", () => { st.json[name] = input.checked; edited(false); });
+        box.append(el("label", { class: "check" }, input, name.replace(/_/g, " ")));
+        continue;
+      }
+      if (typeof value === "number") {
+        input = el("input", { type: "number", id, step: "any" });
+        input.value = num(value);
+        input.addEventListener("input", () => {
+          if (input.value.trim() === "" || !Number.isFinite(+input.value)) return;
+          st.json[name] = +input.value;
+          edited(false);
+        });
+      } else if (value === null || typeof value === "string" || Array.isArray(value)) {
+        input = el("input", { type: "text", id, size: 8, placeholder: value === null ? "none" : "" });
+        input.value = value === null ? "" : Array.isArray(value) ? value.join(" ") : value;
+        input.addEventListener("input", () => {
+          const text = input.value.trim();
+          if (Array.isArray(value)) st.json[name] = text ? text.split(/[\s,]+/).map((w) => (Number.isFinite(+w) ? +w : w)) : [];
+          else if (text === "") st.json[name] = null;
+          else st.json[name] = typeof value === "string" || !Number.isFinite(+text) ? text : +text;
+          edited(false);
+        });
+      } else continue;
+      box.append(el("label", { for: id }, `${name.replace(/_/g, " ")} `, input));
+    }
+    return box.children.length ? box : null;
   }
   function renderEditor() {
+    const st = editor();
     const box = $("#editor");
     box.replaceChildren();
-    if (EDITORS[S.game]) EDITORS[S.game].render(editorState(), box);
+    if (hasDice()) box.append(diceGroup(st));
+    if (board() === "tiles") box.append(tilesGroup(st));
+    const fields = fieldInputs(st);
+    if (fields) box.append(fields);
+    if (board() === "dice-sheet") {
+      box.append(el("div", { class: "group", id: "editor-sheet" },
+        el("h2", { text: "Score sheet: tick the filled boxes (points: what these dice would score)" }),
+        sheet(st.json, st.points, { edit: st })));
+    }
   }
   let adviseTimer = null;
-  function changed(rerender) {
+  // The editor changed: advise on its JSON (``rerender``: redraw the board first).
+  function edited(rerender) {
     if (rerender) renderEditor();
-    const pos = EDITORS[S.game] ? EDITORS[S.game].position(editorState()) : null;
-    if (pos === null) {
+    const st = editor();
+    clearTimeout(adviseTimer);
+    S.seq += 1;  // an answer still on its way is for an older position: dropped
+    $("#advice").removeAttribute("aria-busy");
+    $("#status").hidden = true;
+    if (hasDice() && (st.json.dice || []).length !== diceCount()) {
       $("#advice tbody").replaceChildren();
+      $("#position").value = "";
       return;
     }
-    $("#position").value = pos;
-    clearTimeout(adviseTimer);
-    adviseTimer = setTimeout(advise, 120);
+    adviseTimer = setTimeout(() => advise(clone(st.json)), 120);
   }
 
-  async function advise() {
+  // ``position``: text (typed) or the editor's JSON. The answer's canonical text goes in the
+  // text field and its JSON form into the editor, so the dice and the sheet follow the text.
+  async function advise(position, fromText = false) {
     const seq = ++S.seq;
-    const position = $("#position").value;
     const tbody = $("#advice tbody");
     $("#advice").setAttribute("aria-busy", "true");
     const slow = setTimeout(() => { if (seq === S.seq) $("#status").hidden = false; }, 400);
+    const st = editor();
     try {
       const data = await api("/api/advice", { game: S.game, variant: S.variant, position });
       if (seq !== S.seq) return;
@@ -241,14 +240,22 @@
       tbody.replaceChildren(...data.actions.map((a, i) => el("tr", {
         class: a.regret <= 1e-9 ? "best" : "", "data-action": a.action, "data-value": a.value,
         "data-regret": a.regret,
-      }, el("td", { text: i + 1 }), el("td", { class: "action", text: a.action }),
+      }, el("td", { class: "rank", text: i + 1 }), el("td", { class: "action", text: a.action }),
       el("td", { class: "num value", text: fmt(a.value), title: String(a.value) }),
       el("td", { class: "num regret", text: fmt(a.regret), title: String(a.regret) }))));
-      $("#advice").dataset.position = position;
+      $("#units").textContent = `value: ${data.value_is}`;
+      // the text the user is typing is left alone (an answer for the board may come in)
+      if (fromText || document.activeElement !== $("#position")) $("#position").value = data.position;
+      $("#advice").dataset.position = data.position;
+      const changedFields = JSON.stringify(Object.keys(st.json)) !== JSON.stringify(Object.keys(data.position_json));
+      st.json = data.position_json;
+      if (fromText || changedFields) renderEditor();
+      if (board() === "dice-sheet") sheetPoints(st, data, seq);
     } catch (err) {
       if (seq !== S.seq) return;
       tbody.replaceChildren();
-      showError(err);
+      delete $("#advice").dataset.position;
+      showError(err, "#advise-message");
     } finally {
       clearTimeout(slow);
       if (seq === S.seq) {
@@ -257,97 +264,196 @@
       }
     }
   }
+  // Actions that write the dice into a sheet category: category -> action (its last word).
+  function sheetActions(actions) {
+    const cats = new Set(categories());
+    const holds = holdActions(actions);
+    const out = {};
+    for (const a of actions) {
+      if ([...holds.values()].includes(a)) continue;
+      const last = a.action.split(" ").pop();
+      if (cats.has(last)) out[last] = a;
+    }
+    return out;
+  }
+  // What each open category would score with the dice shown: the change of the position's
+  // score when its action is played (/api/preview).
+  async function previewPoints(position, json, actions) {
+    const byCat = sheetActions(actions);
+    const cats = Object.keys(byCat);
+    if (!cats.length || typeof json.score !== "number") return {};
+    const data = await api("/api/preview", {
+      game: S.game, variant: S.variant, position, actions: cats.map((c) => byCat[c].action),
+    });
+    const points = {};
+    data.outcomes.forEach((o, i) => {
+      if (typeof o.position_json.score === "number") points[cats[i]] = o.position_json.score - json.score;
+    });
+    return points;
+  }
+  async function sheetPoints(st, data, seq) {
+    try {
+      const points = await previewPoints(data.position, data.position_json, data.actions);
+      if (seq !== S.seq) return;
+      st.points = points;
+      const box = $("#editor-sheet table");
+      if (box) box.replaceWith(sheet(st.json, st.points, { edit: st }));
+    } catch (err) { /* the points are a help only */ }
+  }
 
-  // --- play mode ------------------------------------------------------------------------
-  function renderPosition(position) {
-    const box = $("#play-position");
-    box.replaceChildren();
-    box.dataset.position = position;
-    for (const part of position.split("|").map((p) => p.trim())) {
-      const [word, ...rest] = part.split(/\s+/);
-      if (word === "dice" && rest[0] !== "-") {
-        box.append(...rest.map((v) => el("span", { class: "die", text: v })));
-      } else if (word === "open") {
-        box.append(el("span", { class: "chip", text: "open" }), ...rest.map((v) => el("span", { class: "die tile", text: v })));
-      } else {
-        box.append(el("span", { class: "chip", text: part }));
+  // --- play mode --------------------------------------------------------------------------
+  // Hold actions: "<verb> v v ..." and "<verb> -" (hold nothing) of the dice shown; held
+  // values (sorted, joined) -> action. Tapping dice picks one of them.
+  function holdActions(actions) {
+    const verb = (actions.find((a) => /^\S+ -$/.test(a.action)) || { action: "" }).action.split(" ")[0];
+    const out = new Map();
+    if (!verb || !hasDice()) return out;
+    for (const a of actions) {
+      const [v, ...rest] = a.action.split(" ");
+      if (v !== verb) continue;
+      if (rest.length === 1 && rest[0] === "-") out.set("", a);
+      else if (rest.length && rest.every((w) => w !== "" && Number.isFinite(+w))) {
+        out.set(rest.map(Number).sort((x, y) => x - y).join(" "), a);
       }
     }
-  }
-  function neutralOrder(actions) {
-    const cats = categories();
-    const key = (a) => {
-      const [verb, ...rest] = a.split(" ");
-      if (verb === "score") return [1, cats.indexOf(rest[0]), a];
-      return [0, rest.length, a];
-    };
-    return [...actions].sort((x, y) => {
-      const kx = key(x.action);
-      const ky = key(y.action);
-      for (let i = 0; i < 3; i++) if (kx[i] !== ky[i]) return kx[i] < ky[i] ? -1 : 1;
-      return 0;
-    });
+    return out;
   }
   function nextSeed(p) {
     if (p.seed === null) return crypto.getRandomValues(new Uint32Array(1))[0];
     return p.seed + p.step++;
   }
-  const scoreOf = (position) => {
-    const m = /\|\s*score\s+(-?\d+(?:\.\d+)?)/.exec(position);
-    return m ? +m[1] : null;
-  };
-
   async function newGame() {
     const seedText = $("#seed").value.trim();
     const p = {
       game: S.game, variant: S.variant, seed: seedText === "" ? null : Math.max(0, parseInt(seedText, 10) || 0),
-      step: 0, position: null, options: [], decisions: 0, cost: 0, start: null, holds: 0, busy: false,
+      step: 0, position: null, json: null, options: [], decisions: 0, cost: 0, start: null,
+      busy: false, held: new Set(), written: {}, points: {},
     };
     S.play = p;  // an older game still waiting for an answer sees S.play !== p and stops
     $("#play-options").replaceChildren();
     delete $("#play-options").dataset.turn;
     $("#play-position").replaceChildren();
+    $("#play-sheet").replaceChildren();
+    $("#play-events").replaceChildren();
     $("#play-log tbody").replaceChildren();
     $("#total-cost").textContent = "0";
     $("#play-summary").hidden = true;
+    showError(null);
     try {
-      const res = await api("/api/new", { game: p.game, variant: p.variant, seed: nextSeed(p) });
-      if (S.play === p) await showTurn(p, res.position);
-      showError(null);
-    } catch (err) { showError(err); }
+      const step = await api("/api/new", { game: p.game, variant: p.variant, seed: nextSeed(p) });
+      if (S.play === p) await next(p, step);
+    } catch (err) { if (S.play === p) showError(err, "#play-message"); }
   }
-  async function showTurn(p, position) {
-    p.position = position;
-    renderPosition(position);
-    const data = await api("/api/advice", { game: p.game, variant: p.variant, position });
+  // After a step: the game ends, the optimal player moves (two-player games, seat 2), or
+  // it is the user's turn.
+  async function next(p, step) {
+    for (let i = 0; i < 1000; i++) {
+      if (step.game_over) return finish(p, step);
+      if (game().players < 2 || step.to_move === 0) return showTurn(p, step);
+      const data = await api("/api/advice", { game: p.game, variant: p.variant, position: step.position });
+      if (S.play !== p) return;
+      const best = data.actions[0];
+      logEvent(`opponent: ${best.action}`, "opp");
+      $("#play-log tbody").append(el("tr", { class: "opp" },
+        el("td", { text: "–" }), el("td", { text: `opponent: ${best.action}` }), el("td", { text: best.action }),
+        el("td", { class: "num", text: "" }), el("td", { class: "pos", text: step.position })));
+      step = await api("/api/apply", {
+        game: p.game, variant: p.variant, position: step.position, action: best.action, seed: nextSeed(p),
+      });
+      if (S.play !== p) return;
+      for (const e of step.events) logEvent(e);
+    }
+    throw new Error("the opponent's turn did not end");
+  }
+  function logEvent(text, cls = "") {
+    $("#play-events").append(el("li", { class: cls, text }));
+  }
+  async function showTurn(p, step) {
+    p.position = step.position;
+    p.json = step.position_json;
+    p.held = new Set();
+    const data = await api("/api/advice", { game: p.game, variant: p.variant, position: step.position });
     if (S.play !== p) return;
     p.options = data.actions;
+    p.valueIs = data.value_is;
     if (p.start === null) p.start = data.actions[0].value;
-    renderOptions();
+    p.points = {};
+    renderPlay();
+    if (board() === "dice-sheet") {
+      try {
+        const points = await previewPoints(step.position, step.position_json, data.actions);
+        if (S.play !== p || p.position !== step.position) return;
+        p.points = points;
+        renderPlay();
+      } catch (err) { /* the points are a help only */ }
+    }
   }
-  function renderOptions() {
+  function renderPlay() {
     const p = S.play;
-    const box = $("#play-options");
     const hints = $("#hints").checked;
+    const holds = holdActions(p.options);
+    const pos = $("#play-position");
+    pos.replaceChildren();
+    pos.dataset.position = p.position;
+    if (hasDice()) {
+      const dice = el("div", { class: "row", id: "play-dice" });
+      (p.json.dice || []).forEach((v, i) => {
+        dice.append(el("button", {
+          type: "button", class: "die", "data-index": i, "data-value": num(v),
+          "aria-pressed": String(p.held.has(i)), title: holds.size ? "tap to hold" : "", text: num(v),
+          disabled: holds.size ? null : "",
+          onclick: () => { if (p.held.has(i)) p.held.delete(i); else p.held.add(i); renderPlay(); },
+        }));
+      });
+      pos.append(dice);
+    }
+    if (board() === "tiles") {
+      pos.append(...(p.json.open || []).map((t) => el("span", { class: "die tile", text: t })));
+    }
+    const skip = new Set(boardFields());
+    for (const [k, v] of Object.entries(p.json)) {
+      if (skip.has(k) || (board() === "dice-sheet" && typeof v === "number" && k !== "rerolls")) continue;
+      if (v === null || v === false || typeof v === "object") continue;
+      pos.append(el("span", { class: "chip", "data-field": k, text: `${k.replace(/_/g, " ")} ${v === true ? "yes" : v === false ? "no" : typeof v === "number" ? num(v) : v}` }));
+    }
+    const byCat = board() === "dice-sheet" ? sheetActions(p.options) : {};
+    const onSheet = new Set(Object.values(byCat));
+    $("#play-sheet").replaceChildren(...(board() === "dice-sheet"
+      ? [el("div", { class: "group" }, el("h2", { text: "Score sheet: write the dice in a box" }),
+        sheet(p.json, p.points, { actions: byCat, written: p.written, hints }))] : []));
+    const box = $("#play-options");
     box.dataset.turn = String(p.decisions);
-    box.replaceChildren(...neutralOrder(p.options).map((o) => {
+    const buttons = [];
+    if (holds.size) {
+      const held = [...p.held].map((i) => Number(p.json.dice[i])).sort((x, y) => x - y).join(" ");
+      const hold = holds.get(held);
+      const b = el("button", { type: "button", id: "reroll", "data-action": hold ? hold.action : null,
+        text: hold ? `Reroll (${hold.action})` : "Reroll: hold fewer dice", title: "tap the dice to hold first", onclick: () => hold && choose(hold) });
+      b.disabled = !hold;
+      if (hold && hints) b.append(el("small", { text: `${fmt(hold.value)} (−${fmt(hold.regret)})` }));
+      buttons.push(b);
+    }
+    const held = new Set(holds.values());
+    for (const o of p.options) {
+      if (held.has(o) || onSheet.has(o)) continue;
       const b = el("button", { type: "button", class: "option", "data-action": o.action, text: o.action,
         onclick: () => choose(o) });
       if (hints) b.append(el("small", { text: `${fmt(o.value)} (−${fmt(o.regret)})` }));
-      return b;
-    }));
+      buttons.push(b);
+    }
+    box.replaceChildren(...buttons);
   }
   async function choose(option) {
     const p = S.play;
-    if (p.busy || !p.options.includes(option)) return;
+    if (!p || p.busy || !p.options.includes(option)) return;
     p.busy = true;
     const before = p.position;
+    const beforeJson = p.json;
     p.decisions += 1;
     p.cost += option.regret;
-    if (!/^(stick|score)\b/.test(option.action)) p.holds += 1;
-    p.last = option;
     const best = p.options[0];
-    const row = el("tr", {},
+    $("#play-events").replaceChildren();
+    const row = el("tr", { class: "mine" },
       el("td", { text: p.decisions }), el("td", { class: "you", text: option.action }),
       el("td", { text: best.action }),
       el("td", { class: option.regret > 1e-9 ? "num costly" : "num", text: fmt(option.regret) }),
@@ -355,79 +461,59 @@
     $("#play-log tbody").append(row);
     $("#total-cost").textContent = fmt(p.cost);
     $("#play-options").replaceChildren();
+    showError(null);
     try {
-      const res = await api("/api/apply", {
+      const step = await api("/api/apply", {
         game: p.game, variant: p.variant, position: before, action: option.action, seed: nextSeed(p),
       });
       if (S.play !== p) return;
-      const gained = scoreOf(res.position) !== null && scoreOf(before) !== null ? scoreOf(res.position) - scoreOf(before) : null;
-      if (gained !== null && /^score\b/.test(option.action)) row.children[1].textContent += ` (+${gained})`;
-      if (res.game_over) finish(p, res.position, "you");
-      else if (passesTurn(p, res.position)) await opponentTurn(p, res.position);
-      else await showTurn(p, res.position);
+      const cat = Object.entries(sheetActions([option])).map(([c]) => c)[0];
+      if (cat && typeof beforeJson.score === "number" && typeof step.position_json.score === "number") {
+        p.written[cat] = step.position_json.score - beforeJson.score;
+      }
+      for (const e of step.events) logEvent(e);
+      await next(p, step);
     } catch (err) {
-      showError(err);
+      if (S.play === p) {
+        showError(err, "#play-message");
+        renderPlay();
+      }
     } finally {
       p.busy = false;
     }
   }
-  // Two-player games: the optimal player takes the other side. Pig positions are the
-  // mover's view (turn 0: the turn has passed); in two-player Shut the Box a position with
-  // a target is player 2's, who then plays to the end.
-  const shutWin = (p) => p.game === "shutbox" && p.variant.endsWith("/win");
-  function passesTurn(p, position) {
-    if (p.game === "pig") return /\bturn\s+0\b/.test(position);
-    return shutWin(p) && /\btarget\s+\d+/.test(position);
+  // A typed action: graded (/api/evaluate gives its canonical text), then played.
+  async function typedAction(e) {
+    e.preventDefault();
+    const p = S.play;
+    const text = $("#play-action").value.trim();
+    if (!p || !p.position || !text) return;
+    try {
+      const got = await api("/api/evaluate", { game: p.game, variant: p.variant, position: p.position, action: text });
+      const option = p.options.find((o) => o.action === got.action);
+      if (!option) throw new Error(`${text}: not a legal action here`);
+      $("#play-action").value = "";
+      await choose(option);
+    } catch (err) { showError(err, "#play-message"); }
   }
-  const comesBack = (p, position) => p.game === "pig" && /\bturn\s+0\b/.test(position);
-  const openSum = (position) => {
-    const m = /open\s+([\d\s]+)/.exec(position);
-    return m ? m[1].trim().split(/\s+/).reduce((a, t) => a + Number(t), 0) : 0;
-  };
-  async function opponentTurn(p, position) {
-    renderPosition(position);
-    for (let i = 0; i < 500; i++) {
-      const data = await api("/api/advice", { game: p.game, variant: p.variant, position });
-      if (S.play !== p) return;
-      const best = data.actions[0];
-      $("#play-log tbody").append(el("tr", { class: "opp" },
-        el("td", { text: "–" }), el("td", { text: `opponent: ${best.action}` }), el("td", { text: best.action }),
-        el("td", { class: "num", text: "" }), el("td", { class: "pos", text: position })));
-      const res = await api("/api/apply", {
-        game: p.game, variant: p.variant, position, action: best.action, seed: nextSeed(p),
-      });
-      if (S.play !== p) return;
-      if (res.game_over) return finish(p, res.position, "opponent");
-      position = res.position;
-      if (comesBack(p, position)) return showTurn(p, position);
-    }
-    throw new Error("the opponent's turn did not end");
-  }
-  function finish(p, position, lastMover) {
-    renderPosition(position);
+  function finish(p, step) {
+    p.position = step.position;
+    p.json = step.position_json;
+    p.options = [];
+    p.held = new Set();
+    renderPlay();
     $("#play-options").replaceChildren();
     let result = "";
-    if (p.game === "yatzy") result = `Final score: ${fmt(p.last.value)}. `;
-    if (p.game === "pig") result = lastMover === "you" ? "You win! " : "The optimal player wins. ";
-    if (p.game === "shutbox" && !shutWin(p)) result = `Final score: ${openSum(position)}. `;
-    if (shutWin(p)) {
-      const m = /target\s+(\d+)/.exec(position);
-      if (lastMover === "you" || !m) result = "You shut the box and win! ";
-      else {
-        const u = openSum(position);
-        const t = Number(m[1]);
-        result = `Player 2 (optimal) scores ${u} against your ${t}: ${u < t ? "player 2 wins" : u === t ? "a draw" : "you win"}. `;
-      }
-    }
-    if (p.game === "stick") {
-      const penalty = params().penalty ?? 1;
-      result = `Final score: ${fmt(p.last.value - penalty * p.holds)}. `;
+    if (step.result !== null && step.result !== undefined) {
+      if (game().players >= 2) {
+        result = step.result > 0.5 ? "You win! " : step.result < 0.5 ? "The optimal player wins. " : "A draw. ";
+      } else result = `Final score: ${num(step.result)}. `;
     }
     const box = $("#play-summary");
     box.replaceChildren(
       el("strong", { text: "Game over. " }),
       el("span", { id: "final-result", text: result }),
-      el("span", { text: `Optimal play from your first position: ${fmt(p.start)} (${units()}); ` }),
+      el("span", { text: `Optimal play from your first position: ${p.start === null ? "–" : fmt(p.start)} (${p.valueIs || game().units}); ` }),
       el("span", { text: `your ${p.decisions} decisions cost ` }),
       el("strong", { id: "summary-cost", text: fmt(p.cost) }),
       el("span", { text: " in expectation." }));
@@ -440,22 +526,25 @@
     S.game = id;
     S.variant = game().default_variant;
     for (const b of document.querySelectorAll("#games button")) b.classList.toggle("on", b.dataset.game === id);
-    $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: `${v.id}: ${v.description}` })));
+    $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id, title: v.description })));
     if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
     variantChanged();
   }
   function variantChanged() {
-    $("#units").textContent = `value: ${units()}`;
-    $("#position").value = game().position_example;
+    $("#variant-description").textContent = `${game().title}, ${variant().description}`;
+    $("#units").textContent = `value: ${game().units}`;
+    $("#position").value = variant().position_example || game().position_example;
     $("#advice tbody").replaceChildren();
     $("#play-options").replaceChildren();
     $("#play-position").replaceChildren();
+    $("#play-sheet").replaceChildren();
+    $("#play-events").replaceChildren();
     $("#play-log tbody").replaceChildren();
     $("#play-summary").hidden = true;
     S.play = null;
     showError(null);
     renderEditor();
-    changed(false);
+    edited(false);
     if (S.mode === "play") newGame();
   }
   function setMode(mode) {
@@ -472,18 +561,23 @@
       const data = await api("/api/games");
       for (const g of data.games) S.games[g.id] = g;
       $("#games").replaceChildren(...data.games.map((g) => el("button", {
-        type: "button", "data-game": g.id, text: g.title, onclick: () => selectGame(g.id),
+        type: "button", "data-game": g.id, text: g.title, title: g.summary, onclick: () => selectGame(g.id),
       })));
       if (!data.games.length) throw new Error("no games available on this server");
       const wanted = location.hash.slice(1);
-      selectGame(S.games[wanted] ? wanted : S.games.yatzy ? "yatzy" : data.games[0].id);
+      selectGame(S.games[wanted] ? wanted : data.games[0].id);
     } catch (err) { showError(err); }
     $("#variant").addEventListener("change", (e) => { S.variant = e.target.value; variantChanged(); });
-    $("#position-form").addEventListener("submit", (e) => { e.preventDefault(); advise(); });
+    $("#position-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      clearTimeout(adviseTimer);
+      advise($("#position").value, true);
+    });
+    $("#play-form").addEventListener("submit", typedAction);
     $("#mode-advise").addEventListener("click", () => setMode("advise"));
     $("#mode-play").addEventListener("click", () => setMode("play"));
     $("#new-game").addEventListener("click", newGame);
-    $("#hints").addEventListener("change", () => { if (S.play) renderOptions(); });
+    $("#hints").addEventListener("change", () => { if (S.play && S.play.options.length) renderPlay(); });
     document.body.dataset.ready = "true";
   }
   init();

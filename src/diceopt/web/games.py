@@ -1,0 +1,428 @@
+"""The web app's side of the game registry: tables, answer cache, threads, JSON answers.
+
+Every game comes from the registry (``diceopt.games.registry``) and is used through its
+:class:`~diceopt.games.registry.GameSpec` only; nothing here names a game.
+
+- Solved tables live in the game modules (one per process, shared by all requests). The
+  first use of a (game, variant) is serialised by a lock, so concurrent first requests
+  build a table once (``GameTables.run``); ``warm`` builds a default variant ahead of
+  use, one log line when it starts and one when it is ready.
+- Advice answers are kept as JSON bytes in an LRU cache (``DICEOPT_WEB_ADVICE_CACHE``
+  entries; 0: none).
+- Advice that is quick once its table is built (under INLINE_SECONDS on average) is
+  answered on the event loop; first uses and slow advice go to a few threads
+  (``needs_thread``), so the loop is never blocked for long.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from diceopt.advice import ActionAdvice
+from diceopt.errors import InputError
+from diceopt.games.registry import GameSpec, games, get_game
+
+log = logging.getLogger("diceopt.web")
+
+# Answers kept per process (least recently used dropped); DICEOPT_WEB_ADVICE_CACHE=0: none.
+ADVICE_CACHE_SIZE = int(os.environ.get("DICEOPT_WEB_ADVICE_CACHE", "4096"))
+# Advice that takes less than this (CPU time, median, table built) is answered on the event
+# loop: a hop to the thread pool costs more than that and makes threads fight for the GIL.
+INLINE_SECONDS = 0.002
+COST_SAMPLES = 32  # advice times kept per table for the median
+ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
+PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    """A message as one line of at most ``limit`` characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+class ApiError(Exception):
+    """An error with its HTTP status, answered as ``{"error": ...}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays, tuples and sets as plain JSON data (``json`` default)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray | tuple | set | frozenset):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def dumps(data: Any) -> bytes:
+    """Compact JSON bytes (numpy values as plain numbers, no NaN)."""
+    return json.dumps(data, allow_nan=False, separators=(",", ":"), default=_plain).encode()
+
+
+def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that are plain JSON (tuples become lists; others left out)."""
+    out = {}
+    for key, value in data.items():
+        try:
+            out[str(key)] = json.loads(dumps(value))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def action_json(entry: ActionAdvice) -> dict[str, Any]:
+    """``entry.to_json()``, quicker for a plain ActionAdvice (``asdict`` is slow)."""
+    if type(entry) is ActionAdvice:
+        return {"action": entry.action, "value": entry.value, "regret": entry.regret}
+    return entry.to_json()
+
+
+def board_kind(position_json: Mapping[str, Any]) -> str:
+    """How the page draws a position, from the fields of its JSON form.
+
+    ``dice-sheet``: dice (a list of numbers) and a score sheet (``filled``, a list of
+    names); ``tiles``: ``open``, a list of numbers; ``dice``: dice only; ``form``: any
+    other game (an input per field, and the position's text).
+    """
+    dice = isinstance(position_json.get("dice"), list)
+    if dice and isinstance(position_json.get("filled"), list):
+        return "dice-sheet"
+    if isinstance(position_json.get("open"), list):
+        return "tiles"
+    return "dice" if dice else "form"
+
+
+def served_games(selection: Iterable[str | GameSpec] | None = None) -> dict[str, GameSpec]:
+    """The games to serve: every registered game, or the listed ids / GameSpec objects.
+
+    InputError (one line, naming the nearest id) for an id that is not registered.
+    """
+    if selection is None:
+        return dict(games())
+    out = {}
+    for item in selection:
+        spec = item if isinstance(item, GameSpec) else get_game(item)
+        out[spec.id] = spec
+    return out
+
+
+def warm_setting(text: str, known: Iterable[str] | None = None) -> bool | list[str]:
+    """``all`` -> True, ``none`` -> False, else a comma-separated list of game ids.
+
+    InputError (one line) names any id that is not a registered game (or not in ``known``).
+    """
+    words = [w.strip().lower() for w in text.split(",") if w.strip()]
+    if words in ([], ["none"]):
+        return False
+    if words == ["all"]:
+        return True
+    check_game_ids(words, "--warm", known, "use all, none or ids separated by commas from")
+    return words
+
+
+def check_game_ids(
+    ids: Iterable[str],
+    option: str,
+    known: Iterable[str] | None = None,
+    choices: str = "the games are",
+) -> None:
+    """InputError (one line, naming them) when ids are not registered games."""
+    known = list(games() if known is None else known)
+    unknown = [g for g in ids if g not in known]
+    if unknown:
+        raise InputError(
+            f"{option}: unknown game {', '.join(map(repr, unknown))}; {choices} {', '.join(known)}"
+        )
+
+
+def position_key(position: str | Mapping[str, Any]) -> str:
+    """The cache key of a position as sent: text with its spaces collapsed, or JSON."""
+    if isinstance(position, str):
+        text = position.strip()
+        return text if text.startswith("{") else " ".join(text.split())
+    return json.dumps(position, sort_keys=True, separators=(",", ":"), default=str)
+
+
+class GameTables:
+    """The served games: rules per variant, first use locked, answers cached."""
+
+    def __init__(self, specs: Mapping[str, GameSpec]) -> None:
+        self.specs = dict(specs)
+        self.status: dict[str, str] = {}  # "game/variant" -> loading | ready | error: ...
+        self._rules: dict[tuple[str, str], Any] = {}
+        self._ready: set[tuple[str, str]] = set()
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._cache: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        # CPU seconds of the latest advice answers per (game, variant): their median says
+        # whether advice is quick (a garbage collection now and then does not)
+        self._cost: dict[tuple[str, str], deque[float]] = {}
+
+    # --- games, variants, rules ------------------------------------------------------------
+    def spec(self, game: str) -> GameSpec:
+        """The spec of a served game (id case-insensitive); ApiError 400 otherwise."""
+        spec = self.specs.get(game) or self.specs.get(game.strip().lower())
+        if spec is None:
+            known = ", ".join(self.specs) or "none"
+            raise ApiError(400, f"unknown game {game!r}; available games: {known}")
+        return spec
+
+    def variant(self, game: str, variant: str | None) -> str:
+        """The variant id (None or "" = the game's default); InputError if not offered."""
+        spec = self.spec(game)
+        if variant in spec.variants:
+            return variant  # type: ignore[return-value]
+        return spec.variant_id(variant or None)
+
+    def rules(self, game: str, variant: str) -> Any:
+        """The rules object of a variant (made once)."""
+        key = (game, variant)
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = self._rules[key] = self.spec(game).rules(variant)
+        return rules
+
+    # --- first use, warm-up --------------------------------------------------------------
+    def run(self, game: str, variant: str, fn: Callable[[], Any], builds: bool = True) -> Any:
+        """Call ``fn``, which uses the table of game/variant; serialised until it is built.
+
+        ``builds``: a successful call leaves the table built (advice does; apply may not).
+        """
+        key = (game, variant)
+        if key in self._ready:
+            return fn()
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key in self._ready or not builds:
+                return fn()
+            name = f"{game}/{variant}"
+            before = self.status.get(name)
+            self.status[name] = "loading"
+            t0 = time.perf_counter()
+            try:
+                result = fn()
+            except InputError:  # a bad request: the table is as it was
+                if before is None:
+                    del self.status[name]
+                else:
+                    self.status[name] = before
+                raise
+            except Exception as exc:
+                self.status[name] = f"error: {one_line(exc, 120)}"
+                raise
+            self._ready.add(key)
+            self.status[name] = "ready"
+            seconds = time.perf_counter() - t0
+            if seconds > 0.05:
+                log.info("%s table ready in %.2f s", name, seconds)
+            return result
+
+    def warm(self, game: str, variant: str | None = None) -> None:
+        """Load or build the table of a variant: its position example is advised once."""
+        spec = self.spec(game)
+        variant = self.variant(game, variant)
+        name = f"{game}/{variant}"
+        log.info("warming %s ...", name)
+        t0 = time.perf_counter()
+        try:
+            rules = self.rules(game, variant)
+            self.run(game, variant, lambda: spec.advise(rules, self._example(spec, rules)))
+        except Exception as exc:  # the table then loads on first use
+            log.warning("warming %s failed: %s", name, one_line(exc))
+            return
+        log.info("%s warm in %.2f s", name, time.perf_counter() - t0)
+
+    @staticmethod
+    def _example(spec: GameSpec, rules: Any) -> Any:
+        """The game's position example under ``rules``, else a seeded starting position."""
+        try:
+            return spec.parse(rules, spec.position_example)
+        except InputError:
+            return spec.new_position(rules, np.random.default_rng(0))
+
+    # --- advice ------------------------------------------------------------------------------
+    def advice_json(self, game: str, variant: str, position: str | Mapping[str, Any]) -> bytes:
+        """JSON bytes of a position's advice (see ``advice_data``), cached (LRU)."""
+        key = (game, variant, position_key(position))
+        with self._cache_lock:
+            body = self._cache.get(key)
+            if body is not None:
+                self._cache.move_to_end(key)
+                return body
+        was_ready = (game, variant) in self._ready  # a first call's build is not advice time
+        # CPU time of this thread: a busy machine's waits do not make advice look slow
+        t0 = time.thread_time()
+        data = self.run(game, variant, lambda: self.advice_data(game, variant, position))
+        seconds = time.thread_time() - t0
+        if was_ready:
+            self._cost.setdefault((game, variant), deque(maxlen=COST_SAMPLES)).append(seconds)
+        body = dumps(data)
+        if ADVICE_CACHE_SIZE > 0:
+            with self._cache_lock:
+                self._cache[key] = body
+                if len(self._cache) > ADVICE_CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return body
+
+    def advice_data(
+        self, game: str, variant: str, position: str | Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """``{"actions", "value_is", "position", "position_json"}`` of a position.
+
+        ``actions`` and ``value_is`` are ``Advice.to_json()`` (what ``diceopt GAME advise
+        --json`` prints); ``position`` is the canonical text, ``position_json`` the JSON form.
+        """
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+        pos = spec.parse(rules, position)
+        advice = spec.advise(rules, pos)
+        return {
+            "actions": [action_json(a) for a in advice.actions],
+            "value_is": advice.value_is,
+            "position": spec.format(rules, pos),
+            "position_json": spec.to_json(rules, pos),
+        }
+
+    def cached_advice(
+        self, game: str, variant: str, position: str | Mapping[str, Any]
+    ) -> bytes | None:
+        """The cached JSON of a position, or None."""
+        key = (game, variant, position_key(position))
+        with self._cache_lock:
+            return self._cache.get(key)
+
+    def needs_thread(self, game: str, variant: str) -> bool:
+        """Whether advice may be slow: first use (table build) or over INLINE_SECONDS."""
+        samples = self._cost.get((game, variant))
+        return not samples or statistics.median(samples) >= INLINE_SECONDS
+
+    # --- evaluate, play ----------------------------------------------------------------------
+    def evaluate(
+        self, game: str, variant: str, position: str | Mapping[str, Any], action: str
+    ) -> dict[str, Any]:
+        """One action's value and regret, the best action's value and what values mean."""
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+
+        def evaluate() -> tuple[Any, Any]:
+            return spec.evaluate(rules, spec.parse(rules, position), action)
+
+        entry, advice = self.run(game, variant, evaluate)
+        # Actions come best first: not value + regret, since regret is a loss whichever
+        # way the objective points (lower is better in some games).
+        return {**entry.to_json(), "best_value": advice.best.value, "value_is": advice.value_is}
+
+    def new(self, game: str, variant: str, seed: int | None) -> dict[str, Any]:
+        """A starting position (dice rolled with ``seed``), as ``step_data`` answers it."""
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+        pos = spec.new_position(rules, np.random.default_rng(seed))
+        return self._position_data(spec, rules, pos) | {
+            "game_over": False,
+            "to_move": int(spec.to_move(rules, pos)),
+            "events": [],
+            "result": None,
+        }
+
+    def apply(
+        self,
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        action: str,
+        seed: int | None,
+    ) -> dict[str, Any]:
+        """Play an action (dice rolled with ``seed``): the next position and game state."""
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+        rng = np.random.default_rng(seed)
+
+        def play() -> dict[str, Any]:
+            step = spec.apply(rules, spec.parse(rules, position), action, rng)
+            return self._position_data(spec, rules, step.position) | {
+                "game_over": bool(step.game_over),
+                "to_move": int(step.to_move),
+                "events": [str(e) for e in step.events],
+                "result": None if step.result is None else float(step.result),
+            }
+
+        return self.run(game, variant, play, builds=False)
+
+    def preview(
+        self, game: str, variant: str, position: str | Mapping[str, Any], actions: list[str]
+    ) -> dict[str, Any]:
+        """What each action leads to, dice rolled with a fixed seed (e.g. a sheet's points)."""
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+
+        def play_each() -> list[dict[str, Any]]:
+            pos = spec.parse(rules, position)
+            out = []
+            for action in actions:
+                step = spec.apply(rules, pos, action, np.random.default_rng(PREVIEW_SEED))
+                out.append(
+                    {
+                        "action": action,
+                        "position_json": spec.to_json(rules, step.position),
+                        "game_over": bool(step.game_over),
+                        "events": [str(e) for e in step.events],
+                    }
+                )
+            return out
+
+        return {"outcomes": self.run(game, variant, play_each, builds=False)}
+
+    @staticmethod
+    def _position_data(spec: GameSpec, rules: Any, pos: Any) -> dict[str, Any]:
+        return {"position": spec.format(rules, pos), "position_json": spec.to_json(rules, pos)}
+
+    # --- listing -------------------------------------------------------------------------
+    def listing(self) -> dict[str, Any]:
+        """The body of ``GET /api/games``: everything the page needs to know of a game."""
+        out = []
+        for game, spec in self.specs.items():
+            variants = []
+            for vid, description in spec.variants.items():
+                entry: dict[str, Any] = {"id": vid, "description": str(description)}
+                try:
+                    rules = self.rules(game, vid)
+                    pos = self._example(spec, rules)
+                    entry["parameters"] = jsonable(spec.describe(rules))
+                    entry["position_example"] = spec.format(rules, pos)
+                    entry["position_example_json"] = json.loads(dumps(spec.to_json(rules, pos)))
+                except Exception as exc:  # listed, without what could not be worked out
+                    log.warning("%s/%s: no example position: %s", game, vid, one_line(exc))
+                    entry.setdefault("parameters", {})
+                variants.append(entry)
+            first = next((v for v in variants if "position_example_json" in v), {})
+            out.append(
+                {
+                    "id": game,
+                    "title": spec.title or game,
+                    "summary": spec.summary,
+                    "rules_help": spec.rules_help,
+                    "units": spec.units,
+                    "players": spec.players,
+                    "lower_is_better": spec.lower_is_better,
+                    "variants": variants,
+                    "default_variant": variants[0]["id"] if variants else None,
+                    "position_example": spec.position_example,
+                    "board": board_kind(first.get("position_example_json", {})),
+                }
+            )
+        return {"games": out}

@@ -1,0 +1,181 @@
+"""Request and response bodies of the advisor's JSON API (pydantic models).
+
+A position is the game's text notation or its JSON form (an object), as
+``GameSpec.parse`` accepts. Requests reject unknown fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MAX_BODY_BYTES = 64 * 1024
+
+GameId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=40),
+    Field(description="game id, as listed by /api/games"),
+]
+VariantId = Annotated[
+    str | None,
+    Field(default=None, max_length=100, description="variant id (default: the game's first)"),
+]
+PositionText = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+Position = Annotated[
+    PositionText | dict[str, Any],
+    Field(description="a position: the game's text notation, or its JSON form (an object)"),
+]
+ActionText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=500),
+    Field(description="an action as advice names it"),
+]
+Seed = Annotated[
+    int | None,
+    Field(default=None, ge=0, le=2**63 - 1, description="random seed of the dice"),
+]
+
+
+class GameRequest(BaseModel):
+    """A game and variant."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: GameId
+    variant: VariantId = None
+
+
+class NewRequest(GameRequest):
+    """Start a game (play mode); ``seed`` makes the first roll reproducible."""
+
+    seed: Seed = None
+
+
+class PositionRequest(GameRequest):
+    """A position to advise on."""
+
+    position: Position
+
+
+class ActionRequest(PositionRequest):
+    """A position and an action played in it."""
+
+    action: ActionText
+
+
+class ApplyRequest(ActionRequest):
+    """Play an action; ``seed`` makes the dice reproducible."""
+
+    seed: Seed = None
+
+
+class PreviewRequest(PositionRequest):
+    """Several actions of one position, each played with the same fixed dice."""
+
+    actions: Annotated[list[ActionText], Field(min_length=1, max_length=200)]
+
+
+class ActionOut(BaseModel):
+    """One action: value in the game's units, regret >= 0 against the best."""
+
+    action: str
+    value: float
+    regret: float
+
+
+class AdviceOut(BaseModel):
+    """Every legal action, best first (``diceopt GAME advise --json``), and the position."""
+
+    actions: list[ActionOut]
+    value_is: str = Field(description="what the values mean, e.g. expected final score")
+    position: str = Field(description="the position in the game's notation (canonical)")
+    position_json: dict[str, Any] = Field(description="the position's JSON form")
+
+
+class EvaluateOut(ActionOut):
+    """One played action, with the best action's value."""
+
+    best_value: float
+    value_is: str
+
+
+class StepOut(BaseModel):
+    """A position reached (a new game, or after an action) and the state of the game."""
+
+    position: str = Field(description="the position in the game's notation")
+    position_json: dict[str, Any] = Field(description="the position's JSON form")
+    game_over: bool
+    to_move: int = Field(description="the player to move (0 = the first player)")
+    events: list[str] = Field(description="what happened on the way, in words")
+    result: float | None = Field(
+        description="when the game is over: the final score, or the first player's wins "
+        "(1, 1/2 or 0)"
+    )
+
+
+class OutcomeOut(BaseModel):
+    """What one action leads to (fixed dice)."""
+
+    action: str
+    position_json: dict[str, Any]
+    game_over: bool
+    events: list[str]
+
+
+class PreviewOut(BaseModel):
+    """The outcome of each action asked about, in the order asked."""
+
+    outcomes: list[OutcomeOut]
+
+
+class VariantOut(BaseModel):
+    """A variant: its rules' parameters and an example position under them."""
+
+    id: str
+    description: str
+    parameters: dict[str, Any]
+    position_example: str | None = None
+    position_example_json: dict[str, Any] | None = None
+
+
+class GameOut(BaseModel):
+    """A served game, as the registry describes it."""
+
+    id: str
+    title: str
+    summary: str
+    rules_help: str
+    units: str
+    players: int
+    lower_is_better: bool
+    variants: list[VariantOut]
+    default_variant: str | None
+    position_example: str
+    board: str = Field(description="how the page draws a position: dice-sheet, tiles, dice, form")
+
+
+class GamesOut(BaseModel):
+    """Every served game."""
+
+    games: list[GameOut]
+
+
+class HealthOut(BaseModel):
+    """Liveness and the state of each table (loading, ready, error: ...)."""
+
+    status: str
+    games: list[str]
+    tables: dict[str, str]
+
+
+class ErrorOut(BaseModel):
+    """Every error: one line."""
+
+    error: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "bad input (unknown game, invalid position, ...)"},
+    413: {"model": ErrorOut, "description": "request body over 64 KB"},
+    422: {"model": ErrorOut, "description": "request body does not match the schema"},
+}

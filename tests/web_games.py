@@ -1,0 +1,157 @@
+"""A small two-player game written to the game contract, as a plug-in would be: the web
+tests serve it beside the registered games (it is not registered itself).
+
+Race: two players, each with points, take turns. The player to move either steps (1 point)
+or dashes (a three-sided die: 1 scores nothing, 2 and 3 score 2 and 3). The first to the
+goal wins. Positions are the mover's view: ``me 2 | opponent 1 | player 1`` (``player``:
+who moves, 0 = the first player). Values: the mover's probability of winning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from diceopt.advice import Advice, rank_actions
+from diceopt.errors import InputError
+from diceopt.games.registry import GameSpec, Report, Step
+from diceopt.notation import split_fields
+
+DASH = {1: 0, 2: 2, 3: 3}  # die face -> points
+
+
+@dataclass(frozen=True)
+class RaceRules:
+    """The goal (points to win)."""
+
+    goal: int = 5
+
+
+@dataclass(frozen=True)
+class RacePos:
+    """The mover's points, the opponent's, and who moves (0 = the first player)."""
+
+    me: int
+    opponent: int
+    player: int = 0
+
+
+def solve_race(goal: int) -> np.ndarray:
+    """V[a, b]: the mover's probability of winning with a points against b (iterated)."""
+    v = np.full((goal, goal), 0.5)
+    for _ in range(500):
+        new = np.empty_like(v)
+        for a in range(goal):
+            for b in range(goal):
+                new[a, b] = max(action_values(v, goal, a, b).values())
+        if np.abs(new - v).max() < 1e-15:
+            return new
+        v = new
+    return v
+
+
+def action_values(v: np.ndarray, goal: int, a: int, b: int) -> dict[str, float]:
+    """The mover's winning chance after each action."""
+
+    def after(points: int) -> float:
+        return 1.0 if points >= goal else 1.0 - v[b, points]
+
+    return {"step": after(a + 1), "dash": sum(after(a + g) for g in DASH.values()) / 3}
+
+
+class RaceSpec(GameSpec):
+    """The race game (see the module docstring)."""
+
+    id = "race"
+    title = "Race (test plug-in)"
+    summary = "a two-player race to the goal: step 1 or dash with a three-sided die"
+    units = "probability that the player to move wins"
+    players = 2
+    variants = {"to-5": "first to 5 points", "to-3": "first to 3 points"}
+    position_example = "me 2 | opponent 1 | player 0"
+
+    def __init__(self) -> None:
+        self._tables: dict[int, np.ndarray] = {}
+
+    def rules(self, variant: str | None = None, **params: Any) -> RaceRules:
+        name = self.variant_id(variant)
+        return RaceRules(int(name.split("-")[1]))
+
+    def table(self, rules: RaceRules) -> np.ndarray:
+        if rules.goal not in self._tables:
+            self._tables[rules.goal] = solve_race(rules.goal)
+        return self._tables[rules.goal]
+
+    def _check(self, rules: RaceRules, pos: RacePos) -> RacePos:
+        for name in ("me", "opponent"):
+            value = getattr(pos, name)
+            if not 0 <= value < rules.goal:
+                raise InputError(f"{name} must be 0..{rules.goal - 1}, got {value}")
+        if pos.player not in (0, 1):
+            raise InputError(f"player must be 0 or 1, got {pos.player}")
+        return pos
+
+    def parse_text(self, rules: RaceRules, text: str) -> RacePos:
+        fields = split_fields(text, ("me", "opponent", "player"), self.position_example)
+        try:
+            values = {k: int(v) for k, v in fields.items()}
+        except ValueError:
+            raise InputError(f"race positions are whole numbers: {text!r}") from None
+        return self._check(rules, RacePos(**values))
+
+    def parse_json(self, rules: RaceRules, data: Mapping[str, Any]) -> RacePos:
+        if set(data) - {"me", "opponent", "player"}:
+            raise InputError("race position fields: me, opponent, player")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in data.values()):
+            raise InputError("race position fields are whole numbers")
+        return self._check(rules, RacePos(**data))
+
+    def format(self, rules: RaceRules, pos: RacePos) -> str:
+        return f"me {pos.me} | opponent {pos.opponent} | player {pos.player}"
+
+    def to_json(self, rules: RaceRules, pos: RacePos) -> dict[str, Any]:
+        return {"me": pos.me, "opponent": pos.opponent, "player": pos.player}
+
+    def new_position(self, rules: RaceRules, rng: np.random.Generator) -> RacePos:
+        return RacePos(0, 0, 0)
+
+    def to_move(self, rules: RaceRules, pos: RacePos) -> int:
+        return pos.player
+
+    def advise(self, rules: RaceRules, pos: RacePos) -> Advice:
+        values = action_values(self.table(rules), rules.goal, pos.me, pos.opponent)
+        return Advice(rank_actions(list(values.items())), self.units)
+
+    def apply(self, rules: RaceRules, pos: RacePos, action: str, rng: np.random.Generator) -> Step:
+        who = "you" if pos.player == 0 else "the opponent"
+        move = self.canonical_action(rules, pos, action)
+        if move == "step":
+            gained, events = 1, [f"{who} stepped 1"]
+        elif move == "dash":
+            face = int(rng.integers(1, 4))
+            gained = DASH[face]
+            events = [f"rolled a {face}" + (": no points, the turn ends" if not gained else "")]
+        else:
+            raise InputError(f"{action!r} is not a legal action here; legal: step; dash")
+        points = pos.me + gained
+        if points >= rules.goal:
+            events.append(f"{who} reached {points}")
+            result = 1.0 if pos.player == 0 else 0.0
+            return Step(
+                RacePos(pos.opponent, points, 1 - pos.player),
+                True,
+                1 - pos.player,
+                tuple(events),
+                result,
+            )
+        nxt = RacePos(pos.opponent, points, 1 - pos.player)
+        return Step(nxt, False, nxt.player, tuple(events))
+
+    def solve(self, rules: RaceRules, **options: Any) -> Report:
+        return Report(float(self.table(rules)[0, 0]))
+
+
+RACE = RaceSpec()
