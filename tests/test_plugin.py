@@ -67,5 +67,19 @@ def test_the_plugin_is_a_command_with_solve_and_advise(plugin_site: Path) -> Non
 
 
 def test_the_plugin_conforms_and_is_listed_by_the_api(with_plugin, web_env) -> None:
+    import warnings
+
+    from diceopt.web.routes import create_app
+
+    with warnings.catch_warnings():  # starlette's note on httpx vs httpx2
+        warnings.filterwarnings("ignore", message=".*httpx.*")
+        from fastapi.testclient import TestClient
+
     assert "bust" in with_plugin
     check_game(with_plugin["bust"])
+    with TestClient(create_app(warm=False)) as client:
+        listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+        assert listed["bust"]["title"] == "Bust" and {"stick", "yatzy", "pig"} <= set(listed)
+        answer = client.post("/api/advice", json={"game": "bust", "position": "total 7"})
+        assert answer.status_code == 200
+        assert [a["action"] for a in answer.json()["actions"]] == ["stop", "roll"]
