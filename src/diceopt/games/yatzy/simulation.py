@@ -178,6 +178,35 @@ def _group(words: np.ndarray, nkeys: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return out, starts, gkey
 
 
+@numba.njit(cache=True)
+def _policies_of(
+    gkey: np.ndarray,
+    lo: int,
+    hi: int,
+    step: int,
+    flags: int,
+    width: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    pol: np.ndarray,
+) -> None:
+    """pol[i - lo] for i = lo, lo + step, ... < hi (one thread's share of ``_policies``;
+    a function of its own: inside the parallel loop the widget runs at half speed)."""
+    R = K.roll_p.size
+    B = widget_buffers(K)
+    for i in range(lo, hi, step):
+        key = gkey[i]
+        upper = key % width
+        rest = key // width
+        flag = rest % flags
+        mask = rest // flags
+        widget_into(mask, flag, upper, V, K, theta, B)
+        for a in range(3):
+            for r in range(R):
+                pol[i - lo, a, r] = B.policy[a, r]
+
+
 @numba.njit(cache=True, parallel=True)
 def _policies(
     gkey: np.ndarray,
@@ -192,20 +221,9 @@ def _policies(
     nthreads: int,
 ) -> None:
     """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
-    R = K.roll_p.size
     nthreads = min(nthreads, hi - lo)
     for t in numba.prange(nthreads):
-        B = widget_buffers(K)
-        for i in range(lo + t, hi, nthreads):
-            key = gkey[i]
-            upper = key % width
-            rest = key // width
-            flag = rest % flags
-            mask = rest // flags
-            widget_into(mask, flag, upper, V, K, theta, B)
-            for a in range(3):
-                for r in range(R):
-                    pol[i - lo, a, r] = B.policy[a, r]
+        _policies_of(gkey, lo + t, hi, nthreads, flags, width, V, K, theta, pol[t:])
 
 
 @numba.njit(cache=True, parallel=True)
