@@ -1,17 +1,27 @@
 """Seeded simulation of optimal Yatzy/Yahtzee play from a solved table (any variant, theta).
 
-All games of a batch advance together, one turn at a time. Each turn the games are
-grouped by their turn-start state ``(mask, flag, upper)`` (a counting sort on the
-table index); the turn's optimal policy (what to keep with 2 and 1 rerolls left for
-every roll, which category to write for every final roll) is computed once per distinct
-state, in parallel over the states, and then every game of the state plays its turn with
-its own pre-drawn random numbers, in parallel over the games. Results depend only on the
-seed (and ``batch``), never on thread scheduling.
+Role: play many games with the table's optimal policy, the same policy the advice ranks
+first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget_into`, and its
+documented tie-break). All games of a batch advance together, one turn at a time:
+
+1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
+   on the table index; argsort for key spaces too large to count).
+2. For every distinct state, the widget's policy for the turn (what to keep with 2 and
+   1 rerolls left for every roll, which category to write for every final roll), in
+   parallel over the states, ``BLOCK`` states at a time.
+3. Every game of a state plays its turn with its own pre-drawn random numbers, in
+   parallel over the games, and its word (state, points, events) is updated.
 
 Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
 with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
 leading digits of the second and third give the dice rerolled at the first and second
-reroll (exactly uniform, independent faces).
+reroll (exactly uniform, independent faces). Results depend only on the seed (and
+``batch``), never on thread scheduling.
+
+Precision and performance: the widget computes in float64 from the table's values
+(float32 or float64); a game is one int64 word; policies are stored as int16; each
+thread's share of step 2 is a function of its own (inside the parallel loop itself the
+widget runs at half speed).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
 bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
