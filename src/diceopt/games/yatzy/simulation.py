@@ -1,17 +1,27 @@
 """Seeded simulation of optimal Yatzy/Yahtzee play from a solved table (any variant, theta).
 
-All games of a batch advance together, one turn at a time. Each turn the games are
-grouped by their turn-start state ``(mask, flag, upper)`` (a counting sort on the
-table index); the turn's optimal policy (what to keep with 2 and 1 rerolls left for
-every roll, which category to write for every final roll) is computed once per distinct
-state, in parallel over the states, and then every game of the state plays its turn with
-its own pre-drawn random numbers, in parallel over the games. Results depend only on the
-seed (and ``batch``), never on thread scheduling.
+Role: play many games with the table's optimal policy, the same policy the advice ranks
+first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget_into`, and its
+documented tie-break). All games of a batch advance together, one turn at a time:
+
+1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
+   on the table index; argsort for key spaces too large to count).
+2. For every distinct state, the widget's policy for the turn (what to keep with 2 and
+   1 rerolls left for every roll, which category to write for every final roll), in
+   parallel over the states, ``BLOCK`` states at a time.
+3. Every game of a state plays its turn with its own pre-drawn random numbers, in
+   parallel over the games, and its word (state, points, events) is updated.
 
 Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
 with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
 leading digits of the second and third give the dice rerolled at the first and second
-reroll (exactly uniform, independent faces).
+reroll (exactly uniform, independent faces). Results depend only on the seed (and
+``batch``), never on thread scheduling.
+
+Precision and performance: the widget computes in float64 from the table's values
+(float32 or float64); a game is one int64 word; policies are stored as int16; each
+thread's share of step 2 is a function of its own (inside the parallel loop itself the
+widget runs at half speed).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
 bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
@@ -178,6 +188,35 @@ def _group(words: np.ndarray, nkeys: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return out, starts, gkey
 
 
+@numba.njit(cache=True)
+def _policies_of(
+    gkey: np.ndarray,
+    lo: int,
+    hi: int,
+    step: int,
+    flags: int,
+    width: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    pol: np.ndarray,
+) -> None:
+    """pol[i - lo] for i = lo, lo + step, ... < hi (one thread's share of ``_policies``;
+    a function of its own: inside the parallel loop the widget runs at half speed)."""
+    R = K.roll_p.size
+    B = widget_buffers(K)
+    for i in range(lo, hi, step):
+        key = gkey[i]
+        upper = key % width
+        rest = key // width
+        flag = rest % flags
+        mask = rest // flags
+        widget_into(mask, flag, upper, V, K, theta, B)
+        for a in range(3):
+            for r in range(R):
+                pol[i - lo, a, r] = B.policy[a, r]
+
+
 @numba.njit(cache=True, parallel=True)
 def _policies(
     gkey: np.ndarray,
@@ -192,20 +231,9 @@ def _policies(
     nthreads: int,
 ) -> None:
     """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
-    R = K.roll_p.size
     nthreads = min(nthreads, hi - lo)
     for t in numba.prange(nthreads):
-        B = widget_buffers(K)
-        for i in range(lo + t, hi, nthreads):
-            key = gkey[i]
-            upper = key % width
-            rest = key // width
-            flag = rest % flags
-            mask = rest // flags
-            widget_into(mask, flag, upper, V, K, theta, B)
-            for a in range(3):
-                for r in range(R):
-                    pol[i - lo, a, r] = B.policy[a, r]
+        _policies_of(gkey, lo + t, hi, nthreads, flags, width, V, K, theta, pol[t:])
 
 
 @numba.njit(cache=True, parallel=True)
