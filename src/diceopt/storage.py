@@ -307,3 +307,28 @@ def get_or_build(
     saved = store(key, arrays, meta, directory)
     stored = Stored(dict(arrays), meta)
     return stored, TableInfo(path, False, seconds, float(meta["seconds"]), saved, meta)
+
+
+def solved_once(
+    memo: dict[Any, Any],
+    rules: Any,
+    key: TableKey,
+    solve: Callable[[], Any],
+    to_table: Callable[[Any], tuple[Mapping[str, np.ndarray], Mapping[str, Any]]],
+    from_table: Callable[[Stored], Any],
+    directory: str | os.PathLike | None = None,
+) -> Any:
+    """A game's solution of ``rules``: from ``memo`` (once per process), else loaded from
+    the stored table of ``key`` (``from_table``), else ``solve()``d and stored
+    (``to_table`` gives its arrays and header extras)."""
+    if rules in memo:
+        return memo[rules]
+    fresh: list[Any] = []
+
+    def build() -> tuple[Mapping[str, np.ndarray], Mapping[str, Any]]:
+        fresh.append(solve())
+        return to_table(fresh[0])
+
+    stored, _ = get_or_build(key, build, directory)
+    memo[rules] = fresh[0] if fresh else from_table(stored)
+    return memo[rules]

@@ -405,13 +405,8 @@ _SOLVED: dict[PigRules, PigSolution] = {}
 def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
     """The solution of ``rules``: once per process, loaded from the table cache when stored
     there, else solved and stored (``cache_dir`` overrides the cache directory)."""
-    if rules in _SOLVED:
-        return _SOLVED[rules]
-    fresh: list[PigSolution] = []
 
-    def build() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        sol = solve_pig(rules)
-        fresh.append(sol)
+    def to_table(sol: PigSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         meta = {
             "seconds": sol.compile_seconds + sol.solve_seconds,
             "compile_seconds": sol.compile_seconds,
@@ -424,12 +419,9 @@ def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
         }
         return {"values": sol.values}, meta
 
-    stored, info = storage.get_or_build(table_key(rules), build, cache_dir)
-    if fresh:
-        sol = fresh[0]
-    else:
+    def from_table(stored: storage.Stored) -> PigSolution:
         h = stored.header
-        sol = PigSolution(
+        return PigSolution(
             rules,
             stored.arrays["values"],
             int(h.get("sweeps", 0)),
@@ -438,8 +430,10 @@ def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
             float(h.get("solve_seconds", 0.0)),
             loaded=True,
         )
-    _SOLVED[rules] = sol
-    return sol
+
+    return storage.solved_once(
+        _SOLVED, rules, table_key(rules), lambda: solve_pig(rules), to_table, from_table, cache_dir
+    )
 
 
 # --- positions ------------------------------------------------------------------------

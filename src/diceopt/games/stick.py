@@ -472,13 +472,8 @@ def table_key(rules: StickRules) -> storage.TableKey:
 def solved(rules: StickRules, cache_dir: str | None = None) -> StickSolution:
     """The solution of ``rules``: once per process, loaded from the table cache when stored
     there, else solved and stored (``cache_dir`` overrides the cache directory)."""
-    if rules in _SOLVED:
-        return _SOLVED[rules]
-    fresh: list[StickSolution] = []
 
-    def build() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        sol = solve_stick(rules)
-        fresh.append(sol)
+    def to_table(sol: StickSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         meta = {
             "seconds": sol.compile_seconds + sol.solve_seconds,
             "compile_seconds": sol.compile_seconds,
@@ -488,25 +483,29 @@ def solved(rules: StickRules, cache_dir: str | None = None) -> StickSolution:
         }
         return {"values": sol.values, "best": sol.best}, meta
 
-    stored, _ = storage.get_or_build(table_key(rules), build, cache_dir)
-    if fresh:
-        sol = fresh[0]
-    else:
+    def from_table(stored: storage.Stored) -> StickSolution:
         h = stored.header
         if h.get("rules") != rules.describe():
             storage.warn("a cached stick table has other rules than its name says; re-solving")
-            sol = solve_stick(rules)
-        else:
-            sol = StickSolution(
-                rules,
-                stored.arrays["values"],
-                stored.arrays["best"].astype(np.int64),
-                float(h.get("compile_seconds", 0.0)),
-                float(h.get("solve_seconds", 0.0)),
-                loaded=True,
-            )
-    _SOLVED[rules] = sol
-    return sol
+            return solve_stick(rules)
+        return StickSolution(
+            rules,
+            stored.arrays["values"],
+            stored.arrays["best"].astype(np.int64),
+            float(h.get("compile_seconds", 0.0)),
+            float(h.get("solve_seconds", 0.0)),
+            loaded=True,
+        )
+
+    return storage.solved_once(
+        _SOLVED,
+        rules,
+        table_key(rules),
+        lambda: solve_stick(rules),
+        to_table,
+        from_table,
+        cache_dir,
+    )
 
 
 def parse_position(rules: StickRules, position: str) -> StickPosition:
