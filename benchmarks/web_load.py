@@ -28,6 +28,8 @@ from importlib.util import find_spec
 
 import numpy as np
 
+from diceopt.games.yatzy.rules import get_rules
+
 SERVE = "import sys; from diceopt.cli import main; sys.exit(main())"
 YATZY_CATEGORIES = (
     "ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind four_of_a_kind "
@@ -55,7 +57,8 @@ def yatzy_positions(rng: np.random.Generator, count: int) -> list[str]:
         filled = sorted(rng.choice(15, size=n_filled, replace=False).tolist())
         upper = sum((c + 1) * int(rng.integers(0, 6)) for c in filled if c < 6)
         bonus = 50 if upper >= 63 else 0  # Scandinavian upper bonus, already in the score
-        score = upper + bonus + sum(int(rng.integers(0, 31)) for c in filled if c >= 6)
+        lower = sum(int(rng.integers(0, YATZY_MAX[c] + 1)) for c in filled if c >= 6)
+        score = upper + bonus + lower
         names = " ".join(YATZY_CATEGORIES[c] for c in filled) or "-"
         out.add(
             f"dice {' '.join(map(str, dice))} | rerolls {rerolls} | filled {names} "
@@ -64,6 +67,7 @@ def yatzy_positions(rng: np.random.Generator, count: int) -> list[str]:
     return sorted(out)
 
 
+YATZY_MAX = [int(x) for x in get_rules("scandinavian").category_max]  # points per category
 POSITIONS = {"stick": stick_positions, "yatzy": yatzy_positions}
 
 
