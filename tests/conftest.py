@@ -1,6 +1,8 @@
-"""Fixtures for the web advisor tests (tests/test_web*.py): app client, live server, browser.
+"""Fixtures: one table cache for the whole run, the web app client, live server, browser.
 
-Nothing here is autouse: other test files are unaffected.
+The only autouse fixture points ``DICEOPT_CACHE`` at the session's temporary cache, so
+no test writes to the user's cache and each full-size table is solved at most once per
+run; tests that need a cache of their own set the variable themselves.
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 def web_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One table cache directory for the whole test session (tables build once)."""
     return tmp_path_factory.mktemp("diceopt-cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(web_cache_dir: Path) -> Iterator[Path]:
+    """DICEOPT_CACHE is the session's cache directory for every test."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DICEOPT_CACHE", str(web_cache_dir))
+        yield web_cache_dir
 
 
 @pytest.fixture(scope="module")

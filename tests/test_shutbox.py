@@ -794,3 +794,24 @@ def test_compile_keeps_states_actions_and_roll_labels_consistent():
                 assert g.actions[e] is None
                 if g.kind[s] == 1:
                     assert g.label(e) in range(1, 13)
+
+
+@pytest.mark.parametrize("objective", ["score", "win"])
+def test_solutions_are_stored_and_loaded_without_solving(objective, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    rules = ShutRules(6, "two-then-one", objective)
+    monkeypatch.setattr(sb, "_SOLVED", {})
+    first = sb.solved(rules)
+    path = tmp_path / "shutbox" / sb.table_key(rules).file_name()
+    assert path.exists()
+    monkeypatch.setattr(sb, "_SOLVED", {})
+    monkeypatch.setattr(sb, "solve_shutbox", None)  # a load must not solve
+    again = sb.solved(rules)
+    np.testing.assert_array_equal(again.solution.values, first.solution.values)
+    np.testing.assert_array_equal(again.policy, first.policy)
+    assert again.graph.states == first.graph.states and again.graph.index == first.graph.index
+    pos = SPEC.parse(rules, "open 1 2 4 | roll 3")
+    monkeypatch.setattr(sb, "_SOLVED", {(rules, None): first})
+    want = SPEC.advise(rules, pos)
+    monkeypatch.setattr(sb, "_SOLVED", {(rules, None): again})
+    assert SPEC.advise(rules, pos) == want

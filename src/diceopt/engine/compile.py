@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,33 @@ class CompiledGame:
             self.flip = np.zeros(len(self.target), dtype=np.bool_)
         if self.label_code is None:
             self.label_code = np.full(len(self.target), -1, dtype=np.int32)
+
+    ARRAYS = ("kind", "player", "terminal_value", "start", "target", "reward", "prob", "flip")
+
+    def to_table(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The game as arrays plus JSON-ready names (states, actions, labels), for storage.
+
+        Names must be JSON-ready: numbers, strings and tuples of them (tuples come back as
+        tuples from ``from_table``).
+        """
+        arrays = {name: getattr(self, name) for name in self.ARRAYS}
+        arrays["label_code"] = self.label_code
+        names = {"states": self.states, "actions": self.actions, "labels": self.label_table}
+        return arrays, names
+
+    @classmethod
+    def from_table(cls, arrays: Mapping[str, np.ndarray], names: Mapping[str, Any]) -> CompiledGame:
+        """A game stored with ``to_table`` (names rebuilt as hashable tuples)."""
+        states = [_hashable(x) for x in names["states"]]
+        actions = names["actions"]
+        return cls(
+            **{name: np.asarray(arrays[name]) for name in cls.ARRAYS},
+            states=states,
+            actions=None if actions is None else [_hashable(a) for a in actions],
+            index={state: i for i, state in enumerate(states)},
+            label_code=np.asarray(arrays["label_code"]),
+            label_table=[_hashable(x) for x in names["labels"]],
+        )
 
     @property
     def has_flips(self) -> bool:
@@ -554,3 +581,8 @@ def _strong_components(
             if target[e] == v:
                 cyclic[comp[v]] = True
     return order, comp_start, cyclic
+
+
+def _hashable(value: Any) -> Any:
+    """JSON lists back to (nested) tuples, so stored state names hash as they did."""
+    return tuple(_hashable(x) for x in value) if isinstance(value, list) else value

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine import (
     Chance,
@@ -434,13 +436,79 @@ def solve_shutbox(rules: ShutRules, *, start: Hashable | None = None) -> ShutSol
 
 
 def solved(rules: ShutRules, start: Hashable | None = None) -> ShutSolution:
-    """The solution of a game, solved once per process."""
+    """The solution of a game, solved once per process. The whole game (no ``start``) is
+    stored through ``diceopt.storage`` (graph, values and policy) and loaded from there;
+    subgames rooted at unreachable positions are small and only kept in memory."""
     if start is not None and start == ("turn", rules.full):
         start = None
-    key = (rules, start)
-    if key not in _SOLVED:
-        _SOLVED[key] = solve_shutbox(rules, start=start)
-    return _SOLVED[key]
+    if start is not None:
+        if (rules, start) not in _SOLVED:
+            _SOLVED[(rules, start)] = solve_shutbox(rules, start=start)
+        return _SOLVED[(rules, start)]
+    return storage.solved_once(
+        _SOLVED,
+        (rules, None),
+        table_key(rules),
+        lambda: solve_shutbox(rules),
+        solution_table,
+        lambda stored: solution_from_table(rules, stored),
+    )
+
+
+def table_key(rules: ShutRules) -> storage.TableKey:
+    """The storage key of a whole game's solution (values per node, graph and names)."""
+    variant = f"{rules.dice_rule}-{rules.tiles}"
+    extra = ("policy", "order", "names", *CompiledGame.ARRAYS, "label_code")
+    return storage.TableKey("shutbox", variant, rules.objective, extra=extra)
+
+
+def solution_table(sol: ShutSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A solution as arrays (node values first; the graph's names as JSON bytes)."""
+    arrays, names = sol.graph.to_table()
+    order = sol.order if sol.order is not None else np.zeros(0)
+    meta = {
+        "seconds": sol.compile_seconds + sol.solve_seconds,
+        "compile_seconds": sol.compile_seconds,
+        "solve_seconds": sol.solve_seconds,
+        "sweeps": sol.solution.sweeps,
+        "residual": sol.solution.residual,
+        "value": sol.value,
+    }
+    table = {
+        "values": sol.solution.values,
+        "policy": sol.policy,
+        "order": order,
+        "names": np.frombuffer(json.dumps(names).encode(), dtype=np.uint8),
+        **arrays,
+    }
+    return table, meta
+
+
+def solution_from_table(rules: ShutRules, stored: storage.Stored) -> ShutSolution:
+    """A solution stored by ``solution_table`` (no graph building, no solve)."""
+    a, h = stored.arrays, stored.header
+    names = json.loads(bytes(a["names"]).decode())
+    graph = CompiledGame.from_table(a, names)
+    objective = ENGINE_OBJECTIVES[rules.objective]
+    solution = Solution(
+        graph,
+        a["values"],
+        objective,
+        1.0,
+        int(h.get("sweeps", 1)),
+        float(h.get("residual", 0.0)),
+        0.0,
+    )
+    order = a["order"] if len(a["order"]) else None
+    return ShutSolution(
+        rules,
+        graph,
+        solution,
+        a["policy"],
+        float(h.get("compile_seconds", 0.0)),
+        float(h.get("solve_seconds", 0.0)),
+        order,
+    )
 
 
 # --- two players: win-optimal versus score-optimal ----------------------------------
