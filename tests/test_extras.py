@@ -23,3 +23,11 @@ def test_missing_module_names_the_extra_in_one_line(monkeypatch, module):
     assert "\n" not in message
     assert "research extra" in message and "pip install 'diceopt[research]'" in message
     assert module in message
+
+
+def test_environments_without_gymnasium_say_which_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gymnasium", None)
+    for name in [m for m in sys.modules if m == "diceopt.envs" or m.startswith("diceopt.envs.")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(InputError, match=r"research extra"):
+        import diceopt.envs  # noqa: F401
