@@ -1,4 +1,5 @@
-"""The ``diceopt`` command: the generic commands of every registered game, plus ``serve``.
+"""The ``diceopt`` command: the generic commands of every registered game, ``serve`` and
+``evaluate``.
 
 Games come from the registry (``diceopt.games.registry``); each gets ``solve``,
 ``advise``, ``play`` and ``simulate`` and its own extra commands (``diceopt.cli.game``).
@@ -30,7 +31,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every game's subcommands and ``serve``."""
-    from diceopt.cli import serve
+    from diceopt.cli import evaluate, serve
     from diceopt.cli.game import register_game
     from diceopt.games.registry import games
 
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     for spec in games().values():
         register_game(sub, spec)
     serve.register(sub)
+    evaluate.register(sub)
     return parser
 
 

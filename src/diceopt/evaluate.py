@@ -1,0 +1,405 @@
+"""How far an agent is from optimal play: its expected loss, sampled or exact.
+
+An agent is a callable ``agent(spec, rules, position, legal_actions) -> str``: ``spec``
+is the game's GameSpec, ``rules`` its rules object, ``position`` the game's position
+object (``spec.format(rules, position)`` is its notation), ``legal_actions`` the legal
+action texts as ``spec.advise`` writes them, in alphabetical order (so that their order
+gives no hint of their values); it returns one of them (any form the game
+accepts, e.g. ``"hold 3 3"`` or ``"k 33"``). An object with a method ``act`` of the same
+signature is accepted too.
+
+``evaluate(agent, game, games=N, seed=S)`` plays N seeded games (in two-player games the
+agent takes ``seat`` 1 or 2 and the optimal player the other) and reports
+
+- the agent's mean result (game units: points, or wins 1 / draw 0.5 / loss 0);
+- the optimal value from the start (``spec.solve(rules).value``, the agent's seat);
+- the expected loss against optimal play, estimated as the mean over games of the summed
+  regrets of the agent's decisions along its own games: by the performance-difference
+  identity this is an unbiased estimate of V*(start) - V(agent) (the other way round for
+  lower-is-better games, so a loss is always >= 0), with a 95% interval (normal
+  approximation) and far less variance than comparing mean results.
+
+For games small enough to walk whole (stick or reroll; Shut the Box, Pig and engine
+plug-ins through their compiled game graphs) a deterministic agent is also queried once
+at every decision of the game and its policy is evaluated exactly, without sampling:
+``exact_value`` and ``exact_loss``. The exact path assumes the agent's choice depends on
+the decision state only (stick: the dice shown, queried with the points omitted).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from diceopt.errors import InputError, SolveError
+from diceopt.games.registry import GameSpec, get_game
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+AgentFn = Callable[[GameSpec, Any, Any, Sequence[str]], str]
+
+
+@dataclass
+class Evaluation:
+    """What ``evaluate`` found (values in the game's units, see ``units``).
+
+    ``mean_result``/``result_std_error``: the agent's sampled results; ``optimal_value``:
+    V*(start) for the agent's seat; ``loss``: the mean summed regret per game,
+    ``loss_interval`` its 95% interval; ``exact_value``/``exact_loss``: the agent's
+    exact value and loss (None where not computed); ``decisions``: the agent's decisions
+    in the sampled games; ``seconds``: wall time.
+    """
+
+    game: str
+    rules: dict[str, Any]
+    units: str
+    games: int
+    seed: int | None
+    seat: int
+    mean_result: float
+    result_std_error: float | None
+    optimal_value: float
+    loss: float
+    loss_std_error: float | None
+    loss_interval: tuple[float, float] | None
+    decisions: int
+    exact_value: float | None = None
+    exact_loss: float | None = None
+    exact_decisions: int | None = None
+    exact_note: str | None = None
+    seconds: float = 0.0
+    lines: list[str] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready data (no NaN: missing numbers are null)."""
+        data = asdict(self)
+        data.pop("lines")
+        if self.loss_interval is not None:
+            data["loss_interval"] = list(self.loss_interval)
+        return data
+
+
+def as_agent(agent: Any) -> AgentFn:
+    """The agent as a callable: itself, or its ``act`` method; InputError otherwise."""
+    act = getattr(agent, "act", None)
+    if callable(act):
+        return act
+    if callable(agent):
+        return agent
+    raise InputError(f"an agent is a callable or has an act method, got {type(agent).__name__}")
+
+
+def load_agent(ref: str) -> AgentFn:
+    """``module:callable`` (e.g. ``mypkg.agents:greedy``): the object, as an agent.
+
+    A class (or factory) named there is called with no arguments when the object itself
+    takes no four arguments; InputError (one line) if it cannot be loaded.
+    """
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError(f"--agent must be module:callable, got {ref!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"cannot import agent module {module_name!r}: {exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InputError(f"module {module_name!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    if isinstance(obj, type):
+        obj = obj()
+    return as_agent(obj)
+
+
+def legal_of(advice: Any) -> list[str]:
+    """The legal action texts of an advice in alphabetical order: no hint of their values."""
+    return sorted(a.action for a in advice.actions)
+
+
+def _choose(agent: AgentFn, spec: GameSpec, rules: Any, pos: Any, legal: list[str]) -> str:
+    """The agent's action in the canonical text; InputError naming an illegal choice."""
+    text = agent(spec, rules, pos, list(legal))
+    if not isinstance(text, str):
+        raise InputError(f"the agent must return an action text, got {text!r}")
+    try:
+        action = spec.canonical_action(rules, pos, text)
+    except InputError as exc:
+        raise InputError(
+            f"the agent chose {text!r} in '{spec.format(rules, pos)}': {exc}"
+        ) from None
+    if action not in legal:
+        raise InputError(
+            f"the agent chose {text!r}, not legal in '{spec.format(rules, pos)}' "
+            f"(legal: {', '.join(legal[:12])})"
+        )
+    return action
+
+
+def play_one(
+    agent: AgentFn, spec: GameSpec, rules: Any, rng: np.random.Generator, seat: int = 1
+) -> tuple[float, float, int]:
+    """One seeded game: (the agent's result, its summed regret, its decision count).
+
+    In a two-player game the agent moves for ``seat`` (1 or 2) and the optimal player
+    (``advise``'s best action) for the other; the result is then the agent's wins.
+    """
+    two = spec.players_of(rules) == 2
+    pos = spec.new_position(rules, rng)
+    regret, decisions = 0.0, 0
+    for _ in range(spec.play_limit):
+        advice = spec.advise(rules, pos)
+        if not two or spec.to_move(rules, pos) == seat - 1:
+            action = _choose(agent, spec, rules, pos, legal_of(advice))
+            regret += advice.find(action).regret
+            decisions += 1
+        else:
+            action = advice.best.action
+        step = spec.apply(rules, pos, action, rng)
+        if step.game_over:
+            result = float(step.result if step.result is not None else 0.0)
+            if two and seat == 2:
+                result = 1.0 - result
+            return result, regret, decisions
+        pos = step.position
+    raise InputError(f"a game of {spec.title} did not end within {spec.play_limit} decisions")
+
+
+def evaluate(
+    agent: Any,
+    game: str | GameSpec,
+    games: int = 1000,
+    seed: int | None = None,
+    variant: str | None = None,
+    *,
+    seat: int = 1,
+    exact: bool | None = None,
+    **params: Any,
+) -> Evaluation:
+    """Evaluate ``agent`` on ``game`` (a registered id or a GameSpec) against optimal play.
+
+    ``games`` seeded games (``seed``; None: fresh) estimate the agent's mean result and
+    expected loss (see the module docstring; units: the game's, points or wins).
+    ``variant`` and ``params`` are the rules as on the command line. ``seat`` (1 or 2) is
+    the agent's seat in two-player games. ``exact``: None evaluates exactly where the game
+    allows it, True requires it (InputError if not possible), False skips it.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(games, int) or games < 1:
+        raise InputError(f"games must be a positive whole number, got {games!r}")
+    if seat not in (1, 2):
+        raise InputError(f"seat must be 1 or 2, got {seat}")
+    spec = game if isinstance(game, GameSpec) else get_game(game)
+    rules = spec.rules(variant, **params)
+    fn = as_agent(agent)
+    two = spec.players_of(rules) == 2
+    if not two and seat != 1:
+        raise InputError(f"{spec.title} with these rules has one player: seat must be 1")
+    optimal = spec.solve(rules).value
+    if two and seat == 2:
+        optimal = 1.0 - optimal
+    rng = np.random.default_rng(seed)
+    results, regrets = np.empty(games), np.empty(games)
+    decisions = 0
+    for g in range(games):
+        results[g], regrets[g], d = play_one(fn, spec, rules, rng, seat)
+        decisions += d
+    se_r = float(results.std(ddof=1) / math.sqrt(games)) if games > 1 else None
+    se_l = float(regrets.std(ddof=1) / math.sqrt(games)) if games > 1 else None
+    loss = float(regrets.mean())
+    interval = (loss - Z95 * se_l, loss + Z95 * se_l) if se_l is not None else None
+    out = Evaluation(
+        spec.id,
+        spec.describe(rules),
+        spec.units_of(rules),
+        games,
+        seed,
+        seat,
+        float(results.mean()),
+        se_r,
+        float(optimal),
+        loss,
+        se_l,
+        interval,
+        decisions,
+    )
+    if exact is not False:
+        try:
+            value, count = exact_value(fn, spec, rules, seat)
+        except NotImplementedError as exc:
+            if exact:
+                raise InputError(str(exc)) from None
+            out.exact_note = str(exc)
+        except SolveError as exc:
+            out.exact_note = f"exact evaluation failed: {exc}"
+        else:
+            sign = -1.0 if spec.lower_is_better_of(rules) else 1.0
+            out.exact_value, out.exact_decisions = value, count
+            loss = sign * (optimal - value)
+            out.exact_loss = 0.0 if abs(loss) < 1e-12 else loss  # no "-0.000000000"
+    out.seconds = time.perf_counter() - t0
+    out.lines = report_lines(out)
+    return out
+
+
+def report_lines(ev: Evaluation) -> list[str]:
+    """The evaluation in words (what ``diceopt evaluate`` prints)."""
+    who = f", agent in seat {ev.seat}" if ev.units.startswith("probab") or ev.seat != 1 else ""
+    lines = [f"{ev.game}: {ev.games:,} games (seed {ev.seed}){who}; values in {ev.units}"]
+    spread = "" if ev.result_std_error is None else f" +/- {ev.result_std_error:.6f} (s.e.)"
+    lines.append(f"agent mean result   {ev.mean_result:.6f}{spread}")
+    lines.append(f"optimal value       {ev.optimal_value:.9f}")
+    if ev.loss_interval is not None:
+        lo, hi = ev.loss_interval
+        lines.append(
+            f"expected loss       {ev.loss:.6f} (95% interval {lo:.6f} to {hi:.6f}; "
+            f"summed regrets of {ev.decisions:,} decisions)"
+        )
+    else:
+        lines.append(f"expected loss       {ev.loss:.6f} (one game: no interval)")
+    if ev.exact_value is not None:
+        lines.append(
+            f"exact agent value   {ev.exact_value:.9f}, exact loss {ev.exact_loss:.9f} "
+            f"({ev.exact_decisions:,} decisions queried)"
+        )
+    elif ev.exact_note:
+        lines.append(f"no exact evaluation: {ev.exact_note}")
+    return lines
+
+
+# --- exact evaluation ------------------------------------------------------------------------
+
+
+def exact_value(agent: AgentFn, spec: GameSpec, rules: Any, seat: int = 1) -> tuple[float, int]:
+    """The agent's exact value from the start (its seat's terms) and the decisions queried.
+
+    NotImplementedError where the game has no exact path (e.g. Yatzy: too many states).
+    """
+    from diceopt.games.engine_spec import EngineGameSpec
+
+    module = type(spec).__module__
+    if spec.id == "stick" and module == "diceopt.games.stick":
+        return _exact_stick(agent, spec, rules)
+    if spec.id == "shutbox" and module == "diceopt.games.shutbox":
+        return _exact_shutbox(agent, spec, rules, seat)
+    if spec.id == "pig" and module == "diceopt.games.pig":
+        return _exact_pig(agent, spec, rules, seat)
+    if isinstance(spec, EngineGameSpec) and spec.players_of(rules) == 1:
+        return _exact_engine(agent, spec, rules)
+    raise NotImplementedError(f"{spec.title} is too large to evaluate exactly; sampled only")
+
+
+def _exact_stick(agent: AgentFn, spec: GameSpec, rules: Any) -> tuple[float, int]:
+    from diceopt.games.stick import StickPosition, evaluate_stick_policy, parse_hold
+
+    lat = rules.lattice
+    policy: dict[int, int | None] = {}
+    for i in lat.full():
+        pos = StickPosition(tuple(int(c) for c in lat.counts[i]), None)
+        action = _choose(agent, spec, rules, pos, legal_of(spec.advise(rules, pos)))
+        held = parse_hold(rules, pos.roll, action)
+        policy[int(i)] = None if (held == pos.roll).all() else lat.index(held)
+    return float(evaluate_stick_policy(rules, policy)), len(policy)
+
+
+def _exact_graph(
+    graph: Any,
+    objective: Any,
+    optimal: np.ndarray,
+    agent_edges: Callable[[int], int],
+    agent_nodes: np.ndarray,
+) -> float:
+    """Value at node 0 when ``agent_nodes`` follow ``agent_edges`` and the rest ``optimal``."""
+    from diceopt.engine import evaluate_policy
+
+    policy = optimal.copy()
+    for s in agent_nodes.tolist():
+        policy[s] = agent_edges(s)
+    return float(evaluate_policy(graph, policy, objective).values[0])
+
+
+def _edge_of(graph: Any, s: int, wanted: str, text_of: Callable[[Any], str]) -> int:
+    for e in range(int(graph.start[s]), int(graph.start[s + 1])):
+        if text_of(graph.actions[e]) == wanted:
+            return e
+    raise InputError(f"action {wanted!r} has no edge at node {s}")
+
+
+def _exact_shutbox(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[float, int]:
+    from diceopt.engine.compile import DECISION
+    from diceopt.games.shutbox import action_text, position_of_state, solved
+
+    sol = solved(rules)
+    g = sol.graph
+    decisions = np.flatnonzero(g.kind == DECISION)
+    if rules.players == 2:
+        decisions = decisions[g.player[decisions] == seat - 1]
+
+    def edge(s: int) -> int:
+        pos = position_of_state(g.states[s])
+        legal = sorted(
+            action_text(g.actions[e]) for e in range(int(g.start[s]), int(g.start[s + 1]))
+        )
+        return _edge_of(g, s, _choose(agent, spec, rules, pos, legal), action_text)
+
+    value = _exact_graph(g, sol.solution.objective, sol.policy, edge, decisions)
+    if rules.players == 2 and seat == 2:
+        value = 1.0 - value
+    return value, len(decisions)
+
+
+def _exact_engine(agent: AgentFn, spec: Any, rules: Any) -> tuple[float, int]:
+    from diceopt.engine.compile import DECISION
+
+    graph, solution, policy = spec.solved(rules)
+    decisions = np.flatnonzero(graph.kind == DECISION)
+
+    def edge(s: int) -> int:
+        pos = graph.states[s]
+        action = _choose(agent, spec, rules, pos, legal_of(spec.advise(rules, pos)))
+        return _edge_of(graph, s, action, str)
+
+    return _exact_graph(graph, solution.objective, policy, edge, decisions), len(decisions)
+
+
+def _exact_pig(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[float, int]:
+    """Pig's graph is written from the mover's point of view (one node serves both
+    players), so the agent against the optimal player runs on two copies of it: copy 0
+    where the first player moves, copy 1 the second; a hand-over edge crosses copies."""
+    from diceopt.engine import compile_arrays, evaluate_policy
+    from diceopt.engine.compile import DECISION
+    from diceopt.games.pig import HOLD, ROLL, PigPosition, decode_node, graph_for, solved
+
+    g = graph_for(rules)
+    sol = solved(rules)
+    n, m = g.num_states, g.num_edges
+    flip = g.flip.astype(np.int64)
+    target = np.concatenate([g.target + n * flip, g.target + n * (1 - flip)])
+    start = np.concatenate([g.start[:-1], g.start + m])
+    doubled = compile_arrays(
+        np.concatenate([g.kind, g.kind]),
+        start,
+        target,
+        np.concatenate([g.prob, g.prob]),
+        reward=np.concatenate([g.reward, g.reward]),
+        terminal_value=np.concatenate([g.terminal_value, g.terminal_value]),
+        flip=np.concatenate([g.flip, g.flip]),
+    )
+    optimal = sol.policy
+    policy = np.concatenate([optimal, np.where(optimal >= 0, optimal + m, -1)])
+    decisions = np.flatnonzero(g.kind == DECISION)
+    offset = 0 if seat == 1 else n
+    for s in decisions.tolist():
+        me, opponent, turn, _ = decode_node(rules.goal, s)
+        pos = PigPosition(me, opponent, turn, seat - 1)
+        action = _choose(agent, spec, rules, pos, [HOLD, ROLL])
+        policy[s + offset] = (
+            int(g.start[s]) + (0 if action == HOLD else 1) + (m if seat == 2 else 0)
+        )
+    value = float(evaluate_policy(doubled, policy, sol.solution.objective).values[0])
+    return (value if seat == 1 else 1.0 - value), len(decisions)
