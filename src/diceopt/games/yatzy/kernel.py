@@ -31,7 +31,9 @@ The widget (one turn from a state whose successors are solved):
 4. Twice (1 and 2 rerolls left): chance, ``E[keep] = sum_f p_f E[keep + f]`` down the
    keep lattice (:class:`~diceopt.dice.KeepLattice`, :func:`_chance`); choice, the best
    sub-multiset of every multiset through the remove-one-die edges; a roll's value is
-   the best of scoring now and its best proper keep. O(462 * 6) per level for 5 dice.
+   the best of scoring now and its best proper keep. O(462 * 6) per level for 5 dice,
+   O(924 * 6) for 6 (Maxi Yatzy): the dice count, the categories and the bonus
+   threshold all come from the rules, so one code path solves every variant.
 5. The state's value is the average over the first roll (back to points for theta != 0).
 
 Tie-break (one rule for the advice, the simulation and any policy read from here):
@@ -43,11 +45,12 @@ takes maxima, where ties do not matter. With ``theta != 0`` the choice is made o
 utilities W; values shown in points may tie after rounding where the W differ.
 
 Solver (:func:`solve_table`): layer by layer (number of filled categories, last turn
-first); within a layer all states are laid out as *lanes* and solved ``lanes`` at a
-time by the steps above, every lattice operation a loop over contiguous lanes (SIMD),
-batches in parallel (``prange``). Step 1 and the joker scoring of step 2 are the
-scalar widget's functions applied per lane; the lattice loops are written twice (lanes
-and scalar), each twin tagged with the reason.
+first; only the layer being solved has its state list in memory, see
+:func:`iter_layer_states`); within a layer all states are laid out as *lanes* and
+solved ``lanes`` at a time by the steps above, every lattice operation a loop over
+contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker scoring
+of step 2 are the scalar widget's functions applied per lane; the lattice loops are
+written twice (lanes and scalar), each twin tagged with the reason.
 
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached

@@ -125,7 +125,8 @@ class YatzyRules:
                 raise InputError(f"unknown {self.style} category {c!r}")
             if c in UPPER and UPPER.index(c) >= self.sides:
                 raise InputError(f"category {c!r} needs at least {UPPER.index(c) + 1} sides")
-        top = self.dice * self.sides * (self.sides + 1) // 2  # every die of every upper box
+        # 63, or more where every die of every upper box can reach it (Maxi: 126)
+        top = max(63, self.dice * self.sides * (self.sides + 1) // 2)
         if not 1 <= self.bonus_threshold <= top:
             raise InputError(f"bonus threshold must be 1..{top}, got {self.bonus_threshold}")
         if self.joker not in JOKER_MODES:
