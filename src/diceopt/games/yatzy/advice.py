@@ -180,7 +180,9 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             raise InputError("every category is filled: the game is over, use 'dice -'")
     else:
         if len(pos.dice) != rules.dice:
-            raise InputError(f"expected {rules.dice} dice, got {len(pos.dice)}")
+            raise InputError(
+                f"expected {rules.dice} dice, got {len(pos.dice)} (variant {rules.name})"
+            )
         for d in pos.dice:
             if not 1 <= d <= rules.sides:
                 raise InputError(f"a die shows 1 to {rules.sides}, got {d}")

@@ -31,7 +31,9 @@ The widget (one turn from a state whose successors are solved):
 4. Twice (1 and 2 rerolls left): chance, ``E[keep] = sum_f p_f E[keep + f]`` down the
    keep lattice (:class:`~diceopt.dice.KeepLattice`, :func:`_chance`); choice, the best
    sub-multiset of every multiset through the remove-one-die edges; a roll's value is
-   the best of scoring now and its best proper keep. O(462 * 6) per level for 5 dice.
+   the best of scoring now and its best proper keep. O(462 * 6) per level for 5 dice,
+   O(924 * 6) for 6 (Maxi Yatzy): the dice count, the categories and the bonus
+   threshold all come from the rules, so one code path solves every variant.
 5. The state's value is the average over the first roll (back to points for theta != 0).
 
 Tie-break (one rule for the advice, the simulation and any policy read from here):
@@ -43,11 +45,12 @@ takes maxima, where ties do not matter. With ``theta != 0`` the choice is made o
 utilities W; values shown in points may tie after rounding where the W differ.
 
 Solver (:func:`solve_table`): layer by layer (number of filled categories, last turn
-first); within a layer all states are laid out as *lanes* and solved ``lanes`` at a
-time by the steps above, every lattice operation a loop over contiguous lanes (SIMD),
-batches in parallel (``prange``). Step 1 and the joker scoring of step 2 are the
-scalar widget's functions applied per lane; the lattice loops are written twice (lanes
-and scalar), each twin tagged with the reason.
+first; only the layer being solved has its state list in memory, see
+:func:`iter_layer_states`); within a layer all states are laid out as *lanes* and
+solved ``lanes`` at a time by the steps above, every lattice operation a loop over
+contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker scoring
+of step 2 are the scalar widget's functions applied per lane; the lattice loops are
+written twice (lanes and scalar), each twin tagged with the reason.
 
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
@@ -58,7 +61,7 @@ a NEG row so the choice loops have no branches; ``_fill`` takes four maxima at a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -70,7 +73,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
 
 NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
-LANES = {np.dtype(np.float32): 64, np.dtype(np.float64): 32}  # states per batch
+LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
 
 
 class KernelArrays(NamedTuple):
@@ -844,8 +847,17 @@ def layer_masks(rules: YatzyRules) -> list[np.ndarray]:
     return [allm[pop == j] for j in range(c + 1)]
 
 
-def layer_states(rules: YatzyRules) -> list[LayerStates]:
-    """For every layer, the states to solve and the equal-value copies (vectorised numpy)."""
+class _UpperPlan(NamedTuple):
+    """Per subset of the upper categories (bit mask over their ranks): the upper totals to
+    solve and, per reachable total, the solved total with the same value."""
+
+    up_cats: list[int]  # category index of each upper category, in rank order
+    solve_u: np.ndarray  # (subsets, T + 1) totals to solve, padded with -1
+    solve_n: np.ndarray  # (subsets,) how many
+    rep: np.ndarray  # (subsets, T + 1) representative solved total, -1 if unreachable
+
+
+def _upper_plan(rules: YatzyRules) -> _UpperPlan:
     c = rules.num_categories
     T = rules.bonus_threshold
     up_cats = [i for i in range(c) if rules.upper_face[i] >= 0]
@@ -869,43 +881,61 @@ def layer_states(rules: YatzyRules) -> list[LayerStates]:
         solve_u[s, : len(chosen)] = chosen
         for u in us:
             rep[s, u] = u if u in live or (len(dead) and u == dead[0]) else dead[0]
+    return _UpperPlan(up_cats, solve_u, solve_n, rep)
+
+
+def _layer(rules: YatzyRules, masks: np.ndarray, plan: _UpperPlan) -> LayerStates:
+    """The states of one layer (its filled masks) and their equal-value copies."""
+    T = rules.bonus_threshold
     yz = rules.yahtzee_category
-    out = []
-    for masks in layer_masks(rules):
-        sub = np.zeros(masks.size, dtype=np.int64)
-        for rank, cat in enumerate(up_cats):
-            sub |= ((masks >> cat) & 1) << rank
-        flags_list = [np.zeros(masks.size, dtype=np.int64)]
-        mask_list = [masks]
-        sub_list = [sub]
-        if rules.flags == 2 and yz >= 0:
-            has = ((masks >> yz) & 1) == 1
-            mask_list.append(masks[has])
-            flags_list.append(np.ones(int(has.sum()), dtype=np.int64))
-            sub_list.append(sub[has])
-        m_all = np.concatenate(mask_list)
-        f_all = np.concatenate(flags_list)
-        s_all = np.concatenate(sub_list)
-        n = solve_n[s_all]
-        st_mask = np.repeat(m_all, n)
-        st_flag = np.repeat(f_all, n)
-        cols = solve_u[s_all]
-        st_u = cols[np.arange(cols.shape[1])[None, :] < n[:, None]]
-        # copies: every reachable u whose representative differs from itself
-        reps = rep[s_all]  # (M, T + 1)
-        uu = np.arange(T + 1)[None, :]
-        need = (reps >= 0) & (reps != uu)
-        mi, ui = np.nonzero(need)
-        fl = rules.flags
-        dst = (m_all[mi] * fl + f_all[mi]) * (T + 1) + ui
-        src = (m_all[mi] * fl + f_all[mi]) * (T + 1) + reps[mi, ui]
-        out.append(LayerStates(st_mask, st_flag, st_u, dst, src))
-    return out
+    sub = np.zeros(masks.size, dtype=np.int64)
+    for rank, cat in enumerate(plan.up_cats):
+        sub |= ((masks >> cat) & 1) << rank
+    flags_list = [np.zeros(masks.size, dtype=np.int64)]
+    mask_list = [masks]
+    sub_list = [sub]
+    if rules.flags == 2 and yz >= 0:
+        has = ((masks >> yz) & 1) == 1
+        mask_list.append(masks[has])
+        flags_list.append(np.ones(int(has.sum()), dtype=np.int64))
+        sub_list.append(sub[has])
+    m_all = np.concatenate(mask_list)
+    f_all = np.concatenate(flags_list)
+    s_all = np.concatenate(sub_list)
+    n = plan.solve_n[s_all]
+    st_mask = np.repeat(m_all, n)
+    st_flag = np.repeat(f_all, n)
+    cols = plan.solve_u[s_all]
+    st_u = cols[np.arange(cols.shape[1])[None, :] < n[:, None]]
+    # copies: every reachable u whose representative differs from itself
+    reps = plan.rep[s_all]  # (M, T + 1)
+    uu = np.arange(T + 1)[None, :]
+    need = (reps >= 0) & (reps != uu)
+    mi, ui = np.nonzero(need)
+    fl = rules.flags
+    dst = (m_all[mi] * fl + f_all[mi]) * (T + 1) + ui
+    src = (m_all[mi] * fl + f_all[mi]) * (T + 1) + reps[mi, ui]
+    return LayerStates(st_mask, st_flag, st_u, dst, src)
+
+
+def iter_layer_states(rules: YatzyRules, reverse: bool = False) -> Iterator[LayerStates]:
+    """The layers of :func:`layer_states` one at a time (last layer first if ``reverse``),
+    so that only one layer's state arrays are held (Maxi Yatzy: up to ~7 million states)."""
+    plan = _upper_plan(rules)
+    masks = layer_masks(rules)
+    order = range(len(masks) - 1, -1, -1) if reverse else range(len(masks))
+    for j in order:
+        yield _layer(rules, masks[j], plan)
+
+
+def layer_states(rules: YatzyRules) -> list[LayerStates]:
+    """For every layer, the states to solve and the equal-value copies (vectorised numpy)."""
+    return list(iter_layer_states(rules))
 
 
 def count_states(rules: YatzyRules) -> int:
     """Number of reachable turn-start states (mask, flag, upper total)."""
-    return int(sum(s.mask.size + s.copy_dst.size for s in layer_states(rules)))
+    return int(sum(s.mask.size + s.copy_dst.size for s in iter_layer_states(rules)))
 
 
 @dataclass
@@ -967,8 +997,8 @@ def solve_table(
     nk = int(rules.lattice.offset[-1])
     V = np.full((1 << c, rules.flags, T + 1), np.nan, dtype=dt)
     Vflat = V.reshape(-1)
-    layers = layer_states(rules)
-    last = layers[c]  # every category filled: nothing more to score
+    layers = iter_layer_states(rules, reverse=True)
+    last = next(layers)  # every category filled: nothing more to score
     V[last.mask, last.flag, last.upper] = 0.0
     Vflat[last.copy_dst] = 0.0
     width = lanes or LANES[dt]
@@ -979,8 +1009,7 @@ def solve_table(
     SRs[:, -1, :] = NEG
     vecs = np.empty((nchunks, 4, width), dtype=dt)
     states = last.mask.size + last.copy_dst.size
-    for j in range(c - 1, -1, -1):
-        st = layers[j]
+    for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
         _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, K, theta)
         Vflat[st.copy_dst] = Vflat[st.copy_src]
         states += st.mask.size + st.copy_dst.size

@@ -1,4 +1,4 @@
-"""Yatzy and Yahtzee rules as data (RULES §2 and §3).
+"""Yatzy, Yahtzee and Maxi Yatzy rules as data.
 
 A variant is a :class:`YatzyRules`: the dice, the categories (ids), the upper bonus and
 the option flags. Scoring is a pair of numpy tables over every sorted roll of the dice
@@ -46,22 +46,51 @@ AMERICAN_CATEGORIES = UPPER + (
     "yahtzee",
     "chance",
 )
+MAXI_CATEGORIES = UPPER + (
+    "one_pair",
+    "two_pairs",
+    "three_pairs",
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "five_of_a_kind",
+    "small_straight",
+    "large_straight",
+    "full_straight",
+    "full_house",
+    "castle",
+    "tower",
+    "chance",
+    "maxi_yatzy",
+)
+STYLES = ("scandinavian", "american", "maxi")
+STYLE_CATEGORIES = {
+    "scandinavian": SCANDINAVIAN_CATEGORIES,
+    "american": AMERICAN_CATEGORIES,
+    "maxi": MAXI_CATEGORIES,
+}
 JOKER_MODES = ("free", "forced", "none")
-CATEGORY_ALIASES = {"yahtzee": "yatzy", "yatzy": "yahtzee"}  # one box, two spellings
+# one box, several spellings (the key is looked up only when it is not a category itself)
+CATEGORY_ALIASES = {
+    "yahtzee": "yatzy",
+    "yatzy": "yahtzee",
+    "super_house": "castle",
+    "superhouse": "castle",
+}
 JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
 
 @dataclass(frozen=True)
 class YatzyRules:
-    """One Yatzy/Yahtzee variant.
+    """One Yatzy/Yahtzee/Maxi Yatzy variant.
 
-    ``style`` is ``"scandinavian"`` or ``"american"`` (it decides what the lower
-    categories score). ``bonus`` points are added once the upper total reaches
-    ``bonus_threshold``. American only: ``joker`` in JOKER_MODES and ``yahtzee_bonus``
-    (points for each further Yahtzee once the Yahtzee box holds 50; 0 disables it).
-    Scandinavian only: the two "accepts" flags. ``forced_order``: categories are filled
-    in the order listed. ``dice``/``sides`` and a subset of ``categories`` give the
-    reduced variants used to test the kernel against the generic engine.
+    ``style`` is ``"scandinavian"``, ``"american"`` or ``"maxi"`` (it decides what the
+    lower categories score and which ones exist; see :data:`STYLE_CATEGORIES`). ``bonus``
+    points are added once the upper total reaches ``bonus_threshold`` (points).
+    American only: ``joker`` in JOKER_MODES and ``yahtzee_bonus`` (points for each
+    further Yahtzee once the Yahtzee box holds 50; 0 disables it). Scandinavian only:
+    the two "accepts" flags. ``forced_order``: categories are filled in the order
+    listed. ``dice``/``sides`` and a subset of ``categories`` give the reduced variants
+    used to test the kernel against the generic engine.
     """
 
     style: str = "scandinavian"
@@ -78,13 +107,13 @@ class YatzyRules:
     name: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
-        if self.style not in ("scandinavian", "american"):
+        if self.style not in STYLES:
             raise InputError(f"unknown Yatzy style {self.style!r}")
         if not 1 <= self.dice <= 8:
             raise InputError(f"the number of dice must be 1..8, got {self.dice}")
         if not 2 <= self.sides <= 6:
             raise InputError(f"the number of sides must be 2..6, got {self.sides}")
-        known = SCANDINAVIAN_CATEGORIES if self.style == "scandinavian" else AMERICAN_CATEGORIES
+        known = STYLE_CATEGORIES[self.style]
         if not self.categories:
             raise InputError("a variant needs at least one category")
         if len(self.categories) > 20:
@@ -96,11 +125,13 @@ class YatzyRules:
                 raise InputError(f"unknown {self.style} category {c!r}")
             if c in UPPER and UPPER.index(c) >= self.sides:
                 raise InputError(f"category {c!r} needs at least {UPPER.index(c) + 1} sides")
-        if not 1 <= self.bonus_threshold <= 63:
-            raise InputError(f"bonus threshold must be 1..63, got {self.bonus_threshold}")
+        # 63, or more where every die of every upper box can reach it (Maxi: 126)
+        top = max(63, self.dice * self.sides * (self.sides + 1) // 2)
+        if not 1 <= self.bonus_threshold <= top:
+            raise InputError(f"bonus threshold must be 1..{top}, got {self.bonus_threshold}")
         if self.joker not in JOKER_MODES:
             raise InputError(f"joker mode must be one of {', '.join(JOKER_MODES)}")
-        if self.style == "scandinavian" and (self.joker != "none" or self.yahtzee_bonus):
+        if self.style != "american" and (self.joker != "none" or self.yahtzee_bonus):
             raise InputError("jokers and the Yahtzee bonus are American rules")
 
     # --- structure -------------------------------------------------------------------
@@ -119,9 +150,9 @@ class YatzyRules:
 
     @cached_property
     def yahtzee_category(self) -> int:
-        """Index of the Yatzy/Yahtzee category, -1 if the variant has none."""
+        """Index of the Yatzy/Yahtzee (Maxi: Maxi Yatzy) category, -1 if there is none."""
         for i, c in enumerate(self.categories):
-            if c in ("yatzy", "yahtzee"):
+            if c in ("yatzy", "yahtzee", "maxi_yatzy"):
                 return i
         return -1
 
@@ -243,6 +274,8 @@ class YatzyRules:
             return total
         if cat in ("yatzy", "yahtzee"):
             return np.where((counts == self.dice).any(axis=1), 50, 0)
+        if cat == "maxi_yatzy":
+            return np.where((counts == self.dice).any(axis=1), 100, 0)
         if cat == "one_pair":
             return 2 * _highest_face(counts >= 2)
         if cat == "two_pairs":
@@ -253,6 +286,30 @@ class YatzyRules:
                     out[i] = 2 * (pairs[-1] + pairs[-2])
                 elif self.two_pairs_accepts_four and row.max() >= 4:
                     out[i] = 4 * (int(row.argmax()) + 1)
+            return out
+        if cat == "three_pairs":
+            # three different faces with at least two dice each: the sum of those six dice
+            out = np.zeros(r, dtype=np.int64)
+            for i, row in enumerate(counts):
+                pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
+                if len(pairs) >= 3:
+                    out[i] = 2 * sum(pairs[-3:])
+            return out
+        if cat == "five_of_a_kind":
+            return 5 * _highest_face(counts >= 5)
+        if cat == "full_straight":
+            return np.where((counts == 1).all(axis=1) & (self.dice == self.sides), 21, 0)
+        if cat in ("castle", "tower"):
+            # two different faces: three dice each (castle), four and two (tower)
+            need = (3, 3) if cat == "castle" else (4, 2)
+            out = np.zeros(r, dtype=np.int64)
+            for i, row in enumerate(counts):
+                best = 0
+                for a in range(self.sides):
+                    for b in range(self.sides):
+                        if a != b and row[a] >= need[0] and row[b] >= need[1]:
+                            best = max(best, need[0] * (a + 1) + need[1] * (b + 1))
+                out[i] = best
             return out
         if cat == "three_of_a_kind":
             has = counts >= 3
@@ -270,15 +327,31 @@ class YatzyRules:
             exact = (srt[:, 0] >= 3) & (srt[:, 1] >= 2) & (srt[:, :2].sum(axis=1) == self.dice)
             if american:
                 return np.where(exact, 25, 0)
+            if self.style == "maxi":  # three of one face, two of another; best choice
+                out = np.zeros(r, dtype=np.int64)
+                for i, row in enumerate(counts):
+                    best = 0
+                    for a in range(self.sides):
+                        for b in range(self.sides):
+                            if a != b and row[a] >= 3 and row[b] >= 2:
+                                best = max(best, 3 * (a + 1) + 2 * (b + 1))
+                    out[i] = best
+                return out
             ok = exact | (self.full_house_accepts_yatzy & (srt[:, 0] == self.dice))
             return np.where(ok, total, 0)
         if cat == "small_straight":
             if american:
                 return np.where(_has_run(counts, 4), 30, 0)
+            if self.style == "maxi":  # 1-2-3-4-5 among the dice
+                return np.where((counts[:, 0:5] >= 1).all(axis=1), 15, 0)
             return np.where(_exactly(counts, range(0, 5), self.dice), 15, 0)
         if cat == "large_straight":
             if american:
                 return np.where(_has_run(counts, 5), 40, 0)
+            if self.style == "maxi":  # 2-3-4-5-6 among the dice
+                if self.sides < 6:
+                    return np.zeros(r, dtype=np.int64)
+                return np.where((counts[:, 1:6] >= 1).all(axis=1), 20, 0)
             return np.where(_exactly(counts, range(1, 6), self.dice), 20, 0)
         raise InputError(f"unknown category {cat!r}")  # pragma: no cover
 
@@ -327,6 +400,26 @@ def _exactly(counts: np.ndarray, faces: range, dice: int) -> np.ndarray:
 
 
 SCANDINAVIAN = YatzyRules(name="scandinavian")
+MAXI = YatzyRules(
+    style="maxi",
+    categories=MAXI_CATEGORIES,
+    dice=6,
+    bonus_threshold=75,
+    bonus=50,
+    name="maxi",
+)
+"""Maxi Yatzy, Finnish rules: six dice, 20 categories (20 turns), up to two rerolls a turn
+(no saved rerolls), any open category may take a zero, upper bonus 50 points once Ones..Sixes
+total at least 75, no Yatzy bonus and no joker. Lower categories (points): One Pair, Two
+Pairs (two different faces), Three Pairs (three different faces, the sum of all six), Three
+/ Four / Five of a Kind (the highest face shown that often, the sum of those dice), Small
+Straight (1-2-3-4-5 among the dice: 15), Large Straight (2-3-4-5-6 among the dice: 20),
+Full Straight (1-2-3-4-5-6: 21), Full House (three of one face and two of another, best
+choice, the sum of those five dice), Castle or Super House (two different triples: the sum
+of all six), Tower (four of one face and two of another: the sum of all six), Chance (the
+sum of all six), Maxi Yatzy (six of a kind: 100). More matching dice still qualify, and
+where several choices qualify the highest-scoring one counts. Published optimal expected
+final score: 383.305389 (float32-rounded)."""
 AMERICAN = YatzyRules(
     style="american",
     categories=AMERICAN_CATEGORIES,
@@ -355,6 +448,7 @@ VARIANT_RULES: dict[str, YatzyRules] = {
     "american-forced-joker": replace(AMERICAN, joker="forced", name="american-forced-joker"),
     "american-no-joker": replace(AMERICAN, joker="none", name="american-no-joker"),
     "american-no-bonus": replace(AMERICAN, joker="none", yahtzee_bonus=0, name="american-no-bonus"),
+    "maxi": MAXI,
 }
 
 VARIANTS: dict[str, str] = {
@@ -369,6 +463,7 @@ VARIANTS: dict[str, str] = {
     "american-forced-joker": "American Yahtzee with the forced joker rule",
     "american-no-joker": "American Yahtzee without jokers (Yahtzee bonus kept)",
     "american-no-bonus": "American Yahtzee without Yahtzee bonus and jokers",
+    "maxi": "Maxi Yatzy (Finnish rules): 6 dice, 20 categories, 50 bonus at 75",
 }
 
 DEFAULT_VARIANT = "scandinavian"
