@@ -6,11 +6,13 @@ Two calls, both vectorised (no Python loop per situation):
   indexed read of the solved table per state;
 - :func:`option_values`: for situations (a turn-start state, the roll showing and the
   rerolls left), the value of every legal action, the best action and every action's
-  regret, computed by a numba kernel in parallel over the distinct turn-start states.
-  It reuses the scalar widget of :mod:`diceopt.games.yatzy.kernel` (:func:`widget_into`
-  for the keep values; ``_successor_rows``, ``_allowed`` and ``_category_value`` for the
-  scoring values), so the turn rules exist once and the numbers are those of
-  ``advise_position`` (the advice) bit for bit.
+  regret, computed by numba kernels in parallel over the distinct turn-start states.
+  The turn rules exist once, in :mod:`diceopt.games.yatzy.kernel`: with theta == 0 the
+  distinct states go through the solver's lanes (``_solve_batch`` in float64, 32 states
+  at a time, which also hands back the keep values with one reroll left), with theta !=
+  0 through the scalar widget (:func:`widget_into`); scoring values come from
+  ``_successor_rows``, ``_allowed`` and ``_category_value``. The numbers are those of
+  ``advise_position`` (the advice) bit for bit (tests).
 
 Units: every value is in points, the expected points still to come from the situation
 (bonuses included, the score so far excluded), or with a table of ``theta != 0`` their
@@ -52,10 +54,12 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
+    LANES,
     KernelArrays,
     YatzyTable,
     _allowed,
     _category_value,
+    _solve_batch,
     _successor_rows,
     widget_buffers,
     widget_into,
@@ -228,7 +232,8 @@ def _fill_situation(
     flag: int,
     K: KernelArrays,
     SR: np.ndarray,
-    keep_value: np.ndarray,
+    ln: int,
+    E: np.ndarray,
     ref: float,
     theta: float,
     subs: np.ndarray,
@@ -239,8 +244,9 @@ def _fill_situation(
     best: np.ndarray,
     best_value: np.ndarray,
 ) -> None:
-    """Row i: scoring values (successor rows SR of the state), keep values (``keep_value``
-    of the widget, utilities when theta != 0), the best code and the regrets."""
+    """Row i: scoring values (successor rows ``SR[:, ln]`` of the state), keep values
+    (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
+    code and the regrets."""
     ncat = K.upper_face.size
     ok, use_joker = _allowed(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
@@ -248,7 +254,7 @@ def _fill_situation(
     for c in range(ncat):
         if ok[c]:
             codes[i, n] = c
-            values[i, n] = _category_value(r, c, use_joker, K, SR, 0) + yb
+            values[i, n] = _category_value(r, c, use_joker, K, SR, ln) + yb
             n += 1
     if t > 0:
         sgn = 1.0 if theta > 0.0 else -1.0
@@ -256,7 +262,7 @@ def _fill_situation(
             k = subs[r, e]
             if k < 0:
                 break
-            w = keep_value[t, k]
+            w = E[k, ln]
             codes[i, n] = ncat + k
             values[i, n] = w if theta == 0.0 else ref + np.log(sgn * w) / theta
             n += 1
@@ -274,6 +280,91 @@ def _fill_situation(
         codes[i, e] = -1
         values[i, e] = np.nan
         regret[i, e] = np.nan
+
+
+@numba.njit(cache=True, parallel=True)
+def _options_lanes(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+    roll: np.ndarray,
+    rerolls: np.ndarray,
+    V: np.ndarray,
+    K: KernelArrays,
+    subs: np.ndarray,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    E1s: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    codes: np.ndarray,
+    values: np.ndarray,
+    regret: np.ndarray,
+    count: np.ndarray,
+    best: np.ndarray,
+    best_value: np.ndarray,
+) -> None:
+    """theta == 0: the distinct states (``st_*``, group g = situations
+    ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``_solve_batch``,
+    float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
+    every situation's row from its lane."""
+    nchunks = As.shape[0]
+    lanes = As.shape[2]
+    nst = st_mask.size
+    nbatch = (nst + lanes - 1) // lanes
+    for ch in numba.prange(nchunks):
+        A = As[ch]
+        M = Ms[ch]
+        E1 = E1s[ch]
+        SR = SRs[ch]
+        for b in range(ch, nbatch, nchunks):
+            lo = b * lanes
+            nb = min(lanes, nst - lo)
+            _solve_batch(
+                st_mask,
+                st_flag,
+                st_u,
+                lo,
+                nb,
+                V,
+                A,
+                M,
+                SR,
+                vecs[ch, 0],
+                vecs[ch, 1],
+                vecs[ch, 2],
+                vecs[ch, 3],
+                K,
+                0.0,
+                E1,
+            )
+            for ln in range(nb):
+                g = lo + ln
+                for j in range(starts[g], starts[g + 1]):
+                    i = order[j]
+                    t = rerolls[i]
+                    _fill_situation(
+                        i,
+                        st_mask[g],
+                        roll[i],
+                        t,
+                        st_flag[g],
+                        K,
+                        SR,
+                        ln,
+                        E1 if t == 1 else A,
+                        0.0,
+                        0.0,
+                        subs,
+                        codes,
+                        values,
+                        regret,
+                        count,
+                        best,
+                        best_value,
+                    )
 
 
 @numba.njit(cache=True, parallel=True)
@@ -297,9 +388,10 @@ def _options_kernel(
     best_value: np.ndarray,
     nchunks: int,
 ) -> None:
-    """Every situation's row; situations grouped by state (``order`` sorted by state,
-    group g is ``order[starts[g]:starts[g + 1]]``), one widget per group, groups dealt
-    round-robin to ``nchunks`` threads."""
+    """theta != 0: every situation's row; situations grouped by state (``order`` sorted
+    by state, group g is ``order[starts[g]:starts[g + 1]]``), one scalar widget per
+    group (its utilities and reference), groups dealt round-robin to ``nchunks``
+    threads."""
     ngroups = starts.size - 1
     for ch in numba.prange(nchunks):
         B = widget_buffers(K)
@@ -320,15 +412,17 @@ def _options_kernel(
                 _successor_rows(m, f, u, V, K, B.SR, 0)
             for j in range(lo, hi):
                 i = order[j]
+                t = rerolls[i]
                 _fill_situation(
                     i,
                     m,
                     roll[i],
-                    rerolls[i],
+                    t,
                     f,
                     K,
                     B.SR,
-                    B.keep_value,
+                    0,
+                    B.keep_value[t].reshape((-1, 1)),
                     ref,
                     theta,
                     subs,
@@ -390,24 +484,43 @@ def option_values(
             ([0], np.flatnonzero(sorted_idx[1:] != sorted_idx[:-1]) + 1, [n])
         ).astype(np.int64)
         nchunks = max(1, min(threads or numba.get_num_threads(), starts.size - 1))
-        _options_kernel(
-            order,
-            starts,
-            m,
-            f,
-            u,
-            r,
-            t,
-            table.values,
-            table.arrays64,
-            float(table.theta),
-            subs,
-            codes,
-            values,
-            regret,
-            count,
-            best,
-            best_value,
-            nchunks,
-        )
+        outputs = (codes, values, regret, count, best, best_value)
+        if table.theta == 0.0:
+            _run_lanes(table, order, starts, idx, r, t, subs, nchunks, outputs)
+        else:
+            V, K, theta = table.values, table.arrays64, float(table.theta)
+            _options_kernel(order, starts, m, f, u, r, t, V, K, theta, subs, *outputs, nchunks)
     return BatchOptions(codes, values, regret, count, best, best_value, num_codes(rules))
+
+
+def _run_lanes(
+    table: YatzyTable,
+    order: np.ndarray,
+    starts: np.ndarray,
+    idx: np.ndarray,
+    roll: np.ndarray,
+    rerolls: np.ndarray,
+    subs: np.ndarray,
+    nchunks: int,
+    outputs: tuple[np.ndarray, ...],
+) -> None:
+    """The distinct states of the groups and the lanes' work arrays; ``_options_lanes``."""
+    rules = table.rules
+    T = rules.bonus_threshold
+    first = idx[order[starts[:-1]]]  # flat table index of each group's state
+    st_u = first % (T + 1)
+    st_flag = (first // (T + 1)) % rules.flags
+    st_mask = first // ((T + 1) * rules.flags)
+    K = table.arrays64
+    lanes = LANES[np.dtype(np.float64)]
+    nk = int(rules.lattice.offset[-1])
+    As = np.empty((nchunks, nk + 1, lanes))
+    Ms = np.empty((nchunks, nk + 1, lanes))
+    E1s = np.empty((nchunks, nk + 1, lanes))
+    SRs = np.empty((nchunks, rules.num_categories * (rules.dice + 1) + 1, lanes))
+    SRs[:, -1, :] = K.neg
+    vecs = np.empty((nchunks, 4, lanes))
+    _options_lanes(
+        st_mask, st_flag, st_u, order, starts, roll, rerolls, table.values, K, subs,
+        As, Ms, E1s, SRs, vecs, *outputs,
+    )  # fmt: skip
