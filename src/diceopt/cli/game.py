@@ -1,4 +1,4 @@
-"""The commands every registered game gets: ``solve``, ``advise``, ``play``, ``simulate``.
+"""The commands every game gets: ``solve``, ``advise``, ``play``, ``simulate``, ``analyse``.
 
 Built from the game's ``GameSpec``: its rules parameters become options of every command
 (``--variant`` picks a preset, the parameters override it), ``solve_options`` and
@@ -51,6 +51,11 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     """``param`` as an argparse option (a switch when ``param.flag``)."""
     if param.flag:
         parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
+        return
+    if param.positional:
+        parser.add_argument(
+            param.name, type=argparse_type(param), metavar=param.metavar, help=param.help
+        )
         return
     default_text = "" if param.default is None else f" (default {param.default})"
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
@@ -123,6 +128,11 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
 
     play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
     play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
+    play_p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="save the graded decisions as a record ('POSITION => ACTION' lines) for analyse",
+    )
     if spec.players == 2:
         play_p.add_argument(
             "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
@@ -135,6 +145,13 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     for param in spec.simulate_options:
         add_parameter(sim_p, param)
+
+    analyse_p = command(
+        "analyse", "the cost of every decision of a played game (a record file)", cmd_analyse
+    )
+    analyse_p.add_argument(
+        "file", metavar="FILE", help="one decision per line: 'POSITION => ACTION' ('-': stdin)"
+    )
 
     for extra in spec.commands():
         p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
@@ -204,7 +221,34 @@ def cmd_play(spec: GameSpec, args: argparse.Namespace) -> int:
 
     rules = rules_from(spec, args)
     seat = getattr(args, "seat", 1) - 1
-    return play(spec, rules, seed=args.seed, seat=seat)
+    return play(spec, rules, seed=args.seed, seat=seat, record=args.record)
+
+
+def cmd_analyse(spec: GameSpec, args: argparse.Namespace) -> int:
+    """Grade every decision of a record: per-decision cost, total, mean, by kind, worst."""
+    import sys
+
+    from diceopt.analyse import analyse_record
+
+    rules = rules_from(spec, args)
+    if args.file == "-":
+        text, name = sys.stdin.read(), "stdin"
+    else:
+        try:
+            with open(args.file, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            raise InputError(f"cannot read {args.file}: {reason}") from None
+        name = args.file
+    analysis = analyse_record(spec, rules, text, name)
+    if args.json:
+        print_json({"game": spec.id, "rules": spec.describe(rules), **analysis.to_json()})
+        return 0
+    print(f"{spec.title}: {name}")
+    for line in analysis.lines():
+        print(line)
+    return 0
 
 
 def cmd_simulate(spec: GameSpec, args: argparse.Namespace) -> int:

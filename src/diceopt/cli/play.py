@@ -5,11 +5,17 @@ game also accepts its short forms), ``?`` for a hint, or an empty line to be ask
 again. Every decision is graded with its regret against the best action. End of input
 (Ctrl-D) says goodbye with the total regret so far and exits with status 0. In two-player
 games (``spec.players_of(rules)``) the computer plays the other seat optimally.
+
+``record``: a file to save the graded decisions in, one ``POSITION => ACTION`` line each
+(:mod:`diceopt.analyse`), written once when the game ends or input ends; a failed write
+says so (``diceopt: error: ...``, status 2) and nothing claims it was saved.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,8 +27,19 @@ from diceopt.games.registry import GameSpec
 HINT_ACTIONS = 3  # actions listed by the hint
 
 
-def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> int:
-    """Play one game of ``spec`` on the terminal; returns the exit status (0)."""
+def play(
+    spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0, record: str | None = None
+) -> int:
+    """Play one game of ``spec`` on the terminal; returns the exit status (0; 2 when the
+    record could not be saved). ``record``: where to save the graded decisions."""
+    from diceopt.analyse import record_line
+
+    if record is not None:
+        target = Path(record)
+        if not record.strip() or target.is_dir() or not target.resolve().parent.is_dir():
+            raise InputError(
+                f"cannot save a record to {record!r}: not a file in an existing directory"
+            )
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
@@ -30,6 +47,11 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
     print(f"{spec.title} (seed {seed}). Values: {units}.")
     print("Type an action, '?' for a hint; Ctrl-D stops.")
     lost, decisions = 0.0, 0
+    described = json.dumps(spec.describe(rules), default=str)
+    lines = [
+        f"# diceopt {spec.id} record, seed {seed}, rules {described}",
+        f"# one decision per line: POSITION => ACTION (diceopt {spec.id} analyse FILE)",
+    ]
     while True:
         mover = spec.to_move(rules, pos)
         print()
@@ -47,9 +69,10 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
                 action = _ask(spec, rules, pos, advice)
             except EOFError:
                 print(f"\ngoodbye: {decisions} decisions, total regret {lost:.4f} ({units})")
-                return 0
+                return _save(record, lines, decisions)
             entry = advice.find(action)
             assert entry is not None  # _ask returns a legal action
+            lines.append(record_line(spec, rules, pos, action))
             decisions += 1
             lost += entry.regret
             if entry.regret <= 1e-9:
@@ -68,8 +91,24 @@ def play(spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0) -> 
                 print(line)
             print(_outcome(players, step.result, seat))
             print(f"{decisions} decisions graded; total regret {lost:.4f} ({units})")
-            return 0
+            return _save(record, lines, decisions)
         pos = step.position
+
+
+def _save(record: str | None, lines: list[str], decisions: int) -> int:
+    """Write the record (if asked); 0 when saved or not asked, 2 when the write failed."""
+    if record is None:
+        return 0
+    try:
+        Path(record).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(
+            f"diceopt: error: cannot save the record to {record}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"record of {decisions} decisions saved to {record}")
+    return 0
 
 
 def _ask(spec: GameSpec, rules: Any, pos: Any, advice: Any) -> str:

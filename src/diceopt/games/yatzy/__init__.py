@@ -108,6 +108,35 @@ SWEEP_OPTIONS = (
 )
 
 
+def _probability(text: str) -> float:
+    """argparse type: a probability 0..1."""
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"must be 0..1, got {text}")
+    return value
+
+
+EXPORT_OPTIONS = (
+    Parameter("rows", "situations to write (one row each)", default=100_000, type=games_count),
+    Parameter(
+        "from",
+        "who plays the games: optimal, random (uniform legal), perturbed (random with "
+        "probability --eps, else optimal)",
+        default="optimal",
+        choices=("optimal", "random", "perturbed"),
+    ),
+    Parameter("seed", "random seed", default=0, type=seed_value),
+    Parameter(
+        "format",
+        "file format (default: parquet for .parquet/.pq names, else jsonl)",
+        choices=("parquet", "jsonl"),
+        type=str.lower,
+    ),
+    Parameter("eps", "perturbed player: probability of a random action", 0.1, _probability),
+    Parameter("out", "the file to write", metavar="OUT", positional=True),
+)
+
+
 @dataclass(frozen=True)
 class YatzyConfig:
     """A Yatzy table: the variant's rules, theta (exponential utility, per point; 0 is the
@@ -335,12 +364,17 @@ class YatzySpec(GameSpec):
         return Report(summary["mean"], data, lines)
 
     def commands(self) -> tuple[Command, ...]:
-        """``sweep``: score distributions across theta."""
+        """``sweep``: score distributions across theta; ``export``: a dataset of situations."""
 
         def run_sweep(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.sweep import run_sweep
 
             return run_sweep(config, args)
+
+        def run_export(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.export import run_export
+
+            return run_export(config, args)
 
         return (
             Command(
@@ -348,6 +382,13 @@ class YatzySpec(GameSpec):
                 "risk-sensitive play: the score distribution for several theta",
                 run_sweep,
                 SWEEP_OPTIONS,
+            ),
+            Command(
+                "export",
+                "write situations from seeded games with every action's exact value "
+                "(parquet or jsonl)",
+                run_export,
+                EXPORT_OPTIONS,
             ),
         )
 

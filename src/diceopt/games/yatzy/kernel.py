@@ -503,8 +503,15 @@ def _solve_batch(
     out: np.ndarray,
     K: KernelArrays,
     theta: float,
+    E1: np.ndarray,
 ) -> None:
-    """Values of the turn-start states lo .. lo + nb of a layer into out[:nb]."""
+    """Values of the turn-start states lo .. lo + nb of a layer into out[:nb].
+
+    Afterwards ``A[k, ln]`` (k below the rolls) is the value of keeping multiset k with
+    two rerolls left and ``SR[:, ln]`` the successor rows; when ``E1`` has rows (the
+    batch API), ``E1[k, ln]`` gets the value of keeping k with one reroll left (the
+    solver passes an empty ``E1``).
+    """
     add_die, offset, fprob, roll_p, yz_face = K.add_die, K.offset, K.fprob, K.roll_p, K.yz_face
     rem_pad, rem_n = K.rem_pad, K.rem_n
     zero, neg = K.zero, K.neg
@@ -542,6 +549,10 @@ def _solve_batch(
         for i in range(base - 1, -1, -1):
             src = M if (level == 1 and i >= offset[nd - 1]) else A
             _chance(A, src, i, nb, add_die, fprob)
+        if level == 0 and E1.shape[0] > 0:
+            for i in range(base):
+                for ln in range(nb):
+                    E1[i, ln] = A[i, ln]
         # choice: best sub-multiset of every multiset. The roll rows of A still hold the
         # value of scoring now: keeping all dice is never better than the best of scoring
         # now and a proper keep, so max(score now, proper keeps) is the roll's value.
@@ -599,7 +610,9 @@ def _solve_layer(
         for b in range(ch, nbatch, nchunks):
             lo = b * lanes
             nb = min(lanes, nst - lo)
-            _solve_batch(st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta)
+            _solve_batch(
+                st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0]
+            )
             for ln in range(nb):
                 V[st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln]] = out[ln]
 

@@ -1,0 +1,127 @@
+"""The batch API (games.yatzy.batch) against the advice, one situation at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from diceopt.errors import InputError
+from diceopt.games.yatzy.advice import Position, advise_position
+from diceopt.games.yatzy.batch import (
+    action_names,
+    num_codes,
+    option_values,
+    roll_dice,
+    roll_index,
+    state_values,
+)
+from diceopt.games.yatzy.kernel import YatzyTable, solve_table
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+
+REDUCED = [
+    SCANDINAVIAN.reduced(("ones", "twos", "three_of_a_kind", "yatzy"), bonus_threshold=6),
+    SCANDINAVIAN.reduced(("twos", "small_straight", "full_house", "chance"), forced_order=True),
+    VARIANT_RULES["scandinavian-accepts"].reduced(("two_pairs", "full_house", "yatzy")),
+    AMERICAN.reduced(("ones", "full_house", "large_straight", "yahtzee"), bonus_threshold=3),
+    VARIANT_RULES["american-forced-joker"].reduced(("sixes", "full_house", "yahtzee", "chance")),
+    SCANDINAVIAN.reduced(("ones", "twos", "threes", "chance"), dice=3, sides=4),
+]
+
+
+def random_situations(table: YatzyTable, n: int, seed: int) -> tuple[np.ndarray, ...]:
+    """n situations on reachable turn-start states (not the end), random rolls and rerolls."""
+    rules = table.rules
+    rng = np.random.default_rng(seed)
+    states = np.argwhere(~np.isnan(table.values))
+    states = states[states[:, 0] != (1 << rules.num_categories) - 1]
+    pick = states[rng.integers(0, len(states), n)]
+    roll = rng.integers(0, len(rules.roll_counts), n)
+    rerolls = rng.integers(0, 3, n)
+    return pick[:, 0], pick[:, 1], pick[:, 2], roll, rerolls
+
+
+def check_against_advice(table: YatzyTable, n: int, seed: int) -> None:
+    """Every action's value and regret, and the best action, equal the advice's."""
+    rules = table.rules
+    mask, flag, upper, roll, rerolls = random_situations(table, n, seed)
+    out = option_values(table, mask, flag, upper, roll, rerolls)
+    names = action_names(rules)
+    dice = roll_dice(rules, roll)
+    for i in range(n):
+        filled = tuple(c for j, c in enumerate(rules.categories) if mask[i] >> j & 1)
+        pos = Position(
+            tuple(int(d) for d in dice[i]),
+            int(rerolls[i]),
+            filled,
+            int(upper[i]),
+            None,
+            bool(flag[i]),
+        )
+        advice = advise_position(pos, rules, table)
+        row = {
+            names[c]: (v, g)
+            for c, v, g in zip(out.codes[i], out.values[i], out.regret[i])
+            if c >= 0
+        }
+        assert out.count[i] == len(advice) == len(row)
+        for a in advice:
+            assert row[a.action] == (a.value, a.regret), (i, a)
+        assert names[out.best[i]] == advice[0].action
+        assert out.best_value[i] == advice[0].value
+        codes = out.codes[i, : out.count[i]]
+        assert (np.diff(codes) > 0).all()
+        assert (out.codes[i, out.count[i] :] == -1).all()
+
+
+@pytest.mark.parametrize("rules", REDUCED, ids=lambda r: "-".join(r.categories))
+def test_reduced_variants_match_the_advice(rules):
+    table = solve_table(rules, dtype="float64")
+    check_against_advice(table, 150, seed=len(rules.categories))
+
+
+def test_risk_sensitive_table_matches_the_advice():
+    rules = SCANDINAVIAN.reduced(("threes", "one_pair", "yatzy"), bonus_threshold=6)
+    check_against_advice(solve_table(rules, dtype="float64", theta=-0.05), 100, seed=3)
+
+
+@pytest.mark.parametrize("variant", ["scandinavian", "american"])
+def test_full_tables_match_the_advice(web_env, variant):
+    from diceopt.games.yatzy import get_solved
+
+    table = get_solved(variant)
+    check_against_advice(table, 60, seed=7)
+    mask, flag, upper, _, _ = random_situations(table, 500, seed=8)
+    got = state_values(table, mask, flag, upper)
+    assert got.dtype == np.float64
+    assert np.array_equal(got, table.values[mask, flag, upper].astype(np.float64))
+
+
+def test_encoding_and_dense_layout():
+    rules = SCANDINAVIAN.reduced(("ones", "chance"), bonus_threshold=3)
+    table = solve_table(rules, dtype="float64")
+    names = action_names(rules)
+    assert len(names) == num_codes(rules) == 2 + 210
+    assert names[:4] == ("score ones", "score chance", "keep -", "keep 1")
+    dice = np.array([[3, 1, 3, 6, 5], [6, 6, 6, 6, 6]])
+    roll = roll_index(rules, dice)
+    assert (roll_dice(rules, roll) == np.sort(dice, axis=1)).all()
+    out = option_values(table, [0, 1], [0, 0], [0, 0], roll, [2, 0])
+    dense = out.dense()
+    assert dense.shape == (2, num_codes(rules))
+    assert np.isnan(dense[1, 2:]).all()  # no rerolls left: no keeps
+    assert np.isnan(dense[1, 0]) and dense[1, 1] == 30  # ones is filled in mask 1
+    assert out.best[1] == 1 and out.count[0] == 2 + 23  # 1 3 3 5 6: 23 proper keeps
+    assert (np.nan_to_num(out.dense("regret"), nan=0.0) >= 0).all()
+
+
+def test_bad_situations_name_the_first_one():
+    rules = SCANDINAVIAN.reduced(("ones", "chance"), bonus_threshold=3)
+    table = solve_table(rules, dtype="float64")
+    with pytest.raises(InputError, match="situation 1: .*cannot occur"):
+        state_values(table, [0, 0], [0, 0], [0, 2])  # no upper points with ones open
+    with pytest.raises(InputError, match="situation 0: the game is over"):
+        option_values(table, [3], [0], [0], [0], [0])
+    with pytest.raises(InputError, match="situation 1: rerolls"):
+        option_values(table, [0, 0], [0, 0], [0, 0], [0, 0], [0, 3])
+    with pytest.raises(InputError, match="a die shows"):
+        roll_index(rules, np.array([[0, 1, 2, 3, 4]]))
