@@ -53,6 +53,16 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
         parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
         return
     default_text = "" if param.default is None else f" (default {param.default})"
+    if param.positional:
+        parser.add_argument(
+            param.name,
+            nargs="?",
+            type=argparse_type(param),
+            default=param.default,
+            metavar=param.metavar,
+            help=param.help + default_text,
+        )
+        return
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
     parser.add_argument(
         param.option,

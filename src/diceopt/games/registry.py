@@ -56,7 +56,8 @@ class Parameter:
     ``choices`` limits the values; ``flag`` makes it a switch; ``many`` takes one or more
     words, each parsed by ``type`` into a list, joined into one list (``--bias 0.1 0.9``
     and ``--bias 0.1,0.9`` are the same). A rules parameter with default None means "as
-    the variant says".
+    the variant says". ``positional``: an optional positional argument (``NAME``, not
+    ``--name``) of an extra command, e.g. a position.
     """
 
     name: str
@@ -67,6 +68,7 @@ class Parameter:
     flag: bool = False
     many: bool = False
     metavar: str | None = None
+    positional: bool = False
 
     @property
     def option(self) -> str:

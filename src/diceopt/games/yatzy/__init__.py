@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from diceopt.advice import Advice
-from diceopt.cli.common import games_count, seed_value
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
 from diceopt.games.yatzy.rules import (
     DEFAULT_VARIANT,
@@ -102,9 +101,18 @@ SWEEP_OPTIONS = (
         "exponential-utility parameters, commas or spaces",
         default="-0.1,-0.05,0,0.05,0.1",
     ),
-    Parameter("games", "games per theta", default=100_000, type=games_count),
-    Parameter("seed", "random seed (default: fresh)", type=seed_value),
     Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
+)
+
+
+DISTRIBUTION_OPTIONS = (
+    Parameter(
+        "position",
+        "a position (text or JSON); default: the start of the game",
+        positional=True,
+        metavar="POSITION",
+    ),
+    Parameter("plot", "write the distribution (png, svg or pdf)", metavar="FILE"),
 )
 
 
@@ -335,7 +343,12 @@ class YatzySpec(GameSpec):
         return Report(summary["mean"], data, lines)
 
     def commands(self) -> tuple[Command, ...]:
-        """``sweep``: score distributions across theta."""
+        """``sweep``: score distributions across theta; ``distribution``: the exact one."""
+
+        def run_distribution(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.distribution import run_distribution
+
+            return run_distribution(config, args)
 
         def run_sweep(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.sweep import run_sweep
@@ -348,6 +361,12 @@ class YatzySpec(GameSpec):
                 "risk-sensitive play: the score distribution for several theta",
                 run_sweep,
                 SWEEP_OPTIONS,
+            ),
+            Command(
+                "distribution",
+                "the exact distribution of the final score under the table's policy",
+                run_distribution,
+                DISTRIBUTION_OPTIONS,
             ),
         )
 
