@@ -239,38 +239,31 @@ def test_text_histogram():
 
 @pytest.fixture(scope="module")
 def sweep_rows(cache):
-    return sweep("scandinavian", [-0.1, 0.0, 0.1], games=20_000, seed=21)
+    return sweep("scandinavian-forced", [-0.1, 0.0, 0.1])
 
 
 def test_sweep_theta0_row_is_the_expectation_policy(sweep_rows, cache):
+    from diceopt.games.yatzy.distribution import distribution
     from diceopt.games.yatzy.storage import get_table
 
-    table, info = get_table("scandinavian")
+    table, info = get_table("scandinavian-forced")
     assert info.loaded  # the sweep solved and cached it
-    plain = simulate(table, 20_000, np.random.default_rng(21))
     row = sweep_rows[1]
     assert row.theta == 0.0 and row.value == table.value
-    assert np.array_equal(row.result.scores, plain.scores)
-    assert row.to_json()["mean"] == plain.summary()["mean"]
-    assert sweep_tables([table], 20_000, 21)[0].to_json()["std"] == row.to_json()["std"]
+    assert np.array_equal(row.dist.pmf, distribution(table).pmf)
+    assert row.to_json()["mean"] == pytest.approx(table.value, abs=2e-3)
+    assert sweep_tables([table])[0].to_json()["std"] == row.to_json()["std"]
 
 
 def test_sweep_risk_attitude_moves_the_spread(sweep_rows):
-    averse, neutral, seeking = (r.result.summary() for r in sweep_rows)
-    n = neutral["games"]
-
-    def se_std(s):
-        return s["std"] / np.sqrt(2 * (n - 1))  # normal approximation
-
-    margin_a = 4 * np.hypot(se_std(averse), se_std(neutral))
-    margin_s = 4 * np.hypot(se_std(seeking), se_std(neutral))
-    assert averse["std"] < neutral["std"] - margin_a
-    assert seeking["std"] > neutral["std"] + margin_s
-    # the expectation policy has the highest mean (within the sampling error)
+    averse, neutral, seeking = (r.summary() for r in sweep_rows)
+    assert averse["std"] < neutral["std"] < seeking["std"]
+    # the expectation policy has the highest mean (exact distributions: no sampling error)
     for s in (averse, seeking):
-        assert s["mean"] < neutral["mean"] + 4 * np.hypot(s["std_error"], neutral["std_error"])
+        assert s["mean"] < neutral["mean"]
     # certainty equivalents: below the mean when averse, above when seeking
     assert sweep_rows[0].value < averse["mean"] and sweep_rows[2].value > seeking["mean"]
+    assert all(r.summary()["total"] == pytest.approx(1.0, abs=1e-9) for r in sweep_rows)
 
 
 def test_frontier_png(sweep_rows, tmp_path):
@@ -330,13 +323,12 @@ def test_cli_simulate_json_text_and_plot(cache, capsys, tmp_path):
 
 def test_cli_sweep_json_and_table(cache, capsys, tmp_path):
     args = ["yatzy", "sweep", "--variant", "scandinavian-forced", "--thetas", "-0.1,0,0.1"]
-    args += ["--games", "3000", "--seed", "4"]
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0
     data = json.loads(out)
     assert [r["theta"] for r in data["rows"]] == [-0.1, 0.0, 0.1]
     for r in data["rows"]:
-        assert {"mean", "std", "percentiles", "certainty_equivalent", "std_error"} <= set(r)
+        assert {"mean", "std", "percentiles", "certainty_equivalent", "bonus_rate"} <= set(r)
     png = tmp_path / "frontier.png"
     code, out, err = run(capsys, *args, "--plot", str(png))
     assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
@@ -353,7 +345,6 @@ def test_cli_sweep_json_and_table(cache, capsys, tmp_path):
         (["simulate", "--seed", "-1"], "--seed: must be >= 0"),
         (["sweep", "--thetas", "a,b"], "bad theta list 'a,b': not a number: 'a'"),
         (["sweep", "--thetas", "0,3"], "between -1 and 1"),
-        (["sweep", "--games", "-5"], "--games: must be 1 to"),
     ],
 )
 def test_cli_bad_input_one_line_exit_2(cache, capsys, argv, message):

@@ -52,12 +52,17 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     if param.flag:
         parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
         return
+    default_text = "" if param.default is None else f" (default {param.default})"
     if param.positional:
         parser.add_argument(
-            param.name, type=argparse_type(param), metavar=param.metavar, help=param.help
+            param.name,
+            nargs=None if param.required else "?",
+            type=argparse_type(param),
+            default=param.default,
+            metavar=param.metavar,
+            help=param.help + default_text,
         )
         return
-    default_text = "" if param.default is None else f" (default {param.default})"
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
     parser.add_argument(
         param.option,

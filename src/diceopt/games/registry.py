@@ -56,8 +56,8 @@ class Parameter:
     ``choices`` limits the values; ``flag`` makes it a switch; ``many`` takes one or more
     words, each parsed by ``type`` into a list, joined into one list (``--bias 0.1 0.9``
     and ``--bias 0.1,0.9`` are the same). A rules parameter with default None means "as
-    the variant says". ``positional``: a required argument without ``--`` (a command's
-    file name, e.g. ``export OUT``).
+    the variant says". ``positional``: an argument without ``--`` (``NAME``), optional
+    unless ``required`` (e.g. ``export OUT``, ``distribution [POSITION]``).
     """
 
     name: str
@@ -69,6 +69,7 @@ class Parameter:
     many: bool = False
     metavar: str | None = None
     positional: bool = False
+    required: bool = False
 
     @property
     def option(self) -> str:

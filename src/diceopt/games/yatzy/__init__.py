@@ -102,8 +102,6 @@ SWEEP_OPTIONS = (
         "exponential-utility parameters, commas or spaces",
         default="-0.1,-0.05,0,0.05,0.1",
     ),
-    Parameter("games", "games per theta", default=100_000, type=games_count),
-    Parameter("seed", "random seed (default: fresh)", type=seed_value),
     Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
 )
 
@@ -133,7 +131,18 @@ EXPORT_OPTIONS = (
         type=str.lower,
     ),
     Parameter("eps", "perturbed player: probability of a random action", 0.1, _probability),
-    Parameter("out", "the file to write", metavar="OUT", positional=True),
+    Parameter("out", "the file to write", metavar="OUT", positional=True, required=True),
+)
+
+
+DISTRIBUTION_OPTIONS = (
+    Parameter(
+        "position",
+        "a position (text or JSON); default: the start of the game",
+        positional=True,
+        metavar="POSITION",
+    ),
+    Parameter("plot", "write the distribution (png, svg or pdf)", metavar="FILE"),
 )
 
 
@@ -364,7 +373,13 @@ class YatzySpec(GameSpec):
         return Report(summary["mean"], data, lines)
 
     def commands(self) -> tuple[Command, ...]:
-        """``sweep``: score distributions across theta; ``export``: a dataset of situations."""
+        """``sweep``: score distributions across theta; ``distribution``: the exact one;
+        ``export``: a dataset of situations."""
+
+        def run_distribution(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.distribution import run_distribution
+
+            return run_distribution(config, args)
 
         def run_sweep(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.sweep import run_sweep
@@ -389,6 +404,12 @@ class YatzySpec(GameSpec):
                 "(parquet or jsonl)",
                 run_export,
                 EXPORT_OPTIONS,
+            ),
+            Command(
+                "distribution",
+                "the exact distribution of the final score under the table's policy",
+                run_distribution,
+                DISTRIBUTION_OPTIONS,
             ),
         )
 

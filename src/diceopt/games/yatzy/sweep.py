@@ -1,11 +1,10 @@
-"""Risk-sensitive Yatzy: simulate the optimal policy of several exponential-utility tables.
+"""Risk-sensitive Yatzy: the exact score distribution of several exponential-utility tables.
 
 For each theta the table maximising the certainty equivalent
 ``(1/theta) log E[exp(theta X)]`` of the final score X (points; theta < 0 risk-averse,
 theta > 0 risk-seeking, 0 the expectation table) is loaded from the cache or solved and
-saved, and ``games`` games are simulated with its policy. Every theta
-starts from a fresh Generator with the same seed (common random numbers), so the theta 0
-row is exactly ``simulate(expectation table, games, default_rng(seed))``.
+saved, and the exact distribution of the final score under its policy is computed
+(:mod:`diceopt.games.yatzy.distribution`; no sampling, so no seed and no games).
 """
 
 from __future__ import annotations
@@ -16,26 +15,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from diceopt.errors import InputError
+from diceopt.games.yatzy.distribution import ScoreDistribution, distribution
 from diceopt.games.yatzy.kernel import YatzyTable
 from diceopt.games.yatzy.rules import check_theta
-from diceopt.games.yatzy.simulation import SimulationResult, simulate
 from diceopt.notation import parse_numbers
+
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 @dataclass
 class SweepRow:
-    """One theta of a sweep: its table's value and the simulated final scores."""
+    """One theta of a sweep: its table's value and the exact final-score distribution."""
 
     theta: float
     value: float  # table value from the start: certainty equivalent (points)
-    result: SimulationResult
+    dist: ScoreDistribution
+
+    def summary(self) -> dict[str, Any]:
+        """Mean, std, percentiles (1 ... 99), min, max (points), bonus and Yatzy rates."""
+        s = self.dist.summary()
+        s["percentiles"] = {str(p): self.dist.quantile(p / 100) for p in PERCENTILES}
+        return s
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data: theta, certainty equivalent and the simulation summary."""
-        return {"theta": self.theta, "certainty_equivalent": self.value} | self.result.summary()
+        """Plain data: theta, certainty equivalent and the distribution's summary."""
+        return {"theta": self.theta, "certainty_equivalent": self.value} | self.summary()
 
 
 def parse_thetas(text: str) -> list[float]:
@@ -53,15 +58,12 @@ def parse_thetas(text: str) -> list[float]:
 
 def sweep_tables(
     tables: Sequence[YatzyTable],
-    games: int,
-    seed: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[SweepRow]:
-    """Simulate each table's optimal policy on ``games`` games, all from the same seed."""
+    """The exact final-score distribution of each table's optimal policy."""
     rows = []
     for i, table in enumerate(tables):
-        result = simulate(table, games, np.random.default_rng(seed))
-        rows.append(SweepRow(float(table.theta), table.value, result))
+        rows.append(SweepRow(float(table.theta), table.value, distribution(table)))
         if progress is not None:
             progress(i + 1, len(tables))
     return rows
@@ -70,15 +72,13 @@ def sweep_tables(
 def sweep(
     variant: str | None,
     thetas: Sequence[float],
-    games: int = 100_000,
-    seed: int = 0,
     dtype: str = "float32",
     cache_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[SweepRow]:
-    """Get (or solve and cache) the table of every theta and simulate its policy.
+    """Get (or solve and cache) the table of every theta and its exact distribution.
 
-    ``progress(message)`` is called before each solve or simulation.
+    ``progress(message)`` is called before each solve or distribution.
     """
     from diceopt.games.yatzy.rules import DEFAULT_VARIANT
     from diceopt.games.yatzy.storage import get_table, table_path
@@ -90,8 +90,8 @@ def sweep(
             progress(f"solving theta {theta:g} (first use)")
         table, _ = get_table(variant, theta, dtype, cache_dir)
         if progress is not None:
-            progress(f"simulating theta {theta:g}")
-        rows.extend(sweep_tables([table], games, seed))
+            progress(f"exact distribution for theta {theta:g}")
+        rows.extend(sweep_tables([table]))
     return rows
 
 
@@ -103,8 +103,8 @@ def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=100)
-    stds = [r.result.summary()["std"] for r in rows]
-    means = [r.result.summary()["mean"] for r in rows]
+    stds = [r.dist.std for r in rows]
+    means = [r.dist.mean for r in rows]
     ax.plot(stds, means, "-", color="0.7", zorder=1)
     ax.scatter(stds, means, c=[r.theta for r in rows], cmap="coolwarm", zorder=2)
     for r, x, y in zip(rows, stds, means):
@@ -122,11 +122,10 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
     """``diceopt yatzy sweep``: a table (or JSON) per theta and a frontier plot."""
     import time
 
-    from diceopt.cli.common import check_plot_path, print_json, resolve_seed, write_plot
-    from diceopt.games.yatzy.simulation import warm_up
+    from diceopt.cli.common import check_plot_path, print_json, write_plot
+    from diceopt.games.yatzy.distribution import warm_up
 
     thetas = parse_thetas(args.thetas)
-    seed = resolve_seed(args.seed)
     check_plot_path(args.plot)
     t0 = time.perf_counter()
     compile_seconds = warm_up(config.dtype)
@@ -135,17 +134,15 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
         if not args.json:
             print(message, file=sys.stderr, flush=True)
 
-    rows = sweep(config.variant, thetas, args.games, seed, config.dtype, None, note)
+    rows = sweep(config.variant, thetas, config.dtype, None, note)
     if args.plot:
-        title = f"{config.variant}: mean and spread by theta ({args.games:,} games each)"
+        title = f"{config.variant}: mean and spread by theta (exact distributions)"
         write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
     seconds = time.perf_counter() - t0
     if args.json:
         print_json(
             {
                 "variant": config.variant,
-                "games": args.games,
-                "seed": seed,
                 "dtype": config.dtype,
                 "rows": [r.to_json() for r in rows],
                 "seconds": seconds,
@@ -154,13 +151,13 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{config.variant}: {args.games:,} games per theta, seed {seed} (same dice for all)")
+    print(f"{config.variant}: exact final-score distribution of each theta's optimal policy")
     head = f"{'theta':>7} {'cert.eq':>8} {'mean':>8} {'std':>7}"
     head += "".join(f" {'p' + str(p):>5}" for p in (1, 5, 10, 25, 50, 75, 90, 95, 99))
     head += f" {'bonus':>6} {'yatzy':>6}"
     print(head)
     for r in rows:
-        s = r.result.summary()
+        s = r.summary()
         line = f"{r.theta:>7g} {r.value:8.2f} {s['mean']:8.2f} {s['std']:7.2f}"
         line += "".join(f" {v:5.0f}" for v in s["percentiles"].values())
         line += f" {100 * s['bonus_rate']:5.1f}% {100 * s['yatzy_rate']:5.1f}%"

@@ -1,0 +1,180 @@
+"""The exact final-score distribution: sums, means, a seeded simulation, positions, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from diceopt.cli import main
+from diceopt.games.yatzy.advice import advise_position, parse_position
+from diceopt.games.yatzy.distribution import distribution, position_distribution
+from diceopt.games.yatzy.kernel import solve_table
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, YatzyRules
+from diceopt.games.yatzy.simulation import simulate
+
+# reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
+REDUCED: dict[str, YatzyRules] = {
+    "scandinavian": SCANDINAVIAN.reduced(
+        ("ones", "twos", "one_pair", "full_house", "chance", "yatzy"), bonus_threshold=10
+    ),
+    "american": AMERICAN.reduced(("ones", "sixes", "full_house", "yahtzee"), bonus_threshold=8),
+    "american-forced-joker": AMERICAN.reduced(
+        ("threes", "small_straight", "yahtzee", "chance"), bonus_threshold=6
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=list(REDUCED))
+def table64(request):
+    return solve_table(REDUCED[request.param], dtype="float64")
+
+
+def test_sums_to_one_and_mean_is_the_table_value(table64):
+    d = distribution(table64)
+    assert d.total == pytest.approx(1.0, abs=1e-9)
+    assert (d.pmf >= 0).all()
+    assert d.mean == pytest.approx(table64.value, abs=1e-6)
+    assert d.value == pytest.approx(table64.value, abs=1e-12)
+    s = d.summary()
+    assert s["percentiles"]["1"] <= s["median"] <= s["percentiles"]["99"]
+    assert 0 <= s["bonus_rate"] <= 1 and 0 <= s["yatzy_rate"] <= 1
+
+
+def ks_distance(pmf: np.ndarray, scores: np.ndarray) -> float:
+    cdf = np.cumsum(pmf)
+    counts = np.bincount(scores, minlength=cdf.size)
+    assert counts.size == cdf.size  # no simulated score outside the exact support
+    return float(np.abs(cdf - np.cumsum(counts) / scores.size).max())
+
+
+def test_agrees_with_a_seeded_simulation(table64):
+    games = 200_000
+    d = distribution(table64)
+    sim = simulate(table64, games, np.random.default_rng(99))
+    # Kolmogorov-Smirnov: 1.95 / sqrt(n) is the 0.1% critical value
+    assert ks_distance(d.pmf, sim.scores) < 1.95 / np.sqrt(games)
+    # chi-square over scores with expected count >= 20 (the rest pooled)
+    expected = d.pmf * games
+    observed = np.bincount(sim.scores, minlength=d.pmf.size).astype(float)
+    big = expected >= 20
+    e = np.append(expected[big], expected[~big].sum())
+    o = np.append(observed[big], observed[~big].sum())
+    keep = e > 0
+    chi2 = float(((o[keep] - e[keep]) ** 2 / e[keep]).sum())
+    dof = int(keep.sum()) - 1
+    assert chi2 < dof + 4 * np.sqrt(2 * dof)  # far beyond the 0.1% point for these dof
+    for rate, flags in ((d.bonus_rate, sim.bonus), (d.yatzy_rate, sim.yatzy)):
+        assert abs(rate - flags.mean()) < 5 * np.sqrt(rate * (1 - rate) / games) + 1e-12
+
+
+def test_theta_table_and_float32():
+    rules = REDUCED["scandinavian"]
+    for theta in (-0.05, 0.05):
+        t = solve_table(rules, dtype="float64", theta=theta)
+        d = distribution(t)
+        assert d.total == pytest.approx(1.0, abs=1e-9)
+        # the certainty equivalent from the exact distribution is the table's value
+        ce = np.log(d.pmf @ np.exp(theta * (d.support - d.mean))) / theta + d.mean
+        assert ce == pytest.approx(t.value, abs=1e-6)
+    t32 = solve_table(rules, dtype="float32")
+    assert distribution(t32).mean == pytest.approx(t32.value, abs=1e-3)
+
+
+def test_start_is_the_mixture_over_first_rolls(table64):
+    rules = table64.rules
+    d = distribution(table64)
+    mix = np.zeros(d.pmf.size + 1)
+    for r, p in enumerate(rules.roll_probs):
+        part = distribution(table64, roll=r, rerolls=2)
+        mix[: part.pmf.size] += p * part.pmf
+    assert np.abs(mix[: d.pmf.size] - d.pmf).max() < 1e-12
+
+
+def test_position_mean_is_the_best_advice():
+    rules = REDUCED["scandinavian"]
+    table = solve_table(rules, dtype="float64")
+    for text in (
+        "dice 1 1 2 5 6 | rerolls 1 | filled ones | upper 2 | score 2",
+        "dice 2 2 2 3 3 | rerolls 0 | filled chance yatzy | score 20",
+        "dice 6 6 6 6 6 | rerolls 2 | filled ones twos one_pair full_house | upper 10 | score 80",
+    ):
+        pos = parse_position(text, rules)
+        d = position_distribution(table, pos)
+        best = advise_position(pos, rules, table)[0].value
+        assert d.total == pytest.approx(1.0, abs=1e-9)
+        assert d.mean == pytest.approx(best, abs=1e-9)
+        assert d.pmf[: int(pos.score)].sum() == 0.0  # final >= points so far
+    text = "dice 1 1 2 5 6 | rerolls 1 | filled ones twos | upper 10 | score 60"
+    pos = parse_position(text, rules)
+    assert position_distribution(table, pos).bonus_rate == 1.0  # bonus already earned
+    # without a score: the distribution of the points still to come
+    pos = parse_position("dice 1 1 2 5 6 | rerolls 1 | filled ones | upper 2", rules)
+    d = position_distribution(table, pos)
+    assert d.base is None and d.mean == pytest.approx(advise_position(pos, rules, table)[0].value)
+
+
+def test_quantiles_and_tail():
+    from diceopt.games.yatzy.distribution import ScoreDistribution
+
+    d = ScoreDistribution(np.array([0.1, 0.0, 0.4, 0.5]), 0.0, 0.0, 0.0, 0.0)
+    assert d.quantile(0.1) == 0 and d.median == 2 and d.quantile(0.99) == 3
+    assert d.p_at_least(2) == pytest.approx(0.9) and d.p_at_least(400) == 0.0
+    assert d.mean == pytest.approx(2.3)
+
+
+# --- CLI (the small forced-order variant) -------------------------------------------------
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+FORCED = ["yatzy", "distribution", "--variant", "scandinavian-forced"]
+
+
+def test_cli_json_text_and_plot(cache, capsys, tmp_path):
+    code, out, _ = run(capsys, *FORCED, "--json", "--dtype", "float64")
+    assert code == 0
+    data = json.loads(out)
+    assert {"mean", "std", "median", "percentiles", "p_at_least", "pmf", "seconds"} <= set(data)
+    assert {"bonus_rate", "yatzy_rate"} <= set(data)
+    assert set(data["percentiles"]) == {"1", "5", "25", "50", "75", "95", "99"}
+    assert set(data["p_at_least"]) == {"200", "250", "300"}
+    assert data["mean"] == pytest.approx(122.55852739642387, abs=1e-6)  # published value
+    assert sum(data["pmf"]) == pytest.approx(1.0, abs=1e-9)
+    assert data["p_at_least"]["200"] == pytest.approx(sum(data["pmf"][200:]), abs=1e-12)
+    png = tmp_path / "d.png"
+    pos = "dice 1 2 6 6 6 | rerolls 1 | filled ones twos | upper 6 | score 6"
+    code, out, _ = run(capsys, *FORCED, pos, "--plot", str(png))
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert "mean" in out and "p99" in out and "P(>= 300)" in out and "upper bonus" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["dice 1 2 3 | rerolls 1"], "expected 5 dice"),
+        (["dice 1 2 3 4 5 | rerolls 3"], "rerolls left must be 0, 1 or 2"),
+        (["--plot", "/nonexistent-dir/x/d.png"], "no such directory"),
+        (["--plot", "d.gif"], "cannot tell the plot format"),
+        (["--theta", "3"], "theta"),
+        (["--variant", "nope"], "unknown Yatzy variant"),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2(cache, capsys, argv, message):
+    code, out, err = run(capsys, *FORCED[:2], *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("diceopt: error: ") and message in err
