@@ -935,3 +935,13 @@ def test_real_server_rejects_big_bodies_and_keeps_serving(live_server):
         ok = http.post("/api/advice", json={"game": "stick", "position": "dice 1 3 3"})
         assert ok.status_code == 200 and ok.json()["actions"][0]["action"] == "hold 1"
         assert http.get("/api/health").json()["status"] == "ok"
+
+
+def test_yatzy_unreachable_score_is_a_400(client):
+    for position in (
+        "dice 1 2 3 4 5 | rerolls 2 | score 1e20",
+        {"dice": [1, 2, 3, 4, 5], "rerolls": 2, "score": 1e20},
+    ):
+        response = client.post("/api/advice", json={"game": "yatzy", "position": position})
+        assert_error(response, 400, "at most 374 points")
+    still_serving(client)
