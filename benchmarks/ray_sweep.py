@@ -8,7 +8,8 @@ Prints one JSON object per line:
 - ``ray_layer_chunks``: ``solve_table_ray`` on a local Ray instance with ``--cpus``
   worker processes, each layer in ``--chunks`` tasks (one numba thread each);
 - ``inprocess_sweep`` / ``ray_sweep``: the tables of ``--thetas`` one after the other in
-  process, and as one Ray task each.
+  process, and as one Ray task each;
+- with ``--maxi``: the Maxi Yatzy table in process and in layer chunks (minutes).
 
 Numba compile time (in the driver and in each worker) is taken before the timings.
 Needs the cluster extra (``pip install 'diceopt[cluster]'``).
@@ -36,6 +37,9 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=2, help="tasks per layer")
     parser.add_argument("--repeat", type=int, default=2, help="timed solves (best kept)")
     parser.add_argument("--thetas", default="-0.05,0.05", help="tables of the sweep timing")
+    parser.add_argument(
+        "--maxi", action="store_true", help="also Maxi Yatzy, in process and in layer chunks"
+    )
     args = parser.parse_args()
 
     import ray
@@ -112,6 +116,23 @@ def main() -> int:
         task_solve_seconds=[t.seconds for t in remote],
         identical=same,
     )
+    if args.maxi:
+        t0 = time.perf_counter()
+        ref = solve_table(MAXI, dtype="float32")
+        t_in = time.perf_counter() - t0
+        emit(benchmark="inprocess_table", variant="maxi", seconds=t_in, threads=threads)
+        t0 = time.perf_counter()
+        got = solve_table_ray(MAXI, "float32", 0.0, args.chunks)
+        t_ray = time.perf_counter() - t0
+        emit(
+            benchmark="ray_layer_chunks",
+            variant="maxi",
+            seconds=t_ray,
+            cpus=args.cpus,
+            chunks=args.chunks,
+            speedup_vs_inprocess=t_in / t_ray,
+            identical=bool(np.array_equal(got.values, ref.values, equal_nan=True)),
+        )
     ray.shutdown()
     return 0
 
