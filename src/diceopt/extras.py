@@ -2,7 +2,8 @@
 
 The core install needs none of them; the research interfaces (``diceopt.envs``, dataset
 export) need the ``research`` extra (gymnasium, pettingzoo, pyarrow):
-``pip install 'diceopt[research]'``.
+``pip install 'diceopt[research]'``; the Ray sweeps and layer solves
+(``--ray``) need the ``cluster`` extra (ray): ``pip install 'diceopt[cluster]'``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from types import ModuleType
 from diceopt.errors import InputError
 
 # which extra provides each optional top-level module
-EXTRA_OF = {"gymnasium": "research", "pettingzoo": "research", "pyarrow": "research"}
+EXTRA_OF = {
+    "gymnasium": "research",
+    "pettingzoo": "research",
+    "pyarrow": "research",
+    "ray": "cluster",
+}
 
 
 def missing_message(module: str, extra: str | None = None) -> str:

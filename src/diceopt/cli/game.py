@@ -64,6 +64,8 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
         )
         return
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
+    if param.const is not None:
+        extra = {"nargs": "?", "const": param.const}
     parser.add_argument(
         param.option,
         dest=param.name,

@@ -57,7 +57,8 @@ class Parameter:
     words, each parsed by ``type`` into a list, joined into one list (``--bias 0.1 0.9``
     and ``--bias 0.1,0.9`` are the same). A rules parameter with default None means "as
     the variant says". ``positional``: an argument without ``--`` (``NAME``), optional
-    unless ``required`` (e.g. ``export OUT``, ``distribution [POSITION]``).
+    unless ``required`` (e.g. ``export OUT``, ``distribution [POSITION]``). ``const``: the
+    option's value may be left out, giving ``const`` (``--ray`` alone, ``--ray HOST:PORT``).
     """
 
     name: str
@@ -70,6 +71,7 @@ class Parameter:
     metavar: str | None = None
     positional: bool = False
     required: bool = False
+    const: Any = None  # not None: the value may be left out (``--ray`` alone gives const)
 
     @property
     def option(self) -> str:

@@ -103,6 +103,13 @@ SWEEP_OPTIONS = (
         default="-0.1,-0.05,0,0.05,0.1",
     ),
     Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
+    Parameter(
+        "ray",
+        "solve the tables as Ray tasks: alone, on a local 2-CPU Ray instance; with "
+        "HOST:PORT, on that cluster (needs the cluster extra)",
+        const="local",
+        metavar="ADDRESS",
+    ),
 )
 
 

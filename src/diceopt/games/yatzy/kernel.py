@@ -582,7 +582,7 @@ def _solve_batch(
 
 
 @numba.njit(cache=True, parallel=True)
-def _solve_layer(
+def _solve_states(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
     st_u: np.ndarray,
@@ -593,8 +593,10 @@ def _solve_layer(
     vecs: np.ndarray,
     K: KernelArrays,
     theta: float,
+    res: np.ndarray,
 ) -> None:
-    """Solve the states (st_mask, st_flag, st_u) of one layer into V, batch by batch."""
+    """Values of the states (st_mask, st_flag, st_u) of one layer into ``res``, batch by
+    batch; ``V`` is only read (the solved later layers), so it may be read-only (Ray)."""
     nchunks = As.shape[0]
     lanes = As.shape[2]
     nst = st_mask.size
@@ -614,7 +616,27 @@ def _solve_layer(
                 st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0]
             )
             for ln in range(nb):
-                V[st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln]] = out[ln]
+                res[lo + ln] = out[ln]
+
+
+@numba.njit(cache=True)
+def _solve_layer(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    V: np.ndarray,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+) -> None:
+    """Solve the states (st_mask, st_flag, st_u) of one layer into V (:func:`_solve_states`)."""
+    res = np.empty(st_mask.size, dtype=V.dtype)
+    _solve_states(st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, K, theta, res)
+    for i in range(st_mask.size):
+        V[st_mask[i], st_flag[i], st_u[i]] = res[i]
 
 
 # ---------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ __all__ = [
     "objective_name",
     "read_table",
     "save_table",
+    "store_table",
     "table_key",
     "table_path",
     "warn",
@@ -136,6 +137,12 @@ def get_table(
                 storage.table_path(key, directory), True, seconds, table.seconds
             )
     table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
-    saved = storage.store(key, {"values": table.values}, _meta(table), directory)
+    saved = store_table(table, variant, directory)
     info = TableInfo(storage.table_path(key, directory), False, table.seconds, table.seconds, saved)
     return table, info
+
+
+def store_table(table: YatzyTable, variant: str, directory: str | None = None) -> bool:
+    """Cache a solved table (as :func:`get_table` does); False, warned once, if unwritable."""
+    key = table_key(variant_id(variant), table.theta, np.asarray(table.values).dtype.name)
+    return storage.store(key, {"values": table.values}, _meta(table), directory)

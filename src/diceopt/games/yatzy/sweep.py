@@ -75,20 +75,43 @@ def sweep(
     dtype: str = "float32",
     cache_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
+    ray_address: str | None = None,
 ) -> list[SweepRow]:
     """Get (or solve and cache) the table of every theta and its exact distribution.
 
-    ``progress(message)`` is called before each solve or distribution.
+    ``progress(message)`` is called before each solve or distribution. ``ray_address``:
+    solve the tables missing from the cache as Ray tasks (``"local"``: a local Ray
+    instance, else ``HOST:PORT`` of a cluster; see :mod:`diceopt.games.yatzy.ray_solve`),
+    all before any is saved, so a failure writes no table; the rows are the same, bit for
+    bit, as without Ray.
     """
     from diceopt.games.yatzy.rules import DEFAULT_VARIANT
-    from diceopt.games.yatzy.storage import get_table, table_path
+    from diceopt.games.yatzy.storage import get_table, store_table, table_path
 
     variant = variant or DEFAULT_VARIANT
+    solved: dict[float, YatzyTable] = {}
+    if ray_address is not None:
+        from diceopt.extras import require
+        from diceopt.games.yatzy.ray_solve import LOCAL, check_address, solve_tables_ray
+
+        require("ray", "cluster")  # both before any work: one line, nothing written
+        if ray_address != LOCAL:
+            check_address(ray_address)
+        missing = [t for t in thetas if not table_path(variant, t, dtype, cache_dir).exists()]
+        if missing:
+            if progress is not None:
+                listed = ", ".join(f"{t:g}" for t in missing)
+                progress(f"solving theta {listed} as Ray tasks")
+            for table in solve_tables_ray(variant, missing, dtype, ray_address):
+                store_table(table, variant, cache_dir)
+                solved[table.theta] = table
     rows = []
     for theta in thetas:
-        if progress is not None and not table_path(variant, theta, dtype, cache_dir).exists():
-            progress(f"solving theta {theta:g} (first use)")
-        table, _ = get_table(variant, theta, dtype, cache_dir)
+        table = solved.get(float(theta))
+        if table is None:
+            if progress is not None and not table_path(variant, theta, dtype, cache_dir).exists():
+                progress(f"solving theta {theta:g} (first use)")
+            table, _ = get_table(variant, theta, dtype, cache_dir)
         if progress is not None:
             progress(f"exact distribution for theta {theta:g}")
         rows.extend(sweep_tables([table]))
@@ -134,7 +157,7 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
         if not args.json:
             print(message, file=sys.stderr, flush=True)
 
-    rows = sweep(config.variant, thetas, config.dtype, None, note)
+    rows = sweep(config.variant, thetas, config.dtype, None, note, args.ray)
     if args.plot:
         title = f"{config.variant}: mean and spread by theta (exact distributions)"
         write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)

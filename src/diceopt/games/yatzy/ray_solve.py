@@ -1,0 +1,255 @@
+"""Yatzy tables on Ray: one task per table of a sweep, or one layer's states in chunks.
+
+Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``). Two ways to spread work:
+
+- :func:`solve_tables_ray`: each (variant, theta) table solved by :func:`solve_table` in
+  a Ray task (one CPU, one numba thread); the tables are the in-process ones bit for bit
+  (a state's value depends only on its batch of lanes, never on the thread count).
+- :func:`solve_table_ray`: one table, layer by layer (last turn first). Before each layer
+  the table so far is put into the object store (``ray.put``: zero-copy for the tasks on
+  the same machine, one transfer per other machine), the layer's states are split into
+  ``chunks`` runs of whole lane batches, and each run is solved by the kernel's batch
+  solver (:func:`~diceopt.games.yatzy.kernel._solve_states`) in a task that reads the
+  later layers from that object. The driver writes the values and the equal-value copies
+  back, exactly as :func:`solve_table` does, so the table is identical to it.
+
+Connecting (:func:`connect`): a local Ray instance with two CPUs and no dashboard, or the
+cluster at ``HOST:PORT`` (``ray start --head`` prints it; the port is 6379 by default).
+An address that does not answer within :data:`CONNECT_TIMEOUT` seconds, and a task that
+fails, are one-line :class:`~diceopt.errors.InputError` s; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.extras import require
+from diceopt.games.yatzy.kernel import (
+    LANES,
+    NEG,
+    YatzyTable,
+    iter_layer_states,
+    kernel_arrays,
+    solve_table,
+)
+from diceopt.games.yatzy.rules import YatzyRules, check_theta, get_rules, variant_id
+
+LOCAL = "local"  # the --ray value without an address: a local Ray instance
+LOCAL_CPUS = 2  # CPUs of the local instance
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster address to accept a connection
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection within
+    ``timeout`` seconds (``ray.init`` itself retries for minutes). Other address forms
+    (``auto``, ``ray://...``) are left to Ray."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InputError(f"bad Ray address {address!r}: give HOST:PORT, e.g. 10.0.0.5:6379")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); "
+            "start one with 'ray start --head' or leave out the address for a local one"
+        ) from None
+
+
+@contextmanager
+def connect(address: str | None = None) -> Iterator[Any]:
+    """Ray connected for the block: the ``ray`` module.
+
+    ``address`` None or ``"local"``: a local instance (:data:`LOCAL_CPUS` CPUs, no
+    dashboard); else the cluster at ``HOST:PORT`` (checked first, see
+    :func:`check_address`). If Ray is already initialised (a test, a notebook) it is
+    used as it is and left running; an instance started here is shut down at the end.
+    """
+    ray = require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
+    if ray.is_initialized():
+        yield ray
+        return
+    try:
+        if address in (None, LOCAL):
+            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except InputError:
+        raise
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError ...
+        where = "a local Ray instance" if address in (None, LOCAL) else address
+        raise InputError(f"cannot start Ray at {where}: {_first_line(exc)}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _first_line(exc: BaseException) -> str:
+    """The last non-empty line naming the cause of a (Ray) exception, shortened."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[-1] if lines else type(exc).__name__
+    text = f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text
+    return text[:300]
+
+
+def _get(ray: Any, refs: list, what: str) -> list:
+    """``ray.get(refs)``; a failed task or lost worker as one InputError line."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayError as exc:
+        raise InputError(f"a Ray task failed while {what}: {_first_line(exc)}") from None
+
+
+# --- one task per table --------------------------------------------------------------
+
+
+def _solve_task(variant: str, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
+    """In a Ray worker: the values (array), solve seconds and state count of one table."""
+    import numba
+
+    numba.set_num_threads(1)
+    table = solve_table(get_rules(variant), dtype=dtype, theta=theta)
+    return table.values, table.seconds, table.states
+
+
+def solve_tables_ray(
+    variant: str | None,
+    thetas: Sequence[float],
+    dtype: str = "float32",
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[YatzyTable]:
+    """Solve the table of every theta of a variant, each in its own Ray task.
+
+    ``thetas``: exponential-utility parameters (0: expected points); ``address``: see
+    :func:`connect`. Returns the tables in the order of ``thetas`` (values in points,
+    ``seconds`` the task's solve time) once all are solved, so a failed task leaves
+    nothing to save (InputError). ``progress(done, total)`` as tables arrive.
+    """
+    variant = variant_id(variant)
+    rules = get_rules(variant)
+    thetas = [check_theta(t) for t in thetas]
+    with connect(address) as ray:
+        task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
+        refs = [task.remote(variant, theta, dtype) for theta in thetas]
+        if progress is not None:
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                _get(ray, done, "solving a table")
+                progress(len(refs) - len(pending), len(refs))
+        results = _get(ray, refs, "solving a table")
+    return [
+        YatzyTable(rules, np.array(values), theta, seconds, states)
+        for theta, (values, seconds, states) in zip(thetas, results)
+    ]
+
+
+# --- one table, each layer in chunks ---------------------------------------------------
+
+
+def _chunk_task(
+    V: np.ndarray,
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    rules: YatzyRules,
+    theta: float,
+    lanes: int,
+) -> np.ndarray:
+    """In a Ray worker: the values of the states (mask, flag, upper) of one layer.
+
+    ``V`` (read-only, from the object store) holds the solved later layers."""
+    import numba
+
+    from diceopt.games.yatzy.kernel import _solve_states
+
+    numba.set_num_threads(1)
+    dt = V.dtype
+    K = kernel_arrays(rules, dt)
+    nk = int(rules.lattice.offset[-1])
+    As = np.empty((1, nk + 1, lanes), dtype=dt)
+    Ms = np.empty((1, nk + 1, lanes), dtype=dt)
+    SRs = np.empty((1, rules.num_categories * (rules.dice + 1) + 1, lanes), dtype=dt)
+    SRs[:, -1, :] = NEG
+    vecs = np.empty((1, 4, lanes), dtype=dt)
+    res = np.empty(mask.size, dtype=dt)
+    _solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
+    return res
+
+
+def chunk_bounds(n: int, chunks: int, lanes: int) -> list[tuple[int, int]]:
+    """``chunks`` (at most) contiguous runs ``(lo, hi)`` of ``n`` states, cut at multiples
+    of ``lanes`` (whole batches) and as equal as that allows; empty runs left out."""
+    batches = -(-n // lanes)
+    cuts = [min(n, round(batches * i / chunks) * lanes) for i in range(chunks + 1)]
+    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+
+
+def solve_table_ray(
+    rules: YatzyRules,
+    dtype: str | np.dtype = "float32",
+    theta: float = 0.0,
+    chunks: int = 2,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> YatzyTable:
+    """Solve a variant layer by layer, each layer's states in ``chunks`` Ray tasks.
+
+    Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve_table`
+    (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
+    parameter), identical to it bit for bit; ``address``: see :func:`connect`;
+    ``seconds`` is the wall time of the whole solve, object-store traffic included.
+    """
+    dt = np.dtype(dtype)
+    if dt not in LANES:
+        raise InputError(f"dtype must be float32 or float64, got {dtype}")
+    if chunks < 1:
+        raise InputError(f"chunks must be at least 1, got {chunks}")
+    theta = check_theta(theta)
+    lanes = LANES[dt]
+    c = rules.num_categories
+    with connect(address) as ray:
+        t0 = time.perf_counter()
+        task = ray.remote(num_cpus=1, max_retries=0)(_chunk_task)
+        rules_ref = ray.put(rules)
+        V = np.full((1 << c, rules.flags, rules.bonus_threshold + 1), np.nan, dtype=dt)
+        Vflat = V.reshape(-1)
+        layers = iter_layer_states(rules, reverse=True)
+        last = next(layers)  # every category filled: nothing more to score
+        V[last.mask, last.flag, last.upper] = 0.0
+        Vflat[last.copy_dst] = 0.0
+        states = last.mask.size + last.copy_dst.size
+        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+            V_ref = ray.put(V)
+            bounds = chunk_bounds(st.mask.size, chunks, lanes)
+            refs = [
+                task.remote(
+                    V_ref, st.mask[lo:hi], st.flag[lo:hi], st.upper[lo:hi], rules_ref, theta, lanes
+                )
+                for lo, hi in bounds
+            ]
+            parts = _get(ray, refs, f"solving layer {j}")
+            del V_ref
+            V[st.mask, st.flag, st.upper] = np.concatenate(parts)
+            Vflat[st.copy_dst] = Vflat[st.copy_src]
+            states += st.mask.size + st.copy_dst.size
+            if progress is not None:
+                progress(c - j, c)
+        seconds = time.perf_counter() - t0
+    return YatzyTable(rules, V, theta, seconds, states)

@@ -1,0 +1,192 @@
+"""Yatzy on Ray: tables per task and layers in chunks equal the in-process solve exactly;
+unreachable addresses, failing tasks and a missing extra are one line, nothing written.
+
+One local two-CPU Ray instance serves the whole module (started once, shut down at the end).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+
+import numpy as np
+import pytest
+
+from diceopt.cli import main
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel import solve_table
+from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.sweep import sweep
+
+ray = pytest.importorskip("ray")
+
+from diceopt.games.yatzy import ray_solve  # noqa: E402 (after the importorskip)
+
+LOCAL = ray_solve.LOCAL
+
+# eight categories: layers of up to 985 states, several lane batches each
+MIDDLE = SCANDINAVIAN.reduced(
+    ("ones", "twos", "threes", "fours", "one_pair", "three_of_a_kind", "chance", "yatzy"),
+    bonus_threshold=30,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """A local Ray instance with two CPUs for the module."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A fresh table cache for each test."""
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def table_files(directory):
+    return sorted(p.name for p in directory.rglob("*") if p.is_file()) if directory.exists() else []
+
+
+def dead_address():
+    """HOST:PORT on this machine where nothing listens."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"127.0.0.1:{port}"
+
+
+# --- layers in chunks -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rules, dtype, theta, chunks",
+    [
+        (get_rules("scandinavian-forced"), "float32", 0.0, 2),
+        (MIDDLE, "float32", 0.0, 2),
+        (MIDDLE, "float64", -0.1, 3),
+        (MIDDLE, "float32", 0.05, 1),
+    ],
+)
+def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks):
+    got = ray_solve.solve_table_ray(rules, dtype, theta, chunks)
+    want = solve_table(rules, dtype=dtype, theta=theta)
+    assert got.values.dtype == want.values.dtype
+    assert np.array_equal(got.values, want.values, equal_nan=True)
+    assert got.states == want.states and got.value == want.value
+
+
+def test_chunk_bounds_cut_whole_batches():
+    assert ray_solve.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
+    assert ray_solve.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]
+    assert ray_solve.chunk_bounds(28, 4, 256) == [(0, 28)]
+    for n, k in [(1, 1), (5000, 7), (256, 2)]:
+        bounds = ray_solve.chunk_bounds(n, k, 256)
+        assert bounds[0][0] == 0 and bounds[-1][1] == n and len(bounds) <= k
+        assert all(lo % 256 == 0 and hi > lo for lo, hi in bounds)
+        assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+
+
+def test_solve_table_ray_bad_arguments():
+    with pytest.raises(InputError, match="chunks"):
+        ray_solve.solve_table_ray(MIDDLE, chunks=0)
+    with pytest.raises(InputError, match="dtype"):
+        ray_solve.solve_table_ray(MIDDLE, dtype="float16")
+
+
+# --- sweeps -----------------------------------------------------------------------------
+
+
+def test_ray_sweep_equals_the_in_process_sweep(tmp_path):
+    thetas = [-0.1, 0.0, 0.1]
+    local = sweep("scandinavian-forced", thetas, cache_dir=str(tmp_path / "a"))
+    remote = sweep("scandinavian-forced", thetas, cache_dir=str(tmp_path / "b"), ray_address=LOCAL)
+    for a, b in zip(local, remote):
+        assert a.theta == b.theta and a.value == b.value
+        assert np.array_equal(a.dist.pmf, b.dist.pmf)
+        assert a.dist.bonus_rate == b.dist.bonus_rate and a.dist.yatzy_rate == b.dist.yatzy_rate
+    files_a, files_b = table_files(tmp_path / "a"), table_files(tmp_path / "b")
+    assert len(files_b) == 3 and files_a == files_b
+    from diceopt.games.yatzy.storage import load_table
+
+    for theta in thetas:
+        ta, _ = load_table("scandinavian-forced", theta, "float32", str(tmp_path / "a"))
+        tb, _ = load_table("scandinavian-forced", theta, "float32", str(tmp_path / "b"))
+        assert np.array_equal(ta.values, tb.values, equal_nan=True)
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+SWEEP = ["yatzy", "sweep", "--variant", "scandinavian-forced", "--thetas", "-0.05,0.05"]
+
+
+def test_cli_sweep_ray_json_equals_in_process(cache, capsys, tmp_path):
+    code, out, _ = run(capsys, *SWEEP, "--json", "--ray", "--cache-dir", str(tmp_path / "r"))
+    assert code == 0
+    with_ray = json.loads(out)
+    code, out, _ = run(capsys, *SWEEP, "--json", "--cache-dir", str(tmp_path / "p"))
+    assert code == 0
+    plain = json.loads(out)
+    assert with_ray["rows"] == plain["rows"]
+    assert len(table_files(tmp_path / "r")) == 2
+
+
+# --- bad input: one line, nothing written -----------------------------------------------
+
+
+def test_cli_unreachable_ray_address_is_one_line_and_writes_nothing(cache, capsys):
+    address = dead_address()
+    code, out, err = run(capsys, *SWEEP, "--ray", address)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"cannot reach the Ray cluster at {address}" in lines[0]
+    assert table_files(cache) == []
+
+
+@pytest.mark.parametrize("address", ["nonsense", "host:port", ":6379"])
+def test_bad_ray_address(address):
+    with pytest.raises(InputError, match="bad Ray address"):
+        ray_solve.check_address(address)
+
+
+def test_failing_ray_task_is_one_line_and_writes_nothing(tmp_path):
+    # float16 is refused inside the task (solve_table), after the driver has sent it
+    with pytest.raises(InputError) as info:
+        sweep("scandinavian-forced", [0.0, 0.1], "float16", str(tmp_path), ray_address="local")
+    message = str(info.value)
+    assert "\n" not in message and "a Ray task failed while solving a table" in message
+    assert "dtype must be float32 or float64" in message
+    assert table_files(tmp_path) == []
+
+
+def test_crashed_worker_is_one_line():
+    @ray.remote(max_retries=0)
+    def crash():
+        import os
+
+        os._exit(3)
+
+    with pytest.raises(InputError, match="a Ray task failed while testing") as info:
+        ray_solve._get(ray, [crash.remote()], "testing")
+    assert "\n" not in str(info.value)
+
+
+def test_missing_cluster_extra_is_one_line(cache, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    code, out, err = run(capsys, *SWEEP, "--ray")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "diceopt: error: this needs the cluster extra (ray is not installed): "
+        "pip install 'diceopt[cluster]'"
+    ]
+    assert table_files(cache) == []
