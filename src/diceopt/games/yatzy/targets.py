@@ -34,14 +34,17 @@ bound) are 0 and not computed; entries of unreachable states are 0. Tables are f
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
 
 from diceopt import storage
+from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
     NEG,
@@ -379,3 +382,56 @@ def store_targets(table: TargetTable, variant: str, directory: str | None = None
     key = target_key(variant_id(variant), table.values.dtype.name)
     meta = {"seconds": table.seconds, "states": table.states}
     return storage.store(key, {"values": table.values}, meta, directory)
+
+
+def target_table_for(variant: str, rules: YatzyRules, k: int) -> TargetTable:
+    """The stored full table of ``variant`` (float32) if there is one, else a table solved
+    now for k' <= k only (not stored)."""
+    got = load_targets(variant)
+    if got is not None:
+        return got[0]
+    return solve_targets(rules, kmax=max(0, k))
+
+
+def advise_target(pos: Any, config: Any, target: int) -> Advice:
+    """Every legal action of ``pos`` ranked by P(final score >= target) (points; without
+    a score in the position: P(points still to come >= target)), best first; regrets in
+    probability, ``expected`` the action's expected final score (the ordinary table).
+    Ties as in the expected-score advice (scoring first, categories in order, keeps in
+    lattice order)."""
+    from diceopt.games.yatzy.advice import _counts, _keep_text, advise_position, state_of
+    from diceopt.games.yatzy.engine_game import legal_categories
+
+    rules = config.rules
+    check_target(target, rules)
+    if pos.over(rules):
+        raise InputError("the game is over: every category is filled")
+    k = target - (0 if pos.score is None else int(round(pos.score)))
+    table = target_table_for(config.variant, rules, k)
+    mask, flag, upper = state_of(pos, rules)
+    keep, cat, _ = table.turn(mask, flag, upper, k)
+    if k <= 0:
+        keep[:] = 1.0
+        cat[cat >= 0] = 1.0
+    counts = _counts(pos.dice, rules.sides)
+    lat = rules.lattice
+    roll = lat.index(counts) - int(lat.offset[rules.dice])
+    options: list[tuple[float, int, int, str]] = []
+    legal, _ = legal_categories(rules, mask, counts)
+    for c in legal:
+        options.append((float(cat[roll, c]), 0, c, f"score {rules.categories[c]}"))
+    if pos.rerolls > 0:
+        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
+            kc = np.array(kept, dtype=np.int64)
+            if kc.sum() == rules.dice:
+                continue
+            i = lat.index(kc)
+            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    expected = {a.action: a.value for a in advise_position(pos, rules, config.table())}
+    best = options[0][0]
+    actions = [
+        ActionAdvice(text, p, max(0.0, best - p), expected[text]) for p, _, _, text in options
+    ]
+    what = "final score" if pos.score is not None else "points still to come"
+    return Advice(actions, f"probability that the {what} is at least {target} (0-1)")
