@@ -21,10 +21,14 @@ class ActionAdvice:
     action: str
     value: float
     regret: float
+    expected: float | None = None  # the action's expected final score, beside a probability
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data for JSON."""
-        return asdict(self)
+        """Plain data for JSON (``expected`` only when set)."""
+        data = asdict(self)
+        if self.expected is None:
+            del data["expected"]
+        return data
 
 
 @dataclass(frozen=True)

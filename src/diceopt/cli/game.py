@@ -132,6 +132,8 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     advise_p.add_argument(
         "position", help=f"text notation (e.g. '{spec.position_example}') or a JSON object"
     )
+    for param in spec.advise_options:
+        add_parameter(advise_p, param)
 
     play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
     play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
@@ -209,7 +211,7 @@ def cmd_advise(spec: GameSpec, args: argparse.Namespace) -> int:
     """Every legal action of a position with value and regret, best first."""
     rules = rules_from(spec, args)
     pos = spec.parse(rules, args.position)
-    advice = spec.advise(rules, pos)
+    advice = spec.advise(rules, pos, **options_of(spec.advise_options, args))
     if args.json:
         print_json({"position": spec.format(rules, pos), **advice.to_json()})
         return 0
@@ -218,7 +220,8 @@ def cmd_advise(spec: GameSpec, args: argparse.Namespace) -> int:
     width = max(len(a.action) for a in advice.actions)
     for a in advice.actions:
         note = "best" if a.regret <= 1e-12 else f"loses {a.regret:.6f}"
-        print(f"  {a.action:<{width}}  {a.value:14.9f}  {note}")
+        also = "" if a.expected is None else f"  (expected {a.expected:.4f})"
+        print(f"  {a.action:<{width}}  {a.value:14.9f}  {note}{also}")
     return 0
 
 

@@ -145,6 +145,7 @@ class GameSpec:
     position_example: str = ""
     solve_options: tuple[Parameter, ...] = ()
     simulate_options: tuple[Parameter, ...] = ()
+    advise_options: tuple[Parameter, ...] = ()  # passed to ``advise`` as keyword arguments
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
 
@@ -214,8 +215,9 @@ class GameSpec:
         return [self.format(rules, pos)]
 
     # --- play ----------------------------------------------------------------------------
-    def advise(self, rules: Any, pos: Any) -> Advice:
-        """Every legal action with its value and regret, best first."""
+    def advise(self, rules: Any, pos: Any, **options: Any) -> Advice:
+        """Every legal action with its value and regret, best first (``options``: the
+        values of ``advise_options``, when the game has any)."""
         raise NotImplementedError
 
     def canonical_action(self, rules: Any, pos: Any, text: str) -> str:

@@ -211,6 +211,14 @@ class YatzySpec(GameSpec):
     position_example = POSITION_EXAMPLE
     solve_options = (Parameter("force", "solve even if the table is stored", flag=True),)
     simulate_options = (Parameter("plot", "write a histogram (png, svg or pdf)", metavar="FILE"),)
+    advise_options = (
+        Parameter(
+            "target",
+            "rank actions by P(final score >= K) (without score: P(points to come >= K))",
+            type=int,
+            metavar="K",
+        ),
+    )
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
         """The configuration of a variant (name case-insensitive) and theta/dtype."""
@@ -262,10 +270,15 @@ class YatzySpec(GameSpec):
         dice = " ".join(map(str, pos.dice)) or "-"
         return [*sheet_lines(pos, rules.rules), f"dice {dice}   rerolls left {pos.rerolls}"]
 
-    def advise(self, rules: YatzyConfig, pos: Any) -> Advice:
-        """Every legal action with its expected final score, best first."""
+    def advise(self, rules: YatzyConfig, pos: Any, target: int | None = None) -> Advice:
+        """Every legal action with its expected final score, best first; with ``target``
+        (points) every action's P(final score >= target) instead, expected score beside."""
         from diceopt.games.yatzy.advice import advise_position, value_is
 
+        if target is not None:
+            from diceopt.games.yatzy.targets import advise_target
+
+            return advise_target(pos, rules, int(target))
         return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:

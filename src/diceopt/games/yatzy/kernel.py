@@ -307,16 +307,24 @@ def _successor_rows(
 
 
 @numba.njit(cache=True)
-def _category_value(r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int):
-    """Value of writing roll r into (allowed) category c: points + successor row, without
-    the Yahtzee bonus (added by the caller)."""
+def _category_row(r: int, c: int, use_joker: bool, K: KernelArrays):
+    """Successor row and the points beside it of writing roll r into (allowed) category
+    c: ``(row, s)``; the row of an upper category holds its points (s = 0)."""
     stride = K.offset.size - 1
     f = K.upper_face[c]
     if f >= 0:
-        return SR[c * stride + K.roll_cnt[r, f], ln]
+        return c * stride + K.roll_cnt[r, f], K.zero
     s = K.joker[r, c] if use_joker else K.score[r, c]
     h = 1 if (c == K.yz_cat and s > 0) else 0
-    return s + SR[c * stride + h, ln]
+    return c * stride + h, s
+
+
+@numba.njit(cache=True)
+def _category_value(r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int):
+    """Value of writing roll r into (allowed) category c: points + successor row, without
+    the Yahtzee bonus (added by the caller)."""
+    row, s = _category_row(r, c, use_joker, K)
+    return s + SR[row, ln]
 
 
 @numba.njit(cache=True)
@@ -512,9 +520,8 @@ def _solve_batch(
     batch API), ``E1[k, ln]`` gets the value of keeping k with one reroll left (the
     solver passes an empty ``E1``).
     """
-    add_die, offset, fprob, roll_p, yz_face = K.add_die, K.offset, K.fprob, K.roll_p, K.yz_face
-    rem_pad, rem_n = K.rem_pad, K.rem_n
-    zero, neg = K.zero, K.neg
+    offset, yz_face = K.offset, K.yz_face
+    neg = K.neg
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
@@ -543,6 +550,21 @@ def _solve_batch(
         for r in range(R):
             for ln in range(nb):
                 A[base + r, ln] = sgn * np.exp(theta * (A[base + r, ln] - TMP[ln]))
+    _rerolls(A, M, nb, K, E1)
+    _first_roll(M, out, nb, K)
+    if theta != 0.0:
+        for ln in range(nb):
+            out[ln] = TMP[ln] + np.log(sgn * out[ln]) / theta
+
+
+@numba.njit(cache=True)
+def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray) -> None:
+    """Step 4 per lane: from the score-now values in the roll rows of A, the keep values
+    with two rerolls left into A (below the rolls) and the roll values into M's roll rows
+    (``E1``, when it has rows: the keep values with one reroll left)."""
+    add_die, offset, fprob, rem_pad, rem_n = K.add_die, K.offset, K.fprob, K.rem_pad, K.rem_n
+    nd = offset.size - 2
+    base = offset[nd]
     six = rem_pad.shape[1] == 6
     for level in range(2):
         # chance: keeps of size nd-1 .. 0 from the rows with one more die
@@ -560,8 +582,18 @@ def _solve_batch(
             _choose(A, M, nb, rem_pad, rem_n)
         else:
             _choose_generic(A, M, nb, rem_pad, rem_n)
+
+
+@numba.njit(cache=True)
+def _first_roll(M: np.ndarray, out: np.ndarray, nb: int, K: KernelArrays) -> None:
+    """Step 5 per lane: out = sum_r p_r M[roll r] (the turn's value before its first roll)."""
+    offset, roll_p = K.offset, K.roll_p
+    nd = offset.size - 2
+    base = offset[nd]
+    R = offset[nd + 1] - base
     for ln in range(nb):
-        out[ln] = zero
+        out[ln] = K.zero
+    roll_p = K.roll_p
     r = 0
     while r + 4 <= R:
         p0, p1, p2, p3 = roll_p[r], roll_p[r + 1], roll_p[r + 2], roll_p[r + 3]
@@ -576,9 +608,6 @@ def _solve_batch(
         for ln in range(nb):
             out[ln] = out[ln] + p0 * M[base + r, ln]
         r += 1
-    if theta != 0.0:
-        for ln in range(nb):
-            out[ln] = TMP[ln] + np.log(sgn * out[ln]) / theta
 
 
 @numba.njit(cache=True, parallel=True)
