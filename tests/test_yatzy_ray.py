@@ -1,5 +1,6 @@
 """Yatzy on Ray: tables per task and layers in chunks equal the in-process solve exactly;
-unreachable addresses, failing tasks and a missing extra are one line, nothing written.
+unreachable addresses, addresses that are not Ray (a web server, another gRPC server, a
+silent port), failing tasks and a missing extra are one line, nothing written.
 
 One local two-CPU Ray instance serves the whole module (started once, shut down at the end).
 """
@@ -7,8 +8,14 @@ One local two-CPU Ray instance serves the whole module (started once, shut down 
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import sys
+import threading
+from concurrent import futures
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -151,6 +158,100 @@ def test_cli_unreachable_ray_address_is_one_line_and_writes_nothing(cache, capsy
     lines = err.strip().splitlines()
     assert len(lines) == 1 and f"cannot reach the Ray cluster at {address}" in lines[0]
     assert table_files(cache) == []
+
+
+@contextmanager
+def web_server():
+    """HOST:PORT of an HTTP/1 server (not Ray) on this machine, for the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def grpc_server(probe_status=None):
+    """HOST:PORT of a gRPC server (not Ray): without the GCS probe's method, or answering
+    it with ``probe_status`` (a grpc.StatusCode to abort with, or "ok")."""
+    import grpc
+
+    class Handler(grpc.GenericRpcHandler):
+        def service(self, details):
+            if probe_status is None or details.method != ray_solve.GCS_PROBE:
+                return None
+
+            def answer(request, context):
+                if probe_status != "ok":
+                    context.abort(probe_status, "refused")
+                return b""
+
+            return grpc.unary_unary_rpc_method_handler(answer)
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1), handlers=[Handler()])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.stop(0)
+
+
+def test_cli_web_server_address_is_one_line_at_once(cache, tmp_path):
+    # a fresh process, as a user runs it: what Ray's C++ core would print on fd 2 shows here
+    with web_server() as address:
+        done = subprocess.run(
+            [sys.executable, "-m", "diceopt", *SWEEP, "--ray", address],
+            capture_output=True,
+            text=True,
+            env=os.environ | {"DICEOPT_CACHE": str(cache)},
+        )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"diceopt: error: {address} is not a Ray cluster (it does not speak gRPC); give the "
+        "address 'ray start --head' printed, or leave it out for a local instance"
+    ]
+    assert table_files(cache) == []
+
+
+def test_grpc_server_without_ray_is_refused(capfd):
+    with grpc_server() as address, pytest.raises(InputError) as info:
+        ray_solve.check_address(address)
+    assert str(info.value) == (
+        f"{address} is not a Ray cluster (a gRPC server without Ray's GCS service); give "
+        "the address 'ray start --head' printed, or leave it out for a local instance"
+    )
+    assert capfd.readouterr() == ("", "")
+
+
+def test_silent_port_is_refused_after_the_timeout():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        with pytest.raises(InputError, match=r"not a Ray cluster \(no answer within 0.3 s\)"):
+            ray_solve.check_address(address, timeout=0.3)
+
+
+def test_token_cluster_needs_ray_auth_mode_token(monkeypatch):
+    import grpc
+
+    with grpc_server(grpc.StatusCode.UNAUTHENTICATED) as address:
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        with pytest.raises(InputError, match="uses token authentication: set RAY_AUTH_MODE"):
+            ray_solve.check_address(address)
+        monkeypatch.setenv("RAY_AUTH_MODE", "token")
+        ray_solve.check_address(address)  # the token is ray.init's business
+    with grpc_server("ok") as address:
+        ray_solve.check_address(address)
+
+
+def test_a_real_ray_gcs_passes_the_probe():
+    # the module's local instance (its ray.init set RAY_AUTH_MODE as its clients need)
+    ray_solve.check_address(ray.get_runtime_context().gcs_address)
 
 
 @pytest.mark.parametrize("address", ["nonsense", "host:port", ":6379"])

@@ -15,12 +15,18 @@ Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``). Two ways to sp
 
 Connecting (:func:`connect`): a local Ray instance with two CPUs and no dashboard, or the
 cluster at ``HOST:PORT`` (``ray start --head`` prints it; the port is 6379 by default).
-An address that does not answer within :data:`CONNECT_TIMEOUT` seconds, and a task that
-fails, are one-line :class:`~diceopt.errors.InputError` s; nothing is written then.
+An address is checked before ``ray.init`` (:func:`check_address`): it must accept a TCP
+connection and answer the first call of Ray's own client (``GetClusterId`` of the GCS,
+over gRPC) within :data:`CONNECT_TIMEOUT` seconds. Given anything else (nothing listening,
+a web server, a gRPC server that is not Ray), ``ray.init`` would retry for minutes and
+print Ray's connection warnings meanwhile; the check makes it one line in a few seconds.
+That line, and a task that fails, are :class:`~diceopt.errors.InputError` s; nothing is
+written then.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,12 +50,16 @@ from diceopt.games.yatzy.rules import YatzyRules, check_theta, get_rules, varian
 LOCAL = "local"  # the --ray value without an address: a local Ray instance
 LOCAL_CPUS = 2  # CPUs of the local instance
 CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster address to accept a connection
+# The first call Ray's own client makes to a cluster's GCS (an empty request): a real GCS
+# answers it (or refuses it for a missing auth token); nothing else speaks it.
+GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 
 
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
-    """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection within
-    ``timeout`` seconds (``ray.init`` itself retries for minutes). Other address forms
-    (``auto``, ``ray://...``) are left to Ray."""
+    """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection and answers as
+    a Ray cluster (:func:`probe_gcs`), each within ``timeout`` seconds (``ray.init`` itself
+    retries for minutes, printing Ray's warnings). Other address forms (``auto``,
+    ``ray://...``) are left to Ray."""
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
@@ -63,6 +73,54 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
             f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); "
             "start one with 'ray start --head' or leave out the address for a local one"
         ) from None
+    probe_gcs(address, timeout)
+
+
+def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` answers Ray's GCS protocol: the
+    ``GetClusterId`` call (:data:`GCS_PROBE`) over gRPC, within ``timeout`` seconds.
+
+    Any answer of the GCS counts, but a refusal for a missing auth token only when
+    ``RAY_AUTH_MODE=token`` is set here (else ``ray.init`` would retry without the token
+    for 20 s); no HTTP/2 answer, no answer in time, or a gRPC server without the call are
+    refused. The probe sends no token. Uses grpcio, which Ray depends on (skipped if it
+    is missing)."""
+    try:
+        import grpc
+    except ImportError:
+        return
+    refused = {
+        grpc.StatusCode.UNAVAILABLE: "it does not speak gRPC",
+        grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer within {timeout:g} s",
+        grpc.StatusCode.UNIMPLEMENTED: "a gRPC server without Ray's GCS service",
+    }
+    options = [("grpc.enable_http_proxy", 0)]  # the address itself, never a proxy
+    with grpc.insecure_channel(address, options=options) as channel:
+        try:
+            channel.unary_unary(GCS_PROBE)(b"", timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            token = os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token"
+            if code == grpc.StatusCode.UNAUTHENTICATED and not token:
+                raise InputError(
+                    f"the Ray cluster at {address} uses token authentication: set "
+                    "RAY_AUTH_MODE=token here, with the head's token in RAY_AUTH_TOKEN or "
+                    "~/.ray/auth_token ('ray get-auth-token' prints it)"
+                ) from None
+            why = refused.get(code)
+            if why is not None:
+                raise InputError(
+                    f"{address} is not a Ray cluster ({why}); give the address "
+                    "'ray start --head' printed, or leave it out for a local instance"
+                ) from None
+
+
+def check_ray(address: str | None) -> None:
+    """Before any work: InputError (one line) if the cluster extra is missing, or if
+    ``address`` (not None or :data:`LOCAL`) is not a reachable Ray cluster."""
+    require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
 
 
 @contextmanager

@@ -91,12 +91,9 @@ def sweep(
     variant = variant or DEFAULT_VARIANT
     solved: dict[float, YatzyTable] = {}
     if ray_address is not None:
-        from diceopt.extras import require
-        from diceopt.games.yatzy.ray_solve import LOCAL, check_address, solve_tables_ray
+        from diceopt.games.yatzy.ray_solve import check_ray, solve_tables_ray
 
-        require("ray", "cluster")  # both before any work: one line, nothing written
-        if ray_address != LOCAL:
-            check_address(ray_address)
+        check_ray(ray_address)  # before any work: one line, nothing written
         missing = [t for t in thetas if not table_path(variant, t, dtype, cache_dir).exists()]
         if missing:
             if progress is not None:
@@ -150,6 +147,10 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
 
     thetas = parse_thetas(args.thetas)
     check_plot_path(args.plot)
+    if args.ray is not None:  # a bad address is one line at once, before any compile
+        from diceopt.games.yatzy.ray_solve import check_ray
+
+        check_ray(args.ray)
     t0 = time.perf_counter()
     compile_seconds = warm_up(config.dtype)
 
