@@ -15,6 +15,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -83,15 +84,34 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def live_server(web_env: Path) -> Iterator[str]:
     """The real app on uvicorn (127.0.0.1, a free port) in a background thread; its base URL."""
-    import httpx
-    import uvicorn
     from web_games import RACE
 
     from diceopt.games.registry import games
     from diceopt.web.routes import create_app
 
+    with serve(create_app(warm=False, games=[*games(), RACE])) as base:  # and a plug-in game
+        yield base
+
+
+@pytest.fixture(scope="module")
+def maxi_server(web_env: Path) -> Iterator[str]:
+    """Like ``live_server``, serving Yatzy with the reduced six-dice variant ``maxi-mini``
+    offered too (``web_games.maxi_mini_variant``); its base URL."""
+    from web_games import maxi_mini_variant
+
+    from diceopt.web.routes import create_app
+
+    with maxi_mini_variant(), serve(create_app(warm=False, games=["yatzy"])) as base:
+        yield base
+
+
+@contextmanager
+def serve(app) -> Iterator[str]:
+    """``app`` on uvicorn (127.0.0.1, a free port) in a background thread: its base URL."""
+    import httpx
+    import uvicorn
+
     port = free_port()
-    app = create_app(warm=False, games=[*games(), RACE])  # and a plug-in game
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
@@ -105,10 +125,12 @@ def live_server(web_env: Path) -> Iterator[str]:
         time.sleep(0.05)
     else:
         pytest.fail(f"the test server did not start on {base} within 30 s")
-    assert httpx.get(f"{base}/api/health").status_code == 200
-    yield base
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        assert httpx.get(f"{base}/api/health").status_code == 200
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def ensure_chromium() -> str:
@@ -157,14 +179,30 @@ def browser(chromium_path: str) -> Iterator:
 @pytest.fixture
 def page(browser, live_server: str) -> Iterator:
     """A fresh page (phone-ish width) on the live server; console errors fail the test."""
+    with new_page(browser) as p:
+        yield p
+
+
+@pytest.fixture
+def maxi_page(browser, maxi_server: str) -> Iterator:
+    """A fresh page (phone-ish width) for the ``maxi_server``; console errors fail the test."""
+    with new_page(browser) as p:
+        yield p
+
+
+@contextmanager
+def new_page(browser) -> Iterator:
+    """A fresh page (phone-ish width); console errors fail the test."""
     context = browser.new_context(viewport={"width": 420, "height": 900})
     page = context.new_page()
     page.set_default_timeout(60_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield page
-    context.close()
+    try:
+        yield page
+    finally:
+        context.close()
     # 4xx answers are expected in some tests (the page shows them); nothing else may fail.
     assert not [e for e in errors if "status of 4" not in e], errors
 

@@ -2,7 +2,10 @@
 
 Games come from the registry: the checks over ``games()`` cover every registered game;
 stick and Yatzy get explicit checks of their numbers; ``web_games.RACE`` (a two-player
-game written as a plug-in would be) checks ``to_move``, ``events`` and ``result``.
+game written as a plug-in would be) checks ``to_move``, ``events`` and ``result``. Maxi
+Yatzy's table is too big for the suite: six dice are advised and played on a reduced
+Maxi variant (``web_games.maxi_mini_variant``), the full variant is listed and checked
+up to its table.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_games import RACE
+from web_games import MAXI_MINI_ID, RACE, maxi_mini_variant
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
@@ -27,6 +30,9 @@ from diceopt.web.schemas import MAX_BODY_BYTES
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
 BOARDS = {"dice", "dice-sheet", "tiles", "form"}
+# Variants whose table is too big to solve in the suite (Maxi: 36,864,000 states, 304 MB, a
+# minute or more): listed and started here, never advised (see the Maxi tests at the end).
+BIG_TABLES = {("yatzy", "maxi")}
 
 
 def assert_error(response, status: int, contains: str = "") -> str:
@@ -205,6 +211,8 @@ def test_every_game_advises_its_examples_as_the_library_does(client):
     listed = client.get("/api/games").json()["games"]
     for game in listed:
         for variant in game["variants"]:
+            if (game["id"], variant["id"]) in BIG_TABLES:
+                continue
             body = {"game": game["id"], "variant": variant["id"]}
             want = library_advice(game["id"], variant["position_example"], variant["id"])
             for position in (
@@ -346,6 +354,8 @@ def test_every_game_plays_a_step_from_a_new_position(client):
             assert start.status_code == 200, start.text
             start = start.json()
             assert set(start) == STEP_FIELDS and start["game_over"] is False
+            if (game["id"], variant["id"]) in BIG_TABLES:
+                continue  # advice would solve the table
             position = start["position_json"]
             del body["seed"]
             advice = client.post("/api/advice", json={**body, "position": position}).json()
@@ -945,3 +955,115 @@ def test_yatzy_unreachable_score_is_a_400(client):
         response = client.post("/api/advice", json={"game": "yatzy", "position": position})
         assert_error(response, 400, "at most 374 points")
     still_serving(client)
+
+
+# --- Maxi Yatzy: six dice, 20 categories ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def maxi_client(web_env):
+    """An app serving Yatzy with the reduced six-dice variant ``maxi-mini`` offered too."""
+    from fastapi.testclient import TestClient
+
+    with maxi_mini_variant(), TestClient(create_app(warm=False, games=["yatzy"])) as c:
+        yield c
+
+
+def test_maxi_is_listed_with_six_dice_and_twenty_categories(client):
+    from diceopt.games.yatzy.rules import MAXI_CATEGORIES
+
+    yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
+    maxi = next(v for v in yatzy["variants"] if v["id"] == "maxi")
+    assert maxi["parameters"]["dice"] == 6 and len(MAXI_CATEGORIES) == 20
+    assert maxi["parameters"]["categories"] == list(MAXI_CATEGORIES)
+    example = maxi["position_example_json"]  # the game's five-dice example does not fit
+    assert len(example["dice"]) == 6 and example["filled"] == [] and example["rerolls"] == 2
+    assert maxi["position_example"].startswith("dice ")
+    assert all(v["parameters"]["dice"] == 5 for v in yatzy["variants"] if v["id"] != "maxi")
+    assert "six in Maxi" in yatzy["rules_help"]
+
+
+@pytest.mark.parametrize(
+    "variant, position, words",
+    [
+        ("maxi", "dice 1 2 3 4 5 | rerolls 2", "expected 6 dice, got 5 (variant maxi)"),
+        ("maxi", {"dice": [1, 2, 3, 4, 5, 6, 6], "rerolls": 2}, "expected 6 dice, got 7"),
+        ("maxi", "dice 1 2 3 4 5 6 | rerolls 2 | filled yatzy", "did you mean 'maxi_yatzy'"),
+        ("maxi", "dice 1 2 3 4 5 6 | rerolls 2 | yahtzee-bonus yes", "no Yahtzee bonus"),
+        (None, "dice 1 2 3 4 5 6 | rerolls 2", "expected 5 dice, got 6"),
+        (None, "dice 1 2 3 4 5 | rerolls 2 | filled castle", "unknown category 'castle'"),
+    ],
+)
+def test_dice_and_categories_of_another_variant_are_400(client, variant, position, words):
+    body = {"game": "yatzy", "variant": variant, "position": position}
+    assert_error(client.post("/api/advice", json=body), 400, words)
+    # refused before any table is loaded or solved
+    assert "yatzy/maxi" not in client.get("/api/health").json()["tables"]
+
+
+MAXI_MINI_POSITIONS = (
+    "dice 1 1 2 2 3 3 | rerolls 2 | filled - | upper 0 | score 0",
+    "dice 1 6 6 6 6 6 | rerolls 1 | filled ones three_pairs | upper 2 | score 14",
+    "dice 1 2 3 4 5 6 | rerolls 0 | filled sixes castle maxi_yatzy | upper 12 | score 180",
+)
+
+
+def test_six_dice_advice_matches_the_cli(maxi_client, capsys):
+    from diceopt.cli import main
+
+    for position in MAXI_MINI_POSITIONS:
+        body = {"game": "yatzy", "variant": MAXI_MINI_ID, "position": position}
+        got = maxi_client.post("/api/advice", json=body).json()
+        assert got["position"] == position and len(got["position_json"]["dice"]) == 6
+        as_json = maxi_client.post("/api/advice", json={**body, "position": got["position_json"]})
+        assert as_json.json() == got
+        capsys.readouterr()
+        assert main(["yatzy", "advise", position, "--variant", MAXI_MINI_ID, "--json"]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        del got["position_json"]
+        assert got == cli  # the same numbers, the same order as advise --json
+        assert got["actions"][0]["regret"] == 0.0
+        keeps = [len(a["action"].split()) - 1 for a in got["actions"] if "keep" in a["action"]]
+        assert max(keeps, default=0) == (0 if "rerolls 0" in position else 5)  # of six dice
+
+
+def test_a_whole_six_dice_game_through_the_api(maxi_client):
+    from web_games import MAXI_MINI
+
+    body = {"game": "yatzy", "variant": MAXI_MINI_ID}
+    step = maxi_client.post("/api/new", json={**body, "seed": 4}).json()
+    scored = []
+    for seed in range(100):
+        dice = step["position_json"]["dice"]
+        assert len(dice) == 6 and dice == sorted(dice) and set(dice) <= set(range(1, 7))
+        position = step["position"]
+        best = maxi_client.post("/api/advice", json={**body, "position": position}).json()
+        best = best["actions"][0]
+        if best["action"].startswith("score "):
+            scored.append(best["action"].split()[1])
+        move = {**body, "position": position, "action": best["action"], "seed": seed}
+        step = maxi_client.post("/api/apply", json=move).json()
+        if step["game_over"]:
+            # the last box written: the final score is what the advice promised
+            assert step["result"] == pytest.approx(best["value"], abs=1e-3)
+            assert step["result"] == step["position_json"]["score"]
+            break
+    else:
+        pytest.fail("optimal play did not end in 100 decisions")
+    assert sorted(scored) == sorted(MAXI_MINI.categories)
+
+
+def test_six_dice_preview_scores_maxi_categories(maxi_client):
+    body = {"game": "yatzy", "variant": MAXI_MINI_ID}
+    for dice, want in (
+        ("2 2 2 5 5 5", {"three_pairs": 0, "castle": 21, "sixes": 0, "maxi_yatzy": 0}),
+        ("1 1 2 2 6 6", {"three_pairs": 18, "castle": 0, "ones": 2, "full_straight": 0}),
+        ("1 2 3 4 5 6", {"full_straight": 21, "sixes": 6, "three_pairs": 0}),
+        ("4 4 4 4 4 4", {"maxi_yatzy": 100, "castle": 0, "three_pairs": 0}),
+    ):
+        position = f"dice {dice} | rerolls 2 | filled - | upper 0 | score 0"
+        actions = [f"score {c}" for c in want]
+        got = maxi_client.post(
+            "/api/preview", json={**body, "position": position, "actions": actions}
+        ).json()["outcomes"]
+        assert {o["action"].split()[1]: o["position_json"]["score"] for o in got} == want

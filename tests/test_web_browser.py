@@ -2,13 +2,19 @@
 
 The real app runs on uvicorn on 127.0.0.1 (fixture ``live_server``: the registered games
 and the two-player plug-in ``web_games.RACE``); the page is driven by clicks at phone
-width and its numbers are checked against the JSON API.
+width and its numbers are checked against the JSON API. Six dice: a reduced Maxi variant
+(fixture ``maxi_server``), and the full Maxi sheet with its advice stubbed (the table is
+too big for the suite).
 """
 
 from __future__ import annotations
 
 import httpx
 import pytest
+from web_games import MAXI_MINI, MAXI_MINI_ID
+
+from diceopt.errors import InputError
+from diceopt.games.registry import get_game
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
@@ -511,3 +517,164 @@ def test_play_error_shows_beside_the_action(page, live_server):
     page.press("#play-action", "Enter")
     page.wait_for_function("() => document.querySelectorAll('#play-log tr.mine').length === 1")
     assert page.locator("#play-message").is_hidden()
+
+
+# --- Maxi Yatzy: six dice, up to 20 categories ------------------------------------------------
+
+
+def sheet_points(page, where: str = "#editor-sheet") -> dict[str, str]:
+    """Category -> the points cell of the sheet."""
+    return dict(
+        page.locator(f"{where} td.points").evaluate_all(
+            "cs => cs.map(c => [c.dataset.cat, c.textContent])"
+        )
+    )
+
+
+def test_maxi_six_dice_by_clicking_matches_api(maxi_page, maxi_server, artifacts_dir):
+    page, base = maxi_page, maxi_server
+    open_game(page, base, "yatzy")
+    page.select_option("#variant", MAXI_MINI_ID)
+    page.wait_for_function("() => document.querySelectorAll('#dice button.die').length === 6")
+    page.click("#clear-dice")
+    for face in (3, 1, 6, 3, 6, 1):
+        page.click(f"#faces button[data-face='{face}']")
+    page.check("input.filled[data-cat='ones']")
+    page.fill("#field-upper", "2")
+    page.fill("#field-score", "2")
+    want_position = "dice 1 1 3 3 6 6 | rerolls 2 | filled ones | upper 2 | score 2"
+    wait_position(page, want_position)
+    row = best_row(page)
+    body = {"game": "yatzy", "variant": MAXI_MINI_ID, "position": want_position}
+    want = api(base, "/api/advice", body)
+    best = want["actions"][0]
+    assert (row["action"], row["value"], row["regret"]) == (best["action"], best["value"], 0.0)
+    listed = page.locator("#advice tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.action, +r.dataset.value, +r.dataset.regret])"
+    )
+    assert listed == [[a["action"], a["value"], a["regret"]] for a in want["actions"]]
+    # one sheet row per category of the variant; open rows show what these six dice score
+    cats = page.locator("#editor-sheet tr[data-cat]").evaluate_all(
+        "rs => rs.map(r => r.dataset.cat)"
+    )
+    assert cats == list(MAXI_MINI.categories)
+    page.wait_for_function(
+        "() => document.querySelector(\"#editor-sheet td.points[data-cat='three_pairs']\")"
+        ".textContent === '20'"
+    )
+    assert sheet_points(page) == {
+        "ones": "✓",
+        "sixes": "62",  # 12, and the upper section reaches 14: the 50 bonus at 12
+        "three_pairs": "20",
+        "full_straight": "0",
+        "castle": "0",
+        "maxi_yatzy": "0",
+    }
+    for width in (420, 320):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_horizontal_scroll(page), width
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.screenshot(path=str(artifacts_dir / "web-maxi-advice.png"), full_page=True)
+
+
+def test_maxi_play_whole_game(maxi_page, maxi_server, artifacts_dir):
+    page, base = maxi_page, maxi_server
+    open_game(page, base, "yatzy")
+    page.select_option("#variant", MAXI_MINI_ID)
+    shown = []
+
+    def choose(options, turn):
+        shown.append(len(page_actions(page)[1]))  # the dice on the board
+        return options[-1 if turn % 5 == 2 else 0]["action"]  # now and then the worst
+
+    result = play_to_the_end(page, base, "yatzy", seed=11, choose=choose, max_decisions=40)
+    decisions = result["decisions"]
+    assert set(shown) == {6}
+    scored = [d["action"].split()[1] for d in decisions if d["action"].startswith("score ")]
+    assert sorted(scored) == sorted(MAXI_MINI.categories)  # one round per category
+    assert any(d["action"].startswith("keep ") for d in decisions)  # dice held and rerolled
+    check_log(page, decisions)
+    last = decisions[-1]
+    body = {"game": "yatzy", "variant": MAXI_MINI_ID, "position": last["position"]}
+    options = api(base, "/api/advice", body)["actions"]
+    last_value = next(o["value"] for o in options if o["action"] == last["action"])
+    final = float(page.locator("#final-result").inner_text().split(":")[1].strip(" ."))
+    assert final == pytest.approx(last_value, abs=1e-3)
+    page.set_viewport_size({"width": 320, "height": 900})
+    assert no_horizontal_scroll(page)
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.screenshot(path=str(artifacts_dir / "web-maxi-play.png"), full_page=True)
+
+
+def stub_full_maxi_advice(page) -> None:
+    """Answer /api/advice for the full Maxi variant in the test (every open box written, made
+    up values): its table is too big to solve here. The other requests go to the server."""
+    spec = get_game("yatzy")
+    rules = spec.rules("maxi")
+
+    def answer(route, request):
+        body = request.post_data_json
+        if body.get("variant") != "maxi":
+            route.continue_()
+            return
+        try:
+            pos = spec.parse(rules, body["position"])
+        except InputError as exc:
+            route.fulfill(status=400, json={"error": str(exc)})
+            return
+        open_boxes = [c for c in rules.rules.categories if c not in pos.filled]
+        actions = [
+            {"action": f"score {c}", "value": 300.0 - i, "regret": float(i)}
+            for i, c in enumerate(open_boxes)
+        ]
+        route.fulfill(
+            json={
+                "actions": actions,
+                "value_is": "made up by the test",
+                "position": spec.format(rules, pos),
+                "position_json": spec.to_json(rules, pos),
+            }
+        )
+
+    page.route("**/api/advice", answer)
+
+
+def test_full_maxi_six_dice_and_twenty_boxes_fit_a_phone(maxi_page, maxi_server):
+    page = maxi_page
+    stub_full_maxi_advice(page)
+    open_game(page, maxi_server, "yatzy")
+    page.select_option("#variant", "maxi")
+    page.wait_for_function("() => document.querySelectorAll('#dice button.die').length === 6")
+    page.click("#clear-dice")
+    for face in (6, 5, 4, 3, 2, 1):
+        page.click(f"#faces button[data-face='{face}']")
+    wait_position(page, "dice 1 2 3 4 5 6 | rerolls 2 | filled - | upper 0 | score 0")
+    rows = page.locator("#editor-sheet tr[data-cat]").evaluate_all(
+        "rs => rs.map(r => r.dataset.cat)"
+    )
+    assert rows == list(get_game("yatzy").rules("maxi").rules.categories) and len(rows) == 20
+    # the points come from the server's /api/preview (no table needed): 1 2 3 4 5 6
+    page.wait_for_function(
+        "() => document.querySelector(\"#editor-sheet td.points[data-cat='full_straight']\")"
+        ".textContent === '21'"
+    )
+    points = sheet_points(page)
+    assert (points["small_straight"], points["large_straight"], points["chance"]) == (
+        "15",
+        "20",
+        "21",
+    )
+    assert page.locator("#advice tbody tr").count() == 20
+    for width in (420, 320):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert no_horizontal_scroll(page), width
+    # play mode: six dice to hold and a sheet of 20 boxes to write in
+    page.click("#mode-play")
+    page.fill("#seed", "1")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#play-sheet button.option').length === 20"
+    )
+    assert page.locator("#play-dice button.die").count() == 6
+    assert page.locator("#play-sheet tr[data-cat]").count() == 20
+    assert no_horizontal_scroll(page)

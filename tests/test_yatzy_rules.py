@@ -238,3 +238,10 @@ def test_check_theta():
     for bad in (1.5, -2, float("nan"), float("inf"), "x", None):
         with pytest.raises(InputError, match="theta must be"):
             check_theta(bad)
+
+
+def test_yatzy_box_label_names_the_variants_box_and_points():
+    assert get_rules("scandinavian").yatzy_box == "Yatzy (50)"
+    assert get_rules("american-no-bonus").yatzy_box == "Yahtzee (50)"
+    assert get_rules("maxi").yatzy_box == "Maxi Yatzy (100)"  # simulate's rate line
+    assert get_rules("maxi").reduced(("ones", "chance")).yatzy_box == ""

@@ -1,5 +1,7 @@
 """A small two-player game written to the game contract, as a plug-in would be: the web
-tests serve it beside the registered games (it is not registered itself).
+tests serve it beside the registered games (it is not registered itself). And
+``maxi_mini_variant``: a reduced six-dice Maxi Yatzy registered as a Yatzy variant for a
+while, so the web tests cover six dice without the full Maxi table (304 MB, a minute).
 
 Race: two players, each with points, take turns. The player to move either steps (1 point)
 or dashes (a three-sided die: 1 scores nothing, 2 and 3 score 2 and 3). The first to the
@@ -9,15 +11,18 @@ who moves, 0 = the first player). Values: the mover's probability of winning.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import pytest
 
 from diceopt.advice import Advice, rank_actions
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Report, Step
+from diceopt.games.yatzy.rules import MAXI, YatzyRules
 from diceopt.notation import split_fields
 
 DASH = {1: 0, 2: 2, 3: 3}  # die face -> points
@@ -155,3 +160,29 @@ class RaceSpec(GameSpec):
 
 
 RACE = RaceSpec()
+
+
+# --- Maxi Yatzy on six categories ------------------------------------------------------------
+
+MAXI_MINI_ID = "maxi-mini"
+MAXI_MINI = replace(
+    MAXI.reduced(
+        ("ones", "sixes", "three_pairs", "full_straight", "castle", "maxi_yatzy"),
+        bonus_threshold=12,
+    ),
+    name=MAXI_MINI_ID,
+)
+
+
+@contextmanager
+def maxi_mini_variant() -> Iterator[YatzyRules]:
+    """Maxi Yatzy's six dice and scoring on six of its categories (50 bonus at 12), offered
+    as the Yatzy variant ``maxi-mini`` for the block (listed, advised, played by name)."""
+    import diceopt.games.yatzy as yatzy
+    from diceopt.games.yatzy import rules
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(rules.VARIANT_RULES, MAXI_MINI_ID, MAXI_MINI)
+        mp.setitem(rules.VARIANTS, MAXI_MINI_ID, "Maxi Yatzy on six categories (tests)")
+        mp.setattr(yatzy, "_TABLES", {})  # tables solved meanwhile are forgotten after
+        yield MAXI_MINI

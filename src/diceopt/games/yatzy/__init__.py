@@ -191,8 +191,8 @@ class YatzySpec(GameSpec):
     title = "Yatzy"
     summary = "Yatzy / Yahtzee: exact solver, advice, simulation, risk-sensitive play"
     rules_help = (
-        "Five dice, up to two rerolls a turn (keep any dice), then write the roll in an\n"
-        "open category; the upper bonus and the variant's scoring as in RULES.\n"
+        "Five dice (six in Maxi), up to two rerolls a turn (keep any dice), then write the\n"
+        "roll in an open category; the upper bonus and the variant's scoring as in RULES.\n"
         "Positions: 'dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5'\n"
         "(or the JSON form). Actions: 'keep 3 3', 'keep -' (reroll all), 'score chance'."
     )
@@ -228,8 +228,9 @@ class YatzySpec(GameSpec):
         return YatzyConfig(rules.name, theta, dtype)
 
     def describe(self, rules: YatzyConfig) -> dict[str, Any]:
-        """Variant, theta, dtype and the category ids."""
-        return rules.describe() | {"categories": list(rules.rules.categories)}
+        """Variant, theta, dtype, the number of dice and the category ids."""
+        r = rules.rules
+        return rules.describe() | {"dice": r.dice, "categories": list(r.categories)}
 
     def parse_text(self, rules: YatzyConfig, text: str) -> Any:
         """The text notation (see ``games.yatzy.advice``)."""
@@ -375,7 +376,7 @@ class YatzySpec(GameSpec):
             f"percentiles: {pct}",
             f"min {summary['min']}, max {summary['max']}",
             f"upper bonus in {100 * summary['bonus_rate']:.2f}% of games, "
-            f"Yatzy (50) in {100 * summary['yatzy_rate']:.2f}%",
+            f"{rules.rules.yatzy_box} in {100 * summary['yatzy_rate']:.2f}%",
             f"simulated in {result.seconds:.2f} s (compile {compile_seconds:.2f} s)",
             "final score distribution:",
             *("  " + line for line in histogram_lines(result.scores)),

@@ -157,6 +157,16 @@ class YatzyRules:
         return -1
 
     @property
+    def yatzy_box(self) -> str:
+        """The Yatzy box in words with its points, as rates are labelled: ``Yatzy (50)``,
+        ``Yahtzee (50)``, ``Maxi Yatzy (100)``; empty without one."""
+        c = self.yahtzee_category
+        if c < 0:
+            return ""
+        name = self.categories[c].replace("_", " ").title()
+        return f"{name} ({int(self.category_max[c])})"
+
+    @property
     def tracks_yahtzee(self) -> bool:
         """Whether the state must remember that the Yahtzee box holds 50 (bonus Yahtzees)."""
         return self.style == "american" and self.yahtzee_bonus > 0 and self.yahtzee_category >= 0
