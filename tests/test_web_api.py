@@ -978,6 +978,10 @@ def test_maxi_is_listed_with_six_dice_and_twenty_categories(client):
     assert maxi["parameters"]["categories"] == list(MAXI_CATEGORIES)
     example = maxi["position_example_json"]  # the game's five-dice example does not fit
     assert len(example["dice"]) == 6 and example["filled"] == [] and example["rerolls"] == 2
+    # no Yahtzee bonus in Maxi (nor in Scandinavian): no such field to offer
+    bonus = {v["id"]: "yahtzee_bonus" in v["position_example_json"] for v in yatzy["variants"]}
+    assert bonus["american"] and not bonus["american-no-bonus"]
+    assert not bonus["maxi"] and not bonus["scandinavian"]
     assert maxi["position_example"].startswith("dice ")
     assert all(v["parameters"]["dice"] == 5 for v in yatzy["variants"] if v["id"] != "maxi")
     assert "six in Maxi" in yatzy["rules_help"]

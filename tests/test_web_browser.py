@@ -665,6 +665,8 @@ def test_full_maxi_six_dice_and_twenty_boxes_fit_a_phone(maxi_page, maxi_server)
         "21",
     )
     assert page.locator("#advice tbody tr").count() == 20
+    fields = page.locator("#editor .fields input").evaluate_all("es => es.map(e => e.id)")
+    assert fields == ["field-rerolls", "field-upper", "field-score"]  # no Yahtzee bonus
     for width in (420, 320):
         page.set_viewport_size({"width": width, "height": 900})
         assert no_horizontal_scroll(page), width

@@ -251,10 +251,14 @@ class YatzySpec(GameSpec):
         return format_position(pos, rules.rules)
 
     def to_json(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
-        """The JSON form of a position."""
+        """The JSON form of a position; ``yahtzee_bonus`` only in variants that have the
+        Yahtzee bonus (elsewhere it is always false: no field for the web page to offer)."""
         from diceopt.games.yatzy.advice import position_to_json
 
-        return position_to_json(pos)
+        data = position_to_json(pos)
+        if not rules.rules.tracks_yahtzee:
+            del data["yahtzee_bonus"]
+        return data
 
     def new_position(self, rules: YatzyConfig, rng: np.random.Generator) -> Any:
         """The first roll of a game: empty sheet, two rerolls left."""
