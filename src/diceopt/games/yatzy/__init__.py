@@ -21,6 +21,7 @@ import numpy as np
 
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
+from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
 from diceopt.games.yatzy.rules import (
     DEFAULT_VARIANT,
@@ -142,6 +143,14 @@ EXPORT_OPTIONS = (
 )
 
 
+DUEL_OPTIONS = (
+    Parameter("games", "games to play", default=10_000, type=games_count),
+    Parameter("seed", "random seed", default=0, type=seed_value),
+    Parameter("first", "the first-named strategy: expected, win or theta:T", default="win"),
+    Parameter("second", "the second-named strategy", default="expected"),
+)
+
+
 DISTRIBUTION_OPTIONS = (
     Parameter(
         "position",
@@ -218,6 +227,20 @@ class YatzySpec(GameSpec):
             type=int,
             metavar="K",
         ),
+        Parameter(
+            "opponent",
+            "rank actions by the estimated P(win) against this opponent's sheet and score at "
+            "the start of their turn, e.g. 'filled ones twos | upper 5 | score 12' (needs "
+            "your score)",
+            metavar="OPPONENT",
+        ),
+        Parameter(
+            "opponent_plays",
+            "how the opponent plays: for the expected score, or to win",
+            default="expected",
+            choices=("expected", "win"),
+            type=str.lower,
+        ),
     )
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
@@ -270,11 +293,25 @@ class YatzySpec(GameSpec):
         dice = " ".join(map(str, pos.dice)) or "-"
         return [*sheet_lines(pos, rules.rules), f"dice {dice}   rerolls left {pos.rerolls}"]
 
-    def advise(self, rules: YatzyConfig, pos: Any, target: int | None = None) -> Advice:
+    def advise(
+        self,
+        rules: YatzyConfig,
+        pos: Any,
+        target: int | None = None,
+        opponent: Any = None,
+        opponent_plays: str = "expected",
+    ) -> Advice:
         """Every legal action with its expected final score, best first; with ``target``
-        (points) every action's P(final score >= target) instead, expected score beside."""
+        (points) every action's P(final score >= target) instead, with ``opponent`` (their
+        sheet and score) the estimated P(win) against them; expected score beside."""
         from diceopt.games.yatzy.advice import advise_position, value_is
 
+        if target is not None and opponent is not None:
+            raise InputError("give either a target or an opponent, not both")
+        if opponent is not None:
+            from diceopt.games.yatzy.win import advise_opponent
+
+            return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
             from diceopt.games.yatzy.targets import advise_target
 
@@ -406,6 +443,11 @@ class YatzySpec(GameSpec):
 
             return run_sweep(config, args)
 
+        def run_duel(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.duel import run_duel
+
+            return run_duel(config, args)
+
         def run_export(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.export import run_export
 
@@ -424,6 +466,12 @@ class YatzySpec(GameSpec):
                 "(parquet or jsonl)",
                 run_export,
                 EXPORT_OPTIONS,
+            ),
+            Command(
+                "duel",
+                "two strategies play head to head on seeded dice (win rate, 95% interval)",
+                run_duel,
+                DUEL_OPTIONS,
             ),
             Command(
                 "distribution",

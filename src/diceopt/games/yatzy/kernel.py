@@ -716,15 +716,11 @@ def widget_into(
     Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
     ``K`` must be float64 arrays.
     """
-    add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
-    yz_face, rem_pad, pos_id, pos_s, pos_c = K.yz_face, K.rem_pad, K.pos_id, K.pos_s, K.pos_c
-    SR, RV, E, pol = B.SR, B.roll_value, B.keep_value, B.policy
-    sub_best, sub_arg = B.sub_best, B.sub_arg
+    offset = K.offset
+    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
+    SR, RV, pol = B.SR, B.roll_value, B.policy
     nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
-    R = nk - base
-    k = add_die.shape[1]
+    R = offset[nd + 1] - offset[nd]
     width = pos_id.shape[1]
     # 1. successor rows
     z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
@@ -752,6 +748,27 @@ def widget_into(
             best += yb
         RV[0, r] = best
         pol[0, r] = -bc - 1
+    return turn_choices(B, K, theta)
+
+
+@numba.njit(cache=True)
+def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float, float]:
+    """Steps 3-5 of :func:`widget_into`, from the score-now values ``B.roll_value[0]``
+    and choices ``B.policy[0]`` already written: the rerolls, the first roll and the
+    turn's policy. Returns ``(value, ref)`` as :func:`widget_into` does.
+
+    Shared by the expected-score widget and any score-now step with another objective
+    (e.g. the win probability of :mod:`diceopt.games.yatzy.win`).
+    """
+    add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
+    rem_pad = K.rem_pad
+    RV, E, pol = B.roll_value, B.keep_value, B.policy
+    sub_best, sub_arg = B.sub_best, B.sub_arg
+    nd = offset.size - 2
+    base = offset[nd]
+    nk = offset[nd + 1]
+    R = nk - base
+    k = add_die.shape[1]
     # 3. utilities
     ref = 0.0
     sgn = 1.0 if theta >= 0.0 else -1.0
