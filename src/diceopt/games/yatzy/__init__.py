@@ -230,7 +230,7 @@ class YatzySpec(GameSpec):
         Parameter(
             "opponent",
             "rank actions by the estimated P(win) against this opponent's sheet and score at "
-            "the start of their turn, e.g. 'filled ones twos | upper 5 | score 12' (needs "
+            "the start of their turn, e.g. 'filled ones twos chance | upper 5 | score 25' (needs "
             "your score)",
             metavar="OPPONENT",
         ),

@@ -208,7 +208,7 @@ def win_detail(
 # ---------------------------------------------------------------------------------------
 # Python side: advice against an opponent
 
-OPPONENT_EXAMPLE = "filled ones twos | upper 5 | score 12"
+OPPONENT_EXAMPLE = "filled ones twos chance | upper 5 | score 25"
 OPPONENT_PLAYS = ("expected", "win")
 RISK_THETA = 0.05  # the model of an opponent who plays to win (see opponent_distribution)
 
@@ -222,21 +222,21 @@ def parse_opponent(value: Any, rules: YatzyRules) -> Position:
     """
     from diceopt.games.yatzy.advice import FIELDS, filled_ids, parse_position
 
-    if isinstance(value, Mapping):
-        data = dict(value)
-    elif isinstance(value, str) and value.lstrip().startswith("{"):
+    if isinstance(value, str) and not value.lstrip().startswith("{"):
+        seen = split_fields(value, FIELDS, OPPONENT_EXAMPLE)
+        words = seen.get("filled", "-").split()
+        data: dict[str, Any] = {k: v for k, v in seen.items() if k != "filled"}
+        data["filled"] = [] if words in ([], ["-"]) else words
+    elif isinstance(value, str):
         try:
             data = json.loads(value)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON opponent: {exc.msg} at character {exc.pos}") from None
-        if not isinstance(data, dict):
-            raise InputError("the opponent must be a JSON object with filled, upper and score")
-    elif isinstance(value, str):
-        seen = split_fields(value, FIELDS, OPPONENT_EXAMPLE)
-        data = {k: v for k, v in seen.items()}
-        words = data.get("filled", "-").split()
-        data["filled"] = [] if words in ([], ["-"]) else words
+    elif isinstance(value, Mapping):
+        data = dict(value)
     else:
+        data = None
+    if not isinstance(data, dict):
         raise InputError(f"the opponent must be text like {OPPONENT_EXAMPLE!r} or a JSON object")
     if "dice" in data or "rerolls" in data:
         raise InputError(
@@ -250,11 +250,13 @@ def parse_opponent(value: Any, rules: YatzyRules) -> Position:
         raise InputError("the opponent's filled must be a list of category ids")
     ids = filled_ids([str(c) for c in filled], rules) if filled else ()
     over = len(set(ids)) == rules.num_categories
-    data["dice"] = [] if over else [1] * rules.dice
-    data["rerolls"] = 0
-    data["filled"] = list(ids)
+    dice = "-" if over else " ".join(["1"] * rules.dice)
+    if isinstance(value, str) and not value.lstrip().startswith("{"):
+        text = f"{value} | dice {dice} | rerolls 0"
+    else:
+        text = json.dumps(data | {"dice": [] if over else [1] * rules.dice, "rerolls": 0})
     try:
-        return parse_position(json.dumps(data), rules)
+        return parse_position(text, rules)
     except InputError as exc:
         raise InputError(f"opponent: {exc}") from None
 
