@@ -29,6 +29,14 @@ DUEL = SCANDINAVIAN.reduced(
 )
 
 
+def exit_code(argv: list[str]) -> int:
+    """``main``'s exit status, also when argparse exits."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
 class Beat:
     """The engine game "beat an opponent who finished with ``so`` points": the Yatzy engine
     game from a turn-start state with ``b`` points; at the end 1 for more than ``so``, 1/2
@@ -145,7 +153,7 @@ def test_advise_opponent_cli(capsys):
     ],
 )
 def test_advise_opponent_bad_input(extra, word, capsys):
-    assert main(["yatzy", "advise", LATE, *extra, *FORCED]) == 2
+    assert exit_code(["yatzy", "advise", LATE, *extra, *FORCED]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
 
@@ -247,6 +255,6 @@ def test_duel_cli(capsys):
     ],
 )
 def test_duel_bad_input(extra, word, capsys):
-    assert main(["yatzy", "duel", *extra, *FORCED]) == 2
+    assert exit_code(["yatzy", "duel", *extra, *FORCED]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
