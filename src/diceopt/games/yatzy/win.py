@@ -296,7 +296,6 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     ``expected`` the action's expected final score. Method: the module docstring."""
     from diceopt.games.yatzy.advice import _counts, _keep_text, advise_position, state_of
     from diceopt.games.yatzy.engine_game import legal_categories
-    from diceopt.games.yatzy.targets import target_table_for
 
     rules = config.rules
     if pos.over(rules):
@@ -304,13 +303,7 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     if pos.score is None:
         raise InputError("advice against an opponent needs your score ('score N')")
     opp = opponent if isinstance(opponent, Position) else parse_opponent(opponent, rules)
-    p = opponent_distribution(config, opp, pos, plays)
-    score = int(round(pos.score))
-    so = int(round(opp.score))
-    need = max(0, so + p.size - score + 1)
-    table = target_table_for(config.variant, rules, min(need, rules.max_total))
-    Tf = table.values.reshape(-1, table.values.shape[-1])
-    K = kernel_arrays(rules, np.float64)
+    p, score, so, Tf, K = _win_inputs(config, pos, opp, plays)
     mask, flag, upper = state_of(pos, rules)
     counts = _counts(pos.dice, rules.sides)
     lat = rules.lattice
@@ -337,3 +330,79 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
         actions,
         "estimated probability of winning against the opponent, a draw counting 1/2 (0-1)",
     )
+
+
+def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
+    """(opponent's distribution, my score, theirs, the target rows Tf, float64 arrays)."""
+    from diceopt.games.yatzy.targets import target_table_for
+
+    rules = config.rules
+    if mine.score is None:
+        raise InputError("play against an opponent needs your score ('score N')")
+    p = opponent_distribution(config, opponent, mine, plays)
+    score = int(round(mine.score))
+    so = int(round(opponent.score))
+    need = max(0, so + p.size - score + 1)
+    table = target_table_for(config.variant, rules, min(need, rules.max_total))
+    Tf = table.values.reshape(-1, table.values.shape[-1])
+    return p, score, so, Tf, kernel_arrays(rules, np.float64)
+
+
+def win_probability(
+    config: Any, mine: Position, opponent: Position, plays: str = "expected"
+) -> float:
+    """The estimated P(win) + 1/2 P(draw) (0-1) of the win-seeking player at the start of
+    its turn (``mine``: sheet and score; its dice are ignored) against ``opponent``; 1, 1/2
+    or 0 when both have finished."""
+    from diceopt.games.yatzy.advice import state_of
+
+    rules = config.rules
+    if mine.over(rules):
+        if not opponent.over(rules):
+            raise InputError("you have finished: the estimate is for the opponent's side")
+        return 1.0 if mine.score > opponent.score else 0.5 if mine.score == opponent.score else 0.0
+    p, score, so, Tf, K = _win_inputs(config, mine, opponent, plays)
+    mask, flag, upper = state_of(mine, rules)
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, Tf, K, rules.flags)
+    return float(value)
+
+
+def computer_turn(
+    config: Any, strategy: str, mine: Position, opponent: Position, rng: np.random.Generator
+) -> list[tuple[str, Position]]:
+    """A whole turn played by the computer from ``mine`` (its first roll showing, two
+    rerolls left) with ``strategy`` ``expected`` or ``win`` (against ``opponent``): the
+    actions in order, each with the position after it (the last one has written a
+    category; new dice come from ``rng``)."""
+    from diceopt.games.yatzy.advice import _counts, _keep_text, apply_action, state_of
+    from diceopt.games.yatzy.simulation import turn_policy
+
+    rules = config.rules
+    mask, flag, upper = state_of(mine, rules)
+    if strategy == "expected":
+        policy = turn_policy(config.table(), mask, flag, upper)
+    elif strategy == "win":
+        p, score, so, Tf, K = _win_inputs(config, mine, opponent, "expected")
+        B = widget_buffers(K)
+        cache, rowkey, rowpts = win_buffers(K)
+        lo, hi = support(p)
+        win_turn(mask, flag, upper, score, so, p, lo, hi, Tf, K, rules.flags, B, cache,
+                 rowkey, rowpts)  # fmt: skip
+        policy = B.policy.copy()
+    else:
+        raise InputError(f"the computer plays 'expected' or 'win', got {strategy!r}")
+    lat = rules.lattice
+    base = int(lat.offset[rules.dice])
+    pos = mine
+    steps: list[tuple[str, Position]] = []
+    while True:
+        r = lat.index(_counts(pos.dice, rules.sides)) - base
+        act = int(policy[pos.rerolls, r])
+        if act < 0:
+            action = f"score {rules.categories[-act - 1]}"
+        else:
+            action = _keep_text(lat.counts[act])
+        pos, _ = apply_action(pos, action, rules, rng)
+        steps.append((action, pos))
+        if act < 0:
+            return steps
