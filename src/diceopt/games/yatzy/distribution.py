@@ -6,28 +6,35 @@ the policy the advice ranks first and the simulation plays (the scalar widget
 :func:`diceopt.games.yatzy.kernel.widget_into` and its documented tie-break). No
 sampling: every probability is a sum of products of dice probabilities.
 
-Method (a pass over turn-start states, layer by layer, last turn first; numba):
+Method (layer by layer: the number of filled categories; numba, parallel over states):
 
-1. For a turn-start state ``(mask, flag, upper)`` the widget gives the turn's policy.
-   Probabilities are pushed through it: the first roll's distribution, for every roll
-   either "write now" (its mass goes to that final roll) or a keep (its mass goes to
-   the keep); the mass of every keep is spread up the keep lattice by one die at a
-   time (the transpose of the solver's chance step) into the rolls of the next level.
-   The result is ``F[r]``: the probability that the turn ends with roll r written into
-   the policy's category, grouped into outcomes (category, points incl. bonuses).
-2. Each state carries the vector ``pmf[x]`` = P(points still to come = x) (lanes over
-   points, float64). It is the sum over outcomes of probability x the successor's
-   vector shifted by the outcome's points. Successors lie in the next layer, already
-   done: every state of a layer is computed independently (parallel, no write
-   conflicts). The bonus and Yatzy rates are carried the same way (scalars).
-3. The answer from a position adds its points so far; a position in mid-turn (dice
-   showing, rerolls left) starts step 1 from its roll. Only states whose filled mask
-   contains the position's mask are visited, so later positions cost less.
+1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
+   table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy_lanes`:
+   the widget's float64 numbers and tie-break, bit for bit, at a third of its cost per
+   state), else from the scalar widget.
+2. Probabilities are pushed through the policy: the first roll's distribution, for
+   every roll either "write now" (its mass goes to that final roll) or a keep (its
+   mass goes to the keep); the mass of every keep is spread up the keep lattice by one
+   die at a time (the transpose of the solver's chance step) into the rolls of the
+   next level. The result, ``F[r]`` (the probability that the turn ends with roll r
+   written into the policy's category), is grouped into the turn's *outcomes*:
+   (successor state, points incl. bonuses, probability), about 30 per state.
+3. From a position, a forward pass first: the position's state, then layer after
+   layer only the states some recorded outcome leads to (Scandinavian from the start:
+   451,969 of the 958,975 turn-start states), each through steps 1-2 once, its
+   outcomes kept. Then backward, last turn first, each visited state gets the vector
+   ``pmf[x]`` = P(points still to come = x) (float64): the sum over its outcomes of
+   probability x the successor's vector shifted by the points (successors lie in the
+   next layer, already done: no write conflicts). A vector is as long as the most
+   points to come with positive probability (+ 1). The bonus and Yatzy rates are
+   carried the same way (scalars). A position in mid-turn (dice showing, rerolls left)
+   starts step 2 from its roll; the answer adds its points so far.
+4. :func:`state_distributions`: every state of every layer, each layer's outcomes
+   computed just before it is combined, every layer's vectors kept.
 
-This "pull" over successors is the forward pass written backwards: the same products
-and sums as pushing points-so-far vectors from the start, but each state is written
-by one thread only. Upper totals from which the bonus is out of reach share one state
-(as in the solver).
+Upper totals from which the bonus is out of reach share one state (as in the solver).
+Time (Scandinavian, float32 table, 2 threads): from the start ~5 s; every state ~11 s;
+see ``benchmarks/yatzy_distribution.py``.
 
 Precision: float64 throughout (the table may be float32: the policy is then the one
 the float32 table implies, and the mean equals the table value to float32 precision;
@@ -533,7 +540,7 @@ class _Keeper:
     float32 in a float64 array and then copied.
     """
 
-    def __init__(self, rules: YatzyRules, layers: list[LayerStates], dtype: np.dtype) -> None:
+    def __init__(self, rules: YatzyRules, layers: list[LayerStates], dtype: str | np.dtype) -> None:
         self.flags = rules.flags
         self.width = rules.bonus_threshold + 1
         self.layers = layers
@@ -579,17 +586,17 @@ class _Keeper:
 def _pass(
     table: YatzyTable,
     position: tuple[int, int, int, int, int] | None,
-    store: np.dtype | None = None,
+    store: str | np.dtype = "float64",
 ) -> tuple[_Rows, int, _Keeper | None]:
-    """The pass over turn-start states, layer by layer, last turn first (module docstring).
+    """The pass over turn-start states, layer by layer (module docstring, steps 1-4).
 
     ``position`` ``(mask, flag, upper, roll, rerolls)``: first a forward pass from it
     records the turn outcomes of every state it reaches with positive probability (one
-    widget each); the backward pass then combines the vectors of those states only and
-    returns the position's row. ``None``: every state of every layer, each layer's
-    outcomes computed just before it is combined; with ``store`` (a dtype) every layer's
-    rows are kept (``state_distributions``: the ``_Keeper``). Also returns the number of
-    states combined.
+    policy each); the backward pass then combines the vectors of those states only and
+    returns the position's row (the last layer's rows). ``None``: every state of every
+    layer, each layer's outcomes computed just before it is combined, and every layer's
+    rows kept in ``store`` dtype (``state_distributions``: the ``_Keeper``). Also returns
+    the number of states combined.
     """
     rules = table.rules
     K = table.arrays64
@@ -641,7 +648,7 @@ def _pass(
         np.zeros(n),
         np.zeros(n),
     )
-    kept = None if store is None else _Keeper(rules, layers, store)
+    kept = None if position is not None else _Keeper(rules, layers, store)
     if kept is not None:
         kept.add(ncat, rows)
     states = n
@@ -687,8 +694,9 @@ def distribution(
     points so far (None: the pmf is of the points still to come). ``bonus_done`` /
     ``yatzy_done``: the position already holds the upper bonus / a Yatzy 50 (for the
     rates). Defaults: the start of the game. Time: Scandinavian from the start visits
-    959,000 states (a widget and a shifted vector sum per outcome each); see
-    ``benchmarks/yatzy_distribution.py``.
+    451,969 states (a policy and a shifted vector sum per outcome each), ~5 s on 2
+    cores; see ``benchmarks/yatzy_distribution.py``. InputError if the game is over or
+    no play reaches the state.
     """
     t0 = time.perf_counter()
     rules = table.rules
