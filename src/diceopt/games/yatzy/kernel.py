@@ -344,6 +344,49 @@ def _joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int):
 
 
 @numba.njit(cache=True)
+def _score_now(
+    mask: int,
+    flag: int,
+    z: float,
+    zc: int,
+    K: KernelArrays,
+    SR: np.ndarray,
+    ln: int,
+    RV0: np.ndarray,
+    pol0: np.ndarray,
+) -> None:
+    """Step 2 with the argmax for lane ln of SR (``z``, ``zc``: the best h = 0 row and its
+    category): ``RV0[r]`` the value of writing roll r now (Yahtzee bonus included) and
+    ``pol0[r] = -c - 1`` for its category c, the lowest index among equal values."""
+    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
+    R = pos_id.shape[0]
+    width = pos_id.shape[1]
+    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    yb = K.ybonus if flag == 1 else 0
+    for r in range(R):
+        if joker_filled and yz_face[r] >= 0:
+            best, bc = _joker_best(mask, r, K, SR, ln)
+        else:
+            # twin of the lanes' ``_fill``, tracking the argmax
+            best = z
+            bc = zc
+            for e in range(width):
+                v = pos_s[r, e] + SR[pos_id[r, e], ln]
+                better = v > best
+                bc = pos_c[r, e] if better else bc
+                best = v if better else best
+            if bc == zc:  # writing 0 is best: a lower category may score as much
+                for e in range(width):
+                    c = pos_c[r, e]
+                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], ln] == best:
+                        bc = c
+        if yb != 0 and yz_face[r] >= 0:
+            best += yb
+        RV0[r] = best
+        pol0[r] = -bc - 1
+
+
+@numba.njit(cache=True)
 def _chance(
     A: np.ndarray, src: np.ndarray, i: int, nb: int, add_die: np.ndarray, fprob: np.ndarray
 ) -> None:
@@ -668,6 +711,123 @@ def _solve_layer(
         V[st_mask[i], st_flag[i], st_u[i]] = res[i]
 
 
+class PolicyBuffers(NamedTuple):
+    """Work arrays of :func:`policy_lanes` (float64, ``lanes`` states at a time)."""
+
+    A: np.ndarray  # (nk + 1, lanes): the solver's values (see _solve_batch)
+    M: np.ndarray  # (nk + 1, lanes): the solver's choice; then the best sub-multiset values
+    E1: np.ndarray  # (nk + 1, lanes): keep values with one reroll left
+    SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
+    vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
+    arg: np.ndarray  # (nk + 1, lanes): the lowest flat index of the best sub-multiset
+    rv0: np.ndarray  # (R,): one lane's score-now values
+    policy: np.ndarray  # (lanes, 3, R) int64: each lane's policy, as WidgetBuffers.policy
+
+
+@numba.njit(cache=True)
+def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
+    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``)."""
+    nd = K.offset.size - 2
+    nk = K.offset[nd + 1]
+    R = nk - K.offset[nd]
+    rows = K.upper_face.size * (nd + 1) + 1
+    SR = np.empty((rows, lanes))
+    SR[rows - 1, :] = NEG
+    return PolicyBuffers(
+        np.empty((nk + 1, lanes)),
+        np.empty((nk + 1, lanes)),
+        np.empty((nk + 1, lanes)),
+        SR,
+        np.empty((4, lanes)),
+        np.empty((nk + 1, lanes)),
+        np.empty(R),
+        np.empty((lanes, 3, R), dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def _keep_policy(
+    E: np.ndarray,
+    S0: np.ndarray,
+    SB: np.ndarray,
+    SA: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    pols: np.ndarray,
+    t: int,
+) -> None:
+    """Step 4's choice with the argmax for t rerolls left, per lane: from the keep values
+    in E's rows below the rolls and the score-now values in S0's roll rows, every roll's
+    action into ``pols[ln, t]`` (``pols[ln, 0]`` must hold the categories).
+
+    Deliberate twin of the choice in ``widget_into`` (the same two passes, maximum then
+    the lowest flat index among equal values; scoring now wins ties), here over
+    contiguous lanes: the distribution needs the policy of every state, and per state
+    this costs a fifth of the scalar loop. ``SB`` / ``SA``: the best sub-multiset value
+    and its index (a float64 array: the lane loops stay in one type).
+    """
+    rem_pad, rem_n, offset = K.rem_pad, K.rem_n, K.offset
+    nd = offset.size - 2
+    base = offset[nd]
+    nk = offset[nd + 1]
+    for i in range(nk):
+        sb = SB[i]
+        sa = SA[i]
+        if i < base:  # a keep: itself or a sub-multiset
+            ei = E[i]
+            for ln in range(nb):
+                sb[ln] = ei[ln]
+                sa[ln] = i
+        else:  # a roll: its proper sub-multisets only
+            for ln in range(nb):
+                sb[ln] = NEG
+                sa[ln] = nk
+        for e in range(rem_n[i]):
+            vb = SB[rem_pad[i, e]]
+            for ln in range(nb):
+                sb[ln] = max(sb[ln], vb[ln])
+        for e in range(rem_n[i]):
+            j = rem_pad[i, e]
+            vb = SB[j]
+            va = SA[j]
+            for ln in range(nb):
+                sa[ln] = min(sa[ln], va[ln] if vb[ln] == sb[ln] else nk)
+    for r in range(nk - base):
+        i = base + r
+        for ln in range(nb):
+            pols[ln, t, r] = pols[ln, 0, r] if S0[i, ln] >= SB[i, ln] else np.int64(SA[i, ln])
+
+
+@numba.njit(cache=True)
+def policy_lanes(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    W: PolicyBuffers,
+) -> None:
+    """The policy of turn-start states lo .. lo + nb - 1 (nb <= lanes) for theta == 0:
+    ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
+
+    The values through the solver's lanes (``_solve_batch`` in float64: the widget's
+    numbers), the category choice per lane (``_score_now``, the widget's step 2) and the
+    keep choices over lanes (``_keep_policy``). ``K`` must be float64.
+    """
+    A, M, E1, SR, vecs, arg, rv0, pols = W
+    _solve_batch(
+        st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, 0.0, E1
+    )
+    for ln in range(nb):
+        i = lo + ln
+        z, zc = _successor_rows(st_mask[i], st_flag[i], st_u[i], V, K, SR, ln)
+        _score_now(st_mask[i], st_flag[i], z, zc, K, SR, ln, rv0, pols[ln, 0])
+    _keep_policy(E1, A, M, arg, nb, K, pols, 1)
+    _keep_policy(A, A, M, arg, nb, K, pols, 2)
+
+
 # ---------------------------------------------------------------------------------------
 # The scalar widget: one state, float64, with the policy (advice and simulation).
 
@@ -716,38 +876,11 @@ def widget_into(
     Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
     ``K`` must be float64 arrays.
     """
-    offset = K.offset
-    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
     SR, RV, pol = B.SR, B.roll_value, B.policy
-    nd = offset.size - 2
-    R = offset[nd + 1] - offset[nd]
-    width = pos_id.shape[1]
     # 1. successor rows
     z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
     # 2. score now: lowest category index among equal values
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
-    yb = K.ybonus if flag == 1 else 0
-    for r in range(R):
-        if joker_filled and yz_face[r] >= 0:
-            best, bc = _joker_best(mask, r, K, SR, 0)
-        else:
-            # twin of the lanes' ``_fill``, tracking the argmax
-            best = z
-            bc = zc
-            for e in range(width):
-                v = pos_s[r, e] + SR[pos_id[r, e], 0]
-                better = v > best
-                bc = pos_c[r, e] if better else bc
-                best = v if better else best
-            if bc == zc:  # writing 0 is best: a lower category may score as much
-                for e in range(width):
-                    c = pos_c[r, e]
-                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
-                        bc = c
-        if yb != 0 and yz_face[r] >= 0:
-            best += yb
-        RV[0, r] = best
-        pol[0, r] = -bc - 1
+    _score_now(mask, flag, z, zc, K, SR, 0, RV[0], pol[0])
     return turn_choices(B, K, theta)
 
 
