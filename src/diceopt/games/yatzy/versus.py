@@ -101,7 +101,8 @@ def play(
     try:
         theirs = parse_opponent(computer, rules)
     except InputError as exc:
-        raise InputError(f"the computer's side: {exc}") from None
+        reason = str(exc).removeprefix("opponent: ")
+        raise InputError(f"the computer's side: {reason}") from None
     if you.score is None:
         raise InputError("a game against the computer needs your score ('score N')")
     if you.over(rules):
