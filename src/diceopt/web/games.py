@@ -13,7 +13,7 @@ Every game comes from the registry (``diceopt.games.registry``) and is used thro
   answered on the event loop; first uses and slow advice go to a few threads
   (``needs_thread``), so the loop is never blocked for long. Advice with options (a
   target, an opponent), distributions and games against the computer always go to a
-  thread.
+  thread, at most HEAVY_THREADS (``DICEOPT_WEB_HEAVY_THREADS``) at a time.
 - Advice options are the game's ``advise_options`` (by name); distributions and play
   against the computer are the spec's optional hooks (``distribution``,
   ``computer_strategies`` and ``versus_*``): a game without them answers 400, one line.
@@ -46,6 +46,9 @@ ADVICE_CACHE_SIZE = int(os.environ.get("DICEOPT_WEB_ADVICE_CACHE", "4096"))
 INLINE_SECONDS = 0.002
 COST_SAMPLES = 32  # advice times kept per table for the median
 ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
+# Threads for long work (advice with options, distributions, play against the computer):
+# each may take seconds of CPU, so few run at once and the rest wait their turn.
+HEAVY_THREADS = int(os.environ.get("DICEOPT_WEB_HEAVY_THREADS", "2"))
 PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
 
 

@@ -60,6 +60,7 @@ from diceopt.errors import InputError, SolveError
 from diceopt.games.registry import GameSpec
 from diceopt.web.games import (
     ADVICE_THREADS,
+    HEAVY_THREADS,
     ApiError,
     GameTables,
     check_game_ids,
@@ -275,14 +276,20 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     add_error_handlers(app)
 
-    limiter: list[anyio.CapacityLimiter] = []
+    limiters: dict[str, anyio.CapacityLimiter] = {}
 
     def advice_threads() -> anyio.CapacityLimiter:
         # Created in the event loop on first use. Few threads: advice holds the GIL
         # mostly, and many threads only fight over it.
-        if not limiter:
-            limiter.append(anyio.CapacityLimiter(ADVICE_THREADS))
-        return limiter[0]
+        if "advice" not in limiters:
+            limiters["advice"] = anyio.CapacityLimiter(ADVICE_THREADS)
+        return limiters["advice"]
+
+    def heavy_threads() -> anyio.CapacityLimiter:
+        # Long work (seconds of CPU each): fewer at once, the others queue.
+        if "heavy" not in limiters:
+            limiters["heavy"] = anyio.CapacityLimiter(HEAVY_THREADS)
+        return limiters["heavy"]
 
     @app.get("/api/health", response_model=HealthOut)
     def health() -> dict[str, Any]:
@@ -313,7 +320,7 @@ def create_app(
                     variant,
                     body.position,
                     options,
-                    limiter=advice_threads(),
+                    limiter=heavy_threads() if options else advice_threads(),
                 )
             else:
                 data = tables.advice_json(game, variant, body.position)
@@ -325,7 +332,7 @@ def create_app(
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         data = await anyio.to_thread.run_sync(
-            tables.distribution_json, game, variant, body.position, limiter=advice_threads()
+            tables.distribution_json, game, variant, body.position, limiter=heavy_threads()
         )
         return Response(data, media_type="application/json")
 
@@ -335,7 +342,7 @@ def create_app(
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         return await anyio.to_thread.run_sync(
-            tables.duel_new, game, variant, body.strategy, body.seed, limiter=advice_threads()
+            tables.duel_new, game, variant, body.strategy, body.seed, limiter=heavy_threads()
         )
 
     @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
@@ -347,7 +354,7 @@ def create_app(
         state = body.state.model_dump()
         return await anyio.to_thread.run_sync(
             tables.duel_apply, game, variant, state, body.action, body.seed,
-            limiter=advice_threads(),
+            limiter=heavy_threads(),
         )  # fmt: skip
 
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)

@@ -321,15 +321,19 @@
 
   // --- the distribution of the final score (games that give one): an inline SVG chart --
   // One request at a time: while one is on its way only the latest position waits.
-  const D = { busy: false, want: null, key: null };
+  // Asked for a moment after the advice (a position being clicked together is not sent).
+  const D = { busy: false, want: null, key: null, timer: null };
   function wantDistribution(position) {
     if (!game().distribution) return hideDistribution();
     D.want = { game: S.game, variant: S.variant, position };
     D.key = JSON.stringify(D.want);
-    if (!D.busy) pumpDistribution();
+    clearTimeout(D.timer);
+    D.timer = setTimeout(() => { if (!D.busy) pumpDistribution(); }, 250);
   }
   function hideDistribution() {
     D.key = null;
+    D.want = null;
+    clearTimeout(D.timer);
     $("#distribution-box").hidden = true;
   }
   async function pumpDistribution() {
@@ -339,6 +343,10 @@
       while (D.want) {
         const req = D.want;
         D.want = null;
+        if (!$("#distribution-chart").children.length) {
+          $("#distribution-box").hidden = false;
+          $("#distribution-summary").textContent = "working… (exact: seconds early in a game)";
+        }
         try {
           const data = await api("/api/distribution", req);
           if (JSON.stringify(req) === D.key) drawDistribution(data);
@@ -586,8 +594,7 @@
       $("#computer-moves").replaceChildren(...data.computer_moves.map((m) => el("li", { text: m.action })));
       const wrote = points === null ? "" : ` (${num(points)} points)`;
       $("#play-log tbody").append(el("tr", { class: "opp" },
-        el("td", { text: "–" }), el("td", { text: `computer: ${moves.join(", ")}${wrote}` }),
-        el("td", { text: "" }), el("td", { class: "num", text: "" }),
+        el("td", { text: "–" }), el("td", { colspan: 3, text: `computer: ${moves.join(", ")}${wrote}` }),
         el("td", { class: "pos", text: data.state.computer })));
     }
     if (typeof data.win_probability === "number") {
