@@ -87,7 +87,9 @@ def play(
     rng: np.random.Generator,
 ) -> Versus:
     """The human plays ``action`` (canonical text) in ``you``; when it writes a category the
-    computer (``computer``: its side, text or JSON) plays its whole turn with ``strategy``.
+    computer (``computer``: its side, text or JSON) plays its whole turn with ``strategy``
+    (``Versus.moves``: its actions, the last one's position without dice), then the human's
+    next roll is dealt.
 
     InputError (one line): an unknown strategy, a bad side, a position without a score,
     sides that are not level (the human moves first: at the start of the human's turn both
@@ -132,8 +134,11 @@ def play(
     written = next(c for c in after.filled if c not in theirs.filled)
     events.append(f"the computer wrote {after.score - theirs.score:g} points in {written}")
     theirs = parse_opponent(side_json(after), rules)
+    # the last move wrote the dice: its position is the sheet, no dice (the computer's next
+    # roll is made at its next turn)
+    moves = (*steps[:-1], (steps[-1][0], replace(after, dice=(), rerolls=0)))
     common = {
-        "moves": tuple(steps),
+        "moves": moves,
         "win_probability_is": win_text(strategy),
     }
     if over:
