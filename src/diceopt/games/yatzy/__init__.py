@@ -22,7 +22,7 @@ import numpy as np
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
 from diceopt.games.yatzy.rules import (
     DEFAULT_VARIANT,
     VARIANTS,
@@ -41,6 +41,7 @@ __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 _TABLES: dict[tuple[str, float, str], YatzyTable] = {}
+_DISTRIBUTION_READY: set[str] = set()  # table dtypes whose distribution kernels are loaded
 
 
 def get_solved(
@@ -243,6 +244,8 @@ class YatzySpec(GameSpec):
         ),
     )
 
+    computer_strategies = ("expected", "win")
+
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
         """The configuration of a variant (name case-insensitive) and theta/dtype."""
         rules = get_rules(variant)
@@ -317,6 +320,55 @@ class YatzySpec(GameSpec):
 
             return advise_target(pos, rules, int(target))
         return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
+
+    def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
+        """The exact distribution of the final score from ``pos`` (of the points still to
+        come when it gives no score) under the table's policy: the JSON of
+        ``yatzy distribution --json`` (``compile_seconds``: the kernels' first load in
+        this process, else 0; ``plot`` None)."""
+        from diceopt.games.yatzy.distribution import position_distribution, warm_up
+
+        compile_seconds = 0.0
+        if rules.dtype not in _DISTRIBUTION_READY:
+            compile_seconds = warm_up(rules.dtype)
+            _DISTRIBUTION_READY.add(rules.dtype)
+        dist = position_distribution(rules.table(), pos)
+        return {
+            "variant": rules.variant,
+            "theta": rules.theta,
+            "dtype": rules.dtype,
+            "position": self.format(rules, pos),
+            "of": "final score" if dist.base is not None else "points still to come",
+            **dist.summary(),
+            "pmf": dist.pmf.tolist(),
+            "states": dist.states,
+            "seconds": dist.seconds,
+            "compile_seconds": compile_seconds,
+            "plot": None,
+        }
+
+    def versus_start(self, rules: YatzyConfig, strategy: str, rng: np.random.Generator) -> Versus:
+        """A game against the computer (see ``games.yatzy.versus``): the first roll."""
+        from diceopt.games.yatzy.versus import start
+
+        return start(rules, strategy, rng)
+
+    def versus_play(
+        self,
+        rules: YatzyConfig,
+        you: Any,
+        computer: Any,
+        strategy: str,
+        action: str,
+        rng: np.random.Generator,
+    ) -> Versus:
+        """Your action; after a written category the computer's whole turn, your next roll
+        and your estimated chance of winning (see ``games.yatzy.versus``)."""
+        from diceopt.games.yatzy.versus import check_strategy, play
+
+        strategy = check_strategy(strategy)
+        pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
+        return play(rules, pos, computer, strategy, self.canonical_action(rules, pos, action), rng)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
