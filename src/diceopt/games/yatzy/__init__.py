@@ -163,6 +163,9 @@ DISTRIBUTION_OPTIONS = (
 )
 
 
+TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
+
+
 @dataclass(frozen=True)
 class YatzyConfig:
     """A Yatzy table: the variant's rules, theta (exponential utility, per point; 0 is the
@@ -224,7 +227,8 @@ class YatzySpec(GameSpec):
     advise_options = (
         Parameter(
             "target",
-            "rank actions by P(final score >= K) (without score: P(points to come >= K))",
+            "rank actions by P(final score >= K) (without score: P(points to come >= K)); "
+            "reads the stored target table (yatzy targets), else solves what K needs",
             type=int,
             metavar="K",
         ),
@@ -483,7 +487,7 @@ class YatzySpec(GameSpec):
 
     def commands(self) -> tuple[Command, ...]:
         """``sweep``: score distributions across theta; ``distribution``: the exact one;
-        ``export``: a dataset of situations."""
+        ``export``: a dataset of situations; ``targets``: the stored target table."""
 
         def run_distribution(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.distribution import run_distribution
@@ -504,6 +508,11 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.export import run_export
 
             return run_export(config, args)
+
+        def run_targets(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.targets import run_targets
+
+            return run_targets(config, args)
 
         return (
             Command(
@@ -530,6 +539,13 @@ class YatzySpec(GameSpec):
                 "the exact distribution of the final score under the table's policy",
                 run_distribution,
                 DISTRIBUTION_OPTIONS,
+            ),
+            Command(
+                "targets",
+                "build and store the target table (the best P(points to come >= k) for every "
+                "state and k; advise --target reads it), or load it",
+                run_targets,
+                TARGETS_OPTIONS,
             ),
         )
 
