@@ -19,7 +19,7 @@ from diceopt.games.yatzy.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.kernel import kernel_arrays, solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
 from diceopt.games.yatzy.targets import solve_targets
-from diceopt.games.yatzy.win import parse_opponent, win_detail
+from diceopt.games.yatzy.win import parse_opponent, target_rows, win_detail
 
 SMALL = SCANDINAVIAN.reduced(("ones", "one_pair", "chance"), dice=4, bonus_threshold=3)
 DUEL = SCANDINAVIAN.reduced(
@@ -72,8 +72,8 @@ def exact_against_finished(rules, mask: int, upper: int, b: int, so: int) -> flo
 
 def estimate_against_finished(rules, targets, mask: int, upper: int, b: int, so: int) -> float:
     K = kernel_arrays(rules, np.float64)
-    Tf = targets.values.reshape(-1, targets.values.shape[-1])
-    _, _, value = win_detail(mask, 0, upper, b, so, np.ones(1), 0, Tf, K, rules.flags)
+    rows = target_rows(targets)
+    _, _, value = win_detail(mask, 0, upper, b, so, np.ones(1), 0, *rows, K, rules.flags)
     return value
 
 
@@ -172,7 +172,7 @@ def duel_inputs():
     from diceopt.games.yatzy.distribution import state_distributions
 
     table = solve_table(DUEL, dtype="float32")
-    return table, solve_targets(DUEL).values, state_distributions(table)
+    return table, solve_targets(DUEL), state_distributions(table)
 
 
 def test_state_distributions_feed_the_duel(duel_inputs):

@@ -43,7 +43,7 @@ from diceopt.games.yatzy.simulation import (
     play_turn,
     write_roll,
 )
-from diceopt.games.yatzy.win import support, win_buffers, win_turn
+from diceopt.games.yatzy.win import full_targets, support, target_rows, win_buffers, win_turn
 
 STRATEGIES = "expected, win, theta:T (e.g. theta:0.05)"
 BATCH = 1 << 15  # games whose random numbers are drawn together
@@ -96,9 +96,9 @@ def _state(w: int, flags: int, width: int) -> tuple[int, int, int, int, int]:
 @numba.njit(cache=True)
 def _games(
     g0: int, g1: int, batch0: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray,
-    V1: np.ndarray, Tf: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray,
-    data: np.ndarray, one: np.ndarray, K: KernelArrays, flags: int, width: int,
-    rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, out: np.ndarray,
+    V1: np.ndarray, Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray,
+    off: np.ndarray, length: np.ndarray, data: np.ndarray, one: np.ndarray, K: KernelArrays,
+    flags: int, width: int, rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, out: np.ndarray,
 ) -> None:  # fmt: skip
     """Games g0..g1-1 (rows of ``out``: final scores of players 0 and 1); ``rnd`` rows
     start at game ``batch0``. kinds[i]: 0 the table V_i with thetas[i], 1 win."""
@@ -125,8 +125,8 @@ def _games(
                         p = data[off[row] : off[row] + length[row]]
                     lo, hi = support(p)
                     win_turn(
-                        mask, flag, u, score, so, p, lo, hi, Tf, K, flags, B, cache, rowkey,
-                        rowpts,
+                        mask, flag, u, score, so, p, lo, hi, Td, toff, ttop, K, flags, B,
+                        cache, rowkey, rowpts,
                     )  # fmt: skip
                 r, c = play_turn(B.policy, rnd[g - batch0, pl, t], digits, ksize, K)
                 w[pl] = write_roll(w[pl], r, c, K, flags, width)
@@ -137,7 +137,8 @@ def _games(
 @numba.njit(cache=True, parallel=True)
 def _play_batch(
     g0: int, g1: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray, V1: np.ndarray,
-    Tf: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray, data: np.ndarray,
+    Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray, off: np.ndarray,
+    length: np.ndarray, data: np.ndarray,
     one: np.ndarray, K: KernelArrays, flags: int, width: int, rnd: np.ndarray,
     digits: np.ndarray, ksize: np.ndarray, out: np.ndarray, nchunks: int,
 ) -> None:  # fmt: skip
@@ -148,8 +149,8 @@ def _play_batch(
         b = min(g1, a + size)
         if a < b:
             _games(
-                a, b, g0, kinds, thetas, V0, V1, Tf, slot, off, length, data, one, K, flags,
-                width, rnd, digits, ksize, out,
+                a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
+                K, flags, width, rnd, digits, ksize, out,
             )  # fmt: skip
 
 
@@ -261,10 +262,11 @@ def play_duel(
     if kinds.any():
         if targets is None or dist is None:
             raise ValueError("the win strategy needs the target table and distributions")
-        Tf = targets.reshape(-1, targets.shape[-1])
+        Td, toff, ttop = target_rows(targets)
         slot, off, length, data = dist.slot, dist.off, dist.length, dist.data
     else:
-        Tf = np.zeros((1, 1), dtype=np.float32)
+        Td = np.zeros(1, dtype=np.float32)
+        toff = ttop = np.zeros(1, dtype=np.int64)
         slot = off = length = np.zeros(1, dtype=np.int64)
         data = np.zeros(1)
     one = np.ones(1, dtype=data.dtype)
@@ -282,23 +284,25 @@ def play_duel(
         rnd = rng.integers(0, top, size=(g1 - g0, 2, ncat, 3), dtype=np.int32)
         chunks = max(1, min(8 * threads, g1 - g0))
         _play_batch(
-            g0, g1, kinds, thetas, V0, V1, Tf, slot, off, length, data, one, K, flags, width,
-            rnd, digits, ksize, out, chunks,
+            g0, g1, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one, K,
+            flags, width, rnd, digits, ksize, out, chunks,
         )  # fmt: skip
         if progress is not None:
             progress(g1, games)
     return DuelResult(first, second, out, time.perf_counter() - t0)
 
 
-def win_inputs(variant: str, expected: Any) -> tuple[np.ndarray, Any]:
-    """The full target table of ``variant`` (flat rows of k) and the state distributions
-    of the expected-score table: loaded, or built (and stored) with progress."""
+def win_inputs(variant: str, expected: Any) -> tuple[Any, Any]:
+    """The full target table of ``variant`` (loaded, or solved and stored with progress)
+    and the state distributions of the expected-score table."""
     from diceopt.games.yatzy.distribution import state_distributions
-    from diceopt.games.yatzy.targets import full_targets
+    from diceopt.progress import Stage
 
     table = full_targets(variant)
-    Tf = table.values.reshape(-1, table.values.shape[-1])
-    return Tf, state_distributions(expected)
+    with Stage("score distributions of every state", "states") as stage:
+        dist = state_distributions(expected)
+        stage.update(1, 1)
+    return table, dist
 
 
 def run_duel(config: Any, args: Any) -> int:

@@ -54,11 +54,16 @@ from diceopt.notation import split_fields
 
 
 @numba.njit(cache=True)
-def utility(Tf: np.ndarray, key: int, b: int, so: int, p: np.ndarray, lo: int, hi: int) -> float:
+def utility(
+    Td: np.ndarray, off: np.ndarray, top: np.ndarray, key: int, b: int, so: int,
+    p: np.ndarray, lo: int, hi: int,
+) -> float:  # fmt: skip
     """U(n, b) of the module docstring: P(win) + 1/2 P(draw) (estimate, 0-1) after
     reaching the turn-start state with flat key ``key`` with ``b`` points, against an
-    opponent with ``so`` points and P(points to come = x) = p[x], nonzero for lo..hi."""
-    kmax = Tf.shape[1] - 1
+    opponent with ``so`` points and P(points to come = x) = p[x], nonzero for lo..hi.
+    Target rows: T(key, k) = Td[off[key] + k] for 1 <= k <= top[key], 0 above."""
+    kmax = top[key]
+    o = off[key]
     d = so - b
     acc = 0.0
     for x in range(lo, hi + 1):
@@ -67,10 +72,10 @@ def utility(Tf: np.ndarray, key: int, b: int, so: int, p: np.ndarray, lo: int, h
         if k < 0:  # ahead of this opponent score whatever comes
             acc += q
             continue
-        t0 = 1.0 if k == 0 else (Tf[key, k] if k <= kmax else 0.0)
+        t0 = 1.0 if k == 0 else (Td[o + k] if k <= kmax else 0.0)
         if t0 == 0.0:  # T falls with k: no later x adds anything
             break
-        t1 = Tf[key, k + 1] if k + 1 <= kmax else 0.0
+        t1 = Td[o + k + 1] if k + 1 <= kmax else 0.0
         acc += q * 0.5 * (t0 + t1)
     return acc
 
@@ -109,8 +114,8 @@ def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @numba.njit(cache=True)
 def win_turn(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, lo: int, hi: int,
-    Tf: np.ndarray, K: KernelArrays, flags: int, B: WidgetBuffers, cache: np.ndarray,
-    rowkey: np.ndarray, rowpts: np.ndarray,
+    Td: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
+    B: WidgetBuffers, cache: np.ndarray, rowkey: np.ndarray, rowpts: np.ndarray,
 ) -> float:  # fmt: skip
     """The win-seeking turn from state (mask, flag, upper u) with ``score`` points against
     an opponent with ``so`` points and points to come ``p`` (nonzero for lo..hi).
@@ -168,7 +173,7 @@ def win_turn(
             pts = np.int64(s) + yb
             v = cache[row, pts]
             if v < 0.0:
-                v = utility(Tf, rowkey[row], score + rowpts[row] + pts, so, p, lo, hi)
+                v = utility(Td, off, top, rowkey[row], score + rowpts[row] + pts, so, p, lo, hi)
                 cache[row, pts] = v
             if v > best:
                 best = v
@@ -181,8 +186,8 @@ def win_turn(
 
 @numba.njit(cache=True)
 def win_detail(
-    mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Tf: np.ndarray,
-    K: KernelArrays, flags: int,
+    mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
+    off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
 ) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
     """:func:`win_turn` for one position: ``(keep, category, value)`` with
     ``keep[t, i]`` (t = 1, 2 rerolls left) the estimate after keeping multiset i (flat
@@ -191,7 +196,9 @@ def win_detail(
     B = widget_buffers(K)
     cache, rowkey, rowpts = win_buffers(K)
     lo, hi = support(p)
-    value = win_turn(mask, flag, u, score, so, p, lo, hi, Tf, K, flags, B, cache, rowkey, rowpts)
+    value = win_turn(
+        mask, flag, u, score, so, p, lo, hi, Td, off, top, K, flags, B, cache, rowkey, rowpts
+    )
     ncat = K.upper_face.size
     cat = np.full(ncat, -1.0)
     ok, use_joker = _allowed(mask, r, K)
@@ -303,12 +310,12 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     if pos.score is None:
         raise InputError("advice against an opponent needs your score ('score N')")
     opp = opponent if isinstance(opponent, Position) else parse_opponent(opponent, rules)
-    p, score, so, Tf, K = _win_inputs(config, pos, opp, plays)
+    p, score, so, rows, K = _win_inputs(config, pos, opp, plays)
     mask, flag, upper = state_of(pos, rules)
     counts = _counts(pos.dice, rules.sides)
     lat = rules.lattice
     roll = lat.index(counts) - int(lat.offset[rules.dice])
-    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, Tf, K, rules.flags)
+    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags)
     options: list[tuple[float, int, int, str]] = []
     legal, _ = legal_categories(rules, mask, counts)
     for c in legal:
@@ -333,8 +340,13 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
 
 
 def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
-    """(opponent's distribution, my score, theirs, the target rows Tf, float64 arrays)."""
-    from diceopt.games.yatzy.targets import target_table_for
+    """(opponent's distribution, my score, theirs, target rows, float64 arrays): the rows
+    of the stored full target table, else those of a solve from ``mine``'s state for the
+    targets this opponent can set (:func:`diceopt.games.yatzy.targets.solve_target_from`,
+    progress on stderr)."""
+    from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.progress import Stage
 
     rules = config.rules
     if mine.score is None:
@@ -342,10 +354,42 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     p = opponent_distribution(config, opponent, mine, plays)
     score = int(round(mine.score))
     so = int(round(opponent.score))
-    need = max(0, so + p.size - score + 1)
-    table = target_table_for(config.variant, rules, min(need, rules.max_total))
-    Tf = table.values.reshape(-1, table.values.shape[-1])
-    return p, score, so, Tf, kernel_arrays(rules, np.float64)
+    need = min(rules.max_total, max(0, so + p.size - score + 1))
+    table = stored_table(config.variant, "float32")
+    if table is not None:
+        rows = target_rows(table)
+    else:
+        with Stage(f"solving the targets up to {need} points still needed", "layers") as stage:
+            got = solve_target_from(rules, *state_of(mine, rules), need, progress=stage.update)
+        rows = target_rows(got)
+    return p, score, so, rows, kernel_arrays(rules, np.float64)
+
+
+def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Td, off, top)`` of a full target table or of the rows of one solve: T(key, k) =
+    Td[off[key] + k] for k <= top[key] (what :func:`utility` reads)."""
+    if hasattr(table, "values"):
+        off = np.arange(int(np.prod(table.values.shape[:3])), dtype=np.int64)
+        kmax = table.values.shape[-1] - 1
+        top = np.full(off.size, kmax, dtype=np.int64)
+        return np.asarray(table.values).reshape(-1), off * (kmax + 1), top
+    return table.data, table.off, table.top
+
+
+def full_targets(variant: str, dtype: str = "float32") -> Any:
+    """The full target table of a named variant: the stored one (memory-mapped, once per
+    process), else solved now with progress and stored for next time."""
+    from diceopt.games.yatzy.targets import get_targets, stored_table
+    from diceopt.progress import Stage
+
+    table = stored_table(variant, dtype)
+    if table is None:
+        with Stage(f"solving the {variant} target table (first use)", "layers") as stage:
+            get_targets(variant, dtype, progress=stage.update)
+        table = stored_table(variant, dtype)
+        if table is None:  # not writable: keep the one solved now
+            table, _ = get_targets(variant, dtype)
+    return table
 
 
 def win_probability(
@@ -361,9 +405,9 @@ def win_probability(
         if not opponent.over(rules):
             raise InputError("you have finished: the estimate is for the opponent's side")
         return 1.0 if mine.score > opponent.score else 0.5 if mine.score == opponent.score else 0.0
-    p, score, so, Tf, K = _win_inputs(config, mine, opponent, plays)
+    p, score, so, rows, K = _win_inputs(config, mine, opponent, plays)
     mask, flag, upper = state_of(mine, rules)
-    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, Tf, K, rules.flags)
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags)
     return float(value)
 
 
@@ -382,11 +426,11 @@ def computer_turn(
     if strategy == "expected":
         policy = turn_policy(config.table(), mask, flag, upper)
     elif strategy == "win":
-        p, score, so, Tf, K = _win_inputs(config, mine, opponent, "expected")
+        p, score, so, rows, K = _win_inputs(config, mine, opponent, "expected")
         B = widget_buffers(K)
         cache, rowkey, rowpts = win_buffers(K)
         lo, hi = support(p)
-        win_turn(mask, flag, upper, score, so, p, lo, hi, Tf, K, rules.flags, B, cache,
+        win_turn(mask, flag, upper, score, so, p, lo, hi, *rows, K, rules.flags, B, cache,
                  rowkey, rowpts)  # fmt: skip
         policy = B.policy.copy()
     else:
