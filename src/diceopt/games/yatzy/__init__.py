@@ -94,6 +94,9 @@ def main_job(out: Callable[[str], None] = print) -> None:
     for a in actions[:5]:
         out(f"  {a.action:<22} expected final score {a.value:9.4f}   regret {a.regret:7.4f}")
     out(f"  ... {len(actions)} legal actions; total time {time.perf_counter() - t0:.1f} s")
+    from diceopt.games.yatzy.duel import main_job as duel_section
+
+    duel_section(out)
 
 
 # --- the game contract ---------------------------------------------------------------------
