@@ -285,13 +285,15 @@ def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):
     pos = "dice 2 2 2 2 | rerolls 1 | filled yahtzee | upper 0 | score 50 | yahtzee-bonus yes"
     argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--target", "200", "--json"]
     assert main(argv) == 0
-    on_demand = json.loads(capsys.readouterr().out)["actions"]
+    captured = capsys.readouterr()
+    on_demand = json.loads(captured.out)["actions"]
+    assert "no stored target table: solving P(>= 150 more points)" in captured.err
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
     capsys.readouterr()
     assert main(argv) == 0
     captured = capsys.readouterr()
     stored = json.loads(captured.out)["actions"]
-    assert "solving the target" not in captured.err  # read from the stored table
+    assert "solving" not in captured.err  # read from the stored table
     assert [a["action"] for a in stored] == [a["action"] for a in on_demand]
     for a, b in zip(stored, on_demand):
         assert a["value"] == pytest.approx(b["value"], abs=1e-6)
@@ -306,3 +308,19 @@ def test_bad_target_other_variants(variant, target, tiny_variant, capsys):
     assert main(["yatzy", "advise", pos, "--variant", variant, "--target", target]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "target" in err
+
+
+def test_advise_target_above_the_cap_is_solved_from_the_position(tiny_variant, monkeypatch, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target"]
+    assert main([*argv, "120"]) == 0
+    uncapped = json.loads(capsys.readouterr().out)["actions"]
+    monkeypatch.setattr(targets, "TABLE_KMAX", 100)
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kmax"] == 100
+    assert main([*argv, "90"]) == 0
+    assert "solving" not in capsys.readouterr().err  # k <= 100: the stored table
+    assert main([*argv, "120"]) == 0
+    captured = capsys.readouterr()
+    assert "stored table: k <= 100: solving P(>= 120 more points)" in captured.err
+    assert json.loads(captured.out)["actions"] == uncapped

@@ -4,32 +4,53 @@ Role: for every turn-start state ``(mask, flag, upper)`` (as in
 :mod:`diceopt.games.yatzy.kernel`) and every number of points still needed
 ``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
 P(points still to come >= k) (bonuses included). One table answers every target: a
-target K with score s so far needs k = K - s. ``kmax`` is the variant's
-``rules.max_total`` for the full table, or a single target K (the values at k depend
-only on those at k' <= k, so a table truncated to K is exact up to K).
+target K with score s so far needs k = K - s. The values at k depend only on those at
+k' <= k, so a table truncated to K is exact up to K.
+
+Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
+(``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
+Only American Yahtzee is capped (1575 with twelve Yahtzee bonuses would make 6.6 GB
+of float32; 751 values of k make 3.1 GB, the size of the Scandinavian table): its table
+holds P(points still to come >= k) for k <= 750, and a target needing more (750 points
+still to come: only reachable with Yahtzee bonuses) is solved on demand from the
+position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` or below
+0 are refused (:func:`check_target`).
 
 Method: the expected-value solver's backward induction over layers, with lanes over k
-instead of over states. For one state and a chunk of k values:
+instead of over states. For one state and a chunk of up to :data:`LANES` values of k
+(a state's k range in equal chunks of whole 16-lane vectors):
 
 1. Successor rows ``G[row, j]`` (rows as the kernel's ``_successor_rows``: category c
-   and h dice of its face / the Yatzy box scored): the successor's value at
-   ``k - points``, 1 where that is <= 0, -1 (never chosen) for forbidden categories.
-   The chunk carries a margin of S columns (the most points one roll writes outside an
-   upper row, Yahtzee bonus included) so that a shift by a roll's points is a column
-   offset.
-2. Score now: the best of "write 0 somewhere" and, for the categories where the roll
-   scores (the kernel's ``pos_id`` / ``pos_s``), the row shifted by the points; Yahtzee
-   rolls under the joker rule or with the Yahtzee bonus go category by category
-   (the kernel's ``_allowed`` and ``_category_row``).
-3. Rerolls and the first roll: the kernel's lane functions ``_rerolls`` and
-   ``_first_roll`` unchanged (the lanes are now values of k).
+   and h dice of its face / the Yatzy box scored), for the open categories only: the
+   successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points
+   to come. The chunk carries a margin of S columns (the most points one roll writes
+   outside an upper row, Yahtzee bonus included) so that a shift by a roll's points is
+   a column offset.
+2. Score now: the best of "write 0 somewhere" and, for the open categories where the
+   roll scores (the kernel's ``pos_id`` / ``pos_s`` less the filled ones, per state:
+   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yahtzee
+   rolls under the joker rule or with the Yahtzee bonus go category by category (the
+   kernel's ``_allowed`` and ``_category_row``).
+3. Rerolls and the first roll: the kernel's lane functions (``_chance``,
+   ``_first_roll``; the choice step through a scratch row, :func:`_choose_via`), the
+   lanes now values of k. Same values as the kernel's, bit for bit.
+
+Work skipped, exactly: values at k above a state's most points still to come
+(:func:`max_to_come`: every open category at its maximum, the upper bonus only while
+those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
+0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
+unreachable states are 0 and never touched. Threads take interleaved blocks of a
+layer's states as they finish (states differ a lot in their k range). A single target
+from one position (:func:`solve_target_from`) visits only the states whose filled mask
+contains the position's (upper total and Yahtzee flag not below its own) and, per
+state, only k up to the target less the least points scored on the way
+(:func:`_gain_floor`), stored in rows of their own length (:class:`TargetRows`).
 
 The policy is the same turn read at one k (:func:`target_turn`): advice ranks every
-action by its probability, ties broken as in the expected-score advice.
-
-Values at k above the most points still possible from a state (the distribution's
-bound) are 0 and not computed; entries of unreachable states are 0. Tables are float32
-(default) or float64; the advice computes one turn in float64.
+action by its probability, ties broken as in the expected-score advice. Tables are
+float32 (default) or float64; the advice computes one turn in float64. Full tables are
+stored memory-mapped (:func:`store_targets`, :func:`load_targets`: every block's
+checksum checked at load, :mod:`diceopt.storage`).
 """
 
 from __future__ import annotations
@@ -821,7 +842,9 @@ def target_turn_for(
     table = stored_table(config.variant, config.dtype)
     if table is not None and k <= table.kmax:
         return table.turn(mask, flag, upper, k)
-    with Stage(f"solving the target ({k} points still needed)", "layers") as stage:
+    why = "no stored target table" if table is None else f"stored table: k <= {table.kmax}"
+    label = f"{why}: solving P(>= {k} more points) from this position"
+    with Stage(label, "layers") as stage:
         rows = solve_target_from(
             rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update
         )
