@@ -221,11 +221,15 @@ def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
     again, info2 = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
     assert info2.loaded
     values = again.values
-    assert isinstance(values, np.memmap) and values.ndim == 4 and not values.flags.writeable
+    assert values.ndim == 4 and not values.flags.writeable and not values.flags.owndata
     np.testing.assert_array_equal(values, table.values)
     for got, want in zip(again.turn(0, 0, 0, 40), table.turn(0, 0, 0, 40)):
         np.testing.assert_array_equal(got, want)
-    del again, values
+    lazy, _ = load_targets("test-reduced", directory=str(tmp_path), rules=rules, verify="lazy")
+    assert lazy.probability(0, 0, 0, 40) == table.probability(0, 0, 0, 40)
+    lazy.verify()
+    assert lazy.check.checked.all()
+    del again, values, lazy
     for how in ("flip", "truncate", "header", "rules"):
         data = bytearray(info.path.read_bytes())
         if how == "flip":
@@ -324,3 +328,24 @@ def test_advise_target_above_the_cap_is_solved_from_the_position(tiny_variant, m
     captured = capsys.readouterr()
     assert "stored table: k <= 100: solving P(>= 120 more points)" in captured.err
     assert json.loads(captured.out)["actions"] == uncapped
+
+
+def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target", "100"]
+    assert main(argv) == 0
+    on_demand = json.loads(capsys.readouterr().out)["actions"]
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
+    path = targets.targets_path("tiny-yahtzee")
+    data = bytearray(path.read_bytes())
+    data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "checksum mismatch" in warnings[0] and str(path) in warnings[0]
+    assert json.loads(captured.out)["actions"] == on_demand
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0  # rebuilt
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["loaded"] and "rebuilding" in captured.err

@@ -503,17 +503,33 @@ class TargetTable:
     """``values[mask, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
     ``kmax`` (points), for every turn-start state (a 4-D array, possibly a read-only
     memory map; entries of unreachable states are 0). ``seconds``: solve time;
-    ``states``: states solved."""
+    ``states``: states solved. ``check``: a stored table loaded with lazy checks (see
+    :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks they
+    read; call :meth:`verify` before reading ``values`` directly."""
 
     rules: YatzyRules
     values: np.ndarray
     seconds: float = 0.0
     states: int = 0
+    check: storage.BlockCheck | None = None
 
     @property
     def kmax(self) -> int:
         """The largest k held (points)."""
         return int(self.values.shape[-1]) - 1
+
+    def verify(self) -> None:
+        """Check every block of a lazily loaded table (TableFileError if one is bad)."""
+        if self.check is not None:
+            self.check.check_all()
+
+    def _check_masks(self, masks: list[int]) -> None:
+        """Check the blocks holding every state of these filled masks."""
+        if self.check is None:
+            return
+        slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
+        for m in sorted(masks):
+            self.check.check(m * slab, (m + 1) * slab)
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a turn-start state under target-optimal play."""
@@ -521,6 +537,7 @@ class TargetTable:
             return 1.0
         if k > self.kmax:
             raise InputError(f"this table holds targets up to {self.kmax} points, not {k}")
+        self._check_masks([mask])
         return float(self.values[mask, flag, min(upper, self.rules.bonus_threshold), k])
 
     @cached_property
@@ -532,6 +549,9 @@ class TargetTable:
         self, mask: int, flag: int, upper: int, k: int
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """:func:`target_turn` for one state and k (probabilities; k <= kmax)."""
+        self._check_masks(
+            [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
+        )
         K = kernel_arrays(self.rules, np.float64)
         Vd, off, top = self._flat
         kk = max(0, min(int(k), self.kmax))
@@ -754,16 +774,20 @@ def load_targets(
     dtype: str = "float32",
     directory: str | None = None,
     rules: YatzyRules | None = None,
+    verify: str = "full",
 ) -> tuple[TargetTable, float] | None:
-    """The stored full target table, memory-mapped (read-only), and its load seconds
-    (every block's checksum checked), or None (missing, or bad: one warning line).
-    ``rules``: the rules of ``variant`` when it is not a named variant (tests)."""
+    """The stored full target table, memory-mapped (read-only), and its load seconds, or
+    None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
+    checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
+    and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
+    it (``TargetTable.verify()`` checks the rest). ``rules``: the rules of ``variant``
+    when it is not a named variant (tests)."""
     if rules is None:
         variant = variant_id(variant)
         rules = get_rules(variant)
     assert variant is not None
     t0 = time.perf_counter()
-    got = storage.load_mapped(target_key(variant, dtype, rules), directory)
+    got = storage.load_mapped(target_key(variant, dtype, rules), directory, verify)
     if got is None:
         return None
     stored, _ = got
@@ -772,9 +796,8 @@ def load_targets(
         path = storage.mapped_path(target_key(variant, dtype, rules), directory)
         storage.warn(f"ignoring cached table {path}: other rules; rebuilding it")
         return None
-    table = TargetTable(
-        rules, stored.arrays["values"], float(h.get("seconds", 0.0)), int(h.get("states", 0))
-    )
+    seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
+    table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
     return table, time.perf_counter() - t0
 
 
@@ -819,11 +842,11 @@ _LOADED: dict[tuple[str, str, str], TargetTable] = {}
 
 
 def stored_table(variant: str, dtype: str = "float32") -> TargetTable | None:
-    """The stored full table of a named variant (loaded once per process and cache
-    directory), or None."""
+    """The stored full table of a named variant, checked lazily (loaded once per process
+    and cache directory), or None."""
     memo = (variant, np.dtype(dtype).name, str(storage.cache_root()))
     if memo not in _LOADED:
-        got = load_targets(variant, dtype)
+        got = load_targets(variant, dtype, verify="lazy")
         if got is None:
             return None
         _LOADED[memo] = got[0]
@@ -834,14 +857,23 @@ def target_turn_for(
     config: Any, mask: int, flag: int, upper: int, k: int
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`target_turn` at k points still needed from a turn-start state: from the
-    stored full table when there is one and it holds k, else solved now for this state
-    and k only (:func:`solve_target_from`, progress on stderr)."""
+    stored full table when there is one and it holds k (the blocks read are checked:
+    a bad one is reported in one line and the table not used), else solved now for this
+    state and k only (:func:`solve_target_from`, progress on stderr)."""
     from diceopt.progress import Stage
 
     rules = config.rules
     table = stored_table(config.variant, config.dtype)
     if table is not None and k <= table.kmax:
-        return table.turn(mask, flag, upper, k)
+        try:
+            return table.turn(mask, flag, upper, k)
+        except storage.TableFileError as exc:
+            path = targets_path(config.variant, config.dtype)
+            storage.warn(
+                f"ignoring cached table {path}: {exc}; `diceopt yatzy targets` rebuilds it"
+            )
+            _LOADED.clear()
+            table = None
     why = "no stored target table" if table is None else f"stored table: k <= {table.kmax}"
     label = f"{why}: solving P(>= {k} more points) from this position"
     with Stage(label, "layers") as stage:
