@@ -101,7 +101,7 @@ def test_mapped_round_trip_is_a_read_only_memory_map(cache):
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
     stored = storage.read_mapped(path, MKEY)
     values = stored.arrays["values"]
-    assert isinstance(values, np.memmap) and not values.flags.writeable
+    assert not values.flags.writeable and not values.flags.owndata  # a view of the map
     np.testing.assert_array_equal(values, mapped_arrays()["values"])
     assert stored.arrays["policy"].tolist() == [0, 1, 2, 3, 4]
     h = stored.header
@@ -151,6 +151,27 @@ def test_bad_mapped_file_warns_once_and_is_rebuilt(cache, capsys, how):
     stored, seconds = storage.load_mapped(MKEY)
     np.testing.assert_array_equal(stored.arrays["values"], mapped_arrays()["values"])
     assert seconds >= 0
+
+
+def test_lazy_check_reads_only_the_blocks_asked_for(cache):
+    path = storage.mapped_path(MKEY)
+    storage.save_mapped(path, MKEY, mapped_arrays(), {}, block_bytes=64)
+    data = bytearray(path.read_bytes())
+    data[-9] ^= 0x10  # the last block (the policy array)
+    path.write_bytes(bytes(data))
+    with pytest.raises(storage.TableFileError, match="checksum mismatch at byte 640"):
+        storage.read_mapped(path, MKEY)
+    stored = storage.read_mapped(path, MKEY, verify="lazy")  # header and size only
+    check = stored.check
+    check.check(0, 600)  # the values: blocks 0 .. 9 are good
+    assert check.checked[:10].all() and not check.checked[10]
+    np.testing.assert_array_equal(stored.arrays["values"], mapped_arrays()["values"])
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        check.check(640, 650)
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        check.check(0, 8)  # once bad, never used again
+    with pytest.raises(storage.TableFileError):
+        check.check_all()
 
 
 def test_mapped_file_of_another_key_is_refused(cache, capsys):

@@ -221,11 +221,15 @@ def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
     again, info2 = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
     assert info2.loaded
     values = again.values
-    assert isinstance(values, np.memmap) and values.ndim == 4 and not values.flags.writeable
+    assert values.ndim == 4 and not values.flags.writeable and not values.flags.owndata
     np.testing.assert_array_equal(values, table.values)
     for got, want in zip(again.turn(0, 0, 0, 40), table.turn(0, 0, 0, 40)):
         np.testing.assert_array_equal(got, want)
-    del again, values
+    lazy, _ = load_targets("test-reduced", directory=str(tmp_path), rules=rules, verify="lazy")
+    assert lazy.probability(0, 0, 0, 40) == table.probability(0, 0, 0, 40)
+    lazy.verify()
+    assert lazy.check.checked.all()
+    del again, values, lazy
     for how in ("flip", "truncate", "header", "rules"):
         data = bytearray(info.path.read_bytes())
         if how == "flip":
@@ -285,13 +289,15 @@ def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):
     pos = "dice 2 2 2 2 | rerolls 1 | filled yahtzee | upper 0 | score 50 | yahtzee-bonus yes"
     argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--target", "200", "--json"]
     assert main(argv) == 0
-    on_demand = json.loads(capsys.readouterr().out)["actions"]
+    captured = capsys.readouterr()
+    on_demand = json.loads(captured.out)["actions"]
+    assert "no stored target table: solving P(>= 150 more points)" in captured.err
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
     capsys.readouterr()
     assert main(argv) == 0
     captured = capsys.readouterr()
     stored = json.loads(captured.out)["actions"]
-    assert "solving the target" not in captured.err  # read from the stored table
+    assert "solving" not in captured.err  # read from the stored table
     assert [a["action"] for a in stored] == [a["action"] for a in on_demand]
     for a, b in zip(stored, on_demand):
         assert a["value"] == pytest.approx(b["value"], abs=1e-6)
@@ -306,3 +312,40 @@ def test_bad_target_other_variants(variant, target, tiny_variant, capsys):
     assert main(["yatzy", "advise", pos, "--variant", variant, "--target", target]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "target" in err
+
+
+def test_advise_target_above_the_cap_is_solved_from_the_position(tiny_variant, monkeypatch, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target"]
+    assert main([*argv, "120"]) == 0
+    uncapped = json.loads(capsys.readouterr().out)["actions"]
+    monkeypatch.setattr(targets, "TABLE_KMAX", 100)
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kmax"] == 100
+    assert main([*argv, "90"]) == 0
+    assert "solving" not in capsys.readouterr().err  # k <= 100: the stored table
+    assert main([*argv, "120"]) == 0
+    captured = capsys.readouterr()
+    assert "stored table: k <= 100: solving P(>= 120 more points)" in captured.err
+    assert json.loads(captured.out)["actions"] == uncapped
+
+
+def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target", "100"]
+    assert main(argv) == 0
+    on_demand = json.loads(capsys.readouterr().out)["actions"]
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
+    path = targets.targets_path("tiny-yahtzee")
+    data = bytearray(path.read_bytes())
+    data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "checksum mismatch" in warnings[0] and str(path) in warnings[0]
+    assert json.loads(captured.out)["actions"] == on_demand
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0  # rebuilt
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["loaded"] and "rebuilding" in captured.err

@@ -5,7 +5,7 @@ checksum runs eight lanes of ``lane = (lane ^ word) * P`` (P odd, so every step 
 bijection of the lane: any single changed word changes the checksum, and other damage
 goes unnoticed with probability about 2^-64), seeded with the block's index (moved
 blocks are caught too), then folds the lanes. Blocks are checked in parallel: about
-0.35 s for 3 GB on 2 cores when the file is in the page cache.
+0.3 s for 3 GB on 2 cores when the file is in the page cache.
 """
 
 from __future__ import annotations
@@ -13,18 +13,19 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-BLOCK_BYTES = 1 << 24  # 16 MiB a block
+BLOCK_BYTES = 1 << 20  # 1 MiB a block (what a lazy check reads at least)
 
 
 @numba.njit(cache=True, parallel=True)
-def block_checksums(words: np.ndarray, block_words: int, out: np.ndarray) -> None:
-    """out[b] = the checksum of words[b * block_words : (b + 1) * block_words] (uint64)."""
+def block_checksums(words: np.ndarray, block_words: int, first: int, out: np.ndarray) -> None:
+    """out[b] = the checksum of words[b * block_words : (b + 1) * block_words] (uint64), as
+    block ``first + b`` of the whole buffer (``words`` starts at that block)."""
     n = words.size
     P = np.uint64(0x100000001B3)
     for b in numba.prange(out.size):
         lo = b * block_words
         hi = min(lo + block_words, n)
-        a0 = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(b)
+        a0 = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(first + b)
         a1 = a0 + np.uint64(1)
         a2 = a0 + np.uint64(2)
         a3 = a0 + np.uint64(3)
@@ -59,13 +60,14 @@ def block_checksums(words: np.ndarray, block_words: int, out: np.ndarray) -> Non
         )
 
 
-def checksums(data: np.ndarray, block_bytes: int = BLOCK_BYTES) -> list[str]:
+def checksums(data: np.ndarray, block_bytes: int = BLOCK_BYTES, first: int = 0) -> list[str]:
     """The block checksums of ``data`` (a 1-D uint8 array, length a multiple of 8; may be a
-    read-only memory map) as 16-digit hex strings."""
+    read-only memory map) as 16-digit hex strings; ``data`` starts at block ``first`` of
+    the buffer it belongs to."""
     if data.size % 8 or block_bytes % 8:
         raise ValueError("checksums need whole 64-bit words")
     words = np.asarray(data).view(np.uint64)
     out = np.zeros(-(-data.size // block_bytes), dtype=np.uint64)
     if out.size:
-        block_checksums(words, block_bytes // 8, out)
+        block_checksums(words, block_bytes // 8, first, out)
     return [f"{int(x):016x}" for x in out]

@@ -91,6 +91,7 @@ class Stored:
 
     arrays: dict[str, np.ndarray]
     header: dict[str, Any]
+    check: BlockCheck | None = None  # memory-mapped, checked lazily: see read_mapped
 
 
 @dataclass
@@ -340,7 +341,9 @@ def save_mapped(
                 for lo in range(0, flat.size, step):
                     fh.write(memoryview(flat[lo : lo + step]))
             fh.flush()
-            if nbytes:
+            if len(items) == 1 and main.nbytes == nbytes:  # the payload is the array itself
+                header["checksums"] = checksums(main.reshape(-1).view(np.uint8), block)
+            elif nbytes:  # read back what was written (no second copy in memory)
                 payload = np.memmap(tmp, dtype=np.uint8, mode="r", offset=start, shape=nbytes)
                 header["checksums"] = checksums(payload, block)
                 del payload
@@ -362,12 +365,66 @@ def save_mapped(
         raise
 
 
-def read_mapped(path: Path, key: TableKey) -> Stored:
-    """The arrays (read-only ``np.memmap`` views, no copy) and header of a memory-mapped
-    table file, after checking its header, size and every block's checksum;
-    TableFileError if it must not be used."""
-    from diceopt.checksum import checksums
+class BlockCheck:
+    """The block checksums of a memory-mapped payload, checked on demand, each block once:
+    ``check(lo, hi)`` before reading payload bytes lo .. hi - 1, ``check_all()``.
+    TableFileError (one line, the file named) when a block does not match."""
 
+    def __init__(self, path: Path, mm: Any, data: np.ndarray, block: int, sums: list[str]):
+        self.path = path
+        self._mm = mm  # the mmap.mmap of the payload (read-ahead advice)
+        self._data = data
+        self.block = block
+        self._sums = sums
+        self.checked = np.zeros(len(sums), dtype=bool)
+        self.bad: int | None = None
+
+    def check(self, lo: int, hi: int) -> None:
+        """Check the blocks holding payload bytes lo .. hi - 1 not checked yet."""
+        import mmap
+
+        from diceopt.checksum import checksums
+
+        if self.bad is not None:
+            raise TableFileError(f"checksum mismatch at byte {self.bad * self.block}")
+        b0 = max(0, lo // self.block)
+        b1 = min(len(self._sums), -(-hi // self.block))
+        todo = np.flatnonzero(~self.checked[b0:b1]) + b0
+        if todo.size == 0:
+            return
+        # runs of consecutive blocks: read ahead (the file may not be in the page cache)
+        # and checksum each run in parallel
+        cuts = np.flatnonzero(np.diff(todo) != 1) + 1
+        for run in np.split(todo, cuts):
+            lo_b, hi_b = int(run[0]) * self.block, min((int(run[-1]) + 1) * self.block,
+                                                       self._data.size)  # fmt: skip
+            if self._mm is not None and hasattr(mmap, "MADV_WILLNEED"):
+                at = lo_b - lo_b % PAGE
+                try:
+                    self._mm.madvise(mmap.MADV_WILLNEED, at, hi_b - at)
+                except (OSError, ValueError):  # advice only
+                    pass
+            got = checksums(self._data[lo_b:hi_b], self.block, int(run[0]))
+            for b, sum_ in zip(run, got, strict=True):
+                if sum_ != self._sums[b]:
+                    self.bad = int(b)
+                    raise TableFileError(f"checksum mismatch at byte {self.bad * self.block}")
+            self.checked[run] = True
+
+    def check_all(self) -> None:
+        """Check every block not checked yet."""
+        self.check(0, self._data.size)
+
+
+def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
+    """The arrays (read-only views of a memory map, no copy) and header of a mapped table
+    file, after checking its header and size and (``verify`` "full") every block's
+    checksum; with ``verify`` "lazy" the blocks are checked when first read through
+    ``Stored.check`` (a :class:`BlockCheck`). TableFileError if it must not be used."""
+    import mmap
+
+    if verify not in ("full", "lazy"):
+        raise ValueError(f"verify must be 'full' or 'lazy', got {verify!r}")
     pre = len(MAPPED_MAGIC) + 40
     try:
         with open(path, "rb") as fh:
@@ -381,51 +438,45 @@ def read_mapped(path: Path, key: TableKey) -> Stored:
             if size > MAX_HEADER_BYTES or total < pre + size:
                 raise TableFileError("truncated header")
             head = fh.read(size)
+            if hashlib.sha256(head).digest() != first[len(MAPPED_MAGIC) + 8 :]:
+                raise TableFileError("header checksum mismatch")
+            try:
+                header = json.loads(head)
+            except ValueError:
+                raise TableFileError("unreadable header") from None
+            specs = _check_header(header, key, MAPPED_FORMAT)
+            try:
+                offsets = [int(x) for x in header["offsets"]]
+                nbytes = int(header["payload_bytes"])
+                block = int(header["block_bytes"])
+                sums = [str(x) for x in header["checksums"]]
+            except (KeyError, TypeError, ValueError):
+                raise TableFileError("unreadable header") from None
+            start = _aligned(pre + size, PAGE)
+            if total != start + nbytes:
+                raise TableFileError(f"it has {total} bytes, expected {start + nbytes}")
+            if len(offsets) != len(specs) or block <= 0 or block % 8 or nbytes % 8:
+                raise TableFileError("unreadable header")
+            if len(sums) != -(-nbytes // block):
+                raise TableFileError("unreadable header")
+            for (_, dtype, shape), at in zip(specs, offsets, strict=True):
+                end = at + int(np.prod(shape)) * dtype.itemsize
+                if at < 0 or at % ARRAY_ALIGN or end > nbytes:
+                    raise TableFileError("unreadable header")
+            mm = None
+            if nbytes:
+                mm = mmap.mmap(fh.fileno(), nbytes, offset=start, prot=mmap.PROT_READ)
     except OSError as exc:
-        raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    if hashlib.sha256(head).digest() != first[len(MAPPED_MAGIC) + 8 :]:
-        raise TableFileError("header checksum mismatch")
-    try:
-        header = json.loads(head)
-    except ValueError:
-        raise TableFileError("unreadable header") from None
-    specs = _check_header(header, key, MAPPED_FORMAT)
-    try:
-        offsets = [int(x) for x in header["offsets"]]
-        nbytes = int(header["payload_bytes"])
-        block = int(header["block_bytes"])
-        sums = [str(x) for x in header["checksums"]]
-    except (KeyError, TypeError, ValueError):
-        raise TableFileError("unreadable header") from None
-    start = _aligned(pre + size, PAGE)
-    if total != start + nbytes:
-        raise TableFileError(f"it has {total} bytes, expected {start + nbytes}")
-    if len(offsets) != len(specs) or block <= 0 or block % 8 or nbytes % 8:
-        raise TableFileError("unreadable header")
-    if len(sums) != -(-nbytes // block):
-        raise TableFileError("unreadable header")
-    for (_, dtype, shape), at in zip(specs, offsets, strict=True):
-        if at < 0 or at % ARRAY_ALIGN or at + int(np.prod(shape)) * dtype.itemsize > nbytes:
-            raise TableFileError("unreadable header")
-    if nbytes == 0:
-        payload = np.zeros(0, dtype=np.uint8)
-    else:
-        try:
-            payload = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=nbytes)
-        except (OSError, ValueError) as exc:
-            raise TableFileError(f"cannot map it ({exc})") from None
-    bad = [
-        i for i, (a, b) in enumerate(zip(checksums(payload, block), sums, strict=True)) if a != b
-    ]
-    if bad:
-        raise TableFileError(
-            f"checksum mismatch in {len(bad)} block(s), first at byte {bad[0] * block}"
-        )
+        raise TableFileError(f"cannot read it ({exc.strerror or exc})") from None
+    data = np.frombuffer(mm, dtype=np.uint8) if mm is not None else np.zeros(0, np.uint8)
+    check = BlockCheck(path, mm, data, block, sums)
+    if verify == "full":
+        check.check_all()
     arrays: dict[str, np.ndarray] = {}
     for (name, dtype, shape), at in zip(specs, offsets, strict=True):
         count = int(np.prod(shape))
-        arrays[name] = payload[at : at + count * dtype.itemsize].view(dtype).reshape(shape)
-    return Stored(arrays, header)
+        arrays[name] = data[at : at + count * dtype.itemsize].view(dtype).reshape(shape)
+    return Stored(arrays, header, check)
 
 
 def mapped_path(key: TableKey, directory: str | os.PathLike | None = None) -> Path:
@@ -434,16 +485,17 @@ def mapped_path(key: TableKey, directory: str | os.PathLike | None = None) -> Pa
 
 
 def load_mapped(
-    key: TableKey, directory: str | os.PathLike | None = None
+    key: TableKey, directory: str | os.PathLike | None = None, verify: str = "full"
 ) -> tuple[Stored, float] | None:
     """The memory-mapped table of ``key`` and its load seconds (checks included), or None
-    (missing, or bad: one warning line on stderr, and the caller rebuilds it)."""
+    (missing, or bad: one warning line on stderr, and the caller rebuilds it). ``verify``
+    as :func:`read_mapped`."""
     path = mapped_path(key, directory)
     if not path.exists():
         return None
     t0 = time.perf_counter()
     try:
-        stored = read_mapped(path, key)
+        stored = read_mapped(path, key, verify)
     except TableFileError as exc:
         warn(f"ignoring cached table {path}: {exc}; rebuilding it")
         return None

@@ -4,32 +4,53 @@ Role: for every turn-start state ``(mask, flag, upper)`` (as in
 :mod:`diceopt.games.yatzy.kernel`) and every number of points still needed
 ``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
 P(points still to come >= k) (bonuses included). One table answers every target: a
-target K with score s so far needs k = K - s. ``kmax`` is the variant's
-``rules.max_total`` for the full table, or a single target K (the values at k depend
-only on those at k' <= k, so a table truncated to K is exact up to K).
+target K with score s so far needs k = K - s. The values at k depend only on those at
+k' <= k, so a table truncated to K is exact up to K.
+
+Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
+(``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
+Only American Yahtzee is capped (1575 with twelve Yahtzee bonuses would make 6.6 GB
+of float32; 751 values of k make 3.1 GB, the size of the Scandinavian table): its table
+holds P(points still to come >= k) for k <= 750, and a target needing more (750 points
+still to come: only reachable with Yahtzee bonuses) is solved on demand from the
+position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` or below
+0 are refused (:func:`check_target`).
 
 Method: the expected-value solver's backward induction over layers, with lanes over k
-instead of over states. For one state and a chunk of k values:
+instead of over states. For one state and a chunk of up to :data:`LANES` values of k
+(a state's k range in equal chunks of whole 16-lane vectors):
 
 1. Successor rows ``G[row, j]`` (rows as the kernel's ``_successor_rows``: category c
-   and h dice of its face / the Yatzy box scored): the successor's value at
-   ``k - points``, 1 where that is <= 0, -1 (never chosen) for forbidden categories.
-   The chunk carries a margin of S columns (the most points one roll writes outside an
-   upper row, Yahtzee bonus included) so that a shift by a roll's points is a column
-   offset.
-2. Score now: the best of "write 0 somewhere" and, for the categories where the roll
-   scores (the kernel's ``pos_id`` / ``pos_s``), the row shifted by the points; Yahtzee
-   rolls under the joker rule or with the Yahtzee bonus go category by category
-   (the kernel's ``_allowed`` and ``_category_row``).
-3. Rerolls and the first roll: the kernel's lane functions ``_rerolls`` and
-   ``_first_roll`` unchanged (the lanes are now values of k).
+   and h dice of its face / the Yatzy box scored), for the open categories only: the
+   successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points
+   to come. The chunk carries a margin of S columns (the most points one roll writes
+   outside an upper row, Yahtzee bonus included) so that a shift by a roll's points is
+   a column offset.
+2. Score now: the best of "write 0 somewhere" and, for the open categories where the
+   roll scores (the kernel's ``pos_id`` / ``pos_s`` less the filled ones, per state:
+   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yahtzee
+   rolls under the joker rule or with the Yahtzee bonus go category by category (the
+   kernel's ``_allowed`` and ``_category_row``).
+3. Rerolls and the first roll: the kernel's lane functions (``_chance``,
+   ``_first_roll``; the choice step through a scratch row, :func:`_choose_via`), the
+   lanes now values of k. Same values as the kernel's, bit for bit.
+
+Work skipped, exactly: values at k above a state's most points still to come
+(:func:`max_to_come`: every open category at its maximum, the upper bonus only while
+those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
+0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
+unreachable states are 0 and never touched. Threads take interleaved blocks of a
+layer's states as they finish (states differ a lot in their k range). A single target
+from one position (:func:`solve_target_from`) visits only the states whose filled mask
+contains the position's (upper total and Yahtzee flag not below its own) and, per
+state, only k up to the target less the least points scored on the way
+(:func:`_gain_floor`), stored in rows of their own length (:class:`TargetRows`).
 
 The policy is the same turn read at one k (:func:`target_turn`): advice ranks every
-action by its probability, ties broken as in the expected-score advice.
-
-Values at k above the most points still possible from a state (the distribution's
-bound) are 0 and not computed; entries of unreachable states are 0. Tables are float32
-(default) or float64; the advice computes one turn in float64.
+action by its probability, ties broken as in the expected-score advice. Tables are
+float32 (default) or float64; the advice computes one turn in float64. Full tables are
+stored memory-mapped (:func:`store_targets`, :func:`load_targets`: every block's
+checksum checked at load, :mod:`diceopt.storage`).
 """
 
 from __future__ import annotations
@@ -482,17 +503,33 @@ class TargetTable:
     """``values[mask, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
     ``kmax`` (points), for every turn-start state (a 4-D array, possibly a read-only
     memory map; entries of unreachable states are 0). ``seconds``: solve time;
-    ``states``: states solved."""
+    ``states``: states solved. ``check``: a stored table loaded with lazy checks (see
+    :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks they
+    read; call :meth:`verify` before reading ``values`` directly."""
 
     rules: YatzyRules
     values: np.ndarray
     seconds: float = 0.0
     states: int = 0
+    check: storage.BlockCheck | None = None
 
     @property
     def kmax(self) -> int:
         """The largest k held (points)."""
         return int(self.values.shape[-1]) - 1
+
+    def verify(self) -> None:
+        """Check every block of a lazily loaded table (TableFileError if one is bad)."""
+        if self.check is not None:
+            self.check.check_all()
+
+    def _check_masks(self, masks: list[int]) -> None:
+        """Check the blocks holding every state of these filled masks."""
+        if self.check is None:
+            return
+        slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
+        for m in sorted(masks):
+            self.check.check(m * slab, (m + 1) * slab)
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a turn-start state under target-optimal play."""
@@ -500,6 +537,7 @@ class TargetTable:
             return 1.0
         if k > self.kmax:
             raise InputError(f"this table holds targets up to {self.kmax} points, not {k}")
+        self._check_masks([mask])
         return float(self.values[mask, flag, min(upper, self.rules.bonus_threshold), k])
 
     @cached_property
@@ -511,6 +549,9 @@ class TargetTable:
         self, mask: int, flag: int, upper: int, k: int
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """:func:`target_turn` for one state and k (probabilities; k <= kmax)."""
+        self._check_masks(
+            [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
+        )
         K = kernel_arrays(self.rules, np.float64)
         Vd, off, top = self._flat
         kk = max(0, min(int(k), self.kmax))
@@ -733,16 +774,20 @@ def load_targets(
     dtype: str = "float32",
     directory: str | None = None,
     rules: YatzyRules | None = None,
+    verify: str = "full",
 ) -> tuple[TargetTable, float] | None:
-    """The stored full target table, memory-mapped (read-only), and its load seconds
-    (every block's checksum checked), or None (missing, or bad: one warning line).
-    ``rules``: the rules of ``variant`` when it is not a named variant (tests)."""
+    """The stored full target table, memory-mapped (read-only), and its load seconds, or
+    None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
+    checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
+    and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
+    it (``TargetTable.verify()`` checks the rest). ``rules``: the rules of ``variant``
+    when it is not a named variant (tests)."""
     if rules is None:
         variant = variant_id(variant)
         rules = get_rules(variant)
     assert variant is not None
     t0 = time.perf_counter()
-    got = storage.load_mapped(target_key(variant, dtype, rules), directory)
+    got = storage.load_mapped(target_key(variant, dtype, rules), directory, verify)
     if got is None:
         return None
     stored, _ = got
@@ -751,9 +796,8 @@ def load_targets(
         path = storage.mapped_path(target_key(variant, dtype, rules), directory)
         storage.warn(f"ignoring cached table {path}: other rules; rebuilding it")
         return None
-    table = TargetTable(
-        rules, stored.arrays["values"], float(h.get("seconds", 0.0)), int(h.get("states", 0))
-    )
+    seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
+    table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
     return table, time.perf_counter() - t0
 
 
@@ -798,11 +842,11 @@ _LOADED: dict[tuple[str, str, str], TargetTable] = {}
 
 
 def stored_table(variant: str, dtype: str = "float32") -> TargetTable | None:
-    """The stored full table of a named variant (loaded once per process and cache
-    directory), or None."""
+    """The stored full table of a named variant, checked lazily (loaded once per process
+    and cache directory), or None."""
     memo = (variant, np.dtype(dtype).name, str(storage.cache_root()))
     if memo not in _LOADED:
-        got = load_targets(variant, dtype)
+        got = load_targets(variant, dtype, verify="lazy")
         if got is None:
             return None
         _LOADED[memo] = got[0]
@@ -813,15 +857,26 @@ def target_turn_for(
     config: Any, mask: int, flag: int, upper: int, k: int
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`target_turn` at k points still needed from a turn-start state: from the
-    stored full table when there is one and it holds k, else solved now for this state
-    and k only (:func:`solve_target_from`, progress on stderr)."""
+    stored full table when there is one and it holds k (the blocks read are checked:
+    a bad one is reported in one line and the table not used), else solved now for this
+    state and k only (:func:`solve_target_from`, progress on stderr)."""
     from diceopt.progress import Stage
 
     rules = config.rules
     table = stored_table(config.variant, config.dtype)
     if table is not None and k <= table.kmax:
-        return table.turn(mask, flag, upper, k)
-    with Stage(f"solving the target ({k} points still needed)", "layers") as stage:
+        try:
+            return table.turn(mask, flag, upper, k)
+        except storage.TableFileError as exc:
+            path = targets_path(config.variant, config.dtype)
+            storage.warn(
+                f"ignoring cached table {path}: {exc}; `diceopt yatzy targets` rebuilds it"
+            )
+            _LOADED.clear()
+            table = None
+    why = "no stored target table" if table is None else f"stored table: k <= {table.kmax}"
+    label = f"{why}: solving P(>= {k} more points) from this position"
+    with Stage(label, "layers") as stage:
         rows = solve_target_from(
             rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update
         )
