@@ -298,41 +298,41 @@ def _outcomes(
     flags: int,
     width: int,
     bound_off: np.ndarray,
+    o_key: np.ndarray,
+    o_succ: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
     nthreads: int,
     lanes: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``_turn_outcomes``):
-    ``(start, succ, pts, q)``, state i's outcomes at start[i] .. start[i + 1] - 1, the
-    successor as its index in the next layer (``where`` of its key). ``bound_off``:
-    prefix sums of an upper bound on each state's number of outcomes."""
+) -> np.ndarray:
+    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``_turn_outcomes``)
+    into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
+    upper bound on each state's number of outcomes), then packed to their front: state
+    i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
+    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
     n = st_mask.size
-    cap = bound_off[n]
-    b_key = np.empty(cap, dtype=np.int64)
-    b_pts = np.empty(cap, dtype=np.int32)
-    b_q = np.empty(cap)
     count = np.zeros(n, dtype=np.int64)
     nthreads = max(1, min(nthreads, n))
     for t in numba.prange(nthreads):
         _outcomes_share(
             t, nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
-            bound_off, count, b_key, b_pts, b_q, lanes,
+            bound_off, count, o_key, o_pts, o_q, lanes,
         )  # fmt: skip
-    # packed, successors and points as int32 (a third less memory where layers are kept);
-    # the successors' indices read here, in a loop of independent reads (not one at a
-    # time between the rolls' work: each is a cache miss)
     start = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         start[i + 1] = start[i] + count[i]
-    o_succ = np.empty(start[n], dtype=np.int32)
-    o_pts = np.empty(start[n], dtype=np.int32)
-    o_q = np.empty(start[n])
-    for i in numba.prange(n):
+    for i in range(n):  # in place, in order: start[i] <= bound_off[i]
         src = bound_off[i] - start[i]
-        for e in range(start[i], start[i + 1]):
-            o_succ[e] = where[b_key[src + e]]
-            o_pts[e] = b_pts[src + e]
-            o_q[e] = b_q[src + e]
-    return start, o_succ, o_pts, o_q
+        if src > 0:
+            for e in range(start[i], start[i + 1]):
+                o_key[e] = o_key[src + e]
+                o_pts[e] = o_pts[src + e]
+                o_q[e] = o_q[src + e]
+    # the successors' indices in a loop of independent reads (each is a cache miss: one
+    # at a time between the rolls' work they cost a sixth of the layer's time)
+    for e in numba.prange(start[n]):
+        o_succ[e] = where[o_key[e]]
+    return start
 
 
 @numba.njit(cache=True, parallel=True)
@@ -607,12 +607,24 @@ def _pass(
     where = _layer_index(layers, (1 << ncat) * flags * width, flags, width)
     threads = numba.get_num_threads()
 
+    # work arrays of the outcomes (key, successor, points, probability), reused from
+    # layer to layer (fresh ones per layer cost as much in page faults as the rest)
+    work = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)]
+    work += [np.empty(0, dtype=np.int32), np.empty(0)]
+
     def outcomes(sm: np.ndarray, sf: np.ndarray, su: np.ndarray, roll: int = -1, t0: int = 2):
+        """Outcomes of states (views of the work arrays where ``position`` is None)."""
         bound_off = np.zeros(sm.size + 1, dtype=np.int64)
         np.cumsum(_outcome_bound(rules, sm), out=bound_off[1:])
-        return _outcomes(
-            sm, sf, su, roll, t0, V, K, theta, where, flags, width, bound_off, threads, LANES
-        )
+        if work[0].size < bound_off[-1]:
+            work[:] = [np.empty(int(bound_off[-1] * 1.25), dtype=w.dtype) for w in work]
+        start = _outcomes(
+            sm, sf, su, roll, t0, V, K, theta, where, flags, width, bound_off, *work,
+            threads, LANES,
+        )  # fmt: skip
+        m = int(start[-1])
+        succ, pts, q = (w[:m] if position is None else w[:m].copy() for w in work[1:])
+        return start, succ, pts, q
 
     # visited states of each layer (indices into its list) and, from a position, their
     # outcomes (the position itself is layer j0's only state)

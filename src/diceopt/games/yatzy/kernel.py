@@ -52,6 +52,11 @@ contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker 
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 
+Policies of many states (:func:`policy_lanes`, theta == 0; the exact distribution): the
+solver's lanes in float64 give the widget's numbers bit for bit; step 2's argmax is the
+widget's own function per lane (``_score_now``), step 4's argmax a lanes twin
+(``_keep_policy``): the widget's ``policy`` at about a third of its cost per state.
+
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
 have the same value: one is solved and copied. The remove-one-die edges are padded with
