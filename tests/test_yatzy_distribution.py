@@ -23,7 +23,7 @@ from diceopt.games.yatzy.kernel import (
     widget_buffers,
     widget_into,
 )
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, YatzyRules
+from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules
 from diceopt.games.yatzy.simulation import simulate
 
 # reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
@@ -138,13 +138,10 @@ def _all_states(rules: YatzyRules) -> list[tuple[int, int, int]]:
     return out
 
 
-def test_lane_policy_is_the_widget_policy(table64):
-    # the distribution reads the policy of theta == 0 tables from the solver's lanes
-    rules = table64.rules
-    t32 = solve_table(rules, dtype="float32")
+def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
     states = _all_states(rules)
     mask, flag, upper = (np.array(x, dtype=np.int64) for x in zip(*states, strict=True))
-    for table in (table64, t32):
+    for table in tables:
         K = table.arrays64
         W = policy_buffers(K, 8)
         B = widget_buffers(K)
@@ -155,6 +152,17 @@ def test_lane_policy_is_the_widget_policy(table64):
                 i = lo + ln
                 widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B)
                 assert np.array_equal(W.policy[ln], B.policy), states[i]
+
+
+def test_lane_policy_is_the_widget_policy(table64):
+    # the distribution reads the policy of theta == 0 tables from the solver's lanes
+    rules = table64.rules
+    _check_lane_policy(rules, [table64, solve_table(rules, dtype="float32")])
+
+
+def test_lane_policy_six_dice():
+    rules = MAXI.reduced(("ones", "sixes", "three_pairs", "castle", "chance"), bonus_threshold=8)
+    _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
 
 
 def test_state_distributions_are_the_distributions(table64):

@@ -92,17 +92,25 @@ def _finish_turn(
         for i in range(nk):
             mass[i] = 0.0
         for r in range(R):
-            p = P[r]
-            if p == 0.0:
-                continue
             a = pol[t, r]
             if a < 0:
-                F[r] += p
+                F[r] += P[r]
             else:
-                mass[a] += p
-        for i in range(base):  # smaller multisets first: one more die of each face
-            m = mass[i]
-            if m != 0.0:
+                mass[a] += P[r]
+        # smaller multisets first: one more die of each face (no test for zero mass: the
+        # branch costs more than the products; six faces unrolled, a fifth less time)
+        if k == 6:
+            for i in range(base):
+                m = mass[i]
+                mass[add_die[i, 0]] += fprob[0] * m
+                mass[add_die[i, 1]] += fprob[1] * m
+                mass[add_die[i, 2]] += fprob[2] * m
+                mass[add_die[i, 3]] += fprob[3] * m
+                mass[add_die[i, 4]] += fprob[4] * m
+                mass[add_die[i, 5]] += fprob[5] * m
+        else:
+            for i in range(base):
+                m = mass[i]
                 for f in range(k):
                     mass[add_die[i, f]] += fprob[f] * m
         for r in range(R):
@@ -143,22 +151,20 @@ def _turn_outcomes(
     t0: int,
     pol: np.ndarray,
     K: KernelArrays,
-    where: np.ndarray,
     flags: int,
     width: int,
     P: np.ndarray,
     F: np.ndarray,
     mass: np.ndarray,
     scratch: tuple,
-    o_succ: np.ndarray,
+    o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
     at: int,
 ) -> int:
     """The outcomes of one turn from state (mask, flag, u) under its policy ``pol`` (the
     widget's, (3, R)), from roll ``roll`` with t0 rerolls left (roll -1: before the
-    first roll), written from
-    index ``at``: successor (its index in the next layer, ``where`` of its flat key),
+    first roll), written from index ``at``: the successor's flat state key,
     ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1: the upper
     bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns how many.
 
@@ -178,37 +184,25 @@ def _turn_outcomes(
     _finish_turn(P, t0, pol, K, F, mass)
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
     T, bon, ybonus, yz_cat, joker_code = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.joker_code
-    roll_cnt, yz_face, upper_face = K.roll_cnt, K.yz_face, K.upper_face
-    score, joker = K.score, K.joker
+    yz_face, upper_face, score, joker = K.yz_face, K.upper_face, K.score, K.joker
+    yb = ybonus if flag == 1 else 0
     n = 0
     for r in range(R):
         q = F[r]
         if q == 0.0:
             continue
         c = -pol[0, r] - 1
-        # points and successor of writing roll r into c (as the simulation scores it)
-        pts = ybonus if (flag == 1 and yz_face[r] >= 0) else 0
-        fc = upper_face[c]
-        ev = 0
-        f2 = flag
-        u2 = u
-        if fc >= 0:
-            got = roll_cnt[r, fc] * (fc + 1)
-            pts += got
-            if u < T and u + got >= T:
-                pts += bon
-                ev = 1
-            u2 = min(T, u + got)
-        else:
-            use_joker = False
-            if joker_code != 0 and yz_face[r] >= 0:
-                _, use_joker = _allowed(mask, r, K)
-            got = np.int64(joker[r, c] if use_joker else score[r, c])
-            pts += got
-            if c == yz_cat and got > 0:
-                ev = 2
-                if ybonus > 0:
-                    f2 = 1
+        # points and successor of writing roll r into c (as the simulation scores it;
+        # selects rather than branches: the category changes from roll to roll)
+        yzr = yz_face[r] >= 0
+        got = np.int64(score[r, c])
+        if joker_code != 0 and yzr and upper_face[c] < 0:
+            _, use_joker = _allowed(mask, r, K)
+            got = np.int64(joker[r, c]) if use_joker else got
+        up = upper_face[c] >= 0
+        cross = up & (u < T) & (u + got >= T)
+        yzw = (c == yz_cat) & (got > 0)
+        pts = got + (bon if cross else 0) + (yb if yzr else 0)
         e = idx[c, pts]
         if e < 0:
             e = n
@@ -216,8 +210,10 @@ def _turn_outcomes(
             n += 1
             oq[e] = 0.0
             opts[e] = pts
-            oev[e] = ev
-            osucc[e] = where[((mask | (1 << c)) * flags + f2) * width + u2]
+            oev[e] = (1 if cross else 0) + (2 if yzw else 0)
+            f2 = 1 if (yzw and ybonus > 0) else flag
+            u2 = min(T, u + got) if up else u
+            osucc[e] = ((mask | (1 << c)) * flags + f2) * width + u2
             onext[e] = head[c]
             head[c] = e
         oq[e] += q
@@ -225,7 +221,7 @@ def _turn_outcomes(
     for c in range(head.size):
         e = head[c]
         while e >= 0:
-            o_succ[w] = osucc[e]
+            o_key[w] = osucc[e]
             o_pts[w] = 4 * opts[e] + oev[e]
             o_q[w] = oq[e]
             w += 1
@@ -247,12 +243,11 @@ def _outcomes_share(
     V: np.ndarray,
     K: KernelArrays,
     theta: float,
-    where: np.ndarray,
     flags: int,
     width: int,
     bound_off: np.ndarray,
     count: np.ndarray,
-    o_succ: np.ndarray,
+    o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
     lanes: int,
@@ -276,16 +271,16 @@ def _outcomes_share(
             for ln in range(nb):
                 i = lo + ln
                 count[i] = _turn_outcomes(
-                    st_mask[i], st_flag[i], st_u[i], roll, t0, W.policy[ln], K, where, flags,
-                    width, P, F, mass, scratch, o_succ, o_pts, o_q, bound_off[i],
+                    st_mask[i], st_flag[i], st_u[i], roll, t0, W.policy[ln], K, flags, width,
+                    P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
                 )  # fmt: skip
         return
     B = widget_buffers(K)
     for i in range(t, n, nthreads):
         widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B)
         count[i] = _turn_outcomes(
-            st_mask[i], st_flag[i], st_u[i], roll, t0, B.policy, K, where, flags, width,
-            P, F, mass, scratch, o_succ, o_pts, o_q, bound_off[i],
+            st_mask[i], st_flag[i], st_u[i], roll, t0, B.policy, K, flags, width,
+            P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
         )  # fmt: skip
 
 
@@ -303,39 +298,41 @@ def _outcomes(
     flags: int,
     width: int,
     bound_off: np.ndarray,
+    o_key: np.ndarray,
+    o_succ: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
     nthreads: int,
     lanes: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``_turn_outcomes``):
-    ``(start, succ, pts, q)``, state i's outcomes at start[i] .. start[i + 1] - 1.
-    ``bound_off``: prefix sums of an upper bound on each state's number of outcomes."""
+) -> np.ndarray:
+    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``_turn_outcomes``)
+    into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
+    upper bound on each state's number of outcomes), then packed to their front: state
+    i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
+    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
     n = st_mask.size
-    cap = bound_off[n]
-    b_succ = np.empty(cap, dtype=np.int32)
-    b_pts = np.empty(cap, dtype=np.int32)
-    b_q = np.empty(cap)
     count = np.zeros(n, dtype=np.int64)
     nthreads = max(1, min(nthreads, n))
     for t in numba.prange(nthreads):
         _outcomes_share(
-            t, nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, where, flags, width,
-            bound_off, count, b_succ, b_pts, b_q, lanes,
+            t, nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
+            bound_off, count, o_key, o_pts, o_q, lanes,
         )  # fmt: skip
-    # packed (successors and points as int32: a third less memory where layers are kept)
     start = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         start[i + 1] = start[i] + count[i]
-    o_succ = np.empty(start[n], dtype=np.int32)
-    o_pts = np.empty(start[n], dtype=np.int32)
-    o_q = np.empty(start[n])
-    for i in range(n):
-        src = bound_off[i]
-        for e in range(start[i], start[i + 1]):
-            o_succ[e] = b_succ[src]
-            o_pts[e] = b_pts[src]
-            o_q[e] = b_q[src]
-            src += 1
-    return start, o_succ, o_pts, o_q
+    for i in range(n):  # in place, in order: start[i] <= bound_off[i]
+        src = bound_off[i] - start[i]
+        if src > 0:
+            for e in range(start[i], start[i + 1]):
+                o_key[e] = o_key[src + e]
+                o_pts[e] = o_pts[src + e]
+                o_q[e] = o_q[src + e]
+    # the successors' indices in a loop of independent reads (each is a cache miss: one
+    # at a time between the rolls' work they cost a sixth of the layer's time)
+    for e in numba.prange(start[n]):
+        o_succ[e] = where[o_key[e]]
+    return start
 
 
 @numba.njit(cache=True, parallel=True)
@@ -513,8 +510,9 @@ def _outcome_bound(rules: YatzyRules, mask: np.ndarray) -> np.ndarray:
 
 def _layer_index(layers: list[LayerStates], nkeys: int, flags: int, width: int) -> np.ndarray:
     """``where[flat key]``: a turn-start state's index in its layer's list (a bonus-dead
-    copy: that of the state it copies), -1 for keys no layer lists."""
-    where = np.full(nkeys, -1, dtype=np.int64)
+    copy: that of the state it copies), -1 for keys no layer lists (int32: half the
+    memory, 2^C x flags x (T + 1) keys)."""
+    where = np.full(nkeys, -1, dtype=np.int32)
     for st in layers:
         where[(st.mask * flags + st.flag) * width + st.upper] = np.arange(st.mask.size)
         where[st.copy_dst] = where[st.copy_src]
@@ -609,12 +607,24 @@ def _pass(
     where = _layer_index(layers, (1 << ncat) * flags * width, flags, width)
     threads = numba.get_num_threads()
 
+    # work arrays of the outcomes (key, successor, points, probability), reused from
+    # layer to layer (fresh ones per layer cost as much in page faults as the rest)
+    work = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)]
+    work += [np.empty(0, dtype=np.int32), np.empty(0)]
+
     def outcomes(sm: np.ndarray, sf: np.ndarray, su: np.ndarray, roll: int = -1, t0: int = 2):
+        """Outcomes of states (views of the work arrays where ``position`` is None)."""
         bound_off = np.zeros(sm.size + 1, dtype=np.int64)
         np.cumsum(_outcome_bound(rules, sm), out=bound_off[1:])
-        return _outcomes(
-            sm, sf, su, roll, t0, V, K, theta, where, flags, width, bound_off, threads, LANES
-        )
+        if work[0].size < bound_off[-1]:
+            work[:] = [np.empty(int(bound_off[-1] * 1.25), dtype=w.dtype) for w in work]
+        start = _outcomes(
+            sm, sf, su, roll, t0, V, K, theta, where, flags, width, bound_off, *work,
+            threads, LANES,
+        )  # fmt: skip
+        m = int(start[-1])
+        succ, pts, q = (w[:m] if position is None else w[:m].copy() for w in work[1:])
+        return start, succ, pts, q
 
     # visited states of each layer (indices into its list) and, from a position, their
     # outcomes (the position itself is layer j0's only state)

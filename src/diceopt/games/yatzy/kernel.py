@@ -52,6 +52,11 @@ contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker 
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 
+Policies of many states (:func:`policy_lanes`, theta == 0; the exact distribution): the
+solver's lanes in float64 give the widget's numbers bit for bit; step 2's argmax is the
+widget's own function per lane (``_score_now``), step 4's argmax a lanes twin
+(``_keep_policy``): the widget's ``policy`` at about a third of its cost per state.
+
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
 have the same value: one is solved and copied. The remove-one-die edges are padded with
@@ -720,7 +725,7 @@ class PolicyBuffers(NamedTuple):
     SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
     vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
     arg: np.ndarray  # (nk + 1, lanes): the lowest flat index of the best sub-multiset
-    rv0: np.ndarray  # (R,): one lane's score-now values
+    tmp: np.ndarray  # (4, lanes): step 2's best value and category, zc, the tie flag
     policy: np.ndarray  # (lanes, 3, R) int64: each lane's policy, as WidgetBuffers.policy
 
 
@@ -740,9 +745,80 @@ def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
         SR,
         np.empty((4, lanes)),
         np.empty((nk + 1, lanes)),
-        np.empty(R),
+        np.empty((4, lanes)),
         np.empty((lanes, 3, R), dtype=np.int64),
     )
+
+
+@numba.njit(cache=True)
+def _score_now_lanes(
+    st_mask: np.ndarray,
+    lo: int,
+    nb: int,
+    K: KernelArrays,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    tmp: np.ndarray,
+    pols: np.ndarray,
+) -> None:
+    """Step 2's category choice for lanes 0 .. nb - 1 (states lo ..): ``pols[ln, 0, r] =
+    -c - 1``, c the category roll r is written into, from the successor rows SR and the
+    best h = 0 row values Z (the solver's); ``tmp`` (4, lanes) is work space.
+
+    Deliberate twin of ``_score_now`` (the same argmax and tie-break: the lowest category
+    index among equal values), here over contiguous lanes: per lane the scalar loop
+    costs more than the rest of ``policy_lanes``. Yahtzee rolls under the joker rule go
+    through the widget's ``_joker_best`` per lane.
+    """
+    pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
+    R = pos_id.shape[0]
+    width = pos_id.shape[1]
+    stride = K.offset.size - 1
+    pad = SR.shape[0] - 1
+    best, bc, zc, fix = tmp[0], tmp[1], tmp[2], tmp[3]
+    # zc: the lowest category whose h = 0 row is the best (rows not allowed are NEG)
+    for c in range(K.upper_face.size - 1, -1, -1):
+        row = SR[c * stride]
+        for ln in range(nb):
+            zc[ln] = c if row[ln] == Z[ln] else zc[ln]
+    for r in range(R):
+        for ln in range(nb):
+            best[ln] = Z[ln]
+            bc[ln] = zc[ln]
+        for e in range(width):
+            i = pos_id[r, e]
+            if e > 0 and i == pad:
+                break  # only padding left
+            s = pos_s[r, e]
+            c = pos_c[r, e]
+            row = SR[i]
+            for ln in range(nb):
+                v = s + row[ln]
+                better = v > best[ln]
+                bc[ln] = c if better else bc[ln]
+                best[ln] = v if better else best[ln]
+        for ln in range(nb):  # writing 0 is best: a lower category may score as much
+            fix[ln] = 1.0 if bc[ln] == zc[ln] else 0.0
+        for e in range(width):
+            i = pos_id[r, e]
+            if e > 0 and i == pad:
+                break
+            s = pos_s[r, e]
+            c = pos_c[r, e]
+            row = SR[i]
+            for ln in range(nb):
+                tie = (fix[ln] == 1.0) & (c < bc[ln]) & (s + row[ln] == best[ln])
+                bc[ln] = c if tie else bc[ln]
+        for ln in range(nb):
+            pols[ln, 0, r] = -np.int64(bc[ln]) - 1
+    if K.joker_code != 0 and K.yz_cat >= 0:
+        for ln in range(nb):
+            mask = st_mask[lo + ln]
+            if (mask >> K.yz_cat) & 1:
+                for r in range(R):
+                    if yz_face[r] >= 0:
+                        _, jc = _joker_best(mask, r, K, SR, ln)
+                        pols[ln, 0, r] = -jc - 1
 
 
 @numba.njit(cache=True)
@@ -813,17 +889,14 @@ def policy_lanes(
     ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
 
     The values through the solver's lanes (``_solve_batch`` in float64: the widget's
-    numbers), the category choice per lane (``_score_now``, the widget's step 2) and the
-    keep choices over lanes (``_keep_policy``). ``K`` must be float64.
+    numbers), then the choices over lanes: the categories (``_score_now_lanes``) and the
+    keeps (``_keep_policy``). ``K`` must be float64.
     """
-    A, M, E1, SR, vecs, arg, rv0, pols = W
+    A, M, E1, SR, vecs, arg, tmp, pols = W
     _solve_batch(
         st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, 0.0, E1
     )
-    for ln in range(nb):
-        i = lo + ln
-        z, zc = _successor_rows(st_mask[i], st_flag[i], st_u[i], V, K, SR, ln)
-        _score_now(st_mask[i], st_flag[i], z, zc, K, SR, ln, rv0, pols[ln, 0])
+    _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
     _keep_policy(E1, A, M, arg, nb, K, pols, 1)
     _keep_policy(A, A, M, arg, nb, K, pols, 2)
 
