@@ -293,8 +293,8 @@ def play_duel(
 
 
 def win_inputs(variant: str, expected: Any) -> tuple[Any, Any]:
-    """The full target table of ``variant`` (loaded, or solved and stored with progress)
-    and the state distributions of the expected-score table."""
+    """Target rows for every state of ``variant`` (:func:`full_targets`) and the state
+    distributions of the expected-score table."""
     from diceopt.games.yatzy.distribution import state_distributions
     from diceopt.progress import Stage
 

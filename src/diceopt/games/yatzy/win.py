@@ -49,7 +49,7 @@ from diceopt.games.yatzy.kernel import (
     turn_choices,
     widget_buffers,
 )
-from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.rules import YatzyRules, get_rules
 from diceopt.notation import split_fields
 
 
@@ -376,20 +376,27 @@ def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return table.data, table.off, table.top
 
 
+_FROM_START: dict[str, Any] = {}
+
+
 def full_targets(variant: str, dtype: str = "float32") -> Any:
-    """The full target table of a named variant: the stored one (memory-mapped, once per
-    process), else solved now with progress and stored for next time."""
-    from diceopt.games.yatzy.targets import get_targets, stored_table
+    """Target rows for every state of a named variant: the stored full table
+    (memory-mapped, once per process) when there is one, else a solve from the start of
+    the game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
+    full table for next time)."""
+    from diceopt.games.yatzy.targets import solve_target_from, stored_table
     from diceopt.progress import Stage
 
     table = stored_table(variant, dtype)
-    if table is None:
-        with Stage(f"solving the {variant} target table (first use)", "layers") as stage:
-            get_targets(variant, dtype, progress=stage.update)
-        table = stored_table(variant, dtype)
-        if table is None:  # not writable: keep the one solved now
-            table, _ = get_targets(variant, dtype)
-    return table
+    if table is not None:
+        return table
+    rules = get_rules(variant)
+    if variant not in _FROM_START:
+        with Stage(f"solving the {variant} targets from the start", "layers") as stage:
+            _FROM_START[variant] = solve_target_from(
+                rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
+            )
+    return _FROM_START[variant]
 
 
 def win_probability(
