@@ -7,15 +7,19 @@ median 249, 5th percentile 179, 95th 309, 99th 325; upper bonus about 90%, Yatzy
 39%); with ``--games N`` a seeded simulation of N games compared with it
 (Kolmogorov-Smirnov distance, target below 0.002, and a chi-square statistic); with
 ``--american`` the free-choice-joker American figures (Verhoeff: mean 254.5896, std
-59.6117, median 248).
+59.6117, median 248); with ``--states float64`` (or float32) the distributions of every
+turn-start state (``state_distributions``): time, rows, values and memory. Every line
+carries the load average (1 minute) at its start and end.
 
     .venv/bin/python benchmarks/yatzy_distribution.py [--games 1000000] [--american]
+        [--states float64]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 
@@ -27,14 +31,20 @@ def emit(**data):
     print(json.dumps(data), flush=True)
 
 
+def load() -> float:
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=0, help="simulated games to compare")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--american", action="store_true")
+    parser.add_argument("--states", choices=["float64", "float32"], default=None)
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.distribution import distribution, warm_up
+    from diceopt.games.yatzy.distribution import distribution, state_distributions, warm_up
     from diceopt.games.yatzy.kernel import warm_up as solver_warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
@@ -52,12 +62,14 @@ def main() -> int:
         for variant in variants:
             _, info = get_table(variant, 0.0, "float32", tmp)
             table, load_seconds = load_table(variant, 0.0, "float32", tmp)
+            load_before = load()
             dist = distribution(table)
             s = dist.summary()
             emit(
                 benchmark="yatzy_distribution",
                 variant=variant,
                 seconds=dist.seconds,
+                load_average=[load_before, load()],
                 target_seconds=10.0 if variant == "scandinavian" else None,
                 states=dist.states,
                 solve_seconds=info.seconds,
@@ -74,6 +86,22 @@ def main() -> int:
                     else {"mean": 254.5896, "std": 59.6117, "median": 248}
                 ),
             )  # fmt: skip
+            if args.states:
+                load_before = load()
+                sd = state_distributions(table, dtype=args.states)
+                emit(
+                    benchmark="yatzy_state_distributions",
+                    variant=variant,
+                    dtype=args.states,
+                    seconds=sd.seconds,
+                    load_average=[load_before, load()],
+                    rows=sd.states,
+                    values=int(sd.data.size),
+                    data_mb=sd.data.nbytes / 2**20,
+                    total_mb=sd.nbytes / 2**20,
+                    start_mean=float(sd.pmf(0, 0, 0) @ np.arange(sd.length[sd.row(0, 0, 0)])),
+                )
+                del sd
             if args.games > 0:
                 from diceopt.games.yatzy.simulation import simulate
                 from diceopt.games.yatzy.simulation import warm_up as sim_warm_up

@@ -83,3 +83,128 @@ def test_yatzy_solve_with_unwritable_cache_does_not_claim_saved(tmp_path, capsys
     captured = capsys.readouterr()
     assert "saved to" not in captured.out
     assert captured.err.count("warning") == 1 and "not saved" in captured.err
+
+
+# --- memory-mapped tables ------------------------------------------------------------
+
+MKEY = TableKey("demo", "mapped", "win", 0.0, "float32", shape=(3, 50), extra=("policy",))
+
+
+def mapped_arrays():
+    values = np.arange(150, dtype=np.float32).reshape(3, 50) / 7
+    return {"values": values, "policy": np.arange(5, dtype=np.int16)}
+
+
+def test_mapped_round_trip_is_a_read_only_memory_map(cache):
+    path = storage.mapped_path(MKEY)
+    storage.save_mapped(path, MKEY, mapped_arrays(), {"seconds": 1.5}, block_bytes=64)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    stored = storage.read_mapped(path, MKEY)
+    values = stored.arrays["values"]
+    assert not values.flags.writeable and not values.flags.owndata  # a view of the map
+    np.testing.assert_array_equal(values, mapped_arrays()["values"])
+    assert stored.arrays["policy"].tolist() == [0, 1, 2, 3, 4]
+    h = stored.header
+    assert h["seconds"] == 1.5 and h["block_bytes"] == 64
+    assert h["payload_bytes"] == 656 and len(h["checksums"]) == 11  # 600 + 40 padding + 10 + 6
+    with path.open("rb") as fh:  # the payload starts on a page boundary
+        assert fh.read(len(storage.MAPPED_MAGIC)) == storage.MAPPED_MAGIC
+    assert (path.stat().st_size - h["payload_bytes"]) % storage.PAGE == 0
+
+
+def _damage(path, how):
+    data = bytearray(path.read_bytes())
+    if how == "flip":  # one bit of the payload, in the last block
+        data[-9] ^= 0x10
+    elif how == "flip-first":
+        data[-h_payload(path)] ^= 0x01
+    elif how == "truncate":
+        data = data[:-4]
+    elif how == "extend":
+        data += b"\0" * 8
+    elif how == "truncate-header":
+        data = data[: len(storage.MAPPED_MAGIC) + 20]
+    elif how == "magic":
+        data[:4] = b"JUNK"
+    elif how == "header":  # a changed header no longer matches its own checksum
+        i = data.index(b'"variant": "mapped"')
+        data[i + 12 : i + 18] = b"mappex"
+    path.write_bytes(bytes(data))
+
+
+def h_payload(path):
+    return storage.read_mapped(path, MKEY).header["payload_bytes"]
+
+
+@pytest.mark.parametrize(
+    "how", ["flip", "flip-first", "truncate", "extend", "truncate-header", "magic", "header"]
+)
+def test_bad_mapped_file_warns_once_and_is_rebuilt(cache, capsys, how):
+    assert storage.store_mapped(MKEY, mapped_arrays(), {}) is True
+    path = storage.mapped_path(MKEY)
+    _damage(path, how)
+    capsys.readouterr()
+    assert storage.load_mapped(MKEY) is None  # never used
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "warning" in err and "rebuilding" in err
+    assert storage.store_mapped(MKEY, mapped_arrays(), {}) is True
+    stored, seconds = storage.load_mapped(MKEY)
+    np.testing.assert_array_equal(stored.arrays["values"], mapped_arrays()["values"])
+    assert seconds >= 0
+
+
+def test_lazy_check_reads_only_the_blocks_asked_for(cache):
+    path = storage.mapped_path(MKEY)
+    storage.save_mapped(path, MKEY, mapped_arrays(), {}, block_bytes=64)
+    data = bytearray(path.read_bytes())
+    data[-9] ^= 0x10  # the last block (the policy array)
+    path.write_bytes(bytes(data))
+    with pytest.raises(storage.TableFileError, match="checksum mismatch at byte 640"):
+        storage.read_mapped(path, MKEY)
+    stored = storage.read_mapped(path, MKEY, verify="lazy")  # header and size only
+    check = stored.check
+    check.check(0, 600)  # the values: blocks 0 .. 9 are good
+    assert check.checked[:10].all() and not check.checked[10]
+    np.testing.assert_array_equal(stored.arrays["values"], mapped_arrays()["values"])
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        check.check(640, 650)
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        check.check(0, 8)  # once bad, never used again
+    with pytest.raises(storage.TableFileError):
+        check.check_all()
+
+
+def test_mapped_file_of_another_key_is_refused(cache, capsys):
+    storage.store_mapped(MKEY, mapped_arrays(), {})
+    other = TableKey("demo", "mapped", "win", 0.0, "float32", shape=(3, 51), extra=("policy",))
+    storage.mapped_path(MKEY).rename(storage.mapped_path(other))
+    assert storage.load_mapped(other) is None
+    assert "header shape" in capsys.readouterr().err
+    with pytest.raises(storage.TableFileError, match="no 'other' array"):
+        storage.read_mapped(
+            storage.mapped_path(other),
+            TableKey("demo", "mapped", "win", 0.0, "float32", extra=("other",)),
+        )
+
+
+def test_mapped_unwritable_cache(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert storage.store_mapped(MKEY, mapped_arrays(), {}, blocker) is False
+    assert capsys.readouterr().err.count("not saved") == 1
+
+
+def test_checksums_catch_any_changed_word():
+    from diceopt.checksum import checksums
+
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 256, size=4096, dtype=np.uint8)
+    base = checksums(data, 1024)
+    assert len(base) == 4 and len(set(base)) == 4
+    for i in rng.integers(0, data.size, size=50):
+        changed = data.copy()
+        changed[i] ^= 1 << int(rng.integers(0, 8))
+        got = checksums(changed, 1024)
+        assert got[i // 1024] != base[i // 1024] and sum(a != b for a, b in zip(got, base)) == 1
+    swapped = np.concatenate([data[1024:2048], data[:1024], data[2048:]])
+    assert checksums(swapped, 1024)[:2] != base[:2]

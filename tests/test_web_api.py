@@ -1071,3 +1071,284 @@ def test_six_dice_preview_scores_maxi_categories(maxi_client):
             "/api/preview", json={**body, "position": position, "actions": actions}
         ).json()["outcomes"]
         assert {o["action"].split()[1]: o["position_json"]["score"] for o in got} == want
+
+
+# --- Yatzy played to win: target, opponent, distribution, play against the computer ----------
+# The forced-order variant keeps the target tables and distributions small.
+
+FORCED = {"game": "yatzy", "variant": "scandinavian-forced"}
+MID = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos threes | upper 9 | score 9"
+RIVAL = "filled ones twos threes | upper 7 | score 7"
+RIVAL_JSON = {"filled": ["ones", "twos", "threes"], "upper": 7, "score": 7}
+
+
+def forced_library(position: str, **options: Any) -> dict[str, Any]:
+    spec = get_game("yatzy")
+    rules = spec.rules("scandinavian-forced")
+    return spec.advise(rules, spec.parse(rules, position), **options).to_json()
+
+
+def test_games_list_the_advice_options_distribution_and_strategies(race_client):
+    listed = {g["id"]: g for g in race_client.get("/api/games").json()["games"]}
+    yatzy = listed["yatzy"]
+    assert [o["name"] for o in yatzy["advise_options"]] == ["target", "opponent", "opponent_plays"]
+    by_name = {o["name"]: o for o in yatzy["advise_options"]}
+    assert by_name["target"]["type"] == "int" and by_name["opponent"]["type"] == "text"
+    assert by_name["opponent_plays"]["choices"] == ["expected", "win"]
+    assert yatzy["distribution"] is True and yatzy["computer_strategies"] == ["expected", "win"]
+    for game in ("stick", "race"):
+        assert listed[game]["advise_options"] == [] and listed[game]["distribution"] is False
+        assert listed[game]["computer_strategies"] == []
+
+
+def test_target_advice_is_the_library_advice(client):
+    got = client.post("/api/advice", json={**FORCED, "position": MID, "target": 150})
+    assert got.status_code == 200, got.text
+    got = got.json()
+    want = forced_library(MID, target=150)
+    assert got["actions"] == want["actions"] and got["value_is"] == want["value_is"]
+    assert "at least 150" in got["value_is"]
+    plain = {a["action"]: a["value"] for a in yatzy_advice(client, MID, "scandinavian-forced")}
+    for a in got["actions"]:
+        assert 0.0 <= a["value"] <= 1.0 and a["expected"] == pytest.approx(plain[a["action"]])
+    # a target at or below the score so far is reached whatever happens
+    sure = client.post("/api/advice", json={**FORCED, "position": MID, "target": 9}).json()
+    assert {a["value"] for a in sure["actions"]} == {1.0}
+    # cached apart from the plain advice of the same position
+    again = client.post("/api/advice", json={**FORCED, "position": MID, "target": 150}).json()
+    assert (
+        again == got and yatzy_advice(client, MID, "scandinavian-forced")[0].get("expected") is None
+    )
+
+
+def test_opponent_advice_is_the_library_advice(client):
+    for opponent in (RIVAL, RIVAL_JSON, json.dumps(RIVAL_JSON)):
+        for plays in (None, "win"):
+            body = {**FORCED, "position": MID, "opponent": opponent, "opponent_plays": plays}
+            got = client.post("/api/advice", json=body)
+            assert got.status_code == 200, got.text
+            got = got.json()
+            want = forced_library(MID, opponent=RIVAL, opponent_plays=plays or "expected")
+            assert got["actions"] == want["actions"] and "winning" in got["value_is"]
+            assert got["actions"][0]["regret"] == 0.0
+            assert all(0.0 <= a["value"] <= 1.0 and "expected" in a for a in got["actions"])
+    # an opponent further ahead: the best chance falls
+    ahead = client.post(
+        "/api/advice",
+        json={
+            **FORCED,
+            "position": MID,
+            "opponent": "filled ones twos threes | upper 27 | score 27",
+        },
+    ).json()
+    near = client.post("/api/advice", json={**FORCED, "position": MID, "opponent": RIVAL}).json()
+    assert ahead["actions"][0]["value"] < near["actions"][0]["value"]
+
+
+@pytest.mark.parametrize(
+    "extra, status, words",
+    [
+        ({"target": -1}, 400, "target: the target must be between 0 and 374 points, got -1"),
+        ({"target": 375}, 400, "target: the target must be between 0 and 374 points, got 375"),
+        ({"target": "many"}, 422, "target"),
+        ({"opponent": "filled three_pairs | upper 0 | score 12"}, 400, "opponent: unknown"),
+        ({"opponent": "filled maxi_yatzy | upper 0 | score 100"}, 400, "maxi_yatzy"),
+        ({"opponent": "filled ones | upper 2 | score 1"}, 400, "opponent:"),
+        ({"opponent": "filled ones twos threes | upper 7 | score 400"}, 400, "impossible"),
+        ({"opponent": "filled ones | upper 1"}, 400, "needs a score"),
+        ({"opponent": '{"filled": ["ones"], "upper": 1, "score": 1'}, 400, "malformed JSON"),
+        ({"opponent": {"filled": "ones", "score": 1}}, 400, "list"),
+        ({"opponent": ["ones"]}, 422, "opponent"),
+        ({"opponent": RIVAL, "opponent_plays": "lucky"}, 400, "opponent_plays must be one of"),
+        ({"opponent": RIVAL, "target": 150}, 400, "either a target or an opponent"),
+        ({"colour": "red"}, 422, "colour"),
+    ],
+)
+def test_bad_advice_options_are_one_line_4xx(client, extra, status, words):
+    response = client.post("/api/advice", json={**FORCED, "position": MID, **extra})
+    assert_error(response, status, words)
+    still_serving(client)
+
+
+def test_an_option_the_game_does_not_have_is_a_400(client):
+    for option, value in (("target", 10), ("opponent", "me 1"), ("opponent_plays", "win")):
+        body = {"game": "stick", "position": "dice 1 3 3", option: value}
+        assert_error(
+            client.post("/api/advice", json=body), 400, f"this game has no option {option}"
+        )
+    still_serving(client)
+
+
+def test_opponent_advice_needs_my_score(client):
+    body = {**FORCED, "position": MID.replace(" | score 9", ""), "opponent": RIVAL}
+    assert_error(client.post("/api/advice", json=body), 400, "opponent: advice against an")
+
+
+def test_distribution_is_the_cli_json(client, capsys):
+    from diceopt.cli import main
+
+    got = client.post("/api/distribution", json={**FORCED, "position": MID})
+    assert got.status_code == 200, got.text
+    got = got.json()
+    capsys.readouterr()
+    assert main(["yatzy", "distribution", MID, "--json", "--variant", "scandinavian-forced"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert set(got) == set(cli)
+    for key in set(cli) - {"seconds", "compile_seconds"}:
+        assert got[key] == (pytest.approx(cli[key]) if key == "pmf" else cli[key]), key
+    assert got["of"] == "final score" and got["position"] == MID
+    assert sum(got["pmf"]) == pytest.approx(1.0, abs=1e-9)
+    assert got["mean"] == pytest.approx(
+        yatzy_advice(client, MID, "scandinavian-forced")[0]["value"], abs=1e-3
+    )
+    assert min(i for i, p in enumerate(got["pmf"]) if p > 0) >= 9  # the score so far counts
+    # the same position as JSON: the same answer
+    advised = client.post("/api/advice", json={**FORCED, "position": MID}).json()
+    as_json = client.post(
+        "/api/distribution", json={**FORCED, "position": advised["position_json"]}
+    ).json()
+    assert as_json["pmf"] == got["pmf"] and as_json["position"] == MID
+
+
+def test_distribution_bad_requests(client):
+    over = " ".join(YATZY_CATS)
+    for body, status, words in (
+        ({"game": "stick", "position": "dice 1 3 3"}, 400, "no score distribution"),
+        ({**FORCED, "position": "dice 1 3 3 5 7 | rerolls 2"}, 400, "7"),
+        ({**FORCED, "position": f"dice - | rerolls 0 | filled {over} | upper 63 | score 300"}, 400,
+         "over"),
+        ({**FORCED}, 422, "position"),
+        ({"game": "chess", "position": "e4"}, 400, "unknown game"),
+    ):  # fmt: skip
+        assert_error(client.post("/api/distribution", json=body), status, words)
+    still_serving(client)
+
+
+# --- play against the computer ---------------------------------------------------------------
+
+DUEL_FIELDS = {
+    "state", "you", "computer", "computer_moves", "events", "game_over", "to_move", "result",
+    "win_probability", "win_probability_is",
+}  # fmt: skip
+
+
+def duel(client, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post(path, json={**FORCED, **body})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert set(data) == DUEL_FIELDS
+    return data
+
+
+def library_win(state: dict[str, Any]) -> float:
+    from diceopt.games.yatzy.win import parse_opponent, win_probability
+
+    spec = get_game("yatzy")
+    rules = spec.rules("scandinavian-forced")
+    you = spec.parse(rules, state["you"])
+    theirs = parse_opponent(state["computer"], rules.rules)
+    return win_probability(rules, you, theirs, state["strategy"])
+
+
+def test_duel_new_is_seeded_with_empty_sheets_and_an_estimate(client):
+    first = duel(client, "/api/duel/new", {"strategy": "win", "seed": 5})
+    assert duel(client, "/api/duel/new", {"strategy": "WIN", "seed": 5}) == first
+    assert first["state"]["strategy"] == "win" and first["game_over"] is False
+    assert first["you"]["filled"] == [] and first["you"]["rerolls"] == 2
+    assert len(first["you"]["dice"]) == 5 and first["you"]["score"] == 0
+    assert first["computer"] == {"filled": [], "upper": 0, "score": 0, "yahtzee_bonus": False}
+    assert first["state"]["computer"] == "filled - | upper 0 | score 0"
+    assert first["computer_moves"] == [] and first["result"] is None
+    assert first["win_probability"] == pytest.approx(library_win(first["state"]))
+    assert 0.3 < first["win_probability"] < 0.7 and "estimate" in first["win_probability_is"]
+
+
+def test_duel_turn_the_computer_plays_after_you_write(client):
+    start = duel(client, "/api/duel/new", {"strategy": "win", "seed": 8})
+    state = start["state"]
+    keep = duel(client, "/api/duel/apply", {"state": state, "action": "keep -", "seed": 1})
+    assert keep["computer_moves"] == [] and keep["win_probability"] is None
+    assert keep["you"]["rerolls"] == 1 and keep["events"][0].startswith("rolled: dice")
+    assert keep["state"]["computer"] == state["computer"]
+    again = duel(client, "/api/duel/apply", {"state": state, "action": "keep -", "seed": 1})
+    assert again == keep  # seeded
+    # forced order: the only box open is ones
+    wrote = duel(client, "/api/duel/apply", {"state": keep["state"], "action": "score ones"})
+    assert wrote["you"]["filled"] == ["ones"] and wrote["you"]["rerolls"] == 2
+    assert wrote["computer"]["filled"] == ["ones"]
+    moves = wrote["computer_moves"]
+    assert 1 <= len(moves) <= 3 and moves[-1]["action"] == "score ones"
+    assert all(m["action"].startswith("keep") for m in moves[:-1])
+    assert wrote["computer"]["score"] == moves[-1]["position_json"]["score"]
+    assert wrote["events"][0].startswith("you wrote") and wrote["events"][-1].startswith(
+        "your roll: dice"
+    )
+    assert any(e.startswith("the computer wrote") for e in wrote["events"])
+    assert wrote["win_probability"] == pytest.approx(library_win(wrote["state"]))
+    assert wrote["game_over"] is False and wrote["to_move"] == 0
+
+
+def test_a_whole_duel_through_the_api(client):
+    data = duel(client, "/api/duel/new", {"strategy": "expected", "seed": 3})
+    estimates = [data["win_probability"]]
+    for seed in range(100):
+        best = client.post("/api/advice", json={**FORCED, "position": data["state"]["you"]})
+        action = best.json()["actions"][0]["action"]
+        data = duel(
+            client, "/api/duel/apply", {"state": data["state"], "action": action, "seed": seed}
+        )
+        if data["computer_moves"]:
+            estimates.append(data["win_probability"])
+        if data["game_over"]:
+            break
+    else:
+        pytest.fail("the game did not end in 100 decisions")
+    assert len(estimates) == 16 and estimates[-1] is None  # 15 turns; over: the result
+    assert all(0.0 <= p <= 1.0 for p in estimates[:-1])
+    mine, theirs = data["you"]["score"], data["computer"]["score"]
+    assert data["result"] == (1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+    assert len(data["you"]["filled"]) == len(data["computer"]["filled"]) == 15
+    assert data["events"][-1].startswith("game over")
+    after = {"state": data["state"], "action": "score chance"}
+    assert_error(client.post("/api/duel/apply", json={**FORCED, **after}), 400, "over")
+
+
+def bad_state(**changes: Any) -> dict[str, Any]:
+    state = {"strategy": "win", "you": MID.replace("rerolls 2", "rerolls 0"), "computer": RIVAL}
+    return state | changes
+
+
+@pytest.mark.parametrize(
+    "path, body, status, words",
+    [
+        ("/api/duel/new", {"strategy": "lucky"}, 400, "unknown strategy 'lucky'"),
+        ("/api/duel/new", {"strategy": ""}, 422, "strategy"),
+        ("/api/duel/new", {}, 422, "strategy"),
+        ("/api/duel/apply", {"state": bad_state(strategy="lucky")}, 400, "unknown strategy"),
+        ("/api/duel/apply", {"state": bad_state(computer="filled ones | upper 1 | score 1")}, 400,
+         "not level"),
+        ("/api/duel/apply", {"state": bad_state(computer=RIVAL.replace("score 7", "score 1"))},
+         400, "computer's side"),
+        ("/api/duel/apply", {"state": bad_state(computer="filled three_pairs | score 12")}, 400,
+         "three_pairs"),
+        ("/api/duel/apply", {"state": bad_state(computer='{"filled": []')}, 400, "malformed JSON"),
+        ("/api/duel/apply", {"state": bad_state(you="dice 1 2 3 | rerolls 0")}, 400, "dice"),
+        ("/api/duel/apply", {"state": bad_state(you=MID.replace(" | score 9", ""))}, 400,
+         "your score"),
+        ("/api/duel/apply", {"state": bad_state(), "action": "score chance"}, 400, "chance"),
+        ("/api/duel/apply", {"state": bad_state(), "action": "keep 1"}, 400, "rerolls"),
+        ("/api/duel/apply", {"state": {"you": MID}}, 422, "state"),
+    ],
+)  # fmt: skip
+def test_bad_duel_requests_are_one_line_4xx(client, path, body, status, words):
+    body = {"action": "score fours", **body} if path.endswith("apply") else body
+    assert_error(client.post(path, json={**FORCED, **body}), status, words)
+    still_serving(client)
+
+
+def test_a_game_without_play_against_the_computer_is_a_400(client):
+    body = {"game": "stick", "strategy": "win"}
+    assert_error(client.post("/api/duel/new", json=body), 400, "no play against the computer")
+    state = {"strategy": "win", "you": "dice 1 3 3", "computer": "dice 1 3 3"}
+    apply = {"game": "stick", "state": state, "action": "stick"}
+    assert_error(client.post("/api/duel/apply", json=apply), 400, "no play against the computer")

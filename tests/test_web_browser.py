@@ -9,6 +9,8 @@ too big for the suite).
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from web_games import MAXI_MINI, MAXI_MINI_ID
@@ -680,3 +682,158 @@ def test_full_maxi_six_dice_and_twenty_boxes_fit_a_phone(maxi_page, maxi_server)
     assert page.locator("#play-dice button.die").count() == 6
     assert page.locator("#play-sheet tr[data-cat]").count() == 20
     assert no_horizontal_scroll(page)
+
+
+# --- Yatzy played to win: the distribution chart, a target, an opponent, the computer --------
+# The forced-order variant: its target tables and distributions are small.
+
+FORCED = {"game": "yatzy", "variant": "scandinavian-forced"}
+MID = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos threes | upper 9 | score 9"
+
+
+def advice_rows(page) -> list[list]:
+    """The advice table's rows: action, value, regret, expected."""
+    return page.locator("#advice tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.action, +r.dataset.value, +r.dataset.regret, "
+        "r.dataset.expected === undefined ? null : +r.dataset.expected])"
+    )
+
+
+def wait_options(page, options: dict) -> None:
+    """Wait until the advice table shows the answer for these advice options."""
+    page.wait_for_function(
+        "o => document.querySelector('#advice').dataset.options === o && "
+        "!document.querySelector('#advice').hasAttribute('aria-busy')",
+        arg=json.dumps(options, separators=(",", ":")),
+    )
+
+
+def test_yatzy_distribution_target_and_opponent(page, live_server, artifacts_dir):
+    page.set_viewport_size({"width": 390, "height": 900})
+    open_game(page, live_server, "yatzy")
+    page.select_option("#variant", "scandinavian-forced")
+    page.fill("#position", MID)
+    page.press("#position", "Enter")
+    wait_position(page, MID)
+    best_row(page)
+    # the chart of the final score from this position: the API's distribution
+    page.wait_for_function(
+        "p => document.querySelector('#distribution-chart').dataset.position === p", arg=MID
+    )
+    dist = api(live_server, "/api/distribution", {**FORCED, "position": MID})
+    chart = page.locator("#distribution-chart")
+    assert float(chart.get_attribute("data-mean")) == pytest.approx(dist["mean"], abs=1e-9)
+    assert page.locator("#distribution-chart svg path.bars").count() == 1
+    summary = page.locator("#distribution-summary").inner_text()
+    assert f"median {dist['median']}" in summary and f"mean {dist['mean']:.2f}" in summary
+    # a target: P(final score >= 150) per action, the expected score beside
+    page.fill("#option-target", "150")
+    wait_options(page, {"target": 150})
+    want = api(live_server, "/api/advice", {**FORCED, "position": MID, "target": 150})
+    rows = advice_rows(page)
+    assert rows == [[a["action"], a["value"], a["regret"], a["expected"]] for a in want["actions"]]
+    assert all(0 <= r[1] <= 1 for r in rows)
+    assert page.locator("#advice th.expected").is_visible()
+    assert "at least 150" in page.locator("#units").inner_text()
+    page.wait_for_function("() => document.querySelector('#distribution-chart').dataset.target")
+    reach = float(chart.get_attribute("data-reach"))
+    assert reach == pytest.approx(sum(dist["pmf"][150:]), abs=1e-9)
+    assert page.locator("#distribution-chart svg path.bars.hit").count() == 1
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-target.png"), full_page=True)
+    # a target out of range: the error beside the target field
+    page.fill("#option-target", "-1")
+    message = page.locator("#option-target-message")
+    message.wait_for(state="visible")
+    assert "between 0 and 374" in message.inner_text()
+    assert in_viewport(page, "#option-target-message")
+    assert page.locator("#advise-message").is_hidden()
+    page.fill("#option-target", "")
+    wait_options(page, {})
+    # an opponent: their sheet and score give P(win) per action
+    page.click("#opponent-panel summary")
+    for cat in ("ones", "twos", "threes"):
+        page.check(f"input.opp-filled[data-cat='{cat}']")
+    page.fill("#opponent-upper", "7")
+    page.fill("#opponent-score", "7")
+    page.select_option("#option-opponent_plays", "win")
+    page.check("#opponent-on")
+    opponent = {"filled": ["ones", "twos", "threes"], "upper": 7, "score": 7}
+    options = {"opponent_plays": "win", "opponent": opponent}
+    wait_options(page, options)
+    want = api(live_server, "/api/advice", {**FORCED, "position": MID, **options})
+    assert advice_rows(page) == [
+        [a["action"], a["value"], a["regret"], a["expected"]] for a in want["actions"]
+    ]
+    assert "winning" in page.locator("#units").inner_text()
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-opponent.png"), full_page=True)
+    # a score that cannot fit their sheet: the error in the opponent panel
+    page.fill("#opponent-score", "2")
+    message = page.locator("#option-opponent-message")
+    message.wait_for(state="visible")
+    assert "score 2" in message.inner_text() and in_viewport(page, "#option-opponent-message")
+    assert page.locator("#advice tbody tr").count() == 0
+
+
+def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
+    page.set_viewport_size({"width": 390, "height": 900})
+    open_game(page, live_server, "yatzy")
+    page.select_option("#variant", "scandinavian-forced")
+    page.click("#mode-play")
+    page.select_option("#versus", "win")
+    page.fill("#seed", "4")
+    page.click("#new-game")
+    # the page's game is the API's with the same seeds: 4 for the first roll, then 5, 6, ...
+    data = api(live_server, "/api/duel/new", {**FORCED, "strategy": "win", "seed": 4})
+    estimate = page.locator("#win-estimate")
+    last = data["win_probability"]  # the estimate of the start of the current turn
+    for turn in range(16):
+        page.wait_for_function(
+            f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
+            "document.querySelectorAll('#play-sheet button.option').length > 0"
+        )
+        shown = page.locator("#play-dice button.die").evaluate_all(
+            "ds => ds.map(d => +d.dataset.value)"
+        )
+        assert shown == data["you"]["dice"]
+        assert page.locator("#play-position").get_attribute("data-position") == data["state"]["you"]
+        turns = len(data["you"]["filled"]) + 1
+        page.wait_for_selector(f"#win-estimate[data-turns='{turns}']")
+        last = last if data["win_probability"] is None else data["win_probability"]
+        assert float(estimate.get_attribute("data-value")) == pytest.approx(last, abs=1e-12)
+        if turn == 0:  # a reroll of every die first, then write the dice (forced order)
+            action = "keep -"
+            page.click("#reroll")
+        else:
+            action = page.locator("#play-sheet button.option").first.get_attribute("data-action")
+            page.click("#play-sheet button.option")
+        body = {**FORCED, "state": data["state"], "action": action, "seed": 5 + turn}
+        data = api(live_server, "/api/duel/apply", body)
+        if turn == 3:  # mid-game: both sheets, the computer's moves, the estimate
+            page.wait_for_selector("#win-estimate[data-turns='4']")
+            assert page.locator("#computer-sheet tr.filled").count() == 3
+            moves = page.locator("#computer-moves li").all_inner_texts()
+            assert moves == [m["action"] for m in data["computer_moves"]]
+            assert page.locator("#play-log tbody tr.opp").count() == 3
+            assert "%" in estimate.inner_text() and "estimate" in estimate.inner_text()
+            assert no_horizontal_scroll(page)
+            page.screenshot(path=str(artifacts_dir / "web-yatzy-duel.png"), full_page=True)
+            # a typed action that is not legal: the error beside the action field
+            page.fill("#play-action", "score chance")
+            page.press("#play-action", "Enter")
+            page.locator("#play-message").wait_for(state="visible")
+            assert "chance" in page.locator("#play-message").inner_text()
+        if data["game_over"]:
+            break
+    assert data["game_over"]
+    summary = page.locator("#play-summary")
+    summary.wait_for(state="visible")
+    mine, theirs = data["you"]["score"], data["computer"]["score"]
+    words = {1.0: "You win", 0.5: "A draw", 0.0: "The computer wins"}[data["result"]]
+    assert page.locator("#final-result").inner_text().startswith(words)
+    assert str(mine) in summary.inner_text() and str(theirs) in summary.inner_text()
+    assert page.locator("#computer-sheet tr.filled").count() == 15
+    assert page.locator("#play-log tbody tr.opp").count() == 15
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-duel-end.png"), full_page=True)

@@ -8,10 +8,22 @@ import numpy as np
 import pytest
 
 from diceopt.cli import main
+from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import advise_position, parse_position
-from diceopt.games.yatzy.distribution import distribution, position_distribution
-from diceopt.games.yatzy.kernel import solve_table
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, YatzyRules
+from diceopt.games.yatzy.distribution import (
+    distribution,
+    position_distribution,
+    state_distributions,
+)
+from diceopt.games.yatzy.kernel import (
+    layer_states,
+    policy_buffers,
+    policy_lanes,
+    solve_table,
+    widget_buffers,
+    widget_into,
+)
+from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules
 from diceopt.games.yatzy.simulation import simulate
 
 # reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
@@ -113,6 +125,77 @@ def test_position_mean_is_the_best_advice():
     pos = parse_position("dice 1 1 2 5 6 | rerolls 1 | filled ones | upper 2", rules)
     d = position_distribution(table, pos)
     assert d.base is None and d.mean == pytest.approx(advise_position(pos, rules, table)[0].value)
+
+
+def _all_states(rules: YatzyRules) -> list[tuple[int, int, int]]:
+    """Every turn-start state of every layer but the last, bonus-dead copies included."""
+    T = rules.bonus_threshold
+    out = []
+    for st in layer_states(rules)[:-1]:
+        out += list(zip(st.mask.tolist(), st.flag.tolist(), st.upper.tolist(), strict=True))
+        for k in st.copy_dst.tolist():
+            out.append((k // (T + 1) // rules.flags, k // (T + 1) % rules.flags, k % (T + 1)))
+    return out
+
+
+def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
+    states = _all_states(rules)
+    mask, flag, upper = (np.array(x, dtype=np.int64) for x in zip(*states, strict=True))
+    for table in tables:
+        K = table.arrays64
+        W = policy_buffers(K, 8)
+        B = widget_buffers(K)
+        for lo in range(0, mask.size, 8):
+            nb = min(8, mask.size - lo)
+            policy_lanes(mask, flag, upper, lo, nb, table.values, K, W)
+            for ln in range(nb):
+                i = lo + ln
+                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B)
+                assert np.array_equal(W.policy[ln], B.policy), states[i]
+
+
+def test_lane_policy_is_the_widget_policy(table64):
+    # the distribution reads the policy of theta == 0 tables from the solver's lanes
+    rules = table64.rules
+    _check_lane_policy(rules, [table64, solve_table(rules, dtype="float32")])
+
+
+def test_lane_policy_six_dice():
+    rules = MAXI.reduced(("ones", "sixes", "three_pairs", "castle", "chance"), bonus_threshold=8)
+    _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
+
+
+def test_state_distributions_are_the_distributions(table64):
+    rules = table64.rules
+    sd = state_distributions(table64)
+    states = _all_states(rules)
+    assert sd.states == sum(st.mask.size for st in layer_states(rules))
+    rng = np.random.default_rng(5)
+    picks = [states[i] for i in rng.choice(len(states), 12, replace=False)]
+    picks += [(0, 0, 0), states[-1]] + [s for s in states if s[1] == 1][:2]
+    for mask, flag, upper in picks:
+        d = distribution(table64, mask=mask, flag=flag, upper=upper, base=None)
+        p = sd.pmf(mask, flag, upper)
+        assert p.size == d.pmf.size
+        assert np.abs(p - d.pmf).max() <= 1e-12
+        i = sd.row(mask, flag, upper)
+        assert sd.bonus_rate[i] == pytest.approx(d.bonus_rate, abs=1e-12)
+        assert sd.yatzy_rate[i] == pytest.approx(d.yatzy_rate, abs=1e-12)
+    for i in range(sd.states):
+        row = sd.data[sd.off[i] : sd.off[i] + sd.length[i]]
+        assert abs(row.sum() - 1.0) <= 1e-9 and row[-1] > 0
+    last = (1 << rules.num_categories) - 1
+    assert np.array_equal(sd.pmf(last, 0, rules.bonus_threshold), [1.0])
+    with pytest.raises(InputError):
+        sd.pmf(0, 0, 1)  # no upper points with nothing filled
+    s32 = state_distributions(table64, dtype="float32")
+    assert s32.data.dtype == np.float32 and s32.data.nbytes * 2 == sd.data.nbytes
+    assert np.abs(s32.pmf(0, 0, 0) - sd.pmf(0, 0, 0)).max() < 1e-7
+
+
+def test_unreachable_state_is_refused(table64):
+    with pytest.raises(InputError, match="no reachable turn-start state"):
+        distribution(table64, mask=0, upper=1)
 
 
 def test_quantiles_and_tail():

@@ -3,6 +3,7 @@ policy's distribution, monotonicity, the advice and the CLI (reduced variants)."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Hashable
 
@@ -11,11 +12,20 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
+from diceopt.games.yatzy import rules as yatzy_rules
+from diceopt.games.yatzy import targets
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import solve_table
+from diceopt.games.yatzy.kernel import iter_layer_states, solve_table
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
-from diceopt.games.yatzy.targets import solve_targets
+from diceopt.games.yatzy.targets import (
+    get_targets,
+    load_targets,
+    max_to_come,
+    solve_target_from,
+    solve_targets,
+    table_kmax,
+)
 
 REDUCED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -134,3 +144,208 @@ def test_bad_target(target, capsys):
     assert main(["yatzy", "advise", pos, "--target", target]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "target" in err
+
+
+def _states(rules, table):
+    """(mask, flag, upper) of every solved non-final state of a table."""
+    out = []
+    for st in iter_layer_states(rules):
+        for m, f, u in zip(st.mask, st.flag, st.upper, strict=True):
+            if m != (1 << rules.num_categories) - 1:
+                out.append((int(m), int(f), int(u)))
+    return out
+
+
+@pytest.mark.parametrize("name", ["scandinavian-5d6", "american-4d6-free", "american-4d6-forced"])
+def test_target_from_a_state_is_the_full_table(name, targets64):
+    """The on-demand solve (only the later states, only the k they need) gives the full
+    table's numbers bit for bit: the probability and every action of the turn."""
+    rules = REDUCED[name]
+    table = targets64[name]
+    for mask, flag, upper in _states(rules, table)[:: 3 if rules.dice == 5 else 1]:
+        for k in sorted({1, 17, rules.max_total // 3}):
+            rows = solve_target_from(rules, mask, flag, upper, k, dtype="float64")
+            assert rows.probability(mask, flag, upper, k) == table.probability(mask, flag, upper, k)
+            assert rows.states <= len(_states(rules, table))
+            for got, want in zip(rows.turn(mask, flag, upper, k), table.turn(mask, flag, upper, k)):
+                np.testing.assert_array_equal(got, want)
+
+
+def test_target_from_a_later_state_visits_fewer_states():
+    rules = REDUCED["scandinavian-5d6"]
+    start = solve_target_from(rules, 0, 0, 0, 60)
+    later = solve_target_from(rules, 0b0101, 0, 1, 60)
+    low = solve_target_from(rules, 0, 0, 0, 10)
+    assert later.states < start.states and low.pairs < start.pairs
+
+
+def test_values_above_the_most_points_to_come_are_zero(targets64):
+    for name in ("scandinavian-5d6", "american-4d6-free"):
+        rules = REDUCED[name]
+        V = targets64[name].values
+        for st in iter_layer_states(rules):
+            top = max_to_come(rules, st.mask, st.flag, st.upper)
+            for m, f, u, t in zip(st.mask, st.flag, st.upper, top, strict=True):
+                assert (V[m, f, u, t + 1 :] == 0).all()
+                if m != (1 << rules.num_categories) - 1:
+                    assert V[m, f, u, min(t, rules.max_total)] > 0  # the bound is reached
+
+
+def test_american_cap_and_targets_above_it(monkeypatch, targets64):
+    """A table holds k up to TABLE_KMAX (American Yahtzee: 750 of 1575); a target above
+    it is solved on demand from the position, with the same numbers."""
+    name = "american-4d6-free"
+    rules = REDUCED[name]
+    full = targets64[name]
+    monkeypatch.setattr(targets, "TABLE_KMAX", 60)
+    assert table_kmax(rules) == 60 and table_kmax(SCANDINAVIAN) == 60
+    capped = solve_targets(rules, dtype="float64")
+    np.testing.assert_array_equal(capped.values, full.values[..., :61])
+    with pytest.raises(Exception, match="up to 60"):
+        capped.probability(0, 0, 0, 61)
+    rows = solve_target_from(rules, 0, 0, 0, 250, dtype="float64")
+    assert rows.probability(0, 0, 0, 250) == full.probability(0, 0, 0, 250) > 0
+
+
+def test_full_american_rules_cap():
+    assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
+    assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
+    key = targets.target_key("american")
+    assert key.shape == (1 << 13, 2, 64, 751)
+
+
+def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
+    rules = REDUCED["american-4d6-free"]
+    table, info = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
+    assert not info.loaded and info.saved and info.path.suffix == ".mmap"
+    again, info2 = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
+    assert info2.loaded
+    values = again.values
+    assert values.ndim == 4 and not values.flags.writeable and not values.flags.owndata
+    np.testing.assert_array_equal(values, table.values)
+    for got, want in zip(again.turn(0, 0, 0, 40), table.turn(0, 0, 0, 40)):
+        np.testing.assert_array_equal(got, want)
+    lazy, _ = load_targets("test-reduced", directory=str(tmp_path), rules=rules, verify="lazy")
+    assert lazy.probability(0, 0, 0, 40) == table.probability(0, 0, 0, 40)
+    lazy.verify()
+    assert lazy.check.checked.all()
+    del again, values, lazy
+    for how in ("flip", "truncate", "header", "rules"):
+        data = bytearray(info.path.read_bytes())
+        if how == "flip":
+            data[-100] ^= 0x04
+        elif how == "truncate":
+            data = data[:-1000]
+        elif how == "header":
+            i = data.index(b'"objective": "target"')
+            data[i + 14 : i + 20] = b"tarjet"
+        info.path.write_bytes(bytes(data))
+        # same shape, other scoring: the header's rules differ
+        other = dataclasses.replace(rules, joker="forced") if how == "rules" else rules
+        capsys.readouterr()
+        assert load_targets("test-reduced", directory=str(tmp_path), rules=other) is None
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "warning" in err and str(info.path) in err
+        rebuilt, info3 = get_targets("test-reduced", directory=str(tmp_path), rules=other)
+        assert not info3.loaded and info3.saved
+        if other is rules:
+            np.testing.assert_array_equal(rebuilt.values, table.values)
+        assert load_targets("test-reduced", directory=str(tmp_path), rules=other) is not None
+
+
+@pytest.fixture()
+def tiny_variant(tmp_path, monkeypatch):
+    """A reduced American variant under a name the CLI takes, with a cache of its own."""
+    rules = dataclasses.replace(REDUCED["american-4d6-free"], name="tiny-yahtzee")
+    monkeypatch.setitem(yatzy_rules.VARIANT_RULES, "tiny-yahtzee", rules)
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    monkeypatch.setattr(targets, "_LOADED", {})
+    return rules
+
+
+def test_targets_command_builds_stores_then_loads(tiny_variant, capsys):
+    argv = ["yatzy", "targets", "--variant", "tiny-yahtzee"]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    assert "stored" in out.out and "P(final >= 200)" in out.out
+    assert "solving the tiny-yahtzee target table" in out.err  # progress, one line a stage
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["loaded"] and data["path"].endswith(".mmap") and data["kmax"] == 318
+    assert data["bytes"] > 0 and 0 < data["p_at_least"]["200"] < 1
+
+
+def test_targets_command_unwritable_cache_does_not_claim_stored(tiny_variant, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    argv = ["yatzy", "targets", "--variant", "tiny-yahtzee", "--cache-dir", str(blocker)]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["path"] is None and "not saved" in captured.err
+
+
+def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):
+    # a Yahtzee with the Yahtzee box holding 50: the Yahtzee bonus and the joker rule
+    pos = "dice 2 2 2 2 | rerolls 1 | filled yahtzee | upper 0 | score 50 | yahtzee-bonus yes"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--target", "200", "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    on_demand = json.loads(captured.out)["actions"]
+    assert "no stored target table: solving P(>= 150 more points)" in captured.err
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    stored = json.loads(captured.out)["actions"]
+    assert "solving" not in captured.err  # read from the stored table
+    assert [a["action"] for a in stored] == [a["action"] for a in on_demand]
+    for a, b in zip(stored, on_demand):
+        assert a["value"] == pytest.approx(b["value"], abs=1e-6)
+    assert 0 < stored[0]["value"] < 1
+
+
+@pytest.mark.parametrize(
+    ("variant", "target"), [("american", "1576"), ("american", "-5"), ("tiny-yahtzee", "319")]
+)
+def test_bad_target_other_variants(variant, target, tiny_variant, capsys):
+    pos = "dice 1 3 3 5 | rerolls 2" if variant == "tiny-yahtzee" else "dice 1 3 3 5 6 | rerolls 2"
+    assert main(["yatzy", "advise", pos, "--variant", variant, "--target", target]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "target" in err
+
+
+def test_advise_target_above_the_cap_is_solved_from_the_position(tiny_variant, monkeypatch, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target"]
+    assert main([*argv, "120"]) == 0
+    uncapped = json.loads(capsys.readouterr().out)["actions"]
+    monkeypatch.setattr(targets, "TABLE_KMAX", 100)
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kmax"] == 100
+    assert main([*argv, "90"]) == 0
+    assert "solving" not in capsys.readouterr().err  # k <= 100: the stored table
+    assert main([*argv, "120"]) == 0
+    captured = capsys.readouterr()
+    assert "stored table: k <= 100: solving P(>= 120 more points)" in captured.err
+    assert json.loads(captured.out)["actions"] == uncapped
+
+
+def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
+    pos = "dice 2 2 3 6 | rerolls 2 | score 0"
+    argv = ["yatzy", "advise", pos, "--variant", "tiny-yahtzee", "--json", "--target", "100"]
+    assert main(argv) == 0
+    on_demand = json.loads(capsys.readouterr().out)["actions"]
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
+    path = targets.targets_path("tiny-yahtzee")
+    data = bytearray(path.read_bytes())
+    data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "checksum mismatch" in warnings[0] and str(path) in warnings[0]
+    assert json.loads(captured.out)["actions"] == on_demand
+    assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0  # rebuilt
+    captured = capsys.readouterr()
+    assert not json.loads(captured.out)["loaded"] and "rebuilding" in captured.err

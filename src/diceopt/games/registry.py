@@ -22,6 +22,18 @@ What a game provides (subclass GameSpec):
 5. solving: ``solve(rules, **options)`` -> Report (the value from the start), optionally a
    fast ``simulate``; optional ``commands()`` for extra subcommands.
 
+Optional, for the web page and API (the defaults say "not offered"):
+
+6. ``advise_options``: keyword arguments of ``advise`` (e.g. a target score or an
+   opponent's sheet), offered by ``POST /api/advice`` under the same names;
+7. ``distribution(rules, pos)`` -> the distribution of the final score from a position as
+   JSON data (``mean``, ``std``, ``median``, ``percentiles``, ``p_at_least``, ``pmf``, ...),
+   or None for a game without one (``POST /api/distribution``);
+8. play against the computer: ``computer_strategies`` (how the computer may play; empty:
+   not offered), ``versus_start(rules, strategy, rng)`` and ``versus_play(rules, you,
+   computer, strategy, action, rng)`` -> :class:`Versus` (both sides, the computer's
+   moves, the result, the human's estimated chance of winning; ``POST /api/duel/...``).
+
 Values are always in the mover's terms: the expected final score (points), or the
 probability that the player to move wins (a draw counts 1/2); ``regret`` is how much an
 action loses against the best, in the same units (>= 0).
@@ -97,6 +109,30 @@ class Step:
     result: float | None = None
 
 
+@dataclass(frozen=True)
+class Versus:
+    """A game against the computer after one call of ``versus_start`` / ``versus_play``.
+
+    ``you``: the human's position (the game's position object; their turn, unless the game
+    is over); ``computer``, ``computer_json``: the computer's side between its turns, as
+    text and JSON that ``versus_play`` reads back; ``moves``: the computer's actions in
+    this call, each with its position after it; ``events``: what happened, in words;
+    ``result``: when over, the human's outcome (1 win, 1/2 draw, 0 loss);
+    ``win_probability``: the human's estimated chance of winning (a draw counting 1/2)
+    at the start of their turn, None in mid-turn; ``win_probability_is`` says what it is.
+    """
+
+    you: Any
+    computer: str
+    computer_json: dict[str, Any]
+    moves: tuple[tuple[str, Any], ...] = ()
+    events: tuple[str, ...] = ()
+    game_over: bool = False
+    result: float | None = None
+    win_probability: float | None = None
+    win_probability_is: str = ""
+
+
 @dataclass
 class Report:
     """The answer of ``solve`` or ``simulate``: the headline value, JSON data, text lines."""
@@ -146,6 +182,7 @@ class GameSpec:
     solve_options: tuple[Parameter, ...] = ()
     simulate_options: tuple[Parameter, ...] = ()
     advise_options: tuple[Parameter, ...] = ()  # passed to ``advise`` as keyword arguments
+    computer_strategies: tuple[str, ...] = ()  # play against the computer: how it may play
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
 
@@ -240,6 +277,32 @@ class GameSpec:
     def to_move(self, rules: Any, pos: Any) -> int:
         """The player to move in a position (0 = first player)."""
         return 0
+
+    # --- optional: the score distribution, play against the computer -------------------
+    def distribution(self, rules: Any, pos: Any) -> dict[str, Any] | None:
+        """The distribution of the final score from ``pos`` under optimal play, as JSON
+        data (``mean``, ``std``, ``median``, ``percentiles``, ``p_at_least``, ``pmf``:
+        the probability of each score 0, 1, ...), or None: the game has none."""
+        return None
+
+    def versus_start(self, rules: Any, strategy: str, rng: np.random.Generator) -> Versus:
+        """A new game against the computer playing ``strategy`` (one of
+        ``computer_strategies``): the human's first position (dice rolled with ``rng``)."""
+        raise InputError(f"{self.title or self.id} has no play against the computer")
+
+    def versus_play(
+        self,
+        rules: Any,
+        you: Any,
+        computer: Any,
+        strategy: str,
+        action: str,
+        rng: np.random.Generator,
+    ) -> Versus:
+        """The human plays ``action`` in ``you`` (a position, text or JSON); when that ends
+        their turn the computer (``computer``: its side as ``Versus.computer`` wrote it)
+        plays a whole turn with ``strategy``. InputError (one line) for bad input."""
+        raise InputError(f"{self.title or self.id} has no play against the computer")
 
     # --- what the rules make of the game (defaults: the class attributes) --------------
     def players_of(self, rules: Any) -> int:

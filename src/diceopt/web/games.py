@@ -11,7 +11,12 @@ Every game comes from the registry (``diceopt.games.registry``) and is used thro
   entries; 0: none).
 - Advice that is quick once its table is built (under INLINE_SECONDS on average) is
   answered on the event loop; first uses and slow advice go to a few threads
-  (``needs_thread``), so the loop is never blocked for long.
+  (``needs_thread``), so the loop is never blocked for long. Advice with options (a
+  target, an opponent), distributions and games against the computer always go to a
+  thread, at most HEAVY_THREADS (``DICEOPT_WEB_HEAVY_THREADS``) at a time.
+- Advice options are the game's ``advise_options`` (by name); distributions and play
+  against the computer are the spec's optional hooks (``distribution``,
+  ``computer_strategies`` and ``versus_*``): a game without them answers 400, one line.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import numpy as np
 
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, games, get_game
+from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
 
 log = logging.getLogger("diceopt.web")
 
@@ -41,6 +46,9 @@ ADVICE_CACHE_SIZE = int(os.environ.get("DICEOPT_WEB_ADVICE_CACHE", "4096"))
 INLINE_SECONDS = 0.002
 COST_SAMPLES = 32  # advice times kept per table for the median
 ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
+# Threads for long work (advice with options, distributions, play against the computer):
+# each may take seconds of CPU, so few run at once and the rest wait their turn.
+HEAVY_THREADS = int(os.environ.get("DICEOPT_WEB_HEAVY_THREADS", "2"))
 PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
 
 
@@ -86,7 +94,10 @@ def jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
 def action_json(entry: ActionAdvice) -> dict[str, Any]:
     """``entry.to_json()``, quicker for a plain ActionAdvice (``asdict`` is slow)."""
     if type(entry) is ActionAdvice:
-        return {"action": entry.action, "value": entry.value, "regret": entry.regret}
+        data = {"action": entry.action, "value": entry.value, "regret": entry.regret}
+        if entry.expected is not None:
+            data["expected"] = entry.expected
+        return data
     return entry.to_json()
 
 
@@ -103,6 +114,46 @@ def board_kind(position_json: Mapping[str, Any]) -> str:
     if isinstance(position_json.get("open"), list):
         return "tiles"
     return "dice" if dice else "form"
+
+
+def option_json(param: Parameter) -> dict[str, Any]:
+    """An advice option for /api/games: name, help, value type (int, float, text), choices."""
+    kind = {int: "int", float: "float"}.get(param.type, "text")
+    return {
+        "name": param.name,
+        "help": param.help,
+        "type": kind,
+        "choices": None if param.choices is None else list(param.choices),
+        "default": param.default if isinstance(param.default, int | float | str) else None,
+    }
+
+
+def has_distribution(spec: GameSpec) -> bool:
+    """Whether the game gives score distributions (it overrides ``GameSpec.distribution``)."""
+    return type(spec).distribution is not GameSpec.distribution
+
+
+def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The advice options as ``advise`` takes them: names from the spec's ``advise_options``
+    (ApiError 400, one line, for a name the game does not have), text values parsed by the
+    option's type, ``choices`` checked."""
+    known = {p.name: p for p in spec.advise_options}
+    out = {}
+    for name, value in options.items():
+        param = known.get(name)
+        if param is None:
+            offered = ", ".join(known) or "none"
+            raise ApiError(400, f"this game has no option {name} (its options: {offered})")
+        if isinstance(value, str) and param.type is not str:
+            try:
+                value = param.type(value)
+            except (TypeError, ValueError) as exc:
+                raise ApiError(400, f"{name}: {one_line(exc)}") from None
+        if param.choices is not None and value not in param.choices:
+            choices = ", ".join(map(str, param.choices))
+            raise ApiError(400, f"{name} must be one of {choices}, got {value!r}")
+        out[name] = value
+    return out
 
 
 def served_games(selection: Iterable[str | GameSpec] | None = None) -> dict[str, GameSpec]:
@@ -216,7 +267,7 @@ class GameTables:
             t0 = time.perf_counter()
             try:
                 result = fn()
-            except InputError:  # a bad request: the table is as it was
+            except (InputError, ApiError):  # a bad request: the table is as it was
                 if before is None:
                     del self.status[name]
                 else:
@@ -256,41 +307,57 @@ class GameTables:
             return spec.new_position(rules, np.random.default_rng(0))
 
     # --- advice ------------------------------------------------------------------------------
-    def advice_json(self, game: str, variant: str, position: str | Mapping[str, Any]) -> bytes:
+    def advice_json(
+        self,
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
+    ) -> bytes:
         """JSON bytes of a position's advice (see ``advice_data``), cached (LRU)."""
-        key = (game, variant, position_key(position))
-        with self._cache_lock:
-            body = self._cache.get(key)
-            if body is not None:
-                self._cache.move_to_end(key)
-                return body
-        was_ready = (game, variant) in self._ready  # a first call's build is not advice time
+        key = self._key(game, variant, position, options)
+        body = self._cached(key)
+        if body is not None:
+            return body
+        # a first call's build is not advice time, nor is advice with options
+        was_ready = (game, variant) in self._ready and not options
         # CPU time of this thread: a busy machine's waits do not make advice look slow
         t0 = time.thread_time()
-        data = self.run(game, variant, lambda: self.advice_data(game, variant, position))
+        data = self.run(game, variant, lambda: self.advice_data(game, variant, position, options))
         seconds = time.thread_time() - t0
         if was_ready:
             self._cost.setdefault((game, variant), deque(maxlen=COST_SAMPLES)).append(seconds)
-        body = dumps(data)
-        if ADVICE_CACHE_SIZE > 0:
-            with self._cache_lock:
-                self._cache[key] = body
-                if len(self._cache) > ADVICE_CACHE_SIZE:
-                    self._cache.popitem(last=False)
-        return body
+        return self._store(key, dumps(data))
 
     def advice_data(
-        self, game: str, variant: str, position: str | Mapping[str, Any]
+        self,
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """``{"actions", "value_is", "position", "position_json"}`` of a position.
 
         ``actions`` and ``value_is`` are ``Advice.to_json()`` (what ``diceopt GAME advise
         --json`` prints); ``position`` is the canonical text, ``position_json`` the JSON form.
+        ``options``: the game's advice options (``check_options``); an error the game finds
+        with them names the first option (``target: ...``), so the page shows it there.
         """
         spec = self.spec(game)
         rules = self.rules(game, variant)
         pos = spec.parse(rules, position)
-        advice = spec.advise(rules, pos)
+        if options:
+            kwargs = check_options(spec, options)
+            try:
+                advice = spec.advise(rules, pos, **kwargs)
+            except InputError as exc:
+                name = next(iter(kwargs))
+                line = one_line(exc)
+                raise InputError(
+                    line if line.startswith(f"{name}:") else f"{name}: {line}"
+                ) from None
+        else:
+            advice = spec.advise(rules, pos)
         return {
             "actions": [action_json(a) for a in advice.actions],
             "value_is": advice.value_is,
@@ -299,12 +366,136 @@ class GameTables:
         }
 
     def cached_advice(
-        self, game: str, variant: str, position: str | Mapping[str, Any]
+        self,
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
     ) -> bytes | None:
-        """The cached JSON of a position, or None."""
-        key = (game, variant, position_key(position))
+        """The cached JSON of a position (with these options), or None."""
+        return self._cached(self._key(game, variant, position, options))
+
+    @staticmethod
+    def _key(
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
+        what: str = "",
+    ) -> tuple[str, str, str]:
+        """The cache key: plain advice is (game, variant, position); other answers add
+        what they are and their options to the position's part."""
+        text = position_key(position)
+        if options:
+            text += " " + json.dumps(options, sort_keys=True, separators=(",", ":"), default=str)
+        return (game, variant, f"{what}:{text}" if what else text)
+
+    def _cached(self, key: tuple[str, str, str]) -> bytes | None:
         with self._cache_lock:
-            return self._cache.get(key)
+            body = self._cache.get(key)
+            if body is not None:
+                self._cache.move_to_end(key)
+            return body
+
+    def _store(self, key: tuple[str, str, str], body: bytes) -> bytes:
+        if ADVICE_CACHE_SIZE > 0:
+            with self._cache_lock:
+                self._cache[key] = body
+                if len(self._cache) > ADVICE_CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return body
+
+    # --- distribution -------------------------------------------------------------------
+    def distribution_json(
+        self, game: str, variant: str, position: str | Mapping[str, Any]
+    ) -> bytes:
+        """JSON bytes of the final-score distribution from a position (the game's
+        ``distribution``), cached; ApiError 400 for a game without one."""
+        spec = self.spec(game)
+        if not has_distribution(spec):
+            raise ApiError(400, "this game has no score distribution")
+        key = self._key(game, variant, position, what="distribution")
+        body = self._cached(key)
+        if body is not None:
+            return body
+        rules = self.rules(game, variant)
+
+        def distribution() -> dict[str, Any]:
+            data = spec.distribution(rules, spec.parse(rules, position))
+            if data is None:
+                raise InputError("this game has no score distribution")
+            return data
+
+        return self._store(key, dumps(self.run(game, variant, distribution)))
+
+    # --- play against the computer ------------------------------------------------------
+    def check_strategy(self, spec: GameSpec, strategy: str) -> str:
+        """The strategy as the game names it; ApiError 400 (one line) otherwise."""
+        if not spec.computer_strategies:
+            raise ApiError(400, "this game has no play against the computer")
+        wanted = strategy.strip().lower()
+        for name in spec.computer_strategies:
+            if name.lower() == wanted:
+                return name
+        raise ApiError(
+            400,
+            f"unknown strategy {strategy!r}: the computer plays "
+            + " or ".join(spec.computer_strategies),
+        )
+
+    def duel_new(self, game: str, variant: str, strategy: str, seed: int | None) -> dict[str, Any]:
+        """A new game against the computer (the human's first roll with ``seed``)."""
+        spec = self.spec(game)
+        strategy = self.check_strategy(spec, strategy)
+        rules = self.rules(game, variant)
+        rng = np.random.default_rng(seed)
+        versus = self.run(game, variant, lambda: spec.versus_start(rules, strategy, rng))
+        return self._duel_data(spec, rules, strategy, versus)
+
+    def duel_apply(
+        self,
+        game: str,
+        variant: str,
+        state: Mapping[str, Any],
+        action: str,
+        seed: int | None,
+    ) -> dict[str, Any]:
+        """The human's action in a game against the computer (``state`` as the last answer
+        gave it); after a turn, the computer's whole turn (dice rolled with ``seed``)."""
+        spec = self.spec(game)
+        strategy = self.check_strategy(spec, str(state["strategy"]))
+        rules = self.rules(game, variant)
+        rng = np.random.default_rng(seed)
+
+        def play() -> Versus:
+            return spec.versus_play(rules, state["you"], state["computer"], strategy, action, rng)
+
+        return self._duel_data(spec, rules, strategy, self.run(game, variant, play))
+
+    @staticmethod
+    def _duel_data(spec: GameSpec, rules: Any, strategy: str, versus: Versus) -> dict[str, Any]:
+        you = spec.format(rules, versus.you)
+        return {
+            "state": {"strategy": strategy, "you": you, "computer": versus.computer},
+            "you": spec.to_json(rules, versus.you),
+            "computer": json.loads(dumps(versus.computer_json)),
+            "computer_moves": [
+                {
+                    "action": action,
+                    "position": spec.format(rules, pos),
+                    "position_json": spec.to_json(rules, pos),
+                }
+                for action, pos in versus.moves
+            ],
+            "events": [str(e) for e in versus.events],
+            "game_over": bool(versus.game_over),
+            "to_move": 0,
+            "result": None if versus.result is None else float(versus.result),
+            "win_probability": (
+                None if versus.win_probability is None else float(versus.win_probability)
+            ),
+            "win_probability_is": versus.win_probability_is,
+        }
 
     def needs_thread(self, game: str, variant: str) -> bool:
         """Whether advice may be slow: first use (table build) or over INLINE_SECONDS."""
@@ -423,6 +614,9 @@ class GameTables:
                     "default_variant": variants[0]["id"] if variants else None,
                     "position_example": spec.position_example,
                     "board": board_kind(first.get("position_example_json", {})),
+                    "advise_options": [option_json(p) for p in spec.advise_options],
+                    "distribution": has_distribution(spec),
+                    "computer_strategies": list(spec.computer_strategies),
                 }
             )
         return {"games": out}

@@ -10,7 +10,12 @@ form (an object):
   ``board`` the page draws a position with;
 - ``POST /api/advice`` ``{"game", "variant", "position"}``: every legal action, best first,
   each with ``value`` and ``regret`` (``diceopt GAME advise --json``), what the values mean
-  (``value_is``) and the position (canonical text and JSON);
+  (``value_is``) and the position (canonical text and JSON); the game's advice options
+  (``advise_options`` in /api/games: ``"target"``, ``"opponent"``, ``"opponent_plays"``)
+  rank by another value, each action with its ``expected`` final score beside;
+- ``POST /api/distribution`` ``{"game", "variant", "position"}``: the distribution of the
+  final score from the position (mean, std, median, percentiles, ``p_at_least``, ``pmf``),
+  for games that give one (``distribution`` in /api/games);
 - ``POST /api/evaluate`` ``{"game", "variant", "position", "action"}``: one action's value
   and regret, and the best action's value;
 - ``POST /api/new`` ``{"game", "variant", "seed"?}``: a starting position (play mode);
@@ -18,7 +23,13 @@ form (an object):
   position (text and JSON; dice rolled with a seeded numpy Generator), ``game_over``,
   ``to_move``, ``events`` (what happened, e.g. the die rolled) and ``result``;
 - ``POST /api/preview`` ``{"game", "variant", "position", "actions"}``: what each action
-  leads to with fixed dice (the page's score sheet shows the points of each box).
+  leads to with fixed dice (the page's score sheet shows the points of each box);
+- ``POST /api/duel/new`` ``{"game", "variant", "strategy", "seed"?}`` and ``POST
+  /api/duel/apply`` ``{"game", "variant", "state", "action", "seed"?}``: a game against the
+  computer (``computer_strategies`` in /api/games): both sides, the computer's moves (it
+  plays its whole turn within the call that ends yours), ``game_over``, ``result`` (yours)
+  and, at the start of your turns, your estimated ``win_probability``; ``state`` is what
+  the last answer gave (nothing is kept on the server).
 
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
 Tables, the answer cache and threads: ``diceopt.web.games``.
@@ -49,6 +60,7 @@ from diceopt.errors import InputError, SolveError
 from diceopt.games.registry import GameSpec
 from diceopt.web.games import (
     ADVICE_THREADS,
+    HEAVY_THREADS,
     ApiError,
     GameTables,
     check_game_ids,
@@ -61,7 +73,12 @@ from diceopt.web.schemas import (
     MAX_BODY_BYTES,
     ActionRequest,
     AdviceOut,
+    AdviceRequest,
     ApplyRequest,
+    DistributionOut,
+    DuelApplyRequest,
+    DuelNewRequest,
+    DuelOut,
     EvaluateOut,
     GamesOut,
     HealthOut,
@@ -259,14 +276,20 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     add_error_handlers(app)
 
-    limiter: list[anyio.CapacityLimiter] = []
+    limiters: dict[str, anyio.CapacityLimiter] = {}
 
     def advice_threads() -> anyio.CapacityLimiter:
         # Created in the event loop on first use. Few threads: advice holds the GIL
         # mostly, and many threads only fight over it.
-        if not limiter:
-            limiter.append(anyio.CapacityLimiter(ADVICE_THREADS))
-        return limiter[0]
+        if "advice" not in limiters:
+            limiters["advice"] = anyio.CapacityLimiter(ADVICE_THREADS)
+        return limiters["advice"]
+
+    def heavy_threads() -> anyio.CapacityLimiter:
+        # Long work (seconds of CPU each): fewer at once, the others queue.
+        if "heavy" not in limiters:
+            limiters["heavy"] = anyio.CapacityLimiter(HEAVY_THREADS)
+        return limiters["heavy"]
 
     @app.get("/api/health", response_model=HealthOut)
     def health() -> dict[str, Any]:
@@ -281,19 +304,58 @@ def create_app(
         return listing
 
     @app.post("/api/advice", response_model=AdviceOut, responses=ERRORS)
-    async def advise_position(body: PositionRequest) -> Response:
-        """Every legal action of a position, best first, with value and regret."""
+    async def advise_position(body: AdviceRequest) -> Response:
+        """Every legal action of a position, best first, with value and regret (with a
+        target or an opponent where the game offers them: probabilities, and ``expected``)."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
-        data = tables.cached_advice(game, variant, body.position)
+        options = body.options()
+        data = tables.cached_advice(game, variant, body.position, options)
         if data is None:
-            if tables.needs_thread(game, variant):  # first use or slow: keep the loop free
+            # first use, slow advice or options (tables built on demand): keep the loop free
+            if options or tables.needs_thread(game, variant):
                 data = await anyio.to_thread.run_sync(
-                    tables.advice_json, game, variant, body.position, limiter=advice_threads()
+                    tables.advice_json,
+                    game,
+                    variant,
+                    body.position,
+                    options,
+                    limiter=heavy_threads() if options else advice_threads(),
                 )
             else:
                 data = tables.advice_json(game, variant, body.position)
         return Response(data, media_type="application/json")
+
+    @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
+    async def score_distribution(body: PositionRequest) -> Response:
+        """The distribution of the final score from a position, under optimal play."""
+        variant = tables.variant(body.game, body.variant)
+        game = tables.spec(body.game).id
+        data = await anyio.to_thread.run_sync(
+            tables.distribution_json, game, variant, body.position, limiter=heavy_threads()
+        )
+        return Response(data, media_type="application/json")
+
+    @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
+    async def duel_new(body: DuelNewRequest) -> dict[str, Any]:
+        """A game against the computer playing ``strategy``: your first roll (``seed``)."""
+        variant = tables.variant(body.game, body.variant)
+        game = tables.spec(body.game).id
+        return await anyio.to_thread.run_sync(
+            tables.duel_new, game, variant, body.strategy, body.seed, limiter=heavy_threads()
+        )
+
+    @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
+    async def duel_apply(body: DuelApplyRequest) -> dict[str, Any]:
+        """Your action; when it ends your turn, the computer's whole turn and your next
+        roll (dice rolled with ``seed``), with your estimated chance of winning."""
+        variant = tables.variant(body.game, body.variant)
+        game = tables.spec(body.game).id
+        state = body.state.model_dump()
+        return await anyio.to_thread.run_sync(
+            tables.duel_apply, game, variant, state, body.action, body.seed,
+            limiter=heavy_threads(),
+        )  # fmt: skip
 
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:

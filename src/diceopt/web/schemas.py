@@ -52,9 +52,36 @@ class NewRequest(GameRequest):
 
 
 class PositionRequest(GameRequest):
-    """A position to advise on."""
+    """A position (to advise on, or its score distribution)."""
 
     position: Position
+
+
+OpponentValue = Annotated[
+    Annotated[str, StringConstraints(min_length=1, max_length=2000)] | dict[str, Any],
+    Field(
+        description="an opponent's side: the game's text (e.g. 'filled ones | upper 1 | "
+        "score 1') or its JSON form"
+    ),
+]
+
+
+class AdviceRequest(PositionRequest):
+    """A position to advise on, and the game's advice options where it has them
+    (``advise_options`` in /api/games): a target score, or an opponent to beat."""
+
+    target: int | None = Field(
+        default=None, ge=-(2**31), le=2**31, description="rank by P(final score >= target)"
+    )
+    opponent: OpponentValue | None = None
+    opponent_plays: Annotated[str, StringConstraints(max_length=40)] | None = Field(
+        default=None, description="how the opponent plays (the option's choices)"
+    )
+
+    def options(self) -> dict[str, Any]:
+        """The advice options given (not None), by name."""
+        names = ("target", "opponent", "opponent_plays")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
 
 
 class ActionRequest(PositionRequest):
@@ -69,6 +96,37 @@ class ApplyRequest(ActionRequest):
     seed: Seed = None
 
 
+Strategy = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=40),
+    Field(description="how the computer plays (computer_strategies in /api/games)"),
+]
+
+
+class DuelNewRequest(GameRequest):
+    """Start a game against the computer playing ``strategy``."""
+
+    strategy: Strategy
+    seed: Seed = None
+
+
+class DuelState(BaseModel):
+    """A game against the computer, as the last answer gave it (``state``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    strategy: Strategy
+    you: Position
+    computer: OpponentValue
+
+
+class DuelApplyRequest(GameRequest):
+    """Play an action in a game against the computer; ``seed`` makes the dice reproducible."""
+
+    state: DuelState
+    action: ActionText
+    seed: Seed = None
+
+
 class PreviewRequest(PositionRequest):
     """Several actions of one position, each played with the same fixed dice."""
 
@@ -76,11 +134,13 @@ class PreviewRequest(PositionRequest):
 
 
 class ActionOut(BaseModel):
-    """One action: value in the game's units, regret >= 0 against the best."""
+    """One action: value in the game's units, regret >= 0 against the best; ``expected``:
+    its expected final score, beside a probability (target and opponent advice)."""
 
     action: str
     value: float
     regret: float
+    expected: float | None = None
 
 
 class AdviceOut(BaseModel):
@@ -113,6 +173,55 @@ class StepOut(BaseModel):
     )
 
 
+class DistributionOut(BaseModel):
+    """The distribution of the final score from a position (``diceopt yatzy distribution
+    --json``): summary numbers, and ``pmf[i]`` the probability of a final score of i."""
+
+    model_config = ConfigDict(extra="allow")
+    of: str = Field(description="final score, or points still to come (no score given)")
+    mean: float
+    std: float
+    median: float
+    percentiles: dict[str, float]
+    p_at_least: dict[str, float]
+    pmf: list[float]
+    seconds: float
+
+
+class MoveOut(BaseModel):
+    """One action of the computer, and its position after it."""
+
+    action: str
+    position: str
+    position_json: dict[str, Any]
+
+
+class DuelStateOut(BaseModel):
+    """What the next /api/duel/apply sends back as ``state``."""
+
+    strategy: str
+    you: str = Field(description="your position (canonical text)")
+    computer: str = Field(description="the computer's side between its turns")
+
+
+class DuelOut(BaseModel):
+    """A game against the computer after a call: both sides, the computer's moves, the
+    result and your estimated chance of winning at the start of your turn."""
+
+    state: DuelStateOut
+    you: dict[str, Any] = Field(description="your position's JSON form")
+    computer: dict[str, Any] = Field(description="the computer's side as JSON")
+    computer_moves: list[MoveOut]
+    events: list[str]
+    game_over: bool
+    to_move: int = Field(description="0: your turn (the computer plays within the call)")
+    result: float | None = Field(description="when over: 1 you win, 1/2 a draw, 0 you lose")
+    win_probability: float | None = Field(
+        description="an estimate, at the start of your turns (None in mid-turn)"
+    )
+    win_probability_is: str
+
+
 class OutcomeOut(BaseModel):
     """What one action leads to (fixed dice)."""
 
@@ -138,6 +247,16 @@ class VariantOut(BaseModel):
     position_example_json: dict[str, Any] | None = None
 
 
+class OptionOut(BaseModel):
+    """An advice option: its name in /api/advice, help, value type and choices."""
+
+    name: str
+    help: str
+    type: str = Field(description="int, float or text")
+    choices: list[Any] | None = None
+    default: Any = None
+
+
 class GameOut(BaseModel):
     """A served game, as the registry describes it."""
 
@@ -152,6 +271,11 @@ class GameOut(BaseModel):
     default_variant: str | None
     position_example: str
     board: str = Field(description="how the page draws a position: dice-sheet, tiles, dice, form")
+    advise_options: list[OptionOut] = Field(description="options of /api/advice for this game")
+    distribution: bool = Field(description="whether /api/distribution answers for this game")
+    computer_strategies: list[str] = Field(
+        description="how the computer may play in /api/duel (empty: no play against it)"
+    )
 
 
 class GamesOut(BaseModel):

@@ -21,7 +21,8 @@ import numpy as np
 
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step
+from diceopt.errors import InputError
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
 from diceopt.games.yatzy.rules import (
     DEFAULT_VARIANT,
     VARIANTS,
@@ -40,6 +41,7 @@ __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 _TABLES: dict[tuple[str, float, str], YatzyTable] = {}
+_DISTRIBUTION_READY: set[str] = set()  # table dtypes whose distribution kernels are loaded
 
 
 def get_solved(
@@ -92,6 +94,9 @@ def main_job(out: Callable[[str], None] = print) -> None:
     for a in actions[:5]:
         out(f"  {a.action:<22} expected final score {a.value:9.4f}   regret {a.regret:7.4f}")
     out(f"  ... {len(actions)} legal actions; total time {time.perf_counter() - t0:.1f} s")
+    from diceopt.games.yatzy.duel import main_job as duel_section
+
+    duel_section(out)
 
 
 # --- the game contract ---------------------------------------------------------------------
@@ -142,6 +147,14 @@ EXPORT_OPTIONS = (
 )
 
 
+DUEL_OPTIONS = (
+    Parameter("games", "games to play", default=10_000, type=games_count),
+    Parameter("seed", "random seed", default=0, type=seed_value),
+    Parameter("first", "the first-named strategy: expected, win or theta:T", default="win"),
+    Parameter("second", "the second-named strategy", default="expected"),
+)
+
+
 DISTRIBUTION_OPTIONS = (
     Parameter(
         "position",
@@ -151,6 +164,9 @@ DISTRIBUTION_OPTIONS = (
     ),
     Parameter("plot", "write the distribution (png, svg or pdf)", metavar="FILE"),
 )
+
+
+TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
 
 
 @dataclass(frozen=True)
@@ -214,11 +230,28 @@ class YatzySpec(GameSpec):
     advise_options = (
         Parameter(
             "target",
-            "rank actions by P(final score >= K) (without score: P(points to come >= K))",
+            "rank actions by P(final score >= K) (without score: P(points to come >= K)); "
+            "reads the stored target table (yatzy targets), else solves what K needs",
             type=int,
             metavar="K",
         ),
+        Parameter(
+            "opponent",
+            "rank actions by the estimated P(win) against this opponent's sheet and score at "
+            "the start of their turn, e.g. 'filled ones twos chance | upper 5 | score 25' (needs "
+            "your score)",
+            metavar="OPPONENT",
+        ),
+        Parameter(
+            "opponent_plays",
+            "how the opponent plays: for the expected score, or to win",
+            default="expected",
+            choices=("expected", "win"),
+            type=str.lower,
+        ),
     )
+
+    computer_strategies = ("expected", "win")
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
         """The configuration of a variant (name case-insensitive) and theta/dtype."""
@@ -275,16 +308,79 @@ class YatzySpec(GameSpec):
         dice = " ".join(map(str, pos.dice)) or "-"
         return [*sheet_lines(pos, rules.rules), f"dice {dice}   rerolls left {pos.rerolls}"]
 
-    def advise(self, rules: YatzyConfig, pos: Any, target: int | None = None) -> Advice:
+    def advise(
+        self,
+        rules: YatzyConfig,
+        pos: Any,
+        target: int | None = None,
+        opponent: Any = None,
+        opponent_plays: str = "expected",
+    ) -> Advice:
         """Every legal action with its expected final score, best first; with ``target``
-        (points) every action's P(final score >= target) instead, expected score beside."""
+        (points) every action's P(final score >= target) instead, with ``opponent`` (their
+        sheet and score) the estimated P(win) against them; expected score beside."""
         from diceopt.games.yatzy.advice import advise_position, value_is
 
+        if target is not None and opponent is not None:
+            raise InputError("give either a target or an opponent, not both")
+        if opponent is not None:
+            from diceopt.games.yatzy.win import advise_opponent
+
+            return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
             from diceopt.games.yatzy.targets import advise_target
 
             return advise_target(pos, rules, int(target))
         return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
+
+    def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
+        """The exact distribution of the final score from ``pos`` (of the points still to
+        come when it gives no score) under the table's policy: the JSON of
+        ``yatzy distribution --json`` (``compile_seconds``: the kernels' first load in
+        this process, else 0; ``plot`` None)."""
+        from diceopt.games.yatzy.distribution import position_distribution, warm_up
+
+        compile_seconds = 0.0
+        if rules.dtype not in _DISTRIBUTION_READY:
+            compile_seconds = warm_up(rules.dtype)
+            _DISTRIBUTION_READY.add(rules.dtype)
+        dist = position_distribution(rules.table(), pos)
+        return {
+            "variant": rules.variant,
+            "theta": rules.theta,
+            "dtype": rules.dtype,
+            "position": self.format(rules, pos),
+            "of": "final score" if dist.base is not None else "points still to come",
+            **dist.summary(),
+            "pmf": dist.pmf.tolist(),
+            "states": dist.states,
+            "seconds": dist.seconds,
+            "compile_seconds": compile_seconds,
+            "plot": None,
+        }
+
+    def versus_start(self, rules: YatzyConfig, strategy: str, rng: np.random.Generator) -> Versus:
+        """A game against the computer (see ``games.yatzy.versus``): the first roll."""
+        from diceopt.games.yatzy.versus import start
+
+        return start(rules, strategy, rng)
+
+    def versus_play(
+        self,
+        rules: YatzyConfig,
+        you: Any,
+        computer: Any,
+        strategy: str,
+        action: str,
+        rng: np.random.Generator,
+    ) -> Versus:
+        """Your action; after a written category the computer's whole turn, your next roll
+        and your estimated chance of winning (see ``games.yatzy.versus``)."""
+        from diceopt.games.yatzy.versus import check_strategy, play
+
+        strategy = check_strategy(strategy)
+        pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
+        return play(rules, pos, computer, strategy, self.canonical_action(rules, pos, action), rng)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
@@ -399,7 +495,7 @@ class YatzySpec(GameSpec):
 
     def commands(self) -> tuple[Command, ...]:
         """``sweep``: score distributions across theta; ``distribution``: the exact one;
-        ``export``: a dataset of situations."""
+        ``export``: a dataset of situations; ``targets``: the stored target table."""
 
         def run_distribution(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.distribution import run_distribution
@@ -411,10 +507,20 @@ class YatzySpec(GameSpec):
 
             return run_sweep(config, args)
 
+        def run_duel(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.duel import run_duel
+
+            return run_duel(config, args)
+
         def run_export(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.export import run_export
 
             return run_export(config, args)
+
+        def run_targets(config: YatzyConfig, args: Any) -> int:
+            from diceopt.games.yatzy.targets import run_targets
+
+            return run_targets(config, args)
 
         return (
             Command(
@@ -431,10 +537,23 @@ class YatzySpec(GameSpec):
                 EXPORT_OPTIONS,
             ),
             Command(
+                "duel",
+                "two strategies play head to head on seeded dice (win rate, 95% interval)",
+                run_duel,
+                DUEL_OPTIONS,
+            ),
+            Command(
                 "distribution",
                 "the exact distribution of the final score under the table's policy",
                 run_distribution,
                 DISTRIBUTION_OPTIONS,
+            ),
+            Command(
+                "targets",
+                "build and store the target table (the best P(points to come >= k) for every "
+                "state and k; advise --target reads it), or load it",
+                run_targets,
+                TARGETS_OPTIONS,
             ),
         )
 

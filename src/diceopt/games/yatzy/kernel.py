@@ -52,6 +52,11 @@ contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker 
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 
+Policies of many states (:func:`policy_lanes`, theta == 0; the exact distribution): the
+solver's lanes in float64 give the widget's numbers bit for bit; step 2's argmax is the
+widget's own function per lane (``_score_now``), step 4's argmax a lanes twin
+(``_keep_policy``): the widget's ``policy`` at about a third of its cost per state.
+
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
 have the same value: one is solved and copied. The remove-one-die edges are padded with
@@ -341,6 +346,49 @@ def _joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int):
                 best = v
                 bc = c
     return best, bc
+
+
+@numba.njit(cache=True)
+def _score_now(
+    mask: int,
+    flag: int,
+    z: float,
+    zc: int,
+    K: KernelArrays,
+    SR: np.ndarray,
+    ln: int,
+    RV0: np.ndarray,
+    pol0: np.ndarray,
+) -> None:
+    """Step 2 with the argmax for lane ln of SR (``z``, ``zc``: the best h = 0 row and its
+    category): ``RV0[r]`` the value of writing roll r now (Yahtzee bonus included) and
+    ``pol0[r] = -c - 1`` for its category c, the lowest index among equal values."""
+    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
+    R = pos_id.shape[0]
+    width = pos_id.shape[1]
+    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    yb = K.ybonus if flag == 1 else 0
+    for r in range(R):
+        if joker_filled and yz_face[r] >= 0:
+            best, bc = _joker_best(mask, r, K, SR, ln)
+        else:
+            # twin of the lanes' ``_fill``, tracking the argmax
+            best = z
+            bc = zc
+            for e in range(width):
+                v = pos_s[r, e] + SR[pos_id[r, e], ln]
+                better = v > best
+                bc = pos_c[r, e] if better else bc
+                best = v if better else best
+            if bc == zc:  # writing 0 is best: a lower category may score as much
+                for e in range(width):
+                    c = pos_c[r, e]
+                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], ln] == best:
+                        bc = c
+        if yb != 0 and yz_face[r] >= 0:
+            best += yb
+        RV0[r] = best
+        pol0[r] = -bc - 1
 
 
 @numba.njit(cache=True)
@@ -668,6 +716,191 @@ def _solve_layer(
         V[st_mask[i], st_flag[i], st_u[i]] = res[i]
 
 
+class PolicyBuffers(NamedTuple):
+    """Work arrays of :func:`policy_lanes` (float64, ``lanes`` states at a time)."""
+
+    A: np.ndarray  # (nk + 1, lanes): the solver's values (see _solve_batch)
+    M: np.ndarray  # (nk + 1, lanes): the solver's choice; then the best sub-multiset values
+    E1: np.ndarray  # (nk + 1, lanes): keep values with one reroll left
+    SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
+    vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
+    arg: np.ndarray  # (nk + 1, lanes): the lowest flat index of the best sub-multiset
+    tmp: np.ndarray  # (4, lanes): step 2's best value and category, zc, the tie flag
+    policy: np.ndarray  # (lanes, 3, R) int64: each lane's policy, as WidgetBuffers.policy
+
+
+@numba.njit(cache=True)
+def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
+    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``)."""
+    nd = K.offset.size - 2
+    nk = K.offset[nd + 1]
+    R = nk - K.offset[nd]
+    rows = K.upper_face.size * (nd + 1) + 1
+    SR = np.empty((rows, lanes))
+    SR[rows - 1, :] = NEG
+    return PolicyBuffers(
+        np.empty((nk + 1, lanes)),
+        np.empty((nk + 1, lanes)),
+        np.empty((nk + 1, lanes)),
+        SR,
+        np.empty((4, lanes)),
+        np.empty((nk + 1, lanes)),
+        np.empty((4, lanes)),
+        np.empty((lanes, 3, R), dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def _score_now_lanes(
+    st_mask: np.ndarray,
+    lo: int,
+    nb: int,
+    K: KernelArrays,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    tmp: np.ndarray,
+    pols: np.ndarray,
+) -> None:
+    """Step 2's category choice for lanes 0 .. nb - 1 (states lo ..): ``pols[ln, 0, r] =
+    -c - 1``, c the category roll r is written into, from the successor rows SR and the
+    best h = 0 row values Z (the solver's); ``tmp`` (4, lanes) is work space.
+
+    Deliberate twin of ``_score_now`` (the same argmax and tie-break: the lowest category
+    index among equal values), here over contiguous lanes: per lane the scalar loop
+    costs more than the rest of ``policy_lanes``. Yahtzee rolls under the joker rule go
+    through the widget's ``_joker_best`` per lane.
+    """
+    pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
+    R = pos_id.shape[0]
+    width = pos_id.shape[1]
+    stride = K.offset.size - 1
+    pad = SR.shape[0] - 1
+    best, bc, zc, fix = tmp[0], tmp[1], tmp[2], tmp[3]
+    # zc: the lowest category whose h = 0 row is the best (rows not allowed are NEG)
+    for c in range(K.upper_face.size - 1, -1, -1):
+        row = SR[c * stride]
+        for ln in range(nb):
+            zc[ln] = c if row[ln] == Z[ln] else zc[ln]
+    for r in range(R):
+        for ln in range(nb):
+            best[ln] = Z[ln]
+            bc[ln] = zc[ln]
+        for e in range(width):
+            i = pos_id[r, e]
+            if e > 0 and i == pad:
+                break  # only padding left
+            s = pos_s[r, e]
+            c = pos_c[r, e]
+            row = SR[i]
+            for ln in range(nb):
+                v = s + row[ln]
+                better = v > best[ln]
+                bc[ln] = c if better else bc[ln]
+                best[ln] = v if better else best[ln]
+        for ln in range(nb):  # writing 0 is best: a lower category may score as much
+            fix[ln] = 1.0 if bc[ln] == zc[ln] else 0.0
+        for e in range(width):
+            i = pos_id[r, e]
+            if e > 0 and i == pad:
+                break
+            s = pos_s[r, e]
+            c = pos_c[r, e]
+            row = SR[i]
+            for ln in range(nb):
+                tie = (fix[ln] == 1.0) & (c < bc[ln]) & (s + row[ln] == best[ln])
+                bc[ln] = c if tie else bc[ln]
+        for ln in range(nb):
+            pols[ln, 0, r] = -np.int64(bc[ln]) - 1
+    if K.joker_code != 0 and K.yz_cat >= 0:
+        for ln in range(nb):
+            mask = st_mask[lo + ln]
+            if (mask >> K.yz_cat) & 1:
+                for r in range(R):
+                    if yz_face[r] >= 0:
+                        _, jc = _joker_best(mask, r, K, SR, ln)
+                        pols[ln, 0, r] = -jc - 1
+
+
+@numba.njit(cache=True)
+def _keep_policy(
+    E: np.ndarray,
+    S0: np.ndarray,
+    SB: np.ndarray,
+    SA: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    pols: np.ndarray,
+    t: int,
+) -> None:
+    """Step 4's choice with the argmax for t rerolls left, per lane: from the keep values
+    in E's rows below the rolls and the score-now values in S0's roll rows, every roll's
+    action into ``pols[ln, t]`` (``pols[ln, 0]`` must hold the categories).
+
+    Deliberate twin of the choice in ``widget_into`` (the same two passes, maximum then
+    the lowest flat index among equal values; scoring now wins ties), here over
+    contiguous lanes: the distribution needs the policy of every state, and per state
+    this costs a fifth of the scalar loop. ``SB`` / ``SA``: the best sub-multiset value
+    and its index (a float64 array: the lane loops stay in one type).
+    """
+    rem_pad, rem_n, offset = K.rem_pad, K.rem_n, K.offset
+    nd = offset.size - 2
+    base = offset[nd]
+    nk = offset[nd + 1]
+    for i in range(nk):
+        sb = SB[i]
+        sa = SA[i]
+        if i < base:  # a keep: itself or a sub-multiset
+            ei = E[i]
+            for ln in range(nb):
+                sb[ln] = ei[ln]
+                sa[ln] = i
+        else:  # a roll: its proper sub-multisets only
+            for ln in range(nb):
+                sb[ln] = NEG
+                sa[ln] = nk
+        for e in range(rem_n[i]):
+            vb = SB[rem_pad[i, e]]
+            for ln in range(nb):
+                sb[ln] = max(sb[ln], vb[ln])
+        for e in range(rem_n[i]):
+            j = rem_pad[i, e]
+            vb = SB[j]
+            va = SA[j]
+            for ln in range(nb):
+                sa[ln] = min(sa[ln], va[ln] if vb[ln] == sb[ln] else nk)
+    for r in range(nk - base):
+        i = base + r
+        for ln in range(nb):
+            pols[ln, t, r] = pols[ln, 0, r] if S0[i, ln] >= SB[i, ln] else np.int64(SA[i, ln])
+
+
+@numba.njit(cache=True)
+def policy_lanes(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    W: PolicyBuffers,
+) -> None:
+    """The policy of turn-start states lo .. lo + nb - 1 (nb <= lanes) for theta == 0:
+    ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
+
+    The values through the solver's lanes (``_solve_batch`` in float64: the widget's
+    numbers), then the choices over lanes: the categories (``_score_now_lanes``) and the
+    keeps (``_keep_policy``). ``K`` must be float64.
+    """
+    A, M, E1, SR, vecs, arg, tmp, pols = W
+    _solve_batch(
+        st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, 0.0, E1
+    )
+    _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
+    _keep_policy(E1, A, M, arg, nb, K, pols, 1)
+    _keep_policy(A, A, M, arg, nb, K, pols, 2)
+
+
 # ---------------------------------------------------------------------------------------
 # The scalar widget: one state, float64, with the policy (advice and simulation).
 
@@ -716,42 +949,32 @@ def widget_into(
     Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
     ``K`` must be float64 arrays.
     """
+    SR, RV, pol = B.SR, B.roll_value, B.policy
+    # 1. successor rows
+    z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
+    # 2. score now: lowest category index among equal values
+    _score_now(mask, flag, z, zc, K, SR, 0, RV[0], pol[0])
+    return turn_choices(B, K, theta)
+
+
+@numba.njit(cache=True)
+def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float, float]:
+    """Steps 3-5 of :func:`widget_into`, from the score-now values ``B.roll_value[0]``
+    and choices ``B.policy[0]`` already written: the rerolls, the first roll and the
+    turn's policy. Returns ``(value, ref)`` as :func:`widget_into` does.
+
+    Shared by the expected-score widget and any score-now step with another objective
+    (e.g. the win probability of :mod:`diceopt.games.yatzy.win`).
+    """
     add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
-    yz_face, rem_pad, pos_id, pos_s, pos_c = K.yz_face, K.rem_pad, K.pos_id, K.pos_s, K.pos_c
-    SR, RV, E, pol = B.SR, B.roll_value, B.keep_value, B.policy
+    rem_pad = K.rem_pad
+    RV, E, pol = B.roll_value, B.keep_value, B.policy
     sub_best, sub_arg = B.sub_best, B.sub_arg
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
     R = nk - base
     k = add_die.shape[1]
-    width = pos_id.shape[1]
-    # 1. successor rows
-    z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
-    # 2. score now: lowest category index among equal values
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
-    yb = K.ybonus if flag == 1 else 0
-    for r in range(R):
-        if joker_filled and yz_face[r] >= 0:
-            best, bc = _joker_best(mask, r, K, SR, 0)
-        else:
-            # twin of the lanes' ``_fill``, tracking the argmax
-            best = z
-            bc = zc
-            for e in range(width):
-                v = pos_s[r, e] + SR[pos_id[r, e], 0]
-                better = v > best
-                bc = pos_c[r, e] if better else bc
-                best = v if better else best
-            if bc == zc:  # writing 0 is best: a lower category may score as much
-                for e in range(width):
-                    c = pos_c[r, e]
-                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
-                        bc = c
-        if yb != 0 and yz_face[r] >= 0:
-            best += yb
-        RV[0, r] = best
-        pol[0, r] = -bc - 1
     # 3. utilities
     ref = 0.0
     sgn = 1.0 if theta >= 0.0 else -1.0

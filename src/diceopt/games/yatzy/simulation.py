@@ -236,6 +236,64 @@ def _policies(
         _policies_of(gkey, lo + t, hi, nthreads, flags, width, V, K, theta, pol[t:])
 
 
+@numba.njit(cache=True)
+def play_turn(
+    pol: np.ndarray, rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, K: KernelArrays
+) -> tuple[int, int]:
+    """One turn with the turn policy ``pol`` (3, R) and the turn's three random integers
+    ``rnd`` (see the module docstring): returns (final roll index r, category c)."""
+    add_die, offset = K.add_die, K.offset
+    nd = offset.size - 2
+    base = offset[nd]
+    idx = 0  # the empty keep: roll every die
+    act = 0
+    for level in range(2, -1, -1):  # rerolls left
+        x = rnd[2 - level]
+        for j in range(nd - ksize[idx]):
+            idx = add_die[idx, digits[x, j]]
+        act = pol[level, idx - base]
+        if act < 0 or level == 0:
+            break
+        idx = act  # keep these dice, roll the rest
+    return idx - base, -act - 1
+
+
+@numba.njit(cache=True)
+def write_roll(w: int, r: int, c: int, K: KernelArrays, flags: int, width: int) -> int:
+    """The game word ``w`` (state, points, events) after writing roll r into category c."""
+    T = K.threshold
+    key = w & KEY_MASK
+    u = key % width
+    rest = key // width
+    fl = rest % flags
+    ms = rest // flags
+    pts = 0
+    if fl == 1 and K.yz_face[r] >= 0:
+        pts += K.ybonus
+    f = K.upper_face[c]
+    if f >= 0:
+        got = K.roll_cnt[r, f] * (f + 1)
+        pts += got
+        if u < T and u + got >= T:
+            pts += K.bonus
+            w |= BONUS_BIT
+        u = min(T, u + got)
+    else:
+        use_joker = False
+        if K.joker_code != 0 and K.yz_face[r] >= 0:
+            _, use_joker = _allowed(ms, r, K)
+        got = np.int64(K.joker[r, c] if use_joker else K.score[r, c])
+        pts += got
+        if c == K.yz_cat and got > 0:
+            w |= YATZY_BIT
+            if K.ybonus > 0:
+                fl = 1
+    ms |= 1 << c
+    sc = ((w >> KEY_BITS) & SCORE_MASK) + pts
+    flags_bits = w & (BONUS_BIT | YATZY_BIT)
+    return flags_bits | (sc << KEY_BITS) | ((ms * flags + fl) * width + u)
+
+
 @numba.njit(cache=True, parallel=True)
 def _play(
     words: np.ndarray,
@@ -252,17 +310,6 @@ def _play(
     nchunks: int,
 ) -> None:
     """Play one turn for the games of groups glo..ghi (words sorted by state, in place)."""
-    add_die, offset = K.add_die, K.offset
-    score_t, joker_t, roll_cnt, yz_face, upper_face = (
-        K.score,
-        K.joker,
-        K.roll_cnt,
-        K.yz_face,
-        K.upper_face,
-    )
-    T, bon, yz_cat, joker_code, ybonus = K.threshold, K.bonus, K.yz_cat, K.joker_code, K.ybonus
-    nd = offset.size - 2
-    base = offset[nd]
     p0 = starts[glo]
     p1 = starts[ghi]
     size = (p1 - p0 + nchunks - 1) // nchunks
@@ -283,49 +330,8 @@ def _play(
         for p in range(a, b):
             while starts[gi + 1] <= p:
                 gi += 1
-            pg = gi - glo
-            idx = 0  # the empty keep: roll every die
-            for level in range(2, -1, -1):  # rerolls left
-                x = rnd[p, 2 - level]
-                for j in range(nd - ksize[idx]):
-                    idx = add_die[idx, digits[x, j]]
-                act = pol[pg, level, idx - base]
-                if act < 0 or level == 0:
-                    break
-                idx = act  # keep these dice, roll the rest
-            r = idx - base
-            c = -act - 1
-            w = words[p]
-            key = w & KEY_MASK
-            u = key % width
-            rest = key // width
-            fl = rest % flags
-            ms = rest // flags
-            pts = 0
-            if fl == 1 and yz_face[r] >= 0:
-                pts += ybonus
-            f = upper_face[c]
-            if f >= 0:
-                got = roll_cnt[r, f] * (f + 1)
-                pts += got
-                if u < T and u + got >= T:
-                    pts += bon
-                    w |= BONUS_BIT
-                u = min(T, u + got)
-            else:
-                use_joker = False
-                if joker_code != 0 and yz_face[r] >= 0:
-                    _, use_joker = _allowed(ms, r, K)
-                got = np.int64(joker_t[r, c] if use_joker else score_t[r, c])
-                pts += got
-                if c == yz_cat and got > 0:
-                    w |= YATZY_BIT
-                    if ybonus > 0:
-                        fl = 1
-            ms |= 1 << c
-            sc = ((w >> KEY_BITS) & SCORE_MASK) + pts
-            flags_bits = w & (BONUS_BIT | YATZY_BIT)
-            words[p] = flags_bits | (sc << KEY_BITS) | ((ms * flags + fl) * width + u)
+            r, c = play_turn(pol[gi - glo], rnd[p], digits, ksize, K)
+            words[p] = write_roll(words[p], r, c, K, flags, width)
 
 
 def _digits(rules: YatzyRules) -> np.ndarray:

@@ -31,11 +31,11 @@
     return data;
   }
   // An error is shown in the message box of the part of the page the user acted in
-  // (#advise-message under the position, #play-message under the actions), scrolled into view.
+  // (#advise-message under the position, #play-message under the actions, the box of an
+  // advice option under it), scrolled into view; every other message box is cleared.
   function showError(err, where = "#message") {
-    for (const id of ["#message", "#advise-message", "#play-message"]) {
-      const m = $(id);
-      if (id !== where || !err) { m.hidden = true; m.textContent = ""; continue; }
+    for (const m of document.querySelectorAll("p.message")) {
+      if (`#${m.id}` !== where || !err) { m.hidden = true; m.textContent = ""; continue; }
       m.textContent = String(err.message || err);
       m.hidden = false;
       m.scrollIntoView({ block: "nearest" });
@@ -68,7 +68,12 @@
   // --- advise mode: the editor works on the position's JSON form --------------------------
   function editor() {
     const key = `${S.game}/${S.variant}`;
-    if (!S.editors[key]) S.editors[key] = { json: clone(variant().position_example_json || {}), points: {} };
+    if (!S.editors[key]) {
+      S.editors[key] = {
+        json: clone(variant().position_example_json || {}), points: {},
+        options: {}, opponent: { on: false, filled: [], upper: 0, score: 0 },
+      };
+    }
     return S.editors[key];
   }
   function diceGroup(st) {
@@ -208,6 +213,214 @@
         sheet(st.json, st.points, { edit: st })));
     }
   }
+  // --- advice options (the game's advise_options, e.g. a target score, an opponent) ------
+  // Each option gets an input (a list for choices, a number, text) with its message box
+  // under it. On a dice-sheet board an option named "opponent" is drawn as the opponent's
+  // score sheet (their filled boxes, upper total and score), with the options named after
+  // it (how they play) in the same panel.
+  const adviseOptions = () => game().advise_options || [];
+  const sheetOpponent = () => board() === "dice-sheet" && adviseOptions().some((o) => o.name === "opponent");
+  const inOpponentPanel = (name) => sheetOpponent() && name.startsWith("opponent");
+  const optionBox = (name) => (inOpponentPanel(name) ? "#option-opponent-message" : `#option-${name}-message`);
+  function optionControl(st, o) {
+    const id = `option-${o.name}`;
+    let input;
+    if (o.choices) {
+      input = el("select", { id }, el("option", { value: "", text: o.default !== null ? String(o.default) : "–" }),
+        ...o.choices.filter((c) => c !== o.default).map((c) => el("option", { value: String(c), text: String(c) })));
+    } else {
+      const isNumber = o.type === "int" || o.type === "float";
+      input = el("input", {
+        id, type: isNumber ? "number" : "text", step: o.type === "int" ? "1" : isNumber ? "any" : null,
+        placeholder: "none", autocomplete: "off",
+      });
+    }
+    input.value = st.options[o.name] ?? "";
+    input.addEventListener(o.choices ? "change" : "input", () => {
+      st.options[o.name] = input.value.trim();
+      edited(false);
+    });
+    return input;
+  }
+  function opponentPanel(st) {
+    const o = st.opponent;
+    const on = el("input", { type: "checkbox", id: "opponent-on" });
+    on.checked = o.on;
+    on.addEventListener("change", () => { o.on = on.checked; edited(false); });
+    const boxes = el("div", { class: "row opp-filled" });
+    for (const cat of categories()) {
+      const b = el("input", { type: "checkbox", class: "opp-filled", "data-cat": cat, "aria-label": `opponent: ${cat} filled` });
+      b.checked = o.filled.includes(cat);
+      b.addEventListener("change", () => {
+        const now = new Set(o.filled);
+        if (b.checked) now.add(cat); else now.delete(cat);
+        o.filled = categories().filter((c) => now.has(c));
+        if (o.on) edited(false);
+      });
+      boxes.append(el("label", { class: "check" }, b, cat.replace(/_/g, " ")));
+    }
+    const number = (name) => {
+      const input = el("input", { type: "number", id: `opponent-${name}`, min: "0", step: "1" });
+      input.value = String(o[name]);
+      input.addEventListener("input", () => {
+        if (input.value.trim() === "" || !Number.isFinite(+input.value)) return;
+        o[name] = +input.value;
+        if (o.on) edited(false);
+      });
+      return el("label", { for: input.id }, `${name} `, input);
+    };
+    const more = adviseOptions().filter((x) => x.name !== "opponent" && inOpponentPanel(x.name))
+      .map((x) => el("label", { for: `option-${x.name}`, title: x.help },
+        `${x.name.replace(/^opponent_?/, "").replace(/_/g, " ") || x.name} `, optionControl(st, x)));
+    const help = (adviseOptions().find((x) => x.name === "opponent") || {}).help || "";
+    return el("details", { id: "opponent-panel", class: "opponent", open: o.on ? "" : null },
+      el("summary", { text: "Opponent: rank by the chance to beat them" }),
+      el("p", { class: "help", text: help }),
+      el("label", { class: "check" }, on, "against this opponent (their sheet at the start of their turn)"),
+      el("p", { class: "units", text: "Their filled boxes:" }), boxes,
+      el("div", { class: "row fields" }, number("upper"), number("score"), ...more),
+      el("p", { class: "message", id: "option-opponent-message", role: "alert", hidden: "" }));
+  }
+  function renderOptions() {
+    const st = editor();
+    const opts = adviseOptions();
+    $("#advise-options").hidden = !opts.length;
+    const box = $("#options-inputs");
+    box.replaceChildren();
+    for (const o of opts) {
+      if (inOpponentPanel(o.name)) continue;
+      const id = `option-${o.name}`;
+      box.append(el("div", { class: "option-field" },
+        el("label", { for: id, title: o.help }, `${o.name.replace(/_/g, " ")} `, optionControl(st, o)),
+        el("small", { class: "help", text: o.help }),
+        el("p", { class: "message", id: `${id}-message`, role: "alert", hidden: "" })));
+    }
+    if (sheetOpponent()) box.append(opponentPanel(st));
+  }
+  // The option values to send: those filled in (the opponent panel's when it is on).
+  function optionValues(st) {
+    const out = {};
+    for (const o of adviseOptions()) {
+      if (inOpponentPanel(o.name) && (o.name === "opponent" || !st.opponent.on)) continue;
+      const v = String(st.options[o.name] ?? "").trim();
+      if (v === "") continue;
+      out[o.name] = (o.type === "int" || o.type === "float") && Number.isFinite(+v) ? +v : v;
+    }
+    if (sheetOpponent() && st.opponent.on) {
+      const o = st.opponent;
+      out.opponent = { filled: o.filled, upper: o.upper, score: o.score };
+    }
+    return out;
+  }
+  // The option an error is about: the API starts such errors with the option's name.
+  function optionOf(message) {
+    const m = message.replace(/^invalid request: /, "");
+    const names = adviseOptions().map((o) => o.name).sort((a, b) => b.length - a.length);
+    return names.find((n) => m.startsWith(`${n}:`) || m.startsWith(`${n} `));
+  }
+
+  // --- the distribution of the final score (games that give one): an inline SVG chart --
+  // One request at a time: while one is on its way only the latest position waits.
+  // Asked for a moment after the advice (a position being clicked together is not sent).
+  const D = { busy: false, want: null, key: null, timer: null };
+  function wantDistribution(position) {
+    if (!game().distribution) return hideDistribution();
+    D.want = { game: S.game, variant: S.variant, position };
+    D.key = JSON.stringify(D.want);
+    clearTimeout(D.timer);
+    D.timer = setTimeout(() => { if (!D.busy) pumpDistribution(); }, 250);
+  }
+  function hideDistribution() {
+    D.key = null;
+    D.want = null;
+    clearTimeout(D.timer);
+    $("#distribution-box").hidden = true;
+  }
+  async function pumpDistribution() {
+    D.busy = true;
+    $("#distribution-box").setAttribute("aria-busy", "true");
+    try {
+      while (D.want) {
+        const req = D.want;
+        D.want = null;
+        if (!$("#distribution-chart").children.length) {
+          $("#distribution-box").hidden = false;
+          $("#distribution-summary").textContent = "working… (exact: seconds early in a game)";
+        }
+        try {
+          const data = await api("/api/distribution", req);
+          if (JSON.stringify(req) === D.key) drawDistribution(data);
+        } catch (err) {
+          if (JSON.stringify(req) !== D.key) continue;
+          $("#distribution-chart").replaceChildren();
+          $("#distribution-summary").textContent = "";
+          $("#distribution-box").hidden = false;
+          showError(err, "#distribution-message");
+        }
+      }
+    } finally {
+      D.busy = false;
+      $("#distribution-box").removeAttribute("aria-busy");
+    }
+  }
+  function targetValue() {
+    const v = String(editor().options.target ?? "").trim();
+    return v !== "" && Number.isFinite(+v) ? Math.round(+v) : null;
+  }
+  function quantile(pmf, q) {
+    let c = 0;
+    for (let i = 0; i < pmf.length; i++) { c += pmf[i]; if (c >= q - 1e-12) return i; }
+    return pmf.length - 1;
+  }
+  const pct = (p) => (p >= 0.9995 || p < 0.0005 ? `${(100 * p).toPrecision(2)}%` : `${(100 * p).toFixed(1)}%`);
+  // A bar per score (the tails beyond 0.05% and 99.95% left out), the mean dashed, the
+  // scores at or above the target highlighted. SVG markup (numbers only) parsed by the page.
+  function drawDistribution(data) {
+    const pmf = data.pmf;
+    const lo = quantile(pmf, 0.0005);
+    const hi = Math.max(lo + 1, quantile(pmf, 0.9995));
+    const W = 320, H = 126, top = 6, base = 108;
+    const peak = Math.max(...pmf.slice(lo, hi + 1), 1e-300);
+    const sx = (x) => (4 + ((x - lo) / (hi + 1 - lo)) * (W - 8)).toFixed(2);
+    const sy = (p) => (base - (p / peak) * (base - top)).toFixed(2);
+    const target = targetValue();
+    let bars = "", hit = "";
+    for (let x = lo; x <= hi; x++) {
+      if (!(pmf[x] > 0)) continue;
+      const bar = `M${sx(x)},${base}V${sy(pmf[x])}H${sx(x + 1)}V${base}Z`;
+      if (target !== null && x >= target) hit += bar; else bars += bar;
+    }
+    const mean = Number(data.mean);
+    const anchor = (x) => (x === lo ? "start" : x === hi ? "end" : "middle");
+    const ticks = [...new Set([lo, Number(data.median), hi])].map((x) =>
+      `<line class="tick" x1="${sx(x + 0.5)}" x2="${sx(x + 0.5)}" y1="${base}" y2="${base + 4}"/>` +
+      `<text x="${x === lo ? 4 : x === hi ? W - 4 : sx(x + 0.5)}" y="${base + 15}" text-anchor="${anchor(x)}">` +
+      `${x === Number(data.median) ? "median " : ""}${Math.round(x)}</text>`).join("");
+    const right = mean > (lo + hi) / 2;
+    const chart = $("#distribution-chart");
+    chart.innerHTML = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="probability of each final score, ${lo} to ${hi} points">` +
+      `<path class="bars" d="${bars}"/>${hit ? `<path class="bars hit" d="${hit}"/>` : ""}` +
+      `<line class="axis" x1="4" x2="${W - 4}" y1="${base}" y2="${base}"/>${ticks}` +
+      `<line class="mean" x1="${sx(mean)}" x2="${sx(mean)}" y1="${top}" y2="${base}"/>` +
+      `<text class="mean" x="${(+sx(mean) + (right ? -4 : 4)).toFixed(2)}" y="${top + 10}" ` +
+      `text-anchor="${right ? "end" : "start"}">mean ${mean.toFixed(1)}</text></svg>`;
+    const p = data.percentiles || {};
+    let text = `${data.of}: mean ${mean.toFixed(2)}, std ${Number(data.std).toFixed(2)}, median ${data.median}, ` +
+      `5–95%: ${p["5"]}–${p["95"]}`;
+    chart.dataset.mean = String(mean);
+    chart.dataset.position = data.position || "";
+    delete chart.dataset.target;
+    if (target !== null) {
+      const at = pmf.slice(Math.max(0, target)).reduce((a, b) => a + b, 0);
+      chart.dataset.target = String(target);
+      chart.dataset.reach = String(at);
+      text += `; P(≥ ${target}) ${pct(at)} playing for the expected score`;
+    }
+    $("#distribution-summary").textContent = `${text}.`;
+    $("#distribution-box").hidden = false;
+    if ($("#distribution-message").textContent) showError(null);
+  }
+
   let adviseTimer = null;
   // The editor changed: advise on its JSON (``rerender``: redraw the board first).
   function edited(rerender) {
@@ -220,6 +433,7 @@
     if (hasDice() && (st.json.dice || []).length !== diceCount()) {
       $("#advice tbody").replaceChildren();
       $("#position").value = "";
+      hideDistribution();
       return;
     }
     adviseTimer = setTimeout(() => advise(clone(st.json)), 120);
@@ -233,16 +447,21 @@
     $("#advice").setAttribute("aria-busy", "true");
     const slow = setTimeout(() => { if (seq === S.seq) $("#status").hidden = false; }, 400);
     const st = editor();
+    const options = optionValues(st);
     try {
-      const data = await api("/api/advice", { game: S.game, variant: S.variant, position });
+      const data = await api("/api/advice", { game: S.game, variant: S.variant, position, ...options });
       if (seq !== S.seq) return;
       showError(null);
+      // probabilities (a target, an opponent) come with each action's expected final score
+      const expected = data.actions.some((a) => typeof a.expected === "number");
+      $("#advice th.expected").hidden = !expected;
       tbody.replaceChildren(...data.actions.map((a, i) => el("tr", {
         class: a.regret <= 1e-9 ? "best" : "", "data-action": a.action, "data-value": a.value,
-        "data-regret": a.regret,
+        "data-regret": a.regret, "data-expected": expected ? a.expected : null,
       }, el("td", { class: "rank", text: i + 1 }), el("td", { class: "action", text: a.action }),
       el("td", { class: "num value", text: fmt(a.value), title: String(a.value) }),
-      el("td", { class: "num regret", text: fmt(a.regret), title: String(a.regret) }))));
+      el("td", { class: "num regret", text: fmt(a.regret), title: String(a.regret) }),
+      ...(expected ? [el("td", { class: "num expected", text: a.expected.toFixed(2), title: String(a.expected) })] : []))));
       $("#units").textContent = `value: ${data.value_is}`;
       // the text the user is typing is left alone (an answer for the board may come in)
       if (fromText || document.activeElement !== $("#position")) $("#position").value = data.position;
@@ -250,12 +469,16 @@
       const changedFields = JSON.stringify(Object.keys(st.json)) !== JSON.stringify(Object.keys(data.position_json));
       st.json = data.position_json;
       if (fromText || changedFields) renderEditor();
+      $("#advice").dataset.options = JSON.stringify(options);
       if (board() === "dice-sheet") sheetPoints(st, data, seq);
+      wantDistribution(data.position);
     } catch (err) {
       if (seq !== S.seq) return;
       tbody.replaceChildren();
       delete $("#advice").dataset.position;
-      showError(err, "#advise-message");
+      hideDistribution();
+      const option = optionOf(String(err.message || err));
+      showError(err, option && $(optionBox(option)) ? optionBox(option) : "#advise-message");
     } finally {
       clearTimeout(slow);
       if (seq === S.seq) {
@@ -328,6 +551,7 @@
       game: S.game, variant: S.variant, seed: seedText === "" ? null : Math.max(0, parseInt(seedText, 10) || 0),
       step: 0, position: null, json: null, options: [], decisions: 0, cost: 0, start: null,
       busy: false, held: new Set(), written: {}, points: {},
+      duel: versusStrategy() ? { strategy: versusStrategy(), state: null, computer: null, written: {}, estimates: [] } : null,
     };
     S.play = p;  // an older game still waiting for an answer sees S.play !== p and stops
     $("#play-options").replaceChildren();
@@ -338,11 +562,66 @@
     $("#play-log tbody").replaceChildren();
     $("#total-cost").textContent = "0";
     $("#play-summary").hidden = true;
+    $("#computer-moves").replaceChildren();
+    renderDuel(p);
     showError(null);
     try {
+      if (p.duel) {
+        const data = await api("/api/duel/new", {
+          game: p.game, variant: p.variant, strategy: p.duel.strategy, seed: nextSeed(p),
+        });
+        if (S.play === p) await duelStep(p, data);
+        return;
+      }
       const step = await api("/api/new", { game: p.game, variant: p.variant, seed: nextSeed(p) });
       if (S.play === p) await next(p, step);
     } catch (err) { if (S.play === p) showError(err, "#play-message"); }
+  }
+  // --- play against the computer (games with computer_strategies) ---------------------------
+  // The server keeps nothing: each answer's ``state`` goes back with the next action. When
+  // an action ends the user's turn the computer plays its whole turn within the same call.
+  const versusStrategy = () => ((game().computer_strategies || []).length ? $("#versus").value : "");
+  async function duelStep(p, data) {
+    const d = p.duel;
+    const before = d.computer;
+    d.state = data.state;
+    d.computer = data.computer;
+    if (data.computer_moves.length) {
+      const moves = data.computer_moves.map((m) => m.action);
+      const cat = Object.keys(sheetActions(moves.slice(-1).map((action) => ({ action }))))[0];
+      const points = before && typeof data.computer.score === "number" ? data.computer.score - before.score : null;
+      if (cat && points !== null) d.written[cat] = points;
+      $("#computer-moves").replaceChildren(...data.computer_moves.map((m) => el("li", { text: m.action })));
+      const wrote = points === null ? "" : ` (${num(points)} points)`;
+      $("#play-log tbody").append(el("tr", { class: "opp" },
+        el("td", { text: "–" }), el("td", { colspan: 3, text: `computer: ${moves.join(", ")}${wrote}` }),
+        el("td", { class: "pos", text: data.state.computer })));
+    }
+    if (typeof data.win_probability === "number") {
+      d.estimates.push(data.win_probability);
+      d.estimateIs = data.win_probability_is;
+    }
+    const step = { position: data.state.you, position_json: data.you, game_over: data.game_over,
+      to_move: 0, events: data.events, result: data.result };
+    if (data.game_over) return finish(p, step);
+    return showTurn(p, step);
+  }
+  // Both sheets, the computer's last turn and the user's estimated chance of winning.
+  function renderDuel(p) {
+    const d = p && p.duel;
+    $("#computer-box").hidden = !d;
+    $("#win-estimate").hidden = !d || !d.estimates.length;
+    if (!d) return;
+    $("#computer-title").textContent = `The computer's sheet (it plays ${d.strategy})`;
+    $("#computer-sheet").replaceChildren(...(d.computer ? [sheet(d.computer, {}, { written: d.written })] : []));
+    if (!d.estimates.length) return;
+    const last = d.estimates[d.estimates.length - 1];
+    const box = $("#win-estimate");
+    box.dataset.value = String(last);
+    box.dataset.turns = String(d.estimates.length);
+    box.replaceChildren(el("strong", { text: `Your chance of winning (estimate): ${pct(last)}` }),
+      el("br"), el("small", { text: d.estimateIs || "" }),
+      el("br"), el("small", { id: "win-history", text: `turn by turn: ${d.estimates.map(pct).join(" → ")}` }));
   }
   // After a step: the game ends, the optimal player moves (two-player games, seat 2), or
   // it is the user's turn.
@@ -421,6 +700,7 @@
     $("#play-sheet").replaceChildren(...(board() === "dice-sheet"
       ? [el("div", { class: "group" }, el("h2", { text: "Score sheet: write the dice in a box" }),
         sheet(p.json, p.points, { actions: byCat, written: p.written, hints }))] : []));
+    renderDuel(p);
     const box = $("#play-options");
     box.dataset.turn = String(p.decisions);
     const buttons = [];
@@ -463,6 +743,19 @@
     $("#play-options").replaceChildren();
     showError(null);
     try {
+      if (p.duel) {
+        const data = await api("/api/duel/apply", {
+          game: p.game, variant: p.variant, state: p.duel.state, action: option.action, seed: nextSeed(p),
+        });
+        if (S.play !== p) return;
+        const cat = Object.entries(sheetActions([option])).map(([c]) => c)[0];
+        if (cat && typeof beforeJson.score === "number" && typeof data.you.score === "number") {
+          p.written[cat] = data.you.score - beforeJson.score;
+        }
+        for (const e of data.events) logEvent(e, e.startsWith("the computer") ? "opp" : "");
+        await duelStep(p, data);
+        return;
+      }
       const step = await api("/api/apply", {
         game: p.game, variant: p.variant, position: before, action: option.action, seed: nextSeed(p),
       });
@@ -504,7 +797,11 @@
     renderPlay();
     $("#play-options").replaceChildren();
     let result = "";
-    if (step.result !== null && step.result !== undefined) {
+    if (p.duel && step.result !== null && step.result !== undefined) {
+      const mine = num(step.position_json.score), theirs = num(p.duel.computer.score);
+      result = step.result > 0.5 ? `You win, ${mine} to ${theirs}! ` : step.result < 0.5
+        ? `The computer wins, ${theirs} to ${mine}. ` : `A draw, ${mine} each. `;
+    } else if (step.result !== null && step.result !== undefined) {
       if (game().players >= 2) {
         result = step.result > 0.5 ? "You win! " : step.result < 0.5 ? "The optimal player wins. " : "A draw. ";
       } else result = `Final score: ${num(step.result)}. `;
@@ -527,6 +824,10 @@
     S.variant = game().default_variant;
     for (const b of document.querySelectorAll("#games button")) b.classList.toggle("on", b.dataset.game === id);
     $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id, title: v.description })));
+    const strategies = game().computer_strategies || [];
+    $("#versus-label").hidden = !strategies.length;
+    $("#versus").replaceChildren(el("option", { value: "", text: "nobody (solo)" }),
+      ...strategies.map((name) => el("option", { value: name, text: `the computer (${name})` })));
     if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
     variantChanged();
   }
@@ -542,7 +843,10 @@
     $("#play-log tbody").replaceChildren();
     $("#play-summary").hidden = true;
     S.play = null;
+    renderDuel(null);
     showError(null);
+    hideDistribution();
+    renderOptions();
     renderEditor();
     edited(false);
     if (S.mode === "play") newGame();
@@ -577,6 +881,7 @@
     $("#mode-advise").addEventListener("click", () => setMode("advise"));
     $("#mode-play").addEventListener("click", () => setMode("play"));
     $("#new-game").addEventListener("click", newGame);
+    $("#versus").addEventListener("change", () => { if (S.mode === "play") newGame(); });
     $("#hints").addEventListener("change", () => { if (S.play && S.play.options.length) renderPlay(); });
     document.body.dataset.ready = "true";
   }

@@ -1,0 +1,459 @@
+"""Playing Yatzy to win: the probability of beating an opponent's score sheet.
+
+Role: for a player at a turn-start state with ``score`` points and an opponent with
+``so`` points whose points still to come have the distribution ``p`` (an exact score
+distribution, :mod:`diceopt.games.yatzy.distribution`), choose the turn that maximises
+P(win) + 1/2 P(draw) and estimate that probability.
+
+Method (one turn solved exactly, the rest of the game through target tables): the value
+of ending the turn in turn-start state ``n`` with ``b`` points is
+
+    U(n, b) = sum_x p(x) * 1/2 * [T(n, so + x - b) + T(n, so + x - b + 1)]
+
+where ``T(n, k)`` is the target table (:mod:`diceopt.games.yatzy.targets`): the highest
+P(points still to come >= k) from ``n`` (1 for k <= 0). ``1/2 [T(k) + T(k + 1)]`` is
+P(win) + 1/2 P(draw) against an opponent who ends with exactly ``so + x``: exact for the
+last turn (then ``T`` is a step), and otherwise the value of a player who would learn the
+opponent's final score at the end of this turn, so an estimate that errs high (it is
+exact when the opponent has finished and the draw chance is zero). The turn itself (which
+dice to keep, which category to write) maximises the expected ``U`` exactly: the
+expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.kernel.turn_choices`) with
+``U`` in place of "points + table value". ``U`` is computed only for the (successor,
+points) pairs some roll can reach: about 150 per turn.
+
+The opponent's distribution ``p`` is that of its expected-score play from its sheet
+(exact); a real opponent who also plays to win spreads its scores differently, which
+this model does not follow.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numba
+import numpy as np
+
+from diceopt.advice import ActionAdvice, Advice
+from diceopt.errors import InputError
+from diceopt.games.yatzy.advice import Position
+from diceopt.games.yatzy.kernel import (
+    KernelArrays,
+    WidgetBuffers,
+    _allowed,
+    _category_row,
+    _may_write,
+    kernel_arrays,
+    turn_choices,
+    widget_buffers,
+)
+from diceopt.games.yatzy.rules import YatzyRules, get_rules
+from diceopt.notation import split_fields
+
+
+@numba.njit(cache=True)
+def utility(
+    Td: np.ndarray, off: np.ndarray, top: np.ndarray, key: int, b: int, so: int,
+    p: np.ndarray, lo: int, hi: int,
+) -> float:  # fmt: skip
+    """U(n, b) of the module docstring: P(win) + 1/2 P(draw) (estimate, 0-1) after
+    reaching the turn-start state with flat key ``key`` with ``b`` points, against an
+    opponent with ``so`` points and P(points to come = x) = p[x], nonzero for lo..hi.
+    Target rows: T(key, k) = Td[off[key] + k] for 1 <= k <= top[key], 0 above."""
+    kmax = top[key]
+    o = off[key]
+    d = so - b
+    acc = 0.0
+    for x in range(lo, hi + 1):
+        q = p[x]
+        k = x + d
+        if k < 0:  # ahead of this opponent score whatever comes
+            acc += q
+            continue
+        t0 = 1.0 if k == 0 else (Td[o + k] if k <= kmax else 0.0)
+        if t0 == 0.0:  # T falls with k: no later x adds anything
+            break
+        t1 = Td[o + k + 1] if k + 1 <= kmax else 0.0
+        acc += q * 0.5 * (t0 + t1)
+    return acc
+
+
+@numba.njit(cache=True)
+def support(p: np.ndarray) -> tuple[int, int]:
+    """The first and last x with p[x] > 0 (0, -1 when there is none)."""
+    lo = 0
+    while lo < p.size and p[lo] == 0.0:
+        lo += 1
+    hi = p.size - 1
+    while hi >= lo and p[hi] == 0.0:
+        hi -= 1
+    return lo, hi
+
+
+@numba.njit(cache=True)
+def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Work arrays of :func:`win_turn`: (U cache per successor row and points, row keys,
+    row points)."""
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    most = 0
+    for c in range(ncat):
+        for r in range(K.roll_p.size):
+            most = max(most, np.int64(K.score[r, c]), np.int64(K.joker[r, c]))
+    most += K.ybonus
+    rows = ncat * stride
+    return (
+        np.empty((rows, most + 1)),
+        np.empty(rows, dtype=np.int64),
+        np.empty(rows, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def win_turn(
+    mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, lo: int, hi: int,
+    Td: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
+    B: WidgetBuffers, cache: np.ndarray, rowkey: np.ndarray, rowpts: np.ndarray,
+) -> float:  # fmt: skip
+    """The win-seeking turn from state (mask, flag, upper u) with ``score`` points against
+    an opponent with ``so`` points and points to come ``p`` (nonzero for lo..hi).
+
+    Fills ``B`` as :func:`diceopt.games.yatzy.kernel.widget_into` does (values are
+    P(win) + 1/2 P(draw) estimates, ``B.policy`` the turn's choices, scoring now and the
+    lowest category winning ties) and returns the estimate before the first roll.
+    ``K`` float64; ``cache``, ``rowkey``, ``rowpts`` from :func:`win_buffers`.
+    """
+    T = K.threshold
+    width = T + 1
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    nd = stride - 1
+    R = K.offset[nd + 1] - K.offset[nd]
+    # the successor of every row (category c, h dice of its face / the Yatzy box scored)
+    for c in range(ncat):
+        b0 = c * stride
+        if not _may_write(mask, c, K):
+            for h in range(stride):
+                rowkey[b0 + h] = -1
+            continue
+        nxt = mask | (1 << c)
+        f = K.upper_face[c]
+        if f < 0:
+            rowkey[b0] = (nxt * flags + flag) * width + u
+            rowpts[b0] = 0
+            y = 1 if (c == K.yz_cat and K.ybonus > 0) else flag
+            rowkey[b0 + 1] = (nxt * flags + y) * width + u
+            rowpts[b0 + 1] = 0
+            for h in range(2, stride):
+                rowkey[b0 + h] = -1
+        else:
+            for cnt in range(stride):
+                pts = cnt * (f + 1)
+                rowkey[b0 + cnt] = (nxt * flags + flag) * width + min(T, u + pts)
+                rowpts[b0 + cnt] = pts + (K.bonus if (u < T and u + pts >= T) else 0)
+    cache[:] = -1.0
+    ok = np.empty(ncat, dtype=np.bool_)
+    for c in range(ncat):
+        ok[c] = _may_write(mask, c, K)
+    RV, pol = B.roll_value, B.policy
+    for r in range(R):
+        allowed = ok
+        use_joker = False
+        if K.yz_face[r] >= 0 and K.joker_code != 0:
+            allowed, use_joker = _allowed(mask, r, K)
+        yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+        best = -1.0
+        bc = 0
+        for c in range(ncat):
+            if not allowed[c]:
+                continue
+            row, s = _category_row(r, c, use_joker, K)
+            pts = np.int64(s) + yb
+            v = cache[row, pts]
+            if v < 0.0:
+                v = utility(Td, off, top, rowkey[row], score + rowpts[row] + pts, so, p, lo, hi)
+                cache[row, pts] = v
+            if v > best:
+                best = v
+                bc = c
+        RV[0, r] = best
+        pol[0, r] = -bc - 1
+    value, _ = turn_choices(B, K, 0.0)
+    return value
+
+
+@numba.njit(cache=True)
+def win_detail(
+    mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
+    off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
+) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
+    """:func:`win_turn` for one position: ``(keep, category, value)`` with
+    ``keep[t, i]`` (t = 1, 2 rerolls left) the estimate after keeping multiset i (flat
+    lattice index), ``category[c]`` after writing roll r into c (-1 where c may not take
+    r) and ``value`` before the first roll (P(win) + 1/2 P(draw) estimates, 0-1)."""
+    B = widget_buffers(K)
+    cache, rowkey, rowpts = win_buffers(K)
+    lo, hi = support(p)
+    value = win_turn(
+        mask, flag, u, score, so, p, lo, hi, Td, off, top, K, flags, B, cache, rowkey, rowpts
+    )
+    ncat = K.upper_face.size
+    cat = np.full(ncat, -1.0)
+    ok, use_joker = _allowed(mask, r, K)
+    yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+    for c in range(ncat):
+        if ok[c]:
+            row, s = _category_row(r, c, use_joker, K)
+            cat[c] = cache[row, np.int64(s) + yb]
+    keep = B.keep_value.copy()
+    keep[0] = 0.0
+    return keep, cat, value
+
+
+# ---------------------------------------------------------------------------------------
+# Python side: advice against an opponent
+
+OPPONENT_EXAMPLE = "filled ones twos chance | upper 5 | score 25"
+OPPONENT_PLAYS = ("expected", "win")
+RISK_THETA = 0.05  # the model of an opponent who plays to win (see opponent_distribution)
+
+
+def parse_opponent(value: Any, rules: YatzyRules) -> Position:
+    """The opponent's sheet and score (text ``filled ... | upper N | score S`` or the JSON
+    form ``{"filled": [...], "upper": N, "score": S}``), at the start of their turn.
+
+    InputError (one line) when it is malformed, names categories of another variant,
+    has no score, has dice or rerolls, or its score cannot fit its sheet.
+    """
+    from diceopt.games.yatzy.advice import FIELDS, filled_ids, parse_position
+
+    if isinstance(value, str) and not value.lstrip().startswith("{"):
+        seen = split_fields(value, FIELDS, OPPONENT_EXAMPLE)
+        words = seen.get("filled", "-").split()
+        data: dict[str, Any] = {k: v for k, v in seen.items() if k != "filled"}
+        data["filled"] = [] if words in ([], ["-"]) else words
+    elif isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON opponent: {exc.msg} at character {exc.pos}") from None
+    elif isinstance(value, Mapping):
+        data = dict(value)
+    else:
+        data = None
+    if not isinstance(data, dict):
+        raise InputError(f"the opponent must be text like {OPPONENT_EXAMPLE!r} or a JSON object")
+    if "dice" in data or "rerolls" in data:
+        raise InputError(
+            "the opponent is given at the start of their turn: their sheet and score only, "
+            f"e.g. {OPPONENT_EXAMPLE!r}"
+        )
+    if "score" not in data:
+        raise InputError(f"the opponent needs a score, e.g. {OPPONENT_EXAMPLE!r}")
+    filled = data.get("filled", [])
+    if not isinstance(filled, list):
+        raise InputError("the opponent's filled must be a list of category ids")
+    ids = filled_ids([str(c) for c in filled], rules) if filled else ()
+    over = len(set(ids)) == rules.num_categories
+    dice = "-" if over else " ".join(["1"] * rules.dice)
+    if isinstance(value, str) and not value.lstrip().startswith("{"):
+        text = f"{value} | dice {dice} | rerolls 0"
+    else:
+        text = json.dumps(data | {"dice": [] if over else [1] * rules.dice, "rerolls": 0})
+    try:
+        return parse_position(text, rules)
+    except InputError as exc:
+        raise InputError(f"opponent: {exc}") from None
+
+
+def opponent_distribution(
+    config: Any, opponent: Position, mine: Position, plays: str = "expected"
+) -> np.ndarray:
+    """P(opponent's points still to come = x), x = 0, 1, ... (exact for the model).
+
+    ``plays == "expected"``: the opponent maximises its expected score. ``"win"``: it is
+    modelled as the risk-sensitive table with theta +RISK_THETA (seeking risk) when its
+    expected final score is below ours, -RISK_THETA when above (an approximation: the
+    true win-seeking opponent reacts to our sheet turn by turn).
+    """
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.distribution import distribution
+
+    rules = config.rules
+    if plays not in OPPONENT_PLAYS:
+        raise InputError(f"the opponent plays 'expected' or 'win', got {plays!r}")
+    if opponent.over(rules):
+        return np.ones(1)
+    mask, flag, upper = state_of(opponent, rules)
+    table = get_solved(config.variant, 0.0, config.dtype)
+    if plays == "win":
+        ours = float(mine.score) + table.widget(*state_of(mine, rules))[3]
+        theirs = float(opponent.score) + table.widget(mask, flag, upper)[3]
+        theta = RISK_THETA if theirs < ours else -RISK_THETA
+        table = get_solved(config.variant, theta, config.dtype)
+    return distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
+
+
+def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "expected") -> Advice:
+    """Every legal action of ``pos`` with its estimated P(win) + 1/2 P(draw) (0-1) against
+    ``opponent`` (see :func:`parse_opponent`), best first; regrets in probability,
+    ``expected`` the action's expected final score. Method: the module docstring."""
+    from diceopt.games.yatzy.advice import _counts, _keep_text, advise_position, state_of
+    from diceopt.games.yatzy.engine_game import legal_categories
+
+    rules = config.rules
+    if pos.over(rules):
+        raise InputError("the game is over: every category is filled")
+    if pos.score is None:
+        raise InputError("advice against an opponent needs your score ('score N')")
+    opp = opponent if isinstance(opponent, Position) else parse_opponent(opponent, rules)
+    p, score, so, rows, K = _win_inputs(config, pos, opp, plays)
+    mask, flag, upper = state_of(pos, rules)
+    counts = _counts(pos.dice, rules.sides)
+    lat = rules.lattice
+    roll = lat.index(counts) - int(lat.offset[rules.dice])
+    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags)
+    options: list[tuple[float, int, int, str]] = []
+    legal, _ = legal_categories(rules, mask, counts)
+    for c in legal:
+        options.append((float(cat[c]), 0, c, f"score {rules.categories[c]}"))
+    if pos.rerolls > 0:
+        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
+            kc = np.array(kept, dtype=np.int64)
+            if kc.sum() == rules.dice:
+                continue
+            i = lat.index(kc)
+            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    expected = {a.action: a.value for a in advise_position(pos, rules, config.table())}
+    best = options[0][0]
+    actions = [
+        ActionAdvice(text, v, max(0.0, best - v), expected[text]) for v, _, _, text in options
+    ]
+    return Advice(
+        actions,
+        "estimated probability of winning against the opponent, a draw counting 1/2 (0-1)",
+    )
+
+
+def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
+    """(opponent's distribution, my score, theirs, target rows, float64 arrays): the rows
+    of the stored full target table, else those of a solve from ``mine``'s state for the
+    targets this opponent can set (:func:`diceopt.games.yatzy.targets.solve_target_from`,
+    progress on stderr)."""
+    from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.progress import Stage
+
+    rules = config.rules
+    if mine.score is None:
+        raise InputError("play against an opponent needs your score ('score N')")
+    p = opponent_distribution(config, opponent, mine, plays)
+    score = int(round(mine.score))
+    so = int(round(opponent.score))
+    need = min(rules.max_total, max(0, so + p.size - score + 1))
+    table = stored_table(config.variant, "float32")
+    if table is not None:
+        rows = target_rows(table)
+    else:
+        with Stage(f"solving the targets up to {need} points still needed", "layers") as stage:
+            got = solve_target_from(rules, *state_of(mine, rules), need, progress=stage.update)
+        rows = target_rows(got)
+    return p, score, so, rows, kernel_arrays(rules, np.float64)
+
+
+def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Td, off, top)`` of a full target table or of the rows of one solve: T(key, k) =
+    Td[off[key] + k] for k <= top[key] (what :func:`utility` reads)."""
+    if hasattr(table, "values"):
+        off = np.arange(int(np.prod(table.values.shape[:3])), dtype=np.int64)
+        kmax = table.values.shape[-1] - 1
+        top = np.full(off.size, kmax, dtype=np.int64)
+        return np.asarray(table.values).reshape(-1), off * (kmax + 1), top
+    return table.data, table.off, table.top
+
+
+_FROM_START: dict[str, Any] = {}
+
+
+def full_targets(variant: str, dtype: str = "float32") -> Any:
+    """Target rows for every state of a named variant: the stored full table
+    (memory-mapped, once per process) when there is one, else a solve from the start of
+    the game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
+    full table for next time)."""
+    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.progress import Stage
+
+    table = stored_table(variant, dtype)
+    if table is not None:
+        return table
+    rules = get_rules(variant)
+    if variant not in _FROM_START:
+        with Stage(f"solving the {variant} targets from the start", "layers") as stage:
+            _FROM_START[variant] = solve_target_from(
+                rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
+            )
+    return _FROM_START[variant]
+
+
+def win_probability(
+    config: Any, mine: Position, opponent: Position, plays: str = "expected"
+) -> float:
+    """The estimated P(win) + 1/2 P(draw) (0-1) of the win-seeking player at the start of
+    its turn (``mine``: sheet and score; its dice are ignored) against ``opponent``; 1, 1/2
+    or 0 when both have finished."""
+    from diceopt.games.yatzy.advice import state_of
+
+    rules = config.rules
+    if mine.over(rules):
+        if not opponent.over(rules):
+            raise InputError("you have finished: the estimate is for the opponent's side")
+        return 1.0 if mine.score > opponent.score else 0.5 if mine.score == opponent.score else 0.0
+    p, score, so, rows, K = _win_inputs(config, mine, opponent, plays)
+    mask, flag, upper = state_of(mine, rules)
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags)
+    return float(value)
+
+
+def computer_turn(
+    config: Any, strategy: str, mine: Position, opponent: Position, rng: np.random.Generator
+) -> list[tuple[str, Position]]:
+    """A whole turn played by the computer from ``mine`` (its first roll showing, two
+    rerolls left) with ``strategy`` ``expected`` or ``win`` (against ``opponent``): the
+    actions in order, each with the position after it (the last one has written a
+    category; new dice come from ``rng``)."""
+    from diceopt.games.yatzy.advice import _counts, _keep_text, apply_action, state_of
+    from diceopt.games.yatzy.simulation import turn_policy
+
+    rules = config.rules
+    mask, flag, upper = state_of(mine, rules)
+    if strategy == "expected":
+        policy = turn_policy(config.table(), mask, flag, upper)
+    elif strategy == "win":
+        p, score, so, rows, K = _win_inputs(config, mine, opponent, "expected")
+        B = widget_buffers(K)
+        cache, rowkey, rowpts = win_buffers(K)
+        lo, hi = support(p)
+        win_turn(mask, flag, upper, score, so, p, lo, hi, *rows, K, rules.flags, B, cache,
+                 rowkey, rowpts)  # fmt: skip
+        policy = B.policy.copy()
+    else:
+        raise InputError(f"the computer plays 'expected' or 'win', got {strategy!r}")
+    lat = rules.lattice
+    base = int(lat.offset[rules.dice])
+    pos = mine
+    steps: list[tuple[str, Position]] = []
+    while True:
+        r = lat.index(_counts(pos.dice, rules.sides)) - base
+        act = int(policy[pos.rerolls, r])
+        if act < 0:
+            action = f"score {rules.categories[-act - 1]}"
+        else:
+            action = _keep_text(lat.counts[act])
+        pos, _ = apply_action(pos, action, rules, rng)
+        steps.append((action, pos))
+        if act < 0:
+            return steps
