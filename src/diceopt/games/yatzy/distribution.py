@@ -76,10 +76,20 @@ AT_LEAST = (200, 250, 300)
 
 @numba.njit(cache=True)
 def _finish_turn(
-    P: np.ndarray, t0: int, pol: np.ndarray, K: KernelArrays, F: np.ndarray, mass: np.ndarray
+    P: np.ndarray,
+    t0: int,
+    pols: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    F: np.ndarray,
+    mass: np.ndarray,
+    out: np.ndarray,
 ) -> None:
-    """F[r] = probability that the turn ends writing roll r, from roll probabilities P
-    (R,) with t0 rerolls left, under the turn policy ``pol`` (3, R) (P is consumed)."""
+    """For lanes ln < nb (states): ``out[ln, r]`` = probability that the turn ends
+    writing roll r, from roll probabilities ``P[r, ln]`` (R, lanes) with t0 rerolls
+    left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
+    ``mass`` (nk, lanes) are work space). The spread up the keep lattice runs over
+    contiguous lanes (SIMD)."""
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
@@ -87,36 +97,33 @@ def _finish_turn(
     R = nk - base
     k = add_die.shape[1]
     for r in range(R):
-        F[r] = 0.0
+        for ln in range(nb):
+            F[r, ln] = 0.0
     for t in range(t0, 0, -1):
         for i in range(nk):
-            mass[i] = 0.0
+            for ln in range(nb):
+                mass[i, ln] = 0.0
+        for ln in range(nb):
+            pol = pols[ln, t]
+            for r in range(R):
+                a = pol[r]
+                if a < 0:
+                    F[r, ln] += P[r, ln]
+                else:
+                    mass[a, ln] += P[r, ln]
+        for i in range(base):  # smaller multisets first: one more die of each face
+            m = mass[i]
+            for f in range(k):
+                dst = mass[add_die[i, f]]
+                p = fprob[f]
+                for ln in range(nb):
+                    dst[ln] += p * m[ln]
         for r in range(R):
-            a = pol[t, r]
-            if a < 0:
-                F[r] += P[r]
-            else:
-                mass[a] += P[r]
-        # smaller multisets first: one more die of each face (no test for zero mass: the
-        # branch costs more than the products; six faces unrolled, a fifth less time)
-        if k == 6:
-            for i in range(base):
-                m = mass[i]
-                mass[add_die[i, 0]] += fprob[0] * m
-                mass[add_die[i, 1]] += fprob[1] * m
-                mass[add_die[i, 2]] += fprob[2] * m
-                mass[add_die[i, 3]] += fprob[3] * m
-                mass[add_die[i, 4]] += fprob[4] * m
-                mass[add_die[i, 5]] += fprob[5] * m
-        else:
-            for i in range(base):
-                m = mass[i]
-                for f in range(k):
-                    mass[add_die[i, f]] += fprob[f] * m
+            for ln in range(nb):
+                P[r, ln] = mass[base + r, ln]
+    for ln in range(nb):  # one state's row contiguous: its outcomes read it roll by roll
         for r in range(R):
-            P[r] = mass[base + r]
-    for r in range(R):
-        F[r] += P[r]
+            out[ln, r] = F[r, ln] + P[r, ln]
 
 
 @numba.njit(cache=True)
@@ -147,24 +154,21 @@ def _turn_outcomes(
     mask: int,
     flag: int,
     u: int,
-    roll: int,
-    t0: int,
     pol: np.ndarray,
+    F: np.ndarray,
+    ln: int,
     K: KernelArrays,
     flags: int,
     width: int,
-    P: np.ndarray,
-    F: np.ndarray,
-    mass: np.ndarray,
     scratch: tuple,
     o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
     at: int,
 ) -> int:
-    """The outcomes of one turn from state (mask, flag, u) under its policy ``pol`` (the
-    widget's, (3, R)), from roll ``roll`` with t0 rerolls left (roll -1: before the
-    first roll), written from index ``at``: the successor's flat state key,
+    """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
+    with probability ``F[ln, r]`` (``_finish_turn``) into the category of its policy
+    ``pol`` (3, R), written from index ``at``: the successor's flat state key,
     ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1: the upper
     bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns how many.
 
@@ -174,21 +178,13 @@ def _turn_outcomes(
     """
     idx, oq, opts, oev, osucc, onext, head = scratch
     R = K.roll_p.size
-    if roll < 0:
-        for r in range(R):
-            P[r] = K.roll_p[r]
-    else:
-        for r in range(R):
-            P[r] = 0.0
-        P[roll] = 1.0
-    _finish_turn(P, t0, pol, K, F, mass)
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
     T, bon, ybonus, yz_cat, joker_code = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.joker_code
     yz_face, upper_face, score, joker = K.yz_face, K.upper_face, K.score, K.joker
     yb = ybonus if flag == 1 else 0
     n = 0
     for r in range(R):
-        q = F[r]
+        q = F[ln, r]
         if q == 0.0:
             continue
         c = -pol[0, r] - 1
@@ -252,36 +248,39 @@ def _outcomes_share(
     o_q: np.ndarray,
     lanes: int,
 ) -> None:
-    """One thread's share of ``_outcomes`` (a function of its own: inside the parallel
-    loop the widget runs at half speed). theta == 0: batches t, t + nthreads, ... of
-    ``lanes`` states, their policies from the solver's lanes (``policy_lanes``, the
-    widget's bit for bit); else states t, t + nthreads, ... through the scalar widget."""
+    """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
+    ``_outcomes`` (a function of its own: inside the parallel loop the widget runs at
+    half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
+    the widget's bit for bit), else from the scalar widget state by state."""
     R = K.roll_p.size
-    P = np.empty(R)
-    F = np.empty(R)
-    mass = np.empty(K.add_die.shape[0])
+    P = np.empty((R, lanes))
+    F = np.empty((R, lanes))
+    mass = np.empty((K.add_die.shape[0], lanes))
+    out = np.empty((lanes, R))
     scratch = _scratch(K)
-    n = st_mask.size
-    if theta == 0.0:
-        W = policy_buffers(K, lanes)
-        for b in range(t, (n + lanes - 1) // lanes, nthreads):
-            lo = b * lanes
-            nb = min(lanes, n - lo)
-            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
-            for ln in range(nb):
-                i = lo + ln
-                count[i] = _turn_outcomes(
-                    st_mask[i], st_flag[i], st_u[i], roll, t0, W.policy[ln], K, flags, width,
-                    P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
-                )  # fmt: skip
-        return
+    W = policy_buffers(K, lanes)
     B = widget_buffers(K)
-    for i in range(t, n, nthreads):
-        widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B)
-        count[i] = _turn_outcomes(
-            st_mask[i], st_flag[i], st_u[i], roll, t0, B.policy, K, flags, width,
-            P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
-        )  # fmt: skip
+    n = st_mask.size
+    for b in range(t, (n + lanes - 1) // lanes, nthreads):
+        lo = b * lanes
+        nb = min(lanes, n - lo)
+        if theta == 0.0:
+            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
+        else:
+            for ln in range(nb):
+                widget_into(st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B)
+                W.policy[ln] = B.policy
+        for r in range(R):  # the first roll to come, or the roll showing
+            p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
+            for ln in range(nb):
+                P[r, ln] = p
+        _finish_turn(P, t0, W.policy, nb, K, F, mass, out)
+        for ln in range(nb):
+            i = lo + ln
+            count[i] = _turn_outcomes(
+                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, ln, K, flags, width, scratch,
+                o_key, o_pts, o_q, bound_off[i],
+            )  # fmt: skip
 
 
 @numba.njit(cache=True, parallel=True)
