@@ -66,7 +66,7 @@ from diceopt.games.yatzy.kernel import (
 from diceopt.games.yatzy.rules import YatzyRules
 
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
-LANES = 64  # states per policy batch (theta == 0; measured best with the thread count)
+LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
 AT_LEAST = (200, 250, 300)
 
 
@@ -165,12 +165,14 @@ def _turn_outcomes(
     o_pts: np.ndarray,
     o_q: np.ndarray,
     at: int,
+    end: int,
 ) -> int:
     """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
     with probability ``F[ln, r]`` (``_finish_turn``) into the category of its policy
-    ``pol`` (3, R), written from index ``at``: the successor's flat state key,
-    ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1: the upper
-    bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns how many.
+    ``pol`` (3, R), written from index ``at`` (before ``end``): the successor's flat
+    state key, ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1:
+    the upper bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns
+    how many.
 
     Rolls with the same (category, points) lead to the same successor and are summed
     first; the outcomes are written category by category (rows of one category are
@@ -213,6 +215,8 @@ def _turn_outcomes(
             onext[e] = head[c]
             head[c] = e
         oq[e] += q
+    if at + n > end:
+        raise ValueError("more turn outcomes than the bound")
     w = at
     for c in range(head.size):
         e = head[c]
@@ -279,7 +283,7 @@ def _outcomes_share(
             i = lo + ln
             count[i] = _turn_outcomes(
                 st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, ln, K, flags, width, scratch,
-                o_key, o_pts, o_q, bound_off[i],
+                o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
             )  # fmt: skip
 
 
@@ -557,10 +561,10 @@ class _Keeper:
             more = np.empty(size, dtype=self.data.dtype)
             self.data = np.concatenate([self.data[: self.used], more])
 
-    def buffer(self, size: int) -> np.ndarray:
-        """A float64 array for the next layer's rows (a view of ``data`` where it is float64)."""
+    def buffer(self, size: int) -> np.ndarray | None:
+        """A view of ``data`` for the next layer's rows where it is float64, else None."""
         if self.data.dtype != np.float64:
-            return np.empty(size)
+            return None
         self._room(size)
         self._view = self.data[self.used : self.used + size]
         return self._view
@@ -633,6 +637,7 @@ def _pass(
         j0 = 0
         for j in range(ncat):
             sel[j] = np.arange(layers[j].mask.size)
+        first = (layers[0].mask, layers[0].flag, layers[0].upper)
     else:
         mask, flag, upper, roll, rerolls = position
         j0 = bin(mask).count("1")
@@ -640,7 +645,8 @@ def _pass(
         if not ok or where[(mask * flags + flag) * width + upper] < 0:
             raise InputError(f"no reachable turn-start state mask {mask} flag {flag} upper {upper}")
         sel[j0] = np.zeros(1, dtype=np.int64)
-        outs[j0] = outcomes(np.array([mask]), np.array([flag]), np.array([upper]), roll, rerolls)
+        first = (np.array([mask]), np.array([flag]), np.array([upper]))
+        outs[j0] = outcomes(*first, roll, rerolls)
         for j in range(j0 + 1, ncat):
             seen = np.zeros(layers[j].mask.size, dtype=np.bool_)
             seen[outs[j - 1][1]] = True
@@ -660,6 +666,17 @@ def _pass(
     kept = None if position is not None else _Keeper(rules, layers, store)
     if kept is not None:
         kept.add(ncat, rows)
+    # float64 rows of layers j (even j, odd j) in two arrays reused from layer to layer,
+    # allocated at a bound (pages are touched only as rows are written; fresh pages cost
+    # about as much as the combining itself): layer j reads j + 1's and overwrites j + 2's
+    most = [0, 0]
+    for j in range(j0, ncat):
+        st = layers[j]
+        i = sel[j]
+        sm, sf, su = (st.mask[i], st.flag[i], st.upper[i]) if j > j0 else first
+        bound = int(_max_to_come(rules, sm, sf, su).sum()) + sm.size
+        most[j % 2] = max(most[j % 2], bound)
+    pingpong = [np.empty(m) for m in most]
     states = n
     for j in range(ncat - 1, j0 - 1, -1):
         rank = np.full(layers[j + 1].mask.size, -1, dtype=np.int64)
@@ -673,7 +690,11 @@ def _pass(
         ln = _support(start, succ, pts, rank, rows.ln)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
-        data = np.empty(int(off[-1])) if kept is None else kept.buffer(int(off[-1]))
+        data = None if kept is None else kept.buffer(int(off[-1]))
+        if data is None:
+            if pingpong[j % 2].size < off[-1]:  # not reached: the bound holds (safety)
+                pingpong[j % 2] = np.empty(int(off[-1]))
+            data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
         _combine(start, succ, pts, q, rank, *rows, new.off, new.data, new.pb, new.py)
         if kept is not None:
