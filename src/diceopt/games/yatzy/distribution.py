@@ -10,15 +10,16 @@ Method (layer by layer: the number of filled categories; numba, parallel over st
 
 1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
    table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy_lanes`:
-   the widget's float64 numbers and tie-break, bit for bit, at a third of its cost per
-   state), else from the scalar widget.
+   the widget's float64 numbers and tie-break, bit for bit, at a quarter of its cost
+   per state), else from the scalar widget.
 2. Probabilities are pushed through the policy: the first roll's distribution, for
    every roll either "write now" (its mass goes to that final roll) or a keep (its
    mass goes to the keep); the mass of every keep is spread up the keep lattice by one
-   die at a time (the transpose of the solver's chance step) into the rolls of the
-   next level. The result, ``F[r]`` (the probability that the turn ends with roll r
-   written into the policy's category), is grouped into the turn's *outcomes*:
-   (successor state, points incl. bonuses, probability), about 30 per state.
+   die at a time (the transpose of the solver's chance step, over lanes of 64 states)
+   into the rolls of the next level. The result, ``F[r]`` (the probability that the
+   turn ends with roll r written into the policy's category), is grouped into the
+   turn's *outcomes*: (successor state, points incl. bonuses, probability), about 30
+   per state.
 3. From a position, a forward pass first: the position's state, then layer after
    layer only the states some recorded outcome leads to (Scandinavian from the start:
    451,969 of the 958,975 turn-start states), each through steps 1-2 once, its
@@ -33,10 +34,12 @@ Method (layer by layer: the number of filled categories; numba, parallel over st
    computed just before it is combined, every layer's vectors kept.
 
 Upper totals from which the bonus is out of reach share one state (as in the solver).
-Time (Scandinavian, float32 table, 2 threads): from the start ~5 s; every state ~11 s;
-see ``benchmarks/yatzy_distribution.py``.
+Time (Scandinavian, float32 table, 2 threads on 2 cores busy with other jobs, load
+average 5.2-5.4): from the start 7-8.5 s (every state through the widget: 36 s); every
+state (``state_distributions``) 19 s. See ``benchmarks/yatzy_distribution.py``.
 
-Precision: float64 throughout (the table may be float32: the policy is then the one
+Precision: float64 throughout (``state_distributions`` may store its rows in float32
+once combined; the table may be float32: the policy is then the one
 the float32 table implies, and the mean equals the table value to float32 precision;
 for a float64 expected-score table the mean equals the value within 1e-9). The
 probabilities sum to 1 within about 1e-12.
@@ -724,9 +727,9 @@ def distribution(
     points so far (None: the pmf is of the points still to come). ``bonus_done`` /
     ``yatzy_done``: the position already holds the upper bonus / a Yatzy 50 (for the
     rates). Defaults: the start of the game. Time: Scandinavian from the start visits
-    451,969 states (a policy and a shifted vector sum per outcome each), ~5 s on 2
-    cores; see ``benchmarks/yatzy_distribution.py``. InputError if the game is over or
-    no play reaches the state.
+    451,969 states (a policy and a shifted vector sum per outcome each), 7-8.5 s on 2
+    busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
+    if the game is over or no play reaches the state.
     """
     t0 = time.perf_counter()
     rules = table.rules
@@ -820,8 +823,9 @@ def state_distributions(
     some play reaches (every state of every layer of ``layer_states``, bonus-dead
     copies included), under ``table``'s policy: the backward pass of
     :func:`distribution` keeping every layer. ``dtype``: storage of the rows, float64
-    (default) or float32 (half the memory, values rounded to float32). Memory:
-    Scandinavian ~1.2 GB in float64 (sum of the row lengths, 150 million values).
+    (default) or float32 (half the memory, values rounded to float32). Scandinavian:
+    958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in float32), 19 s
+    on 2 busy cores (load average 5).
     """
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
