@@ -597,7 +597,7 @@ def _pass(
     ``position`` ``(mask, flag, upper, roll, rerolls)``: first a forward pass from it
     records the turn outcomes of every state it reaches with positive probability (one
     policy each); the backward pass then combines the vectors of those states only and
-    returns the position's row (the last layer's rows). ``None``: every state of every
+    returns the position's layer (one row: the position). ``None``: every state of every
     layer, each layer's outcomes computed just before it is combined, and every layer's
     rows kept in ``store`` dtype (``state_distributions``: the ``_Keeper``). Also returns
     the number of states combined.
