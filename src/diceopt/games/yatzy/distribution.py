@@ -10,15 +10,16 @@ Method (layer by layer: the number of filled categories; numba, parallel over st
 
 1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
    table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy_lanes`:
-   the widget's float64 numbers and tie-break, bit for bit, at a third of its cost per
-   state), else from the scalar widget.
+   the widget's float64 numbers and tie-break, bit for bit, at a quarter of its cost
+   per state), else from the scalar widget.
 2. Probabilities are pushed through the policy: the first roll's distribution, for
    every roll either "write now" (its mass goes to that final roll) or a keep (its
    mass goes to the keep); the mass of every keep is spread up the keep lattice by one
-   die at a time (the transpose of the solver's chance step) into the rolls of the
-   next level. The result, ``F[r]`` (the probability that the turn ends with roll r
-   written into the policy's category), is grouped into the turn's *outcomes*:
-   (successor state, points incl. bonuses, probability), about 30 per state.
+   die at a time (the transpose of the solver's chance step, over lanes of 64 states)
+   into the rolls of the next level. The result, ``F[r]`` (the probability that the
+   turn ends with roll r written into the policy's category), is grouped into the
+   turn's *outcomes*: (successor state, points incl. bonuses, probability), about 30
+   per state.
 3. From a position, a forward pass first: the position's state, then layer after
    layer only the states some recorded outcome leads to (Scandinavian from the start:
    451,969 of the 958,975 turn-start states), each through steps 1-2 once, its
@@ -33,10 +34,12 @@ Method (layer by layer: the number of filled categories; numba, parallel over st
    computed just before it is combined, every layer's vectors kept.
 
 Upper totals from which the bonus is out of reach share one state (as in the solver).
-Time (Scandinavian, float32 table, 2 threads): from the start ~5 s; every state ~11 s;
-see ``benchmarks/yatzy_distribution.py``.
+Time (Scandinavian, float32 table, 2 threads on 2 cores busy with other jobs, load
+average 5.2-5.4): from the start 7-8.5 s (every state through the widget: 36 s); every
+state (``state_distributions``) 19 s. See ``benchmarks/yatzy_distribution.py``.
 
-Precision: float64 throughout (the table may be float32: the policy is then the one
+Precision: float64 throughout (``state_distributions`` may store its rows in float32
+once combined; the table may be float32: the policy is then the one
 the float32 table implies, and the mean equals the table value to float32 precision;
 for a float64 expected-score table the mean equals the value within 1e-9). The
 probabilities sum to 1 within about 1e-12.
@@ -66,7 +69,7 @@ from diceopt.games.yatzy.kernel import (
 from diceopt.games.yatzy.rules import YatzyRules
 
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
-LANES = 64  # states per policy batch (theta == 0; measured best with the thread count)
+LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
 AT_LEAST = (200, 250, 300)
 
 
@@ -76,10 +79,20 @@ AT_LEAST = (200, 250, 300)
 
 @numba.njit(cache=True)
 def _finish_turn(
-    P: np.ndarray, t0: int, pol: np.ndarray, K: KernelArrays, F: np.ndarray, mass: np.ndarray
+    P: np.ndarray,
+    t0: int,
+    pols: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    F: np.ndarray,
+    mass: np.ndarray,
+    out: np.ndarray,
 ) -> None:
-    """F[r] = probability that the turn ends writing roll r, from roll probabilities P
-    (R,) with t0 rerolls left, under the turn policy ``pol`` (3, R) (P is consumed)."""
+    """For lanes ln < nb (states): ``out[ln, r]`` = probability that the turn ends
+    writing roll r, from roll probabilities ``P[r, ln]`` (R, lanes) with t0 rerolls
+    left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
+    ``mass`` (nk, lanes) are work space). The spread up the keep lattice runs over
+    contiguous lanes (SIMD)."""
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
@@ -87,36 +100,33 @@ def _finish_turn(
     R = nk - base
     k = add_die.shape[1]
     for r in range(R):
-        F[r] = 0.0
+        for ln in range(nb):
+            F[r, ln] = 0.0
     for t in range(t0, 0, -1):
         for i in range(nk):
-            mass[i] = 0.0
+            for ln in range(nb):
+                mass[i, ln] = 0.0
+        for ln in range(nb):
+            pol = pols[ln, t]
+            for r in range(R):
+                a = pol[r]
+                if a < 0:
+                    F[r, ln] += P[r, ln]
+                else:
+                    mass[a, ln] += P[r, ln]
+        for i in range(base):  # smaller multisets first: one more die of each face
+            m = mass[i]
+            for f in range(k):
+                dst = mass[add_die[i, f]]
+                p = fprob[f]
+                for ln in range(nb):
+                    dst[ln] += p * m[ln]
         for r in range(R):
-            a = pol[t, r]
-            if a < 0:
-                F[r] += P[r]
-            else:
-                mass[a] += P[r]
-        # smaller multisets first: one more die of each face (no test for zero mass: the
-        # branch costs more than the products; six faces unrolled, a fifth less time)
-        if k == 6:
-            for i in range(base):
-                m = mass[i]
-                mass[add_die[i, 0]] += fprob[0] * m
-                mass[add_die[i, 1]] += fprob[1] * m
-                mass[add_die[i, 2]] += fprob[2] * m
-                mass[add_die[i, 3]] += fprob[3] * m
-                mass[add_die[i, 4]] += fprob[4] * m
-                mass[add_die[i, 5]] += fprob[5] * m
-        else:
-            for i in range(base):
-                m = mass[i]
-                for f in range(k):
-                    mass[add_die[i, f]] += fprob[f] * m
+            for ln in range(nb):
+                P[r, ln] = mass[base + r, ln]
+    for ln in range(nb):  # one state's row contiguous: its outcomes read it roll by roll
         for r in range(R):
-            P[r] = mass[base + r]
-    for r in range(R):
-        F[r] += P[r]
+            out[ln, r] = F[r, ln] + P[r, ln]
 
 
 @numba.njit(cache=True)
@@ -147,26 +157,25 @@ def _turn_outcomes(
     mask: int,
     flag: int,
     u: int,
-    roll: int,
-    t0: int,
     pol: np.ndarray,
+    F: np.ndarray,
+    ln: int,
     K: KernelArrays,
     flags: int,
     width: int,
-    P: np.ndarray,
-    F: np.ndarray,
-    mass: np.ndarray,
     scratch: tuple,
     o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
     at: int,
+    end: int,
 ) -> int:
-    """The outcomes of one turn from state (mask, flag, u) under its policy ``pol`` (the
-    widget's, (3, R)), from roll ``roll`` with t0 rerolls left (roll -1: before the
-    first roll), written from index ``at``: the successor's flat state key,
-    ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1: the upper
-    bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns how many.
+    """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
+    with probability ``F[ln, r]`` (``_finish_turn``) into the category of its policy
+    ``pol`` (3, R), written from index ``at`` (before ``end``): the successor's flat
+    state key, ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1:
+    the upper bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns
+    how many.
 
     Rolls with the same (category, points) lead to the same successor and are summed
     first; the outcomes are written category by category (rows of one category are
@@ -174,21 +183,13 @@ def _turn_outcomes(
     """
     idx, oq, opts, oev, osucc, onext, head = scratch
     R = K.roll_p.size
-    if roll < 0:
-        for r in range(R):
-            P[r] = K.roll_p[r]
-    else:
-        for r in range(R):
-            P[r] = 0.0
-        P[roll] = 1.0
-    _finish_turn(P, t0, pol, K, F, mass)
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
     T, bon, ybonus, yz_cat, joker_code = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.joker_code
     yz_face, upper_face, score, joker = K.yz_face, K.upper_face, K.score, K.joker
     yb = ybonus if flag == 1 else 0
     n = 0
     for r in range(R):
-        q = F[r]
+        q = F[ln, r]
         if q == 0.0:
             continue
         c = -pol[0, r] - 1
@@ -217,6 +218,8 @@ def _turn_outcomes(
             onext[e] = head[c]
             head[c] = e
         oq[e] += q
+    if at + n > end:
+        raise ValueError("more turn outcomes than the bound")
     w = at
     for c in range(head.size):
         e = head[c]
@@ -252,36 +255,39 @@ def _outcomes_share(
     o_q: np.ndarray,
     lanes: int,
 ) -> None:
-    """One thread's share of ``_outcomes`` (a function of its own: inside the parallel
-    loop the widget runs at half speed). theta == 0: batches t, t + nthreads, ... of
-    ``lanes`` states, their policies from the solver's lanes (``policy_lanes``, the
-    widget's bit for bit); else states t, t + nthreads, ... through the scalar widget."""
+    """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
+    ``_outcomes`` (a function of its own: inside the parallel loop the widget runs at
+    half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
+    the widget's bit for bit), else from the scalar widget state by state."""
     R = K.roll_p.size
-    P = np.empty(R)
-    F = np.empty(R)
-    mass = np.empty(K.add_die.shape[0])
+    P = np.empty((R, lanes))
+    F = np.empty((R, lanes))
+    mass = np.empty((K.add_die.shape[0], lanes))
+    out = np.empty((lanes, R))
     scratch = _scratch(K)
-    n = st_mask.size
-    if theta == 0.0:
-        W = policy_buffers(K, lanes)
-        for b in range(t, (n + lanes - 1) // lanes, nthreads):
-            lo = b * lanes
-            nb = min(lanes, n - lo)
-            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
-            for ln in range(nb):
-                i = lo + ln
-                count[i] = _turn_outcomes(
-                    st_mask[i], st_flag[i], st_u[i], roll, t0, W.policy[ln], K, flags, width,
-                    P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
-                )  # fmt: skip
-        return
+    W = policy_buffers(K, lanes)
     B = widget_buffers(K)
-    for i in range(t, n, nthreads):
-        widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B)
-        count[i] = _turn_outcomes(
-            st_mask[i], st_flag[i], st_u[i], roll, t0, B.policy, K, flags, width,
-            P, F, mass, scratch, o_key, o_pts, o_q, bound_off[i],
-        )  # fmt: skip
+    n = st_mask.size
+    for b in range(t, (n + lanes - 1) // lanes, nthreads):
+        lo = b * lanes
+        nb = min(lanes, n - lo)
+        if theta == 0.0:
+            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
+        else:
+            for ln in range(nb):
+                widget_into(st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B)
+                W.policy[ln] = B.policy
+        for r in range(R):  # the first roll to come, or the roll showing
+            p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
+            for ln in range(nb):
+                P[r, ln] = p
+        _finish_turn(P, t0, W.policy, nb, K, F, mass, out)
+        for ln in range(nb):
+            i = lo + ln
+            count[i] = _turn_outcomes(
+                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, ln, K, flags, width, scratch,
+                o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
+            )  # fmt: skip
 
 
 @numba.njit(cache=True, parallel=True)
@@ -558,10 +564,10 @@ class _Keeper:
             more = np.empty(size, dtype=self.data.dtype)
             self.data = np.concatenate([self.data[: self.used], more])
 
-    def buffer(self, size: int) -> np.ndarray:
-        """A float64 array for the next layer's rows (a view of ``data`` where it is float64)."""
+    def buffer(self, size: int) -> np.ndarray | None:
+        """A view of ``data`` for the next layer's rows where it is float64, else None."""
         if self.data.dtype != np.float64:
-            return np.empty(size)
+            return None
         self._room(size)
         self._view = self.data[self.used : self.used + size]
         return self._view
@@ -591,7 +597,7 @@ def _pass(
     ``position`` ``(mask, flag, upper, roll, rerolls)``: first a forward pass from it
     records the turn outcomes of every state it reaches with positive probability (one
     policy each); the backward pass then combines the vectors of those states only and
-    returns the position's row (the last layer's rows). ``None``: every state of every
+    returns the position's layer (one row: the position). ``None``: every state of every
     layer, each layer's outcomes computed just before it is combined, and every layer's
     rows kept in ``store`` dtype (``state_distributions``: the ``_Keeper``). Also returns
     the number of states combined.
@@ -634,6 +640,7 @@ def _pass(
         j0 = 0
         for j in range(ncat):
             sel[j] = np.arange(layers[j].mask.size)
+        first = (layers[0].mask, layers[0].flag, layers[0].upper)
     else:
         mask, flag, upper, roll, rerolls = position
         j0 = bin(mask).count("1")
@@ -641,7 +648,8 @@ def _pass(
         if not ok or where[(mask * flags + flag) * width + upper] < 0:
             raise InputError(f"no reachable turn-start state mask {mask} flag {flag} upper {upper}")
         sel[j0] = np.zeros(1, dtype=np.int64)
-        outs[j0] = outcomes(np.array([mask]), np.array([flag]), np.array([upper]), roll, rerolls)
+        first = (np.array([mask]), np.array([flag]), np.array([upper]))
+        outs[j0] = outcomes(*first, roll, rerolls)
         for j in range(j0 + 1, ncat):
             seen = np.zeros(layers[j].mask.size, dtype=np.bool_)
             seen[outs[j - 1][1]] = True
@@ -661,6 +669,17 @@ def _pass(
     kept = None if position is not None else _Keeper(rules, layers, store)
     if kept is not None:
         kept.add(ncat, rows)
+    # float64 rows of layers j (even j, odd j) in two arrays reused from layer to layer,
+    # allocated at a bound (pages are touched only as rows are written; fresh pages cost
+    # about as much as the combining itself): layer j reads j + 1's and overwrites j + 2's
+    most = [0, 0]
+    for j in range(j0, ncat):
+        st = layers[j]
+        i = sel[j]
+        sm, sf, su = (st.mask[i], st.flag[i], st.upper[i]) if j > j0 else first
+        bound = int(_max_to_come(rules, sm, sf, su).sum()) + sm.size
+        most[j % 2] = max(most[j % 2], bound)
+    pingpong = [np.empty(m) for m in most]
     states = n
     for j in range(ncat - 1, j0 - 1, -1):
         rank = np.full(layers[j + 1].mask.size, -1, dtype=np.int64)
@@ -674,7 +693,11 @@ def _pass(
         ln = _support(start, succ, pts, rank, rows.ln)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
-        data = np.empty(int(off[-1])) if kept is None else kept.buffer(int(off[-1]))
+        data = None if kept is None else kept.buffer(int(off[-1]))
+        if data is None:
+            if pingpong[j % 2].size < off[-1]:  # not reached: the bound holds (safety)
+                pingpong[j % 2] = np.empty(int(off[-1]))
+            data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
         _combine(start, succ, pts, q, rank, *rows, new.off, new.data, new.pb, new.py)
         if kept is not None:
@@ -704,9 +727,9 @@ def distribution(
     points so far (None: the pmf is of the points still to come). ``bonus_done`` /
     ``yatzy_done``: the position already holds the upper bonus / a Yatzy 50 (for the
     rates). Defaults: the start of the game. Time: Scandinavian from the start visits
-    451,969 states (a policy and a shifted vector sum per outcome each), ~5 s on 2
-    cores; see ``benchmarks/yatzy_distribution.py``. InputError if the game is over or
-    no play reaches the state.
+    451,969 states (a policy and a shifted vector sum per outcome each), 7-8.5 s on 2
+    busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
+    if the game is over or no play reaches the state.
     """
     t0 = time.perf_counter()
     rules = table.rules
@@ -800,8 +823,9 @@ def state_distributions(
     some play reaches (every state of every layer of ``layer_states``, bonus-dead
     copies included), under ``table``'s policy: the backward pass of
     :func:`distribution` keeping every layer. ``dtype``: storage of the rows, float64
-    (default) or float32 (half the memory, values rounded to float32). Memory:
-    Scandinavian ~1.2 GB in float64 (sum of the row lengths, 150 million values).
+    (default) or float32 (half the memory, values rounded to float32). Scandinavian:
+    958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in float32), 19 s
+    on 2 busy cores (load average 5).
     """
     t0 = time.perf_counter()
     dt = np.dtype(dtype)

@@ -53,9 +53,9 @@ of step 2 are the scalar widget's functions applied per lane; the lattice loops 
 written twice (lanes and scalar), each twin tagged with the reason.
 
 Policies of many states (:func:`policy_lanes`, theta == 0; the exact distribution): the
-solver's lanes in float64 give the widget's numbers bit for bit; step 2's argmax is the
-widget's own function per lane (``_score_now``), step 4's argmax a lanes twin
-(``_keep_policy``): the widget's ``policy`` at about a third of its cost per state.
+solver's lanes in float64 give the widget's numbers bit for bit, and the argmax of steps
+2 and 4 with the widget's tie-break runs over the lanes too (``_score_now_lanes``,
+``_keep_policy``: tagged twins): the widget's ``policy`` at a quarter of its cost.
 
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
@@ -346,49 +346,6 @@ def _joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int):
                 best = v
                 bc = c
     return best, bc
-
-
-@numba.njit(cache=True)
-def _score_now(
-    mask: int,
-    flag: int,
-    z: float,
-    zc: int,
-    K: KernelArrays,
-    SR: np.ndarray,
-    ln: int,
-    RV0: np.ndarray,
-    pol0: np.ndarray,
-) -> None:
-    """Step 2 with the argmax for lane ln of SR (``z``, ``zc``: the best h = 0 row and its
-    category): ``RV0[r]`` the value of writing roll r now (Yahtzee bonus included) and
-    ``pol0[r] = -c - 1`` for its category c, the lowest index among equal values."""
-    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
-    R = pos_id.shape[0]
-    width = pos_id.shape[1]
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
-    yb = K.ybonus if flag == 1 else 0
-    for r in range(R):
-        if joker_filled and yz_face[r] >= 0:
-            best, bc = _joker_best(mask, r, K, SR, ln)
-        else:
-            # twin of the lanes' ``_fill``, tracking the argmax
-            best = z
-            bc = zc
-            for e in range(width):
-                v = pos_s[r, e] + SR[pos_id[r, e], ln]
-                better = v > best
-                bc = pos_c[r, e] if better else bc
-                best = v if better else best
-            if bc == zc:  # writing 0 is best: a lower category may score as much
-                for e in range(width):
-                    c = pos_c[r, e]
-                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], ln] == best:
-                        bc = c
-        if yb != 0 and yz_face[r] >= 0:
-            best += yb
-        RV0[r] = best
-        pol0[r] = -bc - 1
 
 
 @numba.njit(cache=True)
@@ -765,10 +722,10 @@ def _score_now_lanes(
     -c - 1``, c the category roll r is written into, from the successor rows SR and the
     best h = 0 row values Z (the solver's); ``tmp`` (4, lanes) is work space.
 
-    Deliberate twin of ``_score_now`` (the same argmax and tie-break: the lowest category
-    index among equal values), here over contiguous lanes: per lane the scalar loop
-    costs more than the rest of ``policy_lanes``. Yahtzee rolls under the joker rule go
-    through the widget's ``_joker_best`` per lane.
+    Deliberate twin of step 2 in ``widget_into`` (the same argmax and tie-break: the
+    lowest category index among equal values), here over contiguous lanes: per lane the
+    scalar loop costs more than the rest of ``policy_lanes``. Yahtzee rolls under the
+    joker rule go through the widget's ``_joker_best`` per lane.
     """
     pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
     R = pos_id.shape[0]
@@ -949,11 +906,38 @@ def widget_into(
     Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
     ``K`` must be float64 arrays.
     """
+    offset = K.offset
+    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
     SR, RV, pol = B.SR, B.roll_value, B.policy
+    nd = offset.size - 2
+    R = offset[nd + 1] - offset[nd]
+    width = pos_id.shape[1]
     # 1. successor rows
     z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
     # 2. score now: lowest category index among equal values
-    _score_now(mask, flag, z, zc, K, SR, 0, RV[0], pol[0])
+    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    yb = K.ybonus if flag == 1 else 0
+    for r in range(R):
+        if joker_filled and yz_face[r] >= 0:
+            best, bc = _joker_best(mask, r, K, SR, 0)
+        else:
+            # twin of the lanes' ``_fill`` and ``_score_now_lanes``, tracking the argmax
+            best = z
+            bc = zc
+            for e in range(width):
+                v = pos_s[r, e] + SR[pos_id[r, e], 0]
+                better = v > best
+                bc = pos_c[r, e] if better else bc
+                best = v if better else best
+            if bc == zc:  # writing 0 is best: a lower category may score as much
+                for e in range(width):
+                    c = pos_c[r, e]
+                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
+                        bc = c
+        if yb != 0 and yz_face[r] >= 0:
+            best += yb
+        RV[0, r] = best
+        pol[0, r] = -bc - 1
     return turn_choices(B, K, theta)
 
 
