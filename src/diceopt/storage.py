@@ -182,19 +182,10 @@ def _array_spec(entry: Any) -> tuple[str, np.dtype, tuple[int, ...]]:
     return name, dtype, shape
 
 
-def read_arrays(path: Path, key: TableKey) -> Stored:
-    """The arrays and header of a table file; TableFileError if it must not be used.
-
-    The arrays are writable copies owned by one buffer read from the file.
-    """
-    try:
-        with open(path, "rb") as fh:
-            data = bytearray(os.fstat(fh.fileno()).st_size)
-            got = fh.readinto(data)
-        del data[got:]
-    except OSError as exc:
-        raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    if not data.startswith(MAGIC):  # (a bytearray: the arrays below are writable)
+def _parse_header(data: bytes | bytearray | memoryview, key: TableKey) -> tuple[dict, int, list]:
+    """(header, payload offset, array specs) of a file's first bytes, checked against
+    ``key``; TableFileError if it must not be used."""
+    if bytes(data[: len(MAGIC)]) != MAGIC:
         raise TableFileError("not a diceopt table file")
     pos = len(MAGIC)
     if len(data) < pos + 8:
@@ -204,7 +195,7 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
     if size > MAX_HEADER_BYTES or len(data) < pos + size:
         raise TableFileError("truncated header")
     try:
-        header = json.loads(data[pos : pos + size])
+        header = json.loads(bytes(data[pos : pos + size]))
     except ValueError:
         raise TableFileError("unreadable header") from None
     pos += size
@@ -232,8 +223,28 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
     for want in key.extra:
         if want not in names:
             raise TableFileError(f"it has no {want!r} array")
+    return header, pos, specs
+
+
+def _payload_bytes(specs: list) -> int:
+    return sum(int(np.prod(shape)) * dtype.itemsize for _, dtype, shape in specs)
+
+
+def read_arrays(path: Path, key: TableKey) -> Stored:
+    """The arrays and header of a table file; TableFileError if it must not be used.
+
+    The arrays are writable copies owned by one buffer read from the file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = bytearray(os.fstat(fh.fileno()).st_size)
+            got = fh.readinto(data)
+        del data[got:]
+    except OSError as exc:
+        raise TableFileError(f"cannot read it ({exc.strerror})") from None
+    header, pos, specs = _parse_header(data, key)  # (a bytearray: the arrays are writable)
     payload = memoryview(data)[pos:]
-    nbytes = sum(int(np.prod(shape)) * dtype.itemsize for _, dtype, shape in specs)
+    nbytes = _payload_bytes(specs)
     if len(payload) != nbytes:
         raise TableFileError(f"payload has {len(payload)} bytes, expected {nbytes}")
     if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
@@ -245,6 +256,41 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
         arrays[name] = np.frombuffer(payload, dtype=dtype, count=count, offset=offset).reshape(
             shape
         )
+        offset += count * dtype.itemsize
+    return Stored(arrays, header)
+
+
+def map_arrays(path: Path, key: TableKey) -> Stored:
+    """As :func:`read_arrays`, but the arrays are read-only memory maps of the file (for
+    tables too large to read whole); the checksum is still verified (read through once,
+    64 MiB at a time)."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            head = fh.read(len(MAGIC) + 8 + MAX_HEADER_BYTES)
+    except OSError as exc:
+        raise TableFileError(f"cannot read it ({exc.strerror})") from None
+    header, pos, specs = _parse_header(head, key)
+    nbytes = _payload_bytes(specs)
+    if size - pos != nbytes:
+        raise TableFileError(f"payload has {size - pos} bytes, expected {nbytes}")
+    digest = hashlib.sha256()
+    if nbytes:
+        whole = np.memmap(path, dtype=np.uint8, mode="r", offset=pos, shape=(nbytes,))
+        step = 1 << 26
+        for lo in range(0, nbytes, step):
+            digest.update(memoryview(whole[lo : lo + step]))
+        del whole
+    if digest.hexdigest() != header.get("sha256"):
+        raise TableFileError("checksum mismatch")
+    arrays: dict[str, np.ndarray] = {}
+    offset = pos
+    for name, dtype, shape in specs:
+        count = int(np.prod(shape))
+        if count:
+            arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+        else:
+            arrays[name] = np.zeros(shape, dtype=dtype)
         offset += count * dtype.itemsize
     return Stored(arrays, header)
 
