@@ -210,6 +210,13 @@ class SavedLayer(NamedTuple):
     nsolve: np.ndarray  # (subsets,) int64: solved upper totals of each subset
 
 
+@numba.njit(cache=True)
+def _next_lane(V: SavedLayer, mask: int, flag: int, u: int) -> int:
+    """The lane of turn-start state (mask, flag, u) in a :class:`SavedLayer`."""
+    sub = V.msub[mask]
+    return V.moff[mask] + flag * V.nsolve[sub] + V.urank[sub, u]
+
+
 def _next_value(V: np.ndarray | SavedLayer, mask: int, flag: int, u: int, s: int) -> float:
     """Value of the turn-start state (mask, flag, u) with s rerolls saved: ``V[mask,
     flag, u]`` for a table (s is 0 there), or the lane of a :class:`SavedLayer`."""
@@ -226,8 +233,7 @@ def _next_value_nb(V, mask, flag, u, s):  # noqa: ANN001 - numba types
         return lambda V, mask, flag, u, s: V[mask, flag, u]
 
     def packed(V, mask, flag, u, s):  # noqa: ANN001
-        sub = V.msub[mask]
-        return V.values[V.moff[mask] + flag * V.nsolve[sub] + V.urank[sub, u], s]
+        return V.values[_next_lane(V, mask, flag, u), s]
 
     return packed
 
@@ -331,6 +337,7 @@ def _successor_rows(
     SR: np.ndarray,
     ln: int,
     s: int = 0,
+    IDX: np.ndarray | None = None,
 ):
     """Step 1 for lane ln: SR[c * (dice + 1) + h, ln]; returns the best h = 0 row and its
     category (lowest index on ties).
@@ -339,6 +346,12 @@ def _successor_rows(
     scored 50. Upper category c: h = count of its face (points and bonus included).
     Rows of categories that may not be used are NEG. ``V``: the table, or with saved
     rerolls the next layer (:class:`SavedLayer`), read with ``s`` rerolls saved.
+
+    Index mode (``IDX`` given, V a SavedLayer; compiled apart, numba prunes the branch):
+    nothing is read; ``IDX[row, ln]`` gets the row's successor lane times the layer's
+    width and ``SR[row, ln]`` the points beside it (NEG rows: index 0), so that the rows
+    at any s are ``SR + values.flat[IDX + s]`` (:func:`_rows_at`); the returned best
+    row is then meaningless.
     """
     T = K.threshold
     neg = K.neg
@@ -351,24 +364,77 @@ def _successor_rows(
         if not _may_write(mask, c, K):
             for h in range(stride):
                 SR[b0 + h, ln] = neg
+                if IDX is not None:
+                    IDX[b0 + h, ln] = 0
             continue
         nxt = mask | (1 << c)
         f = K.upper_face[c]
         if f < 0:
-            v = _next_value(V, nxt, flag, u, s)
-            SR[b0, ln] = v
+            _put(V, SR, IDX, b0, ln, 0.0, nxt, flag, u, s)
             if c == K.yz_cat and K.ybonus > 0:
-                v = _next_value(V, nxt, 1, u, s)
-            SR[b0 + 1, ln] = v
+                _put(V, SR, IDX, b0 + 1, ln, 0.0, nxt, 1, u, s)
+            else:
+                SR[b0 + 1, ln] = SR[b0, ln]
+                if IDX is not None:
+                    IDX[b0 + 1, ln] = IDX[b0, ln]
         else:
             for cnt in range(stride):
                 pts = cnt * (f + 1)
                 b = K.bonus if (u < T and u + pts >= T) else 0
-                SR[b0 + cnt, ln] = pts + b + _next_value(V, nxt, flag, min(T, u + pts), s)
+                _put(V, SR, IDX, b0 + cnt, ln, pts + b, nxt, flag, min(T, u + pts), s)
         if SR[b0, ln] > z:
             z = SR[b0, ln]
             zc = c
     return z, zc
+
+
+@numba.njit(cache=True)
+def _put(
+    V: np.ndarray,
+    SR: np.ndarray,
+    IDX: np.ndarray | None,
+    row: int,
+    ln: int,
+    add: float,
+    nxt: int,
+    flag: int,
+    u: int,
+    s: int,
+) -> None:
+    """One successor row of :func:`_successor_rows`: ``SR[row, ln] = add + value of (nxt,
+    flag, u) with s saved``; in index mode SR gets ``add`` and IDX the lane's offset."""
+    if IDX is None:
+        SR[row, ln] = add + _next_value(V, nxt, flag, u, s)
+    else:
+        IDX[row, ln] = _next_lane(V, nxt, flag, u) * V.values.shape[1]
+        SR[row, ln] = add
+
+
+@numba.njit(cache=True)
+def _rows_at(
+    ADD: np.ndarray,
+    IDX: np.ndarray,
+    flat: np.ndarray,
+    s: int,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+) -> None:
+    """The successor rows of lanes 0 .. nb with s rerolls saved from index mode's ``ADD``
+    (points) and ``IDX`` (see :func:`_successor_rows`; ``flat``: the next layer's values,
+    flattened), and Z, the best h = 0 row of each lane."""
+    stride = K.offset.size - 1
+    ncat = K.upper_face.size
+    for row in range(ncat * stride):
+        for ln in range(nb):
+            SR[row, ln] = ADD[row, ln] + flat[IDX[row, ln] + s]
+    for ln in range(nb):
+        Z[ln] = SR[0, ln]
+    for c in range(1, ncat):
+        b0 = c * stride
+        for ln in range(nb):
+            Z[ln] = max(Z[ln], SR[b0, ln])
 
 
 @numba.njit(cache=True)
@@ -456,12 +522,13 @@ def _gather(
     YB: np.ndarray,
     K: KernelArrays,
     s: int,
+    IDX: np.ndarray | None = None,
 ) -> None:
     """Step 1 for every lane (successors read with s rerolls saved), the best zero score Z
-    and the Yahtzee bonus YB per lane."""
+    and the Yahtzee bonus YB per lane (``IDX``: index mode, see :func:`_successor_rows`)."""
     for ln in range(nb):
         flag = st_flag[lo + ln]
-        z, _ = _successor_rows(st_mask[lo + ln], flag, st_u[lo + ln], V, K, SR, ln, s)
+        z, _ = _successor_rows(st_mask[lo + ln], flag, st_u[lo + ln], V, K, SR, ln, s, IDX)
         Z[ln] = z
         YB[ln] = K.ybonus if flag == 1 else 0
 
@@ -541,9 +608,26 @@ def _score_now(
 ) -> None:
     """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
     successors read with ``s`` rerolls saved (0 without saved rerolls)."""
+    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+
+
+@numba.njit(cache=True)
+def _score_rows(
+    st_mask: np.ndarray,
+    lo: int,
+    nb: int,
+    A: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+    K: KernelArrays,
+) -> None:
+    """Step 2 per lane from the successor rows SR: the value of writing each roll now
+    into A's roll rows (jokers and the Yahtzee bonus included)."""
     offset, yz_face = K.offset, K.yz_face
     base = offset[offset.size - 2]
-    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
     _fill(A, TMP, SR, Z, nb, K)
     if K.joker_code != 0:
         _joker_rows(A, SR, st_mask, lo, nb, K)
@@ -705,6 +789,8 @@ def _solve_batch_saved(
     out: np.ndarray,
     K: KernelArrays,
     nsaved: int,
+    ADD: np.ndarray,
+    IDX: np.ndarray,
 ) -> None:
     """Saved rerolls (theta 0): ``out[s, ln]`` for s = 0 .. nsaved - 1, the value of the
     turn-start states lo .. lo + nb of a layer with s rerolls saved; V the next layer.
@@ -713,16 +799,22 @@ def _solve_batch_saved(
     depend on how many were saved, and the value with s saved is the first-roll average
     at level 2 + s. Writing with t rerolls left saves min(t, cap) for the next turn, so
     before the choice of level t the roll rows of A get the score-now values of level t.
+    The successor lanes are found once (``ADD``, ``IDX``: index mode of
+    :func:`_successor_rows`) and each level reads its rows from them (:func:`_rows_at`).
     """
     nk = K.offset[K.offset.size - 1]
     for ln in range(nb):
         A[nk, ln] = K.neg
         M[nk, ln] = K.neg
-    _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, 0)
+    flat = V.values.reshape(V.values.size)
+    _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
+    _rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
     for t in range(1, nsaved + 2):
         _keep_chance(A, M, nb, K, t == 1)
         if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
-            _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, t)
+            _rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
+            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
         _keep_choose(A, M, nb, K)
         if t >= 2:
             _first_roll(M, out[t - 2], nb, K)
@@ -805,6 +897,8 @@ def _solve_states_saved(
     outs: np.ndarray,
     K: KernelArrays,
     res: np.ndarray,
+    ADDs: np.ndarray,
+    IDXs: np.ndarray,
 ) -> None:
     """Saved rerolls: ``res[i, s]``, the value of state i of a layer with s rerolls saved
     (s < res.shape[1]), batch by batch from the next layer V (read only). The batch loop
@@ -822,7 +916,7 @@ def _solve_states_saved(
             nb = min(lanes, nst - lo)
             _solve_batch_saved(
                 st_mask, st_flag, st_u, lo, nb, V, As[ch], Ms[ch], SRs[ch],
-                vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], out, K, nsaved,
+                vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], out, K, nsaved, ADDs[ch], IDXs[ch],
             )  # fmt: skip
             for s in range(nsaved):
                 for ln in range(nb):

@@ -273,6 +273,8 @@ def solve_saved(
     SRs[:, -1, :] = NEG
     vecs = np.empty((nchunks, 3, width), dtype=dt)
     outs = np.empty((nchunks, lay.width(c - 1), width), dtype=dt)
+    ADDs = np.empty_like(SRs)
+    IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
     folder = None
     name = variant or rules.name
     if directory is not None:
@@ -288,7 +290,7 @@ def solve_saved(
         st_mask, st_flag, st_u = lay.layer_states(j)
         res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
         V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
-        _solve_states_saved(st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, outs, K, res)
+        _solve_states_saved(st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, outs, K, res, ADDs, IDXs)
         del st_mask, st_flag, st_u
         if not keep:
             layers[j + 1] = None
