@@ -411,3 +411,16 @@ def get_saved(
         variant=variant,
     )
     return table, False
+
+
+def warm_up(dtype: str | np.dtype = "float32") -> float:
+    """Compile (or load from numba's cache) the saved-rerolls solver and widget for
+    ``dtype``; returns seconds. Solves a two-category six-dice variant."""
+    from diceopt.games.yatzy.rules import MAXI
+
+    t0 = time.perf_counter()
+    tiny = MAXI.reduced(("ones", "chance"), bonus_threshold=3, saved_rerolls=True)
+    table = solve_saved(tiny, dtype=dtype)
+    table.widget(0, 0, 0, 3)
+    table.category_values(1, 0, 0, 0, 2)
+    return time.perf_counter() - t0
