@@ -52,6 +52,13 @@ contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker 
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 
+Saved rerolls (:mod:`diceopt.games.yatzy.saved`): a turn has ``2 + s`` rerolls and
+writing with t left saves ``min(t, saved_cap)`` for the next turn; ``V`` is then the next
+layer (:class:`SavedLayer`, read through ``_next_value``), step 4 runs ``2 + s`` levels
+(:func:`_solve_batch_saved`: every s of a state in one pass) and the score-now rows are
+refreshed per level from the successor lanes found once per batch (index mode of
+:func:`_successor_rows`, :func:`_rows_at`).
+
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
 have the same value: one is solved and copied. The remove-one-die edges are padded with
@@ -219,11 +226,11 @@ def _next_lane(V: SavedLayer, mask: int, flag: int, u: int) -> int:
 
 def _next_value(V: np.ndarray | SavedLayer, mask: int, flag: int, u: int, s: int) -> float:
     """Value of the turn-start state (mask, flag, u) with s rerolls saved: ``V[mask,
-    flag, u]`` for a table (s is 0 there), or the lane of a :class:`SavedLayer`."""
+    flag, u]`` for a table (s is 0 there), or the lane of a :class:`SavedLayer` (the
+    kernels use the numba overload below, chosen by the type of V when compiling)."""
     if isinstance(V, np.ndarray):
         return V[mask, flag, u]
-    sub = V.msub[mask]
-    return V.values[V.moff[mask] + flag * V.nsolve[sub] + V.urank[sub, u], s]
+    return V.values[_next_lane(V, mask, flag, u), s]
 
 
 @overload(_next_value)
