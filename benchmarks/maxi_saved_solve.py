@@ -66,15 +66,39 @@ def solve(dtype: str, directory, label: str):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--float64", action="store_true", help="also solve in float64")
+    parser.add_argument(
+        "--skip-float32", action="store_true", help="no float32 solve and advice (with --float64)"
+    )
     parser.add_argument("--cache-dir", help="cache directory for the float32 layers")
     parser.add_argument("--advice-calls", type=int, default=50)
     args = parser.parse_args()
 
+    from diceopt.games.yatzy.saved import warm_up
+
+    threads = numba.get_num_threads()
+    if not args.skip_float32:
+        float32_part(args, threads)
+    if not args.float64:
+        return 0
+    compile_seconds = warm_up("float64")
+    table64, wall64, cpu64 = solve("float64", None, "maxi_saved_float64")
+    emit(
+        benchmark="maxi_saved_solve_float64",
+        seconds=wall64,
+        cpu_seconds=cpu64,
+        compile_seconds=compile_seconds,
+        value=table64.value,
+        peak_rss_gb=peak_rss_gb(),
+        threads=threads,
+    )
+    return 0
+
+
+def float32_part(args, threads):
     from diceopt.games.yatzy.advice import advise_position, parse_position
     from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.saved import layers_dir, load_saved, warm_up
 
-    threads = numba.get_num_threads()
     compile_seconds = warm_up("float32")
     emit(benchmark="maxi_saved_compile", compile_seconds=compile_seconds, threads=threads)
 
@@ -129,21 +153,6 @@ def main() -> int:
         seconds_median=statistics.median(lat),
         seconds_max=max(lat),
     )
-    del loaded
-
-    if not args.float64:
-        return 0
-    warm_up("float64")
-    table64, wall64, cpu64 = solve("float64", None, "maxi_saved_float64")
-    emit(
-        benchmark="maxi_saved_solve_float64",
-        seconds=wall64,
-        cpu_seconds=cpu64,
-        value=table64.value,
-        peak_rss_gb=peak_rss_gb(),
-        threads=threads,
-    )
-    return 0
 
 
 if __name__ == "__main__":
