@@ -231,6 +231,31 @@ def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, n
     return specs
 
 
+def _parse_header(data: bytes | bytearray | memoryview, key: TableKey) -> tuple[dict, int, list]:
+    """(header, payload offset, array specs) of a file's first bytes, checked against
+    ``key``; TableFileError if it must not be used."""
+    if bytes(data[: len(MAGIC)]) != MAGIC:
+        raise TableFileError("not a diceopt table file")
+    pos = len(MAGIC)
+    if len(data) < pos + 8:
+        raise TableFileError("truncated header")
+    size = int.from_bytes(data[pos : pos + 8], "little")
+    pos += 8
+    if size > MAX_HEADER_BYTES or len(data) < pos + size:
+        raise TableFileError("truncated header")
+    try:
+        header = json.loads(bytes(data[pos : pos + size]))
+    except ValueError:
+        raise TableFileError("unreadable header") from None
+    pos += size
+    specs = _check_header(header, key, FORMAT_VERSION)
+    return header, pos, specs
+
+
+def _payload_bytes(specs: list) -> int:
+    return sum(int(np.prod(shape)) * dtype.itemsize for _, dtype, shape in specs)
+
+
 def read_arrays(path: Path, key: TableKey) -> Stored:
     """The arrays and header of a table file; TableFileError if it must not be used.
 
@@ -243,23 +268,9 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
         del data[got:]
     except OSError as exc:
         raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    if not data.startswith(MAGIC):  # (a bytearray: the arrays below are writable)
-        raise TableFileError("not a diceopt table file")
-    pos = len(MAGIC)
-    if len(data) < pos + 8:
-        raise TableFileError("truncated header")
-    size = int.from_bytes(data[pos : pos + 8], "little")
-    pos += 8
-    if size > MAX_HEADER_BYTES or len(data) < pos + size:
-        raise TableFileError("truncated header")
-    try:
-        header = json.loads(data[pos : pos + size])
-    except ValueError:
-        raise TableFileError("unreadable header") from None
-    pos += size
-    specs = _check_header(header, key, FORMAT_VERSION)
+    header, pos, specs = _parse_header(data, key)  # (a bytearray: the arrays are writable)
     payload = memoryview(data)[pos:]
-    nbytes = sum(int(np.prod(shape)) * dtype.itemsize for _, dtype, shape in specs)
+    nbytes = _payload_bytes(specs)
     if len(payload) != nbytes:
         raise TableFileError(f"payload has {len(payload)} bytes, expected {nbytes}")
     if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
@@ -516,6 +527,41 @@ def store_mapped(
         warn(f"the table was not saved: cannot write {path} ({exc.strerror or exc})")
         return False
     return True
+
+
+def map_arrays(path: Path, key: TableKey) -> Stored:
+    """As :func:`read_arrays`, but the arrays are read-only memory maps of the file (for
+    tables too large to read whole); the checksum is still verified (read through once,
+    64 MiB at a time)."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            head = fh.read(len(MAGIC) + 8 + MAX_HEADER_BYTES)
+    except OSError as exc:
+        raise TableFileError(f"cannot read it ({exc.strerror})") from None
+    header, pos, specs = _parse_header(head, key)
+    nbytes = _payload_bytes(specs)
+    if size - pos != nbytes:
+        raise TableFileError(f"payload has {size - pos} bytes, expected {nbytes}")
+    digest = hashlib.sha256()
+    if nbytes:
+        whole = np.memmap(path, dtype=np.uint8, mode="r", offset=pos, shape=(nbytes,))
+        step = 1 << 26
+        for lo in range(0, nbytes, step):
+            digest.update(memoryview(whole[lo : lo + step]))
+        del whole
+    if digest.hexdigest() != header.get("sha256"):
+        raise TableFileError("checksum mismatch")
+    arrays: dict[str, np.ndarray] = {}
+    offset = pos
+    for name, dtype, shape in specs:
+        count = int(np.prod(shape))
+        if count:
+            arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+        else:
+            arrays[name] = np.zeros(shape, dtype=dtype)
+        offset += count * dtype.itemsize
+    return Stored(arrays, header)
 
 
 def load(key: TableKey, directory: str | os.PathLike | None = None) -> tuple[Stored, float] | None:

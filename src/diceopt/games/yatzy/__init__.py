@@ -35,13 +35,15 @@ from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
     from diceopt.games.yatzy.kernel import YatzyTable
+    from diceopt.games.yatzy.saved import SavedTable
 
 __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
-_TABLES: dict[tuple[str, float, str], YatzyTable] = {}
+_TABLES: dict[tuple[str, float, str], YatzyTable | SavedTable] = {}
 _DISTRIBUTION_READY: set[str] = set()  # table dtypes whose distribution kernels are loaded
+SAVED_SOLVE = "about 1,100 CPU-seconds and 3.1 GB of disk"  # maxi-saved, float32, measured
 
 
 def get_solved(
@@ -50,15 +52,42 @@ def get_solved(
     dtype: str = "float32",
     cache_dir: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> YatzyTable:
-    """The solved table of a variant, cached in this process."""
+) -> YatzyTable | SavedTable:
+    """The solved table of a variant, cached in this process (saved-rerolls variants:
+    the stored table only, InputError if it is not stored; see :func:`saved_table`)."""
     from diceopt.games.yatzy.storage import get_table
 
     variant = variant_id(variant)
     key = (variant, float(theta), dtype)
     if key not in _TABLES:
-        _TABLES[key], _ = get_table(variant, theta, dtype, cache_dir, progress=progress)
+        if get_rules(variant).saved_rerolls:
+            _TABLES[key] = saved_table(variant, dtype, cache_dir)
+        else:
+            _TABLES[key], _ = get_table(variant, theta, dtype, cache_dir, progress=progress)
     return _TABLES[key]
+
+
+def saved_table(variant: str, dtype: str = "float32", cache_dir: str | None = None) -> SavedTable:
+    """The stored table of a saved-rerolls variant (layers memory-mapped when read);
+    InputError when it is not stored: its solve takes minutes, so it is never started
+    by a command that only reads it."""
+    from diceopt.games.yatzy.saved import load_saved
+
+    got = load_saved(variant, dtype, cache_dir)
+    if got is None:
+        raise InputError(
+            f"the {variant} table ({dtype}) is not stored: solve it first with "
+            f"'diceopt yatzy solve --variant {variant}' ({SAVED_SOLVE})"
+        )
+    return got[0]
+
+
+def _no_saved_rerolls(config: YatzyConfig, what: str) -> None:
+    """InputError: ``what`` is not available for a saved-rerolls variant."""
+    if config.rules.saved_rerolls:
+        raise InputError(
+            f"{what} is not available for {config.variant} (saved rerolls): solve and advise are"
+        )
 
 
 def main_job(out: Callable[[str], None] = print) -> None:
@@ -187,11 +216,14 @@ class YatzyConfig:
         """The configuration as plain data."""
         return {"variant": self.variant, "theta": self.theta, "dtype": self.dtype}
 
-    def table(self) -> YatzyTable:
-        """The solved table (loaded or solved once per process; progress on a terminal)."""
+    def table(self) -> YatzyTable | SavedTable:
+        """The solved table (loaded or solved once per process; progress on a terminal;
+        saved-rerolls variants: loaded only, see :func:`saved_table`)."""
         key = (self.variant, float(self.theta), self.dtype)
         if key in _TABLES:
             return _TABLES[key]
+        if self.rules.saved_rerolls:
+            return get_solved(self.variant, self.theta, self.dtype)
         from diceopt.games.yatzy.storage import load_table
 
         if load_table(self.variant, self.theta, self.dtype) is None:
@@ -210,7 +242,8 @@ class YatzySpec(GameSpec):
         "Five dice (six in Maxi), up to two rerolls a turn (keep any dice), then write the\n"
         "roll in an open category; the upper bonus and the variant's scoring as in RULES.\n"
         "Positions: 'dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 5'\n"
-        "(or the JSON form). Actions: 'keep 3 3', 'keep -' (reroll all), 'score chance'."
+        "(or the JSON form). Actions: 'keep 3 3', 'keep -' (reroll all), 'score chance'.\n"
+        "Saved rerolls (maxi-saved): '| saved 3' gives the rerolls saved from earlier turns."
     )
     units = "expected final score (points)"
     parameters = (
@@ -258,6 +291,8 @@ class YatzySpec(GameSpec):
         rules = get_rules(variant)
         theta = check_theta(params.get("theta") or 0.0)
         dtype = params.get("dtype") or "float32"
+        if rules.saved_rerolls and theta != 0.0:
+            raise InputError(f"{rules.name} (saved rerolls) is solved for theta 0 only")
         return YatzyConfig(rules.name, theta, dtype)
 
     def describe(self, rules: YatzyConfig) -> dict[str, Any]:
@@ -288,7 +323,7 @@ class YatzySpec(GameSpec):
         Yahtzee bonus (elsewhere it is always false: no field for the web page to offer)."""
         from diceopt.games.yatzy.advice import position_to_json
 
-        data = position_to_json(pos)
+        data = position_to_json(pos, rules.rules)
         if not rules.rules.tracks_yahtzee:
             del data["yahtzee_bonus"]
         return data
@@ -306,7 +341,11 @@ class YatzySpec(GameSpec):
         from diceopt.games.yatzy.moves import sheet_lines
 
         dice = " ".join(map(str, pos.dice)) or "-"
-        return [*sheet_lines(pos, rules.rules), f"dice {dice}   rerolls left {pos.rerolls}"]
+        saved = f"   saved {pos.saved}" if rules.rules.saved_rerolls else ""
+        return [
+            *sheet_lines(pos, rules.rules),
+            f"dice {dice}   rerolls left {pos.rerolls}{saved}",
+        ]
 
     def advise(
         self,
@@ -326,10 +365,12 @@ class YatzySpec(GameSpec):
         if opponent is not None:
             from diceopt.games.yatzy.win import advise_opponent
 
+            _no_saved_rerolls(rules, "advise --opponent")
             return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
             from diceopt.games.yatzy.targets import advise_target
 
+            _no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
         return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
 
@@ -338,6 +379,7 @@ class YatzySpec(GameSpec):
         come when it gives no score) under the table's policy: the JSON of
         ``yatzy distribution --json`` (``compile_seconds``: the kernels' first load in
         this process, else 0; ``plot`` None)."""
+        _no_saved_rerolls(rules, "distribution")
         from diceopt.games.yatzy.distribution import position_distribution, warm_up
 
         compile_seconds = 0.0
@@ -361,6 +403,7 @@ class YatzySpec(GameSpec):
 
     def versus_start(self, rules: YatzyConfig, strategy: str, rng: np.random.Generator) -> Versus:
         """A game against the computer (see ``games.yatzy.versus``): the first roll."""
+        _no_saved_rerolls(rules, "play against the computer")
         from diceopt.games.yatzy.versus import start
 
         return start(rules, strategy, rng)
@@ -402,6 +445,8 @@ class YatzySpec(GameSpec):
 
     def solve(self, rules: YatzyConfig, force: bool = False, **options: Any) -> Report:
         """Load the stored table, or solve it (``force``: always solve) and store it."""
+        if rules.rules.saved_rerolls:
+            return _solve_saved(rules, force)
         from diceopt.games.yatzy.kernel import warm_up
         from diceopt.games.yatzy.storage import get_table, load_table, table_path
 
@@ -458,6 +503,7 @@ class YatzySpec(GameSpec):
             warm_up,
         )
 
+        _no_saved_rerolls(rules, "simulate")
         check_plot_path(plot)
         table = rules.table()
         compile_seconds = warm_up(rules.dtype)
@@ -500,26 +546,31 @@ class YatzySpec(GameSpec):
         def run_distribution(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.distribution import run_distribution
 
+            _no_saved_rerolls(config, "distribution")
             return run_distribution(config, args)
 
         def run_sweep(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.sweep import run_sweep
 
+            _no_saved_rerolls(config, "sweep")
             return run_sweep(config, args)
 
         def run_duel(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.duel import run_duel
 
+            _no_saved_rerolls(config, "duel")
             return run_duel(config, args)
 
         def run_export(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.export import run_export
 
+            _no_saved_rerolls(config, "export")
             return run_export(config, args)
 
         def run_targets(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.targets import run_targets
 
+            _no_saved_rerolls(config, "targets")
             return run_targets(config, args)
 
         return (
@@ -560,6 +611,49 @@ class YatzySpec(GameSpec):
     def main_job(self, out: Callable[[str], None] = print) -> None:
         """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""
         main_job(out)
+
+
+def _solve_saved(rules: YatzyConfig, force: bool) -> Report:
+    """``solve`` for a saved-rerolls variant: load the stored layers, or solve them layer
+    by layer into the cache directory (two layers in memory)."""
+    from diceopt.games.yatzy.saved import get_saved, layers_dir, warm_up
+
+    folder = layers_dir(rules.variant, rules.dtype)
+    compile_seconds = 0.0
+    t0 = time.perf_counter()
+    if not force:
+        try:
+            table = saved_table(rules.variant, rules.dtype)
+        except InputError:
+            force = True
+        else:
+            seconds = time.perf_counter() - t0
+            lines = [
+                f"loaded {folder} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"
+            ]
+    if force:
+        compile_seconds = warm_up(rules.dtype)
+        with Stage(f"solving {rules.variant} ({SAVED_SOLVE})", "layers") as stage:
+            table, _ = get_saved(rules.variant, rules.dtype, force=True, progress=stage.update)
+        seconds = table.seconds
+        lines = [
+            f"solved {table.states:,} states in {seconds:.2f} s "
+            f"(numba compile {compile_seconds:.2f} s); saved to {folder}"
+        ]
+    _TABLES[(rules.variant, 0.0, rules.dtype)] = table
+    lines.insert(0, f"{rules.variant}: optimal expected final score {table.value:.6f} points")
+    data = {
+        "variant": rules.variant,
+        "theta": 0.0,
+        "dtype": rules.dtype,
+        "compile_seconds": compile_seconds,
+        "solve_seconds": table.seconds,
+        "table_seconds": seconds,
+        "states": table.states,
+        "loaded": not force,
+        "path": str(folder),
+    }
+    return Report(table.value, data, lines)
 
 
 SPEC = YatzySpec()

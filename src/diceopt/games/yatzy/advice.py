@@ -18,13 +18,18 @@ required, the others optional)::
   A score the position cannot have is refused: below what the upper section holds, or
   above the most the filled categories can hold (:func:`most_points`);
 - American variants with the Yahtzee bonus: ``yahtzee-bonus yes`` when the Yahtzee box
-  holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise.
+  holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise;
+- variants with saved rerolls (``maxi-saved``): ``saved``, the rerolls saved from
+  earlier turns (default 0; at most two per filled category and the variant's cap). The
+  turn may reroll ``rerolls + saved`` more times; those left unused when a category is
+  written are saved for the next turn. Other variants refuse the field.
 
-The canonical form (what :func:`format_position` prints) lists dice, rerolls, filled,
-upper and score (when given) in that order, plus ``yahtzee-bonus`` where the variant
-tracks it and the Yahtzee box is filled. Actions: ``keep 3 3`` (keep those dice and
-reroll the others; ``keep -`` rerolls all five; keeping all five is not an action:
-score a category instead) and ``score chance`` (category names as in ``filled``).
+The canonical form (what :func:`format_position` prints) lists dice, rerolls, saved
+(variants with saved rerolls), filled, upper and score (when given) in that order, plus
+``yahtzee-bonus`` where the variant tracks it and the Yahtzee box is filled. Actions:
+``keep 3 3`` (keep those dice and reroll the others; ``keep -`` rerolls all five;
+keeping all five is not an action: score a category instead) and ``score chance``
+(category names as in ``filled``).
 
 Actions are listed best first; equally good actions in the order of the widget's
 tie-break (:mod:`diceopt.games.yatzy.kernel`): scoring before keeping, categories in
@@ -49,7 +54,7 @@ from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
 from diceopt.notation import split_fields
 
-FIELDS = ("dice", "rerolls", "filled", "upper", "score", "yahtzee-bonus")
+FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
 VALUE_IS_TO_COME = "expected points still to come (points)"
 
@@ -60,6 +65,7 @@ class Position:
 
     ``score``: points so far, or None when not given (values are then the points still
     to come; :func:`parse_position` leaves it None when the text has no ``score``).
+    ``saved``: rerolls saved from earlier turns (variants with saved rerolls only).
     """
 
     dice: tuple[int, ...]
@@ -68,6 +74,7 @@ class Position:
     upper: int = 0
     score: float | None = 0
     yahtzee_bonus: bool = False
+    saved: int = 0
 
     def mask(self, rules: YatzyRules) -> int:
         """Bit mask of the filled categories."""
@@ -161,9 +168,42 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
         if word not in ("yes", "no"):
             raise InputError(f"yahtzee-bonus must be yes or no, got {word!r}")
         ybonus = word == "yes"
-    pos = Position(dice, rerolls, filled, upper, score, ybonus)
+    saved = 0
+    if "saved" in seen:
+        _no_saved(rules)
+        words = _words(seen["saved"], "saved")
+        if len(words) != 1:
+            raise InputError(f"saved takes one number, got {seen['saved']!r}")
+        saved = _int(words[0], "saved")
+    pos = Position(dice, rerolls, filled, upper, score, ybonus, saved)
     validate(pos, rules)
     return replace(pos, filled=in_rules_order(filled, rules))
+
+
+def _no_saved(rules: YatzyRules) -> None:
+    """InputError when the variant has no saved rerolls (a position gives ``saved``)."""
+    if not rules.saved_rerolls:
+        raise InputError(
+            f"variant {rules.name} has no saved rerolls: drop 'saved' (maxi-saved has them)"
+        )
+
+
+def _check_saved(pos: Position, rules: YatzyRules) -> None:
+    """InputError for a saved count the position cannot have."""
+    if pos.saved == 0:
+        return
+    _no_saved(rules)
+    if pos.saved < 0:
+        raise InputError(f"saved rerolls cannot be negative, got {pos.saved}")
+    n = len(pos.filled)
+    cap = rules.saved_cap
+    if cap is not None and pos.saved > cap:
+        raise InputError(f"saved {pos.saved} is above the cap of {cap} saved rerolls")
+    if pos.saved > 2 * n:
+        raise InputError(
+            f"saved {pos.saved} is impossible with {n} categories filled: at most {2 * n} "
+            "rerolls can have been saved (two per turn played)"
+        )
 
 
 def validate(pos: Position, rules: YatzyRules) -> None:
@@ -188,6 +228,7 @@ def validate(pos: Position, rules: YatzyRules) -> None:
                 raise InputError(f"a die shows 1 to {rules.sides}, got {d}")
     if not 0 <= pos.rerolls <= 2:
         raise InputError(f"rerolls left must be 0, 1 or 2, got {pos.rerolls}")
+    _check_saved(pos, rules)
     if rules.forced_order:
         want = rules.categories[: len(pos.filled)]
         if set(pos.filled) != set(want):
@@ -274,7 +315,8 @@ def format_position(pos: Position, rules: YatzyRules) -> str:
     only when given)."""
     dice = " ".join(map(str, pos.dice)) if pos.dice else "-"
     filled = " ".join(pos.filled) if pos.filled else "-"
-    text = f"dice {dice} | rerolls {pos.rerolls} | filled {filled} | upper {pos.upper}"
+    saved = f" | saved {pos.saved}" if rules.saved_rerolls else ""
+    text = f"dice {dice} | rerolls {pos.rerolls}{saved} | filled {filled} | upper {pos.upper}"
     if pos.score is not None:
         text += f" | score {_fmt(pos.score)}"
     yz = rules.yahtzee_category
@@ -283,14 +325,13 @@ def format_position(pos: Position, rules: YatzyRules) -> str:
     return text
 
 
-def position_to_json(pos: Position) -> dict[str, Any]:
-    """The JSON form of a position (``score`` only when given)."""
-    data: dict[str, Any] = {
-        "dice": list(pos.dice),
-        "rerolls": pos.rerolls,
-        "filled": list(pos.filled),
-        "upper": pos.upper,
-    }
+def position_to_json(pos: Position, rules: YatzyRules | None = None) -> dict[str, Any]:
+    """The JSON form of a position (``score`` only when given; ``saved`` for variants with
+    saved rerolls, or when not 0)."""
+    data: dict[str, Any] = {"dice": list(pos.dice), "rerolls": pos.rerolls}
+    if pos.saved or (rules is not None and rules.saved_rerolls):
+        data["saved"] = pos.saved
+    data |= {"filled": list(pos.filled), "upper": pos.upper}
     if pos.score is not None:
         data["score"] = pos.score
     data["yahtzee_bonus"] = pos.yahtzee_bonus
@@ -325,14 +366,16 @@ def _json_list(value: Any, what: str) -> list[Any]:
 def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     """A position from its JSON form (validated like the text form).
 
-    ``dice`` (list of whole numbers), ``rerolls`` (required) and ``upper`` are whole
-    numbers, ``filled`` a list of category names (read as in the text form), ``score``
-    a number (points; optional, null or missing: not given) and ``yahtzee_bonus`` true
-    or false; InputError (one line) for anything else.
+    ``dice`` (list of whole numbers), ``rerolls`` (required), ``saved`` (variants with
+    saved rerolls) and ``upper`` are whole numbers, ``filled`` a list of category names
+    (read as in the text form), ``score`` a number (points; optional, null or missing:
+    not given) and ``yahtzee_bonus`` true or false; InputError (one line) for anything
+    else.
     """
     if not isinstance(data, dict):
         raise InputError("a JSON position must be an object")
-    unknown = set(data) - {"dice", "rerolls", "filled", "upper", "score", "yahtzee_bonus"}
+    known = {"dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee_bonus"}
+    unknown = set(data) - known
     if unknown:
         raise InputError(f"unknown position field(s): {', '.join(sorted(unknown))}")
     if "rerolls" not in data:
@@ -352,6 +395,8 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     ybonus = data.get("yahtzee_bonus", False)
     if not isinstance(ybonus, bool):
         raise InputError(f"yahtzee_bonus must be true or false, got {_shown(ybonus)}")
+    if "saved" in data:
+        _no_saved(rules)
     pos = Position(
         dice=dice,
         rerolls=_json_int(data["rerolls"], "rerolls"),
@@ -359,6 +404,7 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
         upper=_json_int(data.get("upper", 0), "upper"),
         score=score,
         yahtzee_bonus=ybonus,
+        saved=_json_int(data.get("saved", 0), "saved"),
     )
     validate(pos, rules)
     return replace(pos, filled=in_rules_order(pos.filled, rules))
@@ -398,23 +444,24 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
     lat = rules.lattice
     roll_flat = lat.index(counts)
     roll = roll_flat - int(lat.offset[rules.dice])
+    t = pos.rerolls + pos.saved  # rerolls still possible (saved rerolls: this turn's too)
     # (value to come, kind, index, action): kind 0 scores category index, 1 keeps the
     # multiset of that lattice index; sorted by value, then the tie-break order
     options: list[tuple[float, int, int, str]] = []
-    cv = table.category_values(mask, flag, upper, roll)
+    cv = table.category_values(mask, flag, upper, roll, t)
     legal, _ = legal_categories(rules, mask, counts)
     for c in legal:
         if cv[c] <= NEG / 2:  # pragma: no cover - the two rule paths disagree
             raise RuntimeError(f"kernel forbids legal category {rules.categories[c]}")
         options.append((float(cv[c]), 0, c, f"score {rules.categories[c]}"))
-    if pos.rerolls > 0:
-        _, keep_value, _, _ = table.widget(mask, flag, upper)
+    if t > 0:
+        _, keep_value, _, _ = table.widget(mask, flag, upper, max(2, t))
         for keep in itertools.product(*(range(int(c) + 1) for c in counts)):
             keep_counts = np.array(keep, dtype=np.int64)
             if keep_counts.sum() == rules.dice:
                 continue
             k = lat.index(keep_counts)
-            options.append((float(keep_value[pos.rerolls, k]), 1, k, _keep_text(keep_counts)))
+            options.append((float(keep_value[t, k]), 1, k, _keep_text(keep_counts)))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     base = 0.0 if pos.score is None else float(pos.score)
     best = base + options[0][0]
@@ -436,7 +483,7 @@ def apply_action(
         raise InputError(f"unknown action {action!r}; use 'keep 3 3', 'keep -' or 'score chance'")
     counts = _counts(pos.dice, rules.sides)
     if words[0].lower() == "keep":
-        if pos.rerolls == 0:
+        if pos.rerolls + pos.saved == 0:
             raise InputError("no rerolls left: score a category")
         kept: tuple[int, ...] = ()
         if words[1:] != ["-"]:
@@ -455,6 +502,8 @@ def apply_action(
             raise InputError("keeping all the dice is not a move: score a category instead")
         new = rng.integers(1, rules.sides + 1, size=rules.dice - len(kept))
         dice = tuple(sorted(kept + tuple(int(d) for d in new)))
+        if pos.rerolls == 0:  # a saved reroll
+            return replace(pos, dice=dice, saved=pos.saved - 1), False
         return replace(pos, dice=dice, rerolls=pos.rerolls - 1), False
     cat = rules.category_id(" ".join(words[1:]))
     c = rules.categories.index(cat)
@@ -475,7 +524,12 @@ def apply_action(
     score = None if pos.score is None else pos.score + pts  # not given: still not given
     if score is not None and float(score).is_integer():
         score = int(score)
-    after = Position((), 2, filled, new_upper, score, bool(new_flag))
+    saved = 0
+    if rules.saved_rerolls:  # the rerolls not used are saved (at most the cap)
+        saved = pos.rerolls + pos.saved
+        if rules.saved_cap is not None:
+            saved = min(saved, rules.saved_cap)
+    after = Position((), 2, filled, new_upper, score, bool(new_flag), saved)
     if after.over(rules):
         return replace(after, rerolls=0), True
     dice = tuple(sorted(int(d) for d in rng.integers(1, rules.sides + 1, size=rules.dice)))

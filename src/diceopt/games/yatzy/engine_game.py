@@ -12,6 +12,11 @@ States:
 - ``("keep", mask, flag, upper, t, k)``: chance over the dice rerolled next to keep k,
   after which t rerolls are left;
 - ``("end",)``: terminal.
+
+With saved rerolls (``rules.saved_rerolls``) a turn-start state also holds the rerolls
+saved, ``("turn", mask, flag, upper, s)``; the turn's first roll comes with ``2 + s``
+rerolls left, and writing with t rerolls left starts the next turn with ``min(t, cap)``
+saved (``t`` without a cap).
 """
 
 from __future__ import annotations
@@ -46,8 +51,15 @@ class YatzyEngineGame:
         self._subs: dict[int, list[int]] = {}
 
     def initial_state(self) -> Hashable:
-        """The first turn: nothing filled, upper total 0."""
-        return ("turn", 0, 0, 0)
+        """The first turn: nothing filled, upper total 0 (nothing saved)."""
+        return ("turn", 0, 0, 0, 0) if self.rules.saved_rerolls else ("turn", 0, 0, 0)
+
+    def _next_turn(self, mask: int, flag: int, upper: int, t: int) -> tuple:
+        """The next turn-start state after writing with t rerolls left."""
+        if not self.rules.saved_rerolls:
+            return ("turn", mask, flag, upper)
+        cap = self.rules.saved_cap
+        return ("turn", mask, flag, upper, t if cap is None else min(t, cap))
 
     def legal(self, mask: int, counts: np.ndarray) -> tuple[list[int], bool]:
         """Categories this roll may be written into, and whether joker points apply."""
@@ -76,11 +88,13 @@ class YatzyEngineGame:
         if tag == "end":
             return Terminal(0.0)
         if tag == "turn":
-            _, mask, flag, upper = state
+            mask, flag, upper = state[1:4]
+            saved = state[4] if len(state) > 4 else 0
             if mask == self.full:
                 return Terminal(0.0)
+            t = 2 + saved
             return Chance(
-                [(p, 0.0, ("roll", mask, flag, upper, 2, k)) for k, p in self._outcomes[0]]
+                [(p, 0.0, ("roll", mask, flag, upper, t, k)) for k, p in self._outcomes[0]]
             )
         if tag == "keep":
             _, mask, flag, upper, t, k = state
@@ -92,7 +106,7 @@ class YatzyEngineGame:
         legal, _ = self.legal(mask, self.lat.counts[r_flat])
         for c in legal:
             pts, m2, f2, u2 = self.points(mask, flag, upper, r_flat, c)
-            actions.append((("score", c), pts, ("turn", m2, f2, u2)))
+            actions.append((("score", c), pts, self._next_turn(m2, f2, u2, t)))
         if t > 0:
             for k in self.sub_multisets(r_flat):
                 actions.append((("keep", k), 0.0, ("keep", mask, flag, upper, t - 1, k)))

@@ -57,6 +57,13 @@ solver's lanes in float64 give the widget's numbers bit for bit, and the argmax 
 2 and 4 with the widget's tie-break runs over the lanes too (``_score_now_lanes``,
 ``_keep_policy``: tagged twins): the widget's ``policy`` at a quarter of its cost.
 
+Saved rerolls (:mod:`diceopt.games.yatzy.saved`): a turn has ``2 + s`` rerolls and
+writing with t left saves ``min(t, saved_cap)`` for the next turn; ``V`` is then the next
+layer (:class:`SavedLayer`, read through ``_next_value``), step 4 runs ``2 + s`` levels
+(:func:`_solve_batch_saved`: every s of a state in one pass) and the score-now rows are
+refreshed per level from the successor lanes found once per batch (index mode of
+:func:`_successor_rows`, :func:`_rows_at`).
+
 Precision and performance: tables are float32 (default) or float64; the scalar widget
 always computes in float64. Upper totals from which the bonus can no longer be reached
 have the same value: one is solved and copied. The remove-one-die edges are padded with
@@ -73,6 +80,8 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
@@ -109,6 +118,8 @@ class KernelArrays(NamedTuple):
     joker_code: int  # 0 no joker, 1 free-choice joker, 2 forced joker
     ybonus: int  # points per further Yahtzee (0: the flag is never set)
     forced: int  # 1: categories are filled in the order listed
+    saved_cap: int  # saved rerolls: writing with t rerolls left saves min(t, saved_cap); 0: none
+    levels: int  # most rerolls a turn can have (2 without saved rerolls)
     zero: np.floating  # 0 in dt
     neg: np.floating  # NEG in dt
 
@@ -179,21 +190,78 @@ def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> Kerne
         joker_code=int(r.joker_code),
         ybonus=int(r.yahtzee_bonus if r.tracks_yahtzee else 0),
         forced=int(r.forced_order),
+        saved_cap=_saved_cap(r),
+        levels=int(r.max_rerolls),
         zero=dt.type(0.0),
         neg=dt.type(NEG),
     )
+
+
+def _saved_cap(rules: YatzyRules) -> int:
+    """The kernel's ``saved_cap``: 0 without saved rerolls, else the pool's cap (2 x the
+    categories when uncapped, more than any turn can leave unused)."""
+    if not rules.saved_rerolls:
+        return 0
+    return int(rules.saved_cap) if rules.saved_cap is not None else 2 * rules.num_categories
+
+
+class SavedLayer(NamedTuple):
+    """One solved layer of a saved-rerolls table as the kernels read it (``V`` of
+    :func:`_successor_rows` for the layer before it).
+
+    The layer's lanes are its turn-start states ``(mask, flag, upper)`` with a solved
+    upper total (totals from which the bonus is out of reach share their representative's
+    lane): lane = ``moff[mask] + flag * nsolve[msub[mask]] + urank[msub[mask], upper]``.
+    ``values[lane, s]``: the state's value (points to come) with s rerolls saved.
+    """
+
+    values: np.ndarray  # (lanes, saved + 1) dt
+    moff: np.ndarray  # (2^C,) int64: first lane of each mask (within its own layer)
+    msub: np.ndarray  # (2^C,) int64: the mask's filled upper categories (bits over ranks)
+    urank: np.ndarray  # (subsets, T + 1) int64: lane of each upper total, -1 unreachable
+    nsolve: np.ndarray  # (subsets,) int64: solved upper totals of each subset
+
+
+@numba.njit(cache=True)
+def _next_lane(V: SavedLayer, mask: int, flag: int, u: int) -> int:
+    """The lane of turn-start state (mask, flag, u) in a :class:`SavedLayer`."""
+    sub = V.msub[mask]
+    return V.moff[mask] + flag * V.nsolve[sub] + V.urank[sub, u]
+
+
+def _next_value(V: np.ndarray | SavedLayer, mask: int, flag: int, u: int, s: int) -> float:
+    """Value of the turn-start state (mask, flag, u) with s rerolls saved: ``V[mask,
+    flag, u]`` for a table (s is 0 there), or the lane of a :class:`SavedLayer` (the
+    kernels use the numba overload below, chosen by the type of V when compiling)."""
+    if isinstance(V, np.ndarray):
+        return V[mask, flag, u]
+    return V.values[_next_lane(V, mask, flag, u), s]
+
+
+@overload(_next_value)
+def _next_value_nb(V, mask, flag, u, s):  # noqa: ANN001 - numba types
+    """Compile-time choice by the type of V (a 3-d table or a SavedLayer)."""
+    if isinstance(V, types.Array):
+        return lambda V, mask, flag, u, s: V[mask, flag, u]
+
+    def packed(V, mask, flag, u, s):  # noqa: ANN001
+        return V.values[_next_lane(V, mask, flag, u), s]
+
+    return packed
 
 
 class WidgetBuffers(NamedTuple):
     """Work arrays of the scalar widget (float64; see :func:`widget_into`)."""
 
     SR: np.ndarray  # (C * (dice + 1) + 1, 1): successor rows, the last one NEG
-    roll_value: np.ndarray  # (3, R): value of roll r with t rerolls left
-    keep_value: np.ndarray  # (3, nk): value of keeping multiset k with t rerolls left
+    roll_value: np.ndarray  # (L + 1, R): value of roll r with t rerolls left (L: K.levels)
+    keep_value: np.ndarray  # (L + 1, nk): value of keeping multiset k with t rerolls left
     sub_best: np.ndarray  # (nk + 1,): best sub-multiset value (index nk: NEG padding)
     sub_arg: np.ndarray  # (nk + 1,) int64: its flat lattice index
-    policy: np.ndarray  # (3, R) int64: the chosen action (see widget_into)
+    policy: np.ndarray  # (L + 1, R) int64: the chosen action (see widget_into)
     cv: np.ndarray  # (C,): value of writing one roll into each category
+    now_value: np.ndarray  # (R,): value of writing roll r now (the level being solved)
+    now_cat: np.ndarray  # (R,) int64: the category it is written into
 
 
 def upper_lanes(faces: np.ndarray, dice: int, threshold: int) -> tuple[np.ndarray, np.ndarray]:
@@ -273,14 +341,29 @@ def _allowed(mask: int, r: int, K: KernelArrays):
 
 @numba.njit(cache=True)
 def _successor_rows(
-    mask: int, flag: int, u: int, V: np.ndarray, K: KernelArrays, SR: np.ndarray, ln: int
+    mask: int,
+    flag: int,
+    u: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    SR: np.ndarray,
+    ln: int,
+    s: int = 0,
+    IDX: np.ndarray | None = None,
 ):
     """Step 1 for lane ln: SR[c * (dice + 1) + h, ln]; returns the best h = 0 row and its
     category (lowest index on ties).
 
     Lower category c: h = 0 scored normally (Yahtzee box: scored 0), h = 1 Yahtzee box
     scored 50. Upper category c: h = count of its face (points and bonus included).
-    Rows of categories that may not be used are NEG.
+    Rows of categories that may not be used are NEG. ``V``: the table, or with saved
+    rerolls the next layer (:class:`SavedLayer`), read with ``s`` rerolls saved.
+
+    Index mode (``IDX`` given, V a SavedLayer; compiled apart, numba prunes the branch):
+    nothing is read; ``IDX[row, ln]`` gets the row's successor lane times the layer's
+    width and ``SR[row, ln]`` the points beside it (NEG rows: index 0), so that the rows
+    at any s are ``SR + values.flat[IDX + s]`` (:func:`_rows_at`); the returned best
+    row is then meaningless.
     """
     T = K.threshold
     neg = K.neg
@@ -293,22 +376,77 @@ def _successor_rows(
         if not _may_write(mask, c, K):
             for h in range(stride):
                 SR[b0 + h, ln] = neg
+                if IDX is not None:
+                    IDX[b0 + h, ln] = 0
             continue
         nxt = mask | (1 << c)
         f = K.upper_face[c]
         if f < 0:
-            v = V[nxt, flag, u]
-            SR[b0, ln] = v
-            SR[b0 + 1, ln] = V[nxt, 1, u] if (c == K.yz_cat and K.ybonus > 0) else v
+            _put(V, SR, IDX, b0, ln, 0.0, nxt, flag, u, s)
+            if c == K.yz_cat and K.ybonus > 0:
+                _put(V, SR, IDX, b0 + 1, ln, 0.0, nxt, 1, u, s)
+            else:
+                SR[b0 + 1, ln] = SR[b0, ln]
+                if IDX is not None:
+                    IDX[b0 + 1, ln] = IDX[b0, ln]
         else:
             for cnt in range(stride):
                 pts = cnt * (f + 1)
                 b = K.bonus if (u < T and u + pts >= T) else 0
-                SR[b0 + cnt, ln] = pts + b + V[nxt, flag, min(T, u + pts)]
+                _put(V, SR, IDX, b0 + cnt, ln, pts + b, nxt, flag, min(T, u + pts), s)
         if SR[b0, ln] > z:
             z = SR[b0, ln]
             zc = c
     return z, zc
+
+
+@numba.njit(cache=True)
+def _put(
+    V: np.ndarray,
+    SR: np.ndarray,
+    IDX: np.ndarray | None,
+    row: int,
+    ln: int,
+    add: float,
+    nxt: int,
+    flag: int,
+    u: int,
+    s: int,
+) -> None:
+    """One successor row of :func:`_successor_rows`: ``SR[row, ln] = add + value of (nxt,
+    flag, u) with s saved``; in index mode SR gets ``add`` and IDX the lane's offset."""
+    if IDX is None:
+        SR[row, ln] = add + _next_value(V, nxt, flag, u, s)
+    else:
+        IDX[row, ln] = _next_lane(V, nxt, flag, u) * V.values.shape[1]
+        SR[row, ln] = add
+
+
+@numba.njit(cache=True)
+def _rows_at(
+    ADD: np.ndarray,
+    IDX: np.ndarray,
+    flat: np.ndarray,
+    s: int,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+) -> None:
+    """The successor rows of lanes 0 .. nb with s rerolls saved from index mode's ``ADD``
+    (points) and ``IDX`` (see :func:`_successor_rows`; ``flat``: the next layer's values,
+    flattened), and Z, the best h = 0 row of each lane."""
+    stride = K.offset.size - 1
+    ncat = K.upper_face.size
+    for row in range(ncat * stride):
+        for ln in range(nb):
+            SR[row, ln] = ADD[row, ln] + flat[IDX[row, ln] + s]
+    for ln in range(nb):
+        Z[ln] = SR[0, ln]
+    for c in range(1, ncat):
+        b0 = c * stride
+        for ln in range(nb):
+            Z[ln] = max(Z[ln], SR[b0, ln])
 
 
 @numba.njit(cache=True)
@@ -395,11 +533,14 @@ def _gather(
     Z: np.ndarray,
     YB: np.ndarray,
     K: KernelArrays,
+    s: int,
+    IDX: np.ndarray | None = None,
 ) -> None:
-    """Step 1 for every lane, the best zero score Z and the Yahtzee bonus YB per lane."""
+    """Step 1 for every lane (successors read with s rerolls saved), the best zero score Z
+    and the Yahtzee bonus YB per lane (``IDX``: index mode, see :func:`_successor_rows`)."""
     for ln in range(nb):
         flag = st_flag[lo + ln]
-        z, _ = _successor_rows(st_mask[lo + ln], flag, st_u[lo + ln], V, K, SR, ln)
+        z, _ = _successor_rows(st_mask[lo + ln], flag, st_u[lo + ln], V, K, SR, ln, s, IDX)
         Z[ln] = z
         YB[ln] = K.ybonus if flag == 1 else 0
 
@@ -459,6 +600,54 @@ def _joker_rows(
             if K.yz_face[r] >= 0:
                 best, _ = _joker_best(mask, r, K, SR, ln)
                 A[base + r, ln] = best
+
+
+@numba.njit(cache=True)
+def _score_now(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    A: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+    K: KernelArrays,
+    s: int,
+) -> None:
+    """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
+    successors read with ``s`` rerolls saved (0 without saved rerolls)."""
+    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+
+
+@numba.njit(cache=True)
+def _score_rows(
+    st_mask: np.ndarray,
+    lo: int,
+    nb: int,
+    A: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+    K: KernelArrays,
+) -> None:
+    """Step 2 per lane from the successor rows SR: the value of writing each roll now
+    into A's roll rows (jokers and the Yahtzee bonus included)."""
+    offset, yz_face = K.offset, K.yz_face
+    base = offset[offset.size - 2]
+    _fill(A, TMP, SR, Z, nb, K)
+    if K.joker_code != 0:
+        _joker_rows(A, SR, st_mask, lo, nb, K)
+    if K.ybonus != 0:
+        for r in range(yz_face.size):
+            if yz_face[r] >= 0:
+                for ln in range(nb):
+                    A[base + r, ln] += YB[ln]
 
 
 @numba.njit(cache=True)
@@ -525,7 +714,7 @@ def _solve_batch(
     batch API), ``E1[k, ln]`` gets the value of keeping k with one reroll left (the
     solver passes an empty ``E1``).
     """
-    offset, yz_face = K.offset, K.yz_face
+    offset = K.offset
     neg = K.neg
     nd = offset.size - 2
     base = offset[nd]
@@ -534,15 +723,7 @@ def _solve_batch(
     for ln in range(nb):
         A[nk, ln] = neg
         M[nk, ln] = neg
-    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K)
-    _fill(A, TMP, SR, Z, nb, K)
-    if K.joker_code != 0:
-        _joker_rows(A, SR, st_mask, lo, nb, K)
-    if K.ybonus != 0:
-        for r in range(R):
-            if yz_face[r] >= 0:
-                for ln in range(nb):
-                    A[base + r, ln] += YB[ln]
+    _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, 0)
     sgn = 1.0 if theta >= 0.0 else -1.0
     if theta != 0.0:
         # step 3 with ref per lane (kept in TMP)
@@ -563,30 +744,92 @@ def _solve_batch(
 
 
 @numba.njit(cache=True)
+def _keep_chance(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: bool) -> None:
+    """Step 4 chance of one reroll level per lane: the keep values (A below the rolls) from
+    the roll values one level down (the roll rows of A at the first level, of M after)."""
+    add_die, offset, fprob = K.add_die, K.offset, K.fprob
+    nd = offset.size - 2
+    base = offset[nd]
+    # keeps of size nd-1 .. 0 from the rows with one more die
+    for i in range(base - 1, -1, -1):
+        src = M if (not first and i >= offset[nd - 1]) else A
+        _chance(A, src, i, nb, add_die, fprob)
+
+
+@numba.njit(cache=True)
+def _keep_choose(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays) -> None:
+    """Step 4 choice of one reroll level per lane: the best sub-multiset of every multiset
+    into M; a roll's row of M is its value (the roll rows of A hold scoring now: keeping
+    all dice is never better than the best of scoring now and a proper keep, so
+    max(score now, proper keeps) is the roll's value)."""
+    if K.rem_pad.shape[1] == 6:
+        _choose(A, M, nb, K.rem_pad, K.rem_n)
+    else:
+        _choose_generic(A, M, nb, K.rem_pad, K.rem_n)
+
+
+@numba.njit(cache=True)
 def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray) -> None:
     """Step 4 per lane: from the score-now values in the roll rows of A, the keep values
     with two rerolls left into A (below the rolls) and the roll values into M's roll rows
     (``E1``, when it has rows: the keep values with one reroll left)."""
-    add_die, offset, fprob, rem_pad, rem_n = K.add_die, K.offset, K.fprob, K.rem_pad, K.rem_n
-    nd = offset.size - 2
-    base = offset[nd]
-    six = rem_pad.shape[1] == 6
-    for level in range(2):
-        # chance: keeps of size nd-1 .. 0 from the rows with one more die
-        for i in range(base - 1, -1, -1):
-            src = M if (level == 1 and i >= offset[nd - 1]) else A
-            _chance(A, src, i, nb, add_die, fprob)
-        if level == 0 and E1.shape[0] > 0:
-            for i in range(base):
-                for ln in range(nb):
-                    E1[i, ln] = A[i, ln]
-        # choice: best sub-multiset of every multiset. The roll rows of A still hold the
-        # value of scoring now: keeping all dice is never better than the best of scoring
-        # now and a proper keep, so max(score now, proper keeps) is the roll's value.
-        if six:
-            _choose(A, M, nb, rem_pad, rem_n)
-        else:
-            _choose_generic(A, M, nb, rem_pad, rem_n)
+    base = K.offset[K.offset.size - 2]
+    _keep_chance(A, M, nb, K, True)
+    if E1.shape[0] > 0:
+        for i in range(base):
+            for ln in range(nb):
+                E1[i, ln] = A[i, ln]
+    _keep_choose(A, M, nb, K)
+    _keep_chance(A, M, nb, K, False)
+    _keep_choose(A, M, nb, K)
+
+
+@numba.njit(cache=True)
+def _solve_batch_saved(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    lo: int,
+    nb: int,
+    V: SavedLayer,
+    A: np.ndarray,
+    M: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+    out: np.ndarray,
+    K: KernelArrays,
+    nsaved: int,
+    ADD: np.ndarray,
+    IDX: np.ndarray,
+) -> None:
+    """Saved rerolls (theta 0): ``out[s, ln]`` for s = 0 .. nsaved - 1, the value of the
+    turn-start states lo .. lo + nb of a layer with s rerolls saved; V the next layer.
+
+    One pass of ``nsaved + 1`` reroll levels: roll values with t rerolls left do not
+    depend on how many were saved, and the value with s saved is the first-roll average
+    at level 2 + s. Writing with t rerolls left saves min(t, cap) for the next turn, so
+    before the choice of level t the roll rows of A get the score-now values of level t.
+    The successor lanes are found once (``ADD``, ``IDX``: index mode of
+    :func:`_successor_rows`) and each level reads its rows from them (:func:`_rows_at`).
+    """
+    nk = K.offset[K.offset.size - 1]
+    for ln in range(nb):
+        A[nk, ln] = K.neg
+        M[nk, ln] = K.neg
+    flat = V.values.reshape(V.values.size)
+    _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
+    _rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+    for t in range(1, nsaved + 2):
+        _keep_chance(A, M, nb, K, t == 1)
+        if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
+            _rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
+            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+        _keep_choose(A, M, nb, K)
+        if t >= 2:
+            _first_roll(M, out[t - 2], nb, K)
 
 
 @numba.njit(cache=True)
@@ -651,6 +894,45 @@ def _solve_states(
             )
             for ln in range(nb):
                 res[lo + ln] = out[ln]
+
+
+@numba.njit(cache=True, parallel=True)
+def _solve_states_saved(
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    V: SavedLayer,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    outs: np.ndarray,
+    K: KernelArrays,
+    res: np.ndarray,
+    ADDs: np.ndarray,
+    IDXs: np.ndarray,
+) -> None:
+    """Saved rerolls: ``res[i, s]``, the value of state i of a layer with s rerolls saved
+    (s < res.shape[1]), batch by batch from the next layer V (read only). The batch loop
+    of :func:`_solve_states` around :func:`_solve_batch_saved` (separate so that the
+    published solver and its Ray caller keep their signature)."""
+    nchunks = As.shape[0]
+    lanes = As.shape[2]
+    nst = st_mask.size
+    nsaved = res.shape[1]
+    nbatch = (nst + lanes - 1) // lanes
+    for ch in numba.prange(nchunks):
+        out = outs[ch]
+        for b in range(ch, nbatch, nchunks):
+            lo = b * lanes
+            nb = min(lanes, nst - lo)
+            _solve_batch_saved(
+                st_mask, st_flag, st_u, lo, nb, V, As[ch], Ms[ch], SRs[ch],
+                vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], out, K, nsaved, ADDs[ch], IDXs[ch],
+            )  # fmt: skip
+            for s in range(nsaved):
+                for ln in range(nb):
+                    res[lo + ln, s] = out[s, ln]
 
 
 @numba.njit(cache=True)
@@ -875,49 +1157,34 @@ def widget_buffers(K: KernelArrays) -> WidgetBuffers:
     sub_best[nk] = NEG
     sub_arg = np.empty(nk + 1, dtype=np.int64)
     sub_arg[nk] = nk
+    levels = K.levels
     return WidgetBuffers(
         SR,
-        np.zeros((3, R)),
-        np.zeros((3, nk)),
+        np.zeros((levels + 1, R)),
+        np.zeros((levels + 1, nk)),
         sub_best,
         sub_arg,
-        np.zeros((3, R), dtype=np.int64),
+        np.zeros((levels + 1, R), dtype=np.int64),
         np.empty(ncat),
+        np.empty(R),
+        np.zeros(R, dtype=np.int64),
     )
 
 
 @numba.njit(cache=True)
-def widget_into(
-    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, theta: float, B: WidgetBuffers
-) -> tuple[float, float]:
-    """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
-
-    Returns ``(value, ref)``: the state's value (points) and the reference of step 3
-    (0 for theta == 0). Afterwards, with t rerolls left and roll r (index among the R
-    sorted rolls):
-
-    - ``B.roll_value[t, r]``: value of having roll r, acting optimally from there;
-    - ``B.keep_value[t, k]`` (t = 1, 2): value of keeping multiset k (flat lattice
-      index) and rerolling the other dice;
-    - ``B.policy[t, r]``: the chosen action by the module's tie-break: ``>= 0`` keep that
-      multiset (a proper sub-multiset of the roll) and reroll the rest; ``< 0`` write
-      the roll into category ``-policy - 1`` now (``policy[0]`` always writes).
-
-    Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
-    ``K`` must be float64 arrays.
-    """
-    offset = K.offset
-    yz_face, pos_id, pos_s, pos_c = K.yz_face, K.pos_id, K.pos_s, K.pos_c
-    SR, RV, pol = B.SR, B.roll_value, B.policy
-    nd = offset.size - 2
-    R = offset[nd + 1] - offset[nd]
+def _score_now_scalar(
+    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, B: WidgetBuffers, s: int
+) -> None:
+    """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
+    writing each roll now into ``B.now_value`` and its category (lowest index among
+    equal values) into ``B.now_cat``."""
+    pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
+    SR = B.SR
     width = pos_id.shape[1]
-    # 1. successor rows
-    z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0)
-    # 2. score now: lowest category index among equal values
+    z, zc = _successor_rows(mask, flag, upper, V, K, SR, 0, s)
     joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
     yb = K.ybonus if flag == 1 else 0
-    for r in range(R):
+    for r in range(yz_face.size):
         if joker_filled and yz_face[r] >= 0:
             best, bc = _joker_best(mask, r, K, SR, 0)
         else:
@@ -936,29 +1203,78 @@ def widget_into(
                         bc = c
         if yb != 0 and yz_face[r] >= 0:
             best += yb
-        RV[0, r] = best
-        pol[0, r] = -bc - 1
-    return turn_choices(B, K, theta)
+        B.now_value[r] = best
+        B.now_cat[r] = bc
 
 
 @numba.njit(cache=True)
-def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float, float]:
-    """Steps 3-5 of :func:`widget_into`, from the score-now values ``B.roll_value[0]``
-    and choices ``B.policy[0]`` already written: the rerolls, the first roll and the
-    turn's policy. Returns ``(value, ref)`` as :func:`widget_into` does.
+def widget_into(
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    B: WidgetBuffers,
+    levels: int = 2,
+) -> tuple[float, float]:
+    """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
+
+    Returns ``(value, ref)``: the state's value (points) and the reference of step 3
+    (0 for theta == 0). Afterwards, with t rerolls left and roll r (index among the R
+    sorted rolls):
+
+    - ``B.roll_value[t, r]``: value of having roll r, acting optimally from there;
+    - ``B.keep_value[t, k]`` (t = 1 .. levels): value of keeping multiset k (flat
+      lattice index) and rerolling the other dice;
+    - ``B.policy[t, r]``: the chosen action by the module's tie-break: ``>= 0`` keep that
+      multiset (a proper sub-multiset of the roll) and reroll the rest; ``< 0`` write
+      the roll into category ``-policy - 1`` now (``policy[0]`` always writes).
+
+    ``levels``: rerolls the turn has (2; with saved rerolls 2 + the rerolls saved, at most
+    ``K.levels``, and V the next layer, :class:`SavedLayer`): the value returned is the
+    first-roll average at that level, and writing with t rerolls left saves
+    ``min(t, K.saved_cap)`` for the next turn. Saved rerolls need theta == 0.
+    Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
+    ``K`` must be float64 arrays.
+    """
+    # 1-2. successor rows, score now: lowest category index among equal values
+    _score_now_scalar(mask, flag, upper, V, K, B, 0)
+    return turn_choices(mask, flag, upper, V, K, theta, B, levels)
+
+
+@numba.njit(cache=True)
+def turn_choices(
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    B: WidgetBuffers,
+    levels: int = 2,
+) -> tuple[float, float]:
+    """Steps 3-5 of :func:`widget_into` from the score-now values and categories already
+    in ``B.now_value`` / ``B.now_cat``: the rerolls, the first roll and the turn's policy.
+    Returns ``(value, ref)`` as :func:`widget_into` does. (mask, flag, upper) and ``V``
+    are read only to refresh the score-now step with saved rerolls.
 
     Shared by the expected-score widget and any score-now step with another objective
-    (e.g. the win probability of :mod:`diceopt.games.yatzy.win`).
+    (the win probability of :mod:`diceopt.games.yatzy.win`, without saved rerolls).
     """
     add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
     rem_pad = K.rem_pad
     RV, E, pol = B.roll_value, B.keep_value, B.policy
+    now_v, now_c = B.now_value, B.now_cat
     sub_best, sub_arg = B.sub_best, B.sub_arg
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
     R = nk - base
     k = add_die.shape[1]
+    for r in range(R):
+        RV[0, r] = now_v[r]
+        pol[0, r] = -now_c[r] - 1
     # 3. utilities
     ref = 0.0
     sgn = 1.0 if theta >= 0.0 else -1.0
@@ -968,9 +1284,10 @@ def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float
             ref = max(ref, RV[0, r]) if theta > 0.0 else min(ref, RV[0, r])
         for r in range(R):
             RV[0, r] = sgn * np.exp(theta * (RV[0, r] - ref))
-    # 4. two rerolls: chance, then choice (twin of the lanes' ``_choose``, with the
+            now_v[r] = RV[0, r]
+    # 4. the rerolls: chance, then choice (twin of the lanes' ``_choose``, with the
     # argmax: lowest lattice index among equal values; scoring now wins ties)
-    for t in range(1, 3):
+    for t in range(1, levels + 1):
         Et = E[t]
         for r in range(R):
             Et[base + r] = RV[t - 1, r]
@@ -1002,13 +1319,15 @@ def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float
                 sa = a if (sub_best[j] == sb) & (a < sa) else sa
             sub_best[i] = sb
             sub_arg[i] = sa
+        if t <= K.saved_cap:  # saved rerolls: writing now saves t rerolls
+            _score_now_scalar(mask, flag, upper, V, K, B, t)
         for r in range(R):
             pb = NEG
             for f in range(k):
                 pb = max(pb, sub_best[rem_pad[base + r, f]])
-            if RV[0, r] >= pb:  # scoring now wins ties
-                pol[t, r] = pol[0, r]
-                RV[t, r] = RV[0, r]
+            if now_v[r] >= pb:  # scoring now wins ties
+                pol[t, r] = -now_c[r] - 1
+                RV[t, r] = now_v[r]
                 continue
             pa = nk
             for f in range(k):
@@ -1020,7 +1339,7 @@ def turn_choices(B: WidgetBuffers, K: KernelArrays, theta: float) -> tuple[float
     # 5. the first roll
     value = 0.0
     for r in range(R):
-        value += roll_p[r] * RV[2, r]
+        value += roll_p[r] * RV[levels, r]
     if theta != 0.0:
         value = ref + np.log(sgn * value) / theta
     return value, ref
@@ -1039,19 +1358,20 @@ def to_points(W: np.ndarray, ref: float, theta: float) -> None:
 
 @numba.njit(cache=True)
 def category_values(
-    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays
+    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays, rerolls: int = 0
 ) -> np.ndarray:
     """Value of writing roll r into each category from state (mask, flag, upper).
 
     Points now (upper bonus and Yahtzee bonus included) plus the table value of the
     next turn-start state; NEG where the category may not be used. float64, the same
-    numbers (bit for bit) as the widget's score-now choice for theta == 0.
+    numbers (bit for bit) as the widget's score-now choice for theta == 0. With saved
+    rerolls (V the next layer) the ``rerolls`` left unused are saved (at most the cap).
     """
     ncat = K.upper_face.size
     stride = K.offset.size - 1
     SR = np.empty((ncat * stride + 1, 1))
     SR[ncat * stride, 0] = NEG
-    _successor_rows(mask, flag, upper, V, K, SR, 0)
+    _successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap))
     ok, use_joker = _allowed(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     out = np.empty(ncat)
@@ -1068,23 +1388,30 @@ def category_values(
 
 @numba.njit(cache=True)
 def widget_detail(
-    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, theta: float
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    levels: int = 2,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Everything about one turn from state (mask, flag, upper), in float64 points.
 
     ``K`` must be float64. Returns ``(roll_value, keep_value, policy, value)``:
-    ``roll_value[t, r]`` (R rolls, t = 0, 1, 2 rerolls left), ``keep_value[t, k]`` (t =
-    1, 2; row 0 unused), ``policy[t, r]`` and ``value`` as in :func:`widget_into`, with
-    values in points (certainty equivalents for theta != 0).
+    ``roll_value[t, r]`` (R rolls, t = 0 .. levels rerolls left), ``keep_value[t, k]``
+    (t = 1 .. levels; row 0 unused), ``policy[t, r]`` and ``value`` as in
+    :func:`widget_into` (``levels``: see there), with values in points (certainty
+    equivalents for theta != 0).
     """
     B = widget_buffers(K)
-    value, ref = widget_into(mask, flag, upper, V, K, theta, B)
-    keep_value = B.keep_value.copy()
+    value, ref = widget_into(mask, flag, upper, V, K, theta, B, levels)
+    keep_value = B.keep_value[: levels + 1].copy()
     keep_value[0] = 0.0
-    roll_value = B.roll_value
+    roll_value = B.roll_value[: levels + 1].copy()
     to_points(roll_value, ref, theta)
     to_points(keep_value[1:], ref, theta)
-    return roll_value, keep_value, B.policy, value
+    return roll_value, keep_value, B.policy[: levels + 1].copy(), value
 
 
 # ---------------------------------------------------------------------------------------
@@ -1233,14 +1560,20 @@ class YatzyTable:
         return kernel_arrays(self.rules, np.float64)
 
     def widget(
-        self, mask: int, flag: int, upper: int
+        self, mask: int, flag: int, upper: int, levels: int = 2
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """``widget_detail`` for one turn-start state (see there), in float64."""
+        """``widget_detail`` for one turn-start state (see there), in float64; ``levels``
+        is 2 (a table without saved rerolls; the argument matches ``SavedTable``)."""
+        if levels != 2:
+            raise InputError(f"a turn has 2 rerolls without saved rerolls, got {levels}")
         return widget_detail(mask, flag, upper, self.values, self.arrays64, self.theta)
 
-    def category_values(self, mask: int, flag: int, upper: int, roll: int) -> np.ndarray:
-        """Value of writing roll index ``roll`` into each category (NEG: not allowed)."""
-        return category_values(mask, flag, upper, roll, self.values, self.arrays64)
+    def category_values(
+        self, mask: int, flag: int, upper: int, roll: int, rerolls: int = 0
+    ) -> np.ndarray:
+        """Value of writing roll index ``roll`` into each category (NEG: not allowed);
+        ``rerolls`` left unused only matter with saved rerolls (``SavedTable``)."""
+        return category_values(mask, flag, upper, roll, self.values, self.arrays64, rerolls)
 
 
 def solve_table(
@@ -1261,6 +1594,8 @@ def solve_table(
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     theta = check_theta(theta)
+    if rules.saved_rerolls:
+        raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()
     K = kernel_arrays(rules, dt)
     c = rules.num_categories

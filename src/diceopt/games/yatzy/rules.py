@@ -89,8 +89,11 @@ class YatzyRules:
     American only: ``joker`` in JOKER_MODES and ``yahtzee_bonus`` (points for each
     further Yahtzee once the Yahtzee box holds 50; 0 disables it). Scandinavian only:
     the two "accepts" flags. ``forced_order``: categories are filled in the order
-    listed. ``dice``/``sides`` and a subset of ``categories`` give the reduced variants
-    used to test the kernel against the generic engine.
+    listed. ``saved_rerolls``: each turn gives two rerolls and the ones not used are
+    added to a pool the player may spend in any later turn (``saved_cap``: the most
+    rerolls the pool may hold, None for no cap); see :meth:`max_saved`.
+    ``dice``/``sides`` and a subset of ``categories`` give the reduced variants used to
+    test the kernel against the generic engine.
     """
 
     style: str = "scandinavian"
@@ -104,6 +107,8 @@ class YatzyRules:
     forced_order: bool = False
     joker: str = "none"
     yahtzee_bonus: int = 0
+    saved_rerolls: bool = False
+    saved_cap: int | None = None
     name: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
@@ -133,6 +138,11 @@ class YatzyRules:
             raise InputError(f"joker mode must be one of {', '.join(JOKER_MODES)}")
         if self.style != "american" and (self.joker != "none" or self.yahtzee_bonus):
             raise InputError("jokers and the Yahtzee bonus are American rules")
+        if self.saved_cap is not None:
+            if not self.saved_rerolls:
+                raise InputError("a cap on saved rerolls needs saved_rerolls")
+            if isinstance(self.saved_cap, bool) or not 1 <= self.saved_cap <= 40:
+                raise InputError(f"the saved-rerolls cap must be 1..40, got {self.saved_cap}")
 
     # --- structure -------------------------------------------------------------------
 
@@ -140,6 +150,19 @@ class YatzyRules:
     def num_categories(self) -> int:
         """Number of categories (rounds in a game)."""
         return len(self.categories)
+
+    def max_saved(self, filled: int) -> int:
+        """Most rerolls the pool can hold at the start of a turn with ``filled`` categories
+        filled: two per turn played, at most ``saved_cap``; 0 without saved rerolls."""
+        if not self.saved_rerolls:
+            return 0
+        most = 2 * max(0, int(filled))
+        return most if self.saved_cap is None else min(most, self.saved_cap)
+
+    @property
+    def max_rerolls(self) -> int:
+        """Most rerolls one turn can have: two, plus the fullest pool at the last turn."""
+        return 2 + self.max_saved(self.num_categories - 1)
 
     @cached_property
     def upper_face(self) -> np.ndarray:
@@ -380,6 +403,8 @@ class YatzyRules:
             "forced_order": self.forced_order,
             "joker": self.joker,
             "yahtzee_bonus": self.yahtzee_bonus,
+            "saved_rerolls": self.saved_rerolls,
+            "saved_cap": self.saved_cap,
         }
 
     def reduced(self, categories: tuple[str, ...], **changes: Any) -> YatzyRules:
@@ -459,6 +484,7 @@ VARIANT_RULES: dict[str, YatzyRules] = {
     "american-no-joker": replace(AMERICAN, joker="none", name="american-no-joker"),
     "american-no-bonus": replace(AMERICAN, joker="none", yahtzee_bonus=0, name="american-no-bonus"),
     "maxi": MAXI,
+    "maxi-saved": replace(MAXI, saved_rerolls=True, name="maxi-saved"),
 }
 
 VARIANTS: dict[str, str] = {
@@ -474,6 +500,7 @@ VARIANTS: dict[str, str] = {
     "american-no-joker": "American Yahtzee without jokers (Yahtzee bonus kept)",
     "american-no-bonus": "American Yahtzee without Yahtzee bonus and jokers",
     "maxi": "Maxi Yatzy (Finnish rules): 6 dice, 20 categories, 50 bonus at 75",
+    "maxi-saved": "Maxi Yatzy with saved rerolls: rerolls not used are kept for later turns",
 }
 
 DEFAULT_VARIANT = "scandinavian"

@@ -111,6 +111,9 @@ def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+_NO_TABLE = np.zeros((1, 1, 1))
+
+
 @numba.njit(cache=True)
 def win_turn(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, lo: int, hi: int,
@@ -157,7 +160,6 @@ def win_turn(
     ok = np.empty(ncat, dtype=np.bool_)
     for c in range(ncat):
         ok[c] = _may_write(mask, c, K)
-    RV, pol = B.roll_value, B.policy
     for r in range(R):
         allowed = ok
         use_joker = False
@@ -178,9 +180,10 @@ def win_turn(
             if v > best:
                 best = v
                 bc = c
-        RV[0, r] = best
-        pol[0, r] = -bc - 1
-    value, _ = turn_choices(B, K, 0.0)
+        B.now_value[r] = best
+        B.now_cat[r] = bc
+    # no saved rerolls here: the table argument is never read
+    value, _ = turn_choices(mask, flag, u, _NO_TABLE, K, 0.0, B)
     return value
 
 
