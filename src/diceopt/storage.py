@@ -496,11 +496,14 @@ def mapped_path(key: TableKey, directory: str | os.PathLike | None = None) -> Pa
 
 
 def load_mapped(
-    key: TableKey, directory: str | os.PathLike | None = None, verify: str = "full"
+    key: TableKey,
+    directory: str | os.PathLike | None = None,
+    verify: str = "full",
+    then: str = "rebuilding it",
 ) -> tuple[Stored, float] | None:
     """The memory-mapped table of ``key`` and its load seconds (checks included), or None
-    (missing, or bad: one warning line on stderr, and the caller rebuilds it). ``verify``
-    as :func:`read_mapped`."""
+    (missing, or bad: one warning line on stderr ending with ``then``, what the caller
+    does instead). ``verify`` as :func:`read_mapped`."""
     path = mapped_path(key, directory)
     if not path.exists():
         return None
@@ -508,7 +511,7 @@ def load_mapped(
     try:
         stored = read_mapped(path, key, verify)
     except TableFileError as exc:
-        warn(f"ignoring cached table {path}: {exc}; rebuilding it")
+        warn(f"ignoring cached table {path}: {exc}; {then}")
         return None
     return stored, time.perf_counter() - t0
 

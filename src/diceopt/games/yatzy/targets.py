@@ -775,26 +775,28 @@ def load_targets(
     directory: str | None = None,
     rules: YatzyRules | None = None,
     verify: str = "full",
+    then: str = "rebuilding it",
 ) -> tuple[TargetTable, float] | None:
     """The stored full target table, memory-mapped (read-only), and its load seconds, or
     None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
     checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
     and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
     it (``TargetTable.verify()`` checks the rest). ``rules``: the rules of ``variant``
-    when it is not a named variant (tests)."""
+    when it is not a named variant (tests). ``then``: the warning's last words, what the
+    caller does instead."""
     if rules is None:
         variant = variant_id(variant)
         rules = get_rules(variant)
     assert variant is not None
     t0 = time.perf_counter()
-    got = storage.load_mapped(target_key(variant, dtype, rules), directory, verify)
+    got = storage.load_mapped(target_key(variant, dtype, rules), directory, verify, then)
     if got is None:
         return None
     stored, _ = got
     h = stored.header
     if h.get("rules") != _rules_text(rules):
         path = storage.mapped_path(target_key(variant, dtype, rules), directory)
-        storage.warn(f"ignoring cached table {path}: other rules; rebuilding it")
+        storage.warn(f"ignoring cached table {path}: other rules; {then}")
         return None
     seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
     table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
@@ -841,15 +843,26 @@ def get_targets(
 _LOADED: dict[tuple[str, str, str], TargetTable] = {}
 
 
-def stored_table(variant: str, dtype: str = "float32") -> TargetTable | None:
+def stored_table(
+    variant: str, dtype: str = "float32", verified: bool = False
+) -> TargetTable | None:
     """The stored full table of a named variant, checked lazily (loaded once per process
-    and cache directory), or None."""
+    and cache directory), or None. ``verified``: every block checked now (for readers of
+    ``values`` that bypass the lazy checks, e.g. numba kernels); a bad block gives one
+    warning line and None."""
     memo = (variant, np.dtype(dtype).name, str(storage.cache_root()))
     if memo not in _LOADED:
-        got = load_targets(variant, dtype, verify="lazy")
+        got = load_targets(variant, dtype, verify="lazy", then="solving what is needed instead")
         if got is None:
             return None
         _LOADED[memo] = got[0]
+    if verified:
+        try:
+            _LOADED[memo].verify()
+        except storage.TableFileError as exc:
+            del _LOADED[memo]
+            storage.warn(f"ignoring cached table: {exc}; solving what is needed instead")
+            return None
     return _LOADED[memo]
 
 

@@ -358,7 +358,7 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     score = int(round(mine.score))
     so = int(round(opponent.score))
     need = min(rules.max_total, max(0, so + p.size - score + 1))
-    table = stored_table(config.variant, "float32")
+    table = stored_table(config.variant, "float32", verified=True)
     if table is not None:
         rows = target_rows(table)
     else:
@@ -390,7 +390,7 @@ def full_targets(variant: str, dtype: str = "float32") -> Any:
     from diceopt.games.yatzy.targets import solve_target_from, stored_table
     from diceopt.progress import Stage
 
-    table = stored_table(variant, dtype)
+    table = stored_table(variant, dtype, verified=True)
     if table is not None:
         return table
     rules = get_rules(variant)
