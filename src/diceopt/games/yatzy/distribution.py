@@ -943,7 +943,13 @@ def run_distribution(config: Any, args: Any) -> int:
     pos = parse_position(args.position, rules) if args.position else None
     table = config.table()
     compile_seconds = warm_up(config.dtype)
-    dist = position_distribution(table, pos)
+    try:
+        dist = position_distribution(table, pos)
+    except MemoryError:
+        raise InputError(
+            f"not enough memory for the {config.variant} distribution from this position: "
+            "give a later one (more categories filled)"
+        ) from None
     where = "the start" if pos is None else format_position(pos, rules)
     if args.plot:
         title = f"{config.variant}: exact distribution from {where}"
