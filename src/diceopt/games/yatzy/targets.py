@@ -668,15 +668,21 @@ def solve_target_from(
     dtype: str | np.dtype = "float32",
     lanes: int = LANES,
     progress: Callable[[int, int], None] | None = None,
+    draw: bool = False,
 ) -> TargetRows:
     """P(points still to come >= k) from turn-start state (mask, flag, upper) and what its
     turn needs: only the states after it (filled mask containing ``mask``, flag and upper
     total not below its own) and, per state, only k up to ``k`` less the least points
     scored on the way there (:func:`_gain_floor`) and up to its most points to come.
-    ``progress(done, total)`` after each layer. Memory: one value per (state, k) solved."""
+    ``progress(done, total)`` after each layer. Memory: one value per (state, k) solved.
+
+    ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
+    P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
+    same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
     dt = _check_dtype(dtype)
-    if k < 0 or k > rules.max_total:
-        raise InputError(f"the target must be between 0 and {rules.max_total} points, got {k}")
+    most = rules.max_total + (1 if draw else 0)
+    if k < 0 or k > most:
+        raise InputError(f"the target must be between 0 and {most} points, got {k}")
     t0 = time.perf_counter()
     T = rules.bonus_threshold
     width = T + 1
@@ -688,7 +694,9 @@ def solve_target_from(
     off = np.zeros(nkeys, dtype=np.int64)
     top = np.zeros(nkeys, dtype=np.int64)
     plan = []
+    ends: list[np.ndarray] = []  # draw: the offsets of the rows of the game's end
     cursor = 0
+    full = (1 << rules.num_categories) - 1
     for st in iter_layer_states(rules, reverse=True):
         if bin(int(st.mask[0])).count("1") < bin(int(mask)).count("1"):
             break  # the layers before the start's
@@ -700,7 +708,8 @@ def solve_target_from(
         dead = st.upper + up_left < T
         reach = (st.upper >= u0) & ((u0 < T) | (st.upper == T))
         need = k - _gain_floor(rules, start, st.mask, st.flag, st.upper)
-        last = np.minimum(need, max_to_come(rules, st.mask, st.flag, st.upper))
+        bound = max_to_come(rules, st.mask, st.flag, st.upper) + (1 if draw else 0)
+        last = np.minimum(need, bound)
         keep = sup & (reach | (dead & (u0 < T))) & (last >= 1)
         sm, sf, su, sl = st.mask[keep], st.flag[keep], st.upper[keep], last[keep]
         keys = (sm * rules.flags + sf) * width + su
@@ -711,9 +720,14 @@ def solve_target_from(
         alias = (dst_mask & mask) == mask
         off[st.copy_dst[alias]] = off[st.copy_src[alias]]
         top[st.copy_dst[alias]] = top[st.copy_src[alias]]
-        if sm.size:
+        if int(st.mask[0]) == full:
+            ends.append(off[keys])  # rows (1, 1/2): written below, nothing to solve
+        elif sm.size:
             plan.append((sm, sf, su))
     data = np.zeros(cursor, dtype=dt)
+    for at in ends:
+        data[at] = 1.0
+        data[at + 1] = 0.5
     K = kernel_arrays(rules, dt)
     states = 0
     for i, (sm, sf, su) in enumerate(plan):

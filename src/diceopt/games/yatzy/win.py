@@ -14,8 +14,10 @@ where ``T(n, k)`` is the target table (:mod:`diceopt.games.yatzy.targets`): the 
 P(points still to come >= k) from ``n`` (1 for k <= 0). ``1/2 [T(k) + T(k + 1)]`` is
 P(win) + 1/2 P(draw) against an opponent who ends with exactly ``so + x``: exact for the
 last turn (then ``T`` is a step), and otherwise the value of a player who would learn the
-opponent's final score at the end of this turn, so an estimate that errs high (it is
-exact when the opponent has finished and the draw chance is zero). The turn itself (which
+opponent's final score at the end of this turn, so an estimate that errs high. Against
+an opponent who has finished, the advice is exact: the target rows are then draw-aware
+(``solve_target_from(..., draw=True)``: the best P(win) + 1/2 P(draw) for each number of
+points needed, one policy per target), read directly. The turn itself (which
 dice to keep, which category to write) maximises the expected ``U`` exactly: the
 expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.kernel.turn_choices`) with
 ``U`` in place of "points + table value". ``U`` is computed only for the (successor,
@@ -56,12 +58,14 @@ from diceopt.notation import split_fields
 @numba.njit(cache=True)
 def utility(
     Td: np.ndarray, off: np.ndarray, top: np.ndarray, key: int, b: int, so: int,
-    p: np.ndarray, lo: int, hi: int,
+    p: np.ndarray, lo: int, hi: int, draw: bool = False,
 ) -> float:  # fmt: skip
     """U(n, b) of the module docstring: P(win) + 1/2 P(draw) (estimate, 0-1) after
     reaching the turn-start state with flat key ``key`` with ``b`` points, against an
     opponent with ``so`` points and P(points to come = x) = p[x], nonzero for lo..hi.
-    Target rows: T(key, k) = Td[off[key] + k] for 1 <= k <= top[key], 0 above."""
+    Target rows: T(key, k) = Td[off[key] + k] for 1 <= k <= top[key], 0 above.
+    ``draw``: the rows are draw-aware (``solve_target_from(..., draw=True)``: T(key, k) is
+    already P(win) + 1/2 P(draw) with k points needed to win), read as T(key, k + 1)."""
     kmax = top[key]
     o = off[key]
     d = so - b
@@ -72,10 +76,15 @@ def utility(
         if k < 0:  # ahead of this opponent score whatever comes
             acc += q
             continue
-        t0 = 1.0 if k == 0 else (Td[o + k] if k <= kmax else 0.0)
-        if t0 == 0.0:  # T falls with k: no later x adds anything
-            break
         t1 = Td[o + k + 1] if k + 1 <= kmax else 0.0
+        if draw:
+            if t1 == 0.0:  # T falls with k: no later x adds anything
+                break
+            acc += q * t1
+            continue
+        t0 = 1.0 if k == 0 else (Td[o + k] if k <= kmax else 0.0)
+        if t0 == 0.0:
+            break
         acc += q * 0.5 * (t0 + t1)
     return acc
 
@@ -119,6 +128,7 @@ def win_turn(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, lo: int, hi: int,
     Td: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
     B: WidgetBuffers, cache: np.ndarray, rowkey: np.ndarray, rowpts: np.ndarray,
+    draw: bool = False,
 ) -> float:  # fmt: skip
     """The win-seeking turn from state (mask, flag, upper u) with ``score`` points against
     an opponent with ``so`` points and points to come ``p`` (nonzero for lo..hi).
@@ -175,7 +185,8 @@ def win_turn(
             pts = np.int64(s) + yb
             v = cache[row, pts]
             if v < 0.0:
-                v = utility(Td, off, top, rowkey[row], score + rowpts[row] + pts, so, p, lo, hi)
+                b = score + rowpts[row] + pts
+                v = utility(Td, off, top, rowkey[row], b, so, p, lo, hi, draw)
                 cache[row, pts] = v
             if v > best:
                 best = v
@@ -190,7 +201,7 @@ def win_turn(
 @numba.njit(cache=True)
 def win_detail(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
-    off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int,
+    off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int, draw: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
     """:func:`win_turn` for one position: ``(keep, category, value)`` with
     ``keep[t, i]`` (t = 1, 2 rerolls left) the estimate after keeping multiset i (flat
@@ -200,7 +211,24 @@ def win_detail(
     cache, rowkey, rowpts = win_buffers(K)
     lo, hi = support(p)
     value = win_turn(
-        mask, flag, u, score, so, p, lo, hi, Td, off, top, K, flags, B, cache, rowkey, rowpts
+        mask,
+        flag,
+        u,
+        score,
+        so,
+        p,
+        lo,
+        hi,
+        Td,
+        off,
+        top,
+        K,
+        flags,
+        B,
+        cache,
+        rowkey,
+        rowpts,
+        draw,
     )
     ncat = K.upper_face.size
     cat = np.full(ncat, -1.0)
@@ -313,12 +341,12 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     if pos.score is None:
         raise InputError("advice against an opponent needs your score ('score N')")
     opp = opponent if isinstance(opponent, Position) else parse_opponent(opponent, rules)
-    p, score, so, rows, K = _win_inputs(config, pos, opp, plays)
+    p, score, so, rows, K, draw = _win_inputs(config, pos, opp, plays)
     mask, flag, upper = state_of(pos, rules)
     counts = _counts(pos.dice, rules.sides)
     lat = rules.lattice
     roll = lat.index(counts) - int(lat.offset[rules.dice])
-    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags)
+    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags, draw)
     options: list[tuple[float, int, int, str]] = []
     legal, _ = legal_categories(rules, mask, counts)
     for c in legal:
@@ -343,10 +371,11 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
 
 
 def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
-    """(opponent's distribution, my score, theirs, target rows, float64 arrays): the rows
-    of the stored full target table, else those of a solve from ``mine``'s state for the
-    targets this opponent can set (:func:`diceopt.games.yatzy.targets.solve_target_from`,
-    progress on stderr)."""
+    """(opponent's distribution, my score, theirs, target rows, float64 arrays, whether
+    the rows are draw-aware). Against a finished opponent: the exact draw-aware rows of a
+    solve from ``mine``'s state (:func:`diceopt.games.yatzy.targets.solve_target_from`
+    with ``draw``); otherwise the rows of the stored full target table, else of a solve
+    from ``mine``'s state for the targets this opponent can set (progress on stderr)."""
     from diceopt.games.yatzy.advice import state_of
     from diceopt.games.yatzy.targets import solve_target_from, stored_table
     from diceopt.progress import Stage
@@ -357,15 +386,20 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     p = opponent_distribution(config, opponent, mine, plays)
     score = int(round(mine.score))
     so = int(round(opponent.score))
-    need = min(rules.max_total, max(0, so + p.size - score + 1))
-    table = stored_table(config.variant, "float32", verified=True)
+    draw = opponent.over(rules)
+    need = min(rules.max_total + int(draw), max(0, so + p.size - score + 1))
+    table = None if draw else stored_table(config.variant, "float32", verified=True)
     if table is not None:
         rows = target_rows(table)
     else:
-        with Stage(f"solving the targets up to {need} points still needed", "layers") as stage:
-            got = solve_target_from(rules, *state_of(mine, rules), need, progress=stage.update)
+        what = "to beat" if draw else "up to"
+        with Stage(f"solving the targets {what} {need} points still needed", "layers") as stage:
+            got = solve_target_from(
+                rules, *state_of(mine, rules), need, progress=stage.update, draw=draw,
+                dtype="float64" if draw else "float32",
+            )  # fmt: skip
         rows = target_rows(got)
-    return p, score, so, rows, kernel_arrays(rules, np.float64)
+    return p, score, so, rows, kernel_arrays(rules, np.float64), draw
 
 
 def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -415,9 +449,9 @@ def win_probability(
         if not opponent.over(rules):
             raise InputError("you have finished: the estimate is for the opponent's side")
         return 1.0 if mine.score > opponent.score else 0.5 if mine.score == opponent.score else 0.0
-    p, score, so, rows, K = _win_inputs(config, mine, opponent, plays)
+    p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, plays)
     mask, flag, upper = state_of(mine, rules)
-    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags)
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw)
     return float(value)
 
 
@@ -436,12 +470,12 @@ def computer_turn(
     if strategy == "expected":
         policy = turn_policy(config.table(), mask, flag, upper)
     elif strategy == "win":
-        p, score, so, rows, K = _win_inputs(config, mine, opponent, "expected")
+        p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, "expected")
         B = widget_buffers(K)
         cache, rowkey, rowpts = win_buffers(K)
         lo, hi = support(p)
         win_turn(mask, flag, upper, score, so, p, lo, hi, *rows, K, rules.flags, B, cache,
-                 rowkey, rowpts)  # fmt: skip
+                 rowkey, rowpts, draw)  # fmt: skip
         policy = B.policy.copy()
     else:
         raise InputError(f"the computer plays 'expected' or 'win', got {strategy!r}")
