@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.advice import ActionAdvice
+from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
@@ -534,3 +534,45 @@ def apply_action(
         return replace(after, rerolls=0), True
     dice = tuple(sorted(int(d) for d in rng.integers(1, rules.sides + 1, size=rules.dice)))
     return replace(after, dice=dice), False
+
+
+def rank_by_probability(
+    pos: Position,
+    rules: YatzyRules,
+    table: YatzyTable,
+    category: np.ndarray,
+    keep: np.ndarray,
+    value_is: str,
+) -> Advice:
+    """Every legal action of ``pos`` ranked by a probability (0-1): writing the roll into
+    category c has ``category[c]``, keeping multiset i (flat lattice index) with t rerolls
+    left ``keep[t, i]``; best first, regrets in probability, each action's expected final
+    score from ``table`` beside. Ties in the expected-score advice's order (scoring first,
+    categories in order, keeps in lattice order)."""
+    counts = _counts(pos.dice, rules.sides)
+    mask = pos.mask(rules)
+    lat = rules.lattice
+    options: list[tuple[float, int, int, str]] = []
+    legal, _ = legal_categories(rules, mask, counts)
+    for c in legal:
+        options.append((float(category[c]), 0, c, f"score {rules.categories[c]}"))
+    if pos.rerolls > 0:
+        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
+            kc = np.array(kept, dtype=np.int64)
+            if kc.sum() == rules.dice:
+                continue
+            i = lat.index(kc)
+            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    expected = {a.action: a.value for a in advise_position(pos, rules, table)}
+    best = options[0][0]
+    actions = [
+        ActionAdvice(text, v, max(0.0, best - v), expected[text]) for v, _, _, text in options
+    ]
+    return Advice(actions, value_is)
+
+
+def roll_index(pos: Position, rules: YatzyRules) -> int:
+    """The index of the position's dice among the sorted rolls (the kernel's ``r``)."""
+    lat = rules.lattice
+    return lat.index(_counts(pos.dice, rules.sides)) - int(lat.offset[rules.dice])

@@ -55,7 +55,6 @@ checksum checked at load, :mod:`diceopt.storage`).
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,7 +66,7 @@ import numba
 import numpy as np
 
 from diceopt import storage
-from diceopt.advice import ActionAdvice, Advice
+from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
     NEG,
@@ -916,8 +915,7 @@ def advise_target(pos: Any, config: Any, target: int) -> Advice:
     probability, ``expected`` the action's expected final score (the ordinary table).
     Ties as in the expected-score advice (scoring first, categories in order, keeps in
     lattice order)."""
-    from diceopt.games.yatzy.advice import _counts, _keep_text, advise_position, state_of
-    from diceopt.games.yatzy.engine_game import legal_categories
+    from diceopt.games.yatzy.advice import rank_by_probability, roll_index, state_of
 
     rules = config.rules
     check_target(target, rules)
@@ -931,28 +929,11 @@ def advise_target(pos: Any, config: Any, target: int) -> Advice:
         cat[cat >= 0] = 1.0
     else:
         keep, cat, _ = target_turn_for(config, mask, flag, upper, k)
-    counts = _counts(pos.dice, rules.sides)
-    lat = rules.lattice
-    roll = lat.index(counts) - int(lat.offset[rules.dice])
-    options: list[tuple[float, int, int, str]] = []
-    legal, _ = legal_categories(rules, mask, counts)
-    for c in legal:
-        options.append((float(cat[roll, c]), 0, c, f"score {rules.categories[c]}"))
-    if pos.rerolls > 0:
-        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
-            kc = np.array(kept, dtype=np.int64)
-            if kc.sum() == rules.dice:
-                continue
-            i = lat.index(kc)
-            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
-    options.sort(key=lambda o: (-o[0], o[1], o[2]))
-    expected = {a.action: a.value for a in advise_position(pos, rules, config.table())}
-    best = options[0][0]
-    actions = [
-        ActionAdvice(text, p, max(0.0, best - p), expected[text]) for p, _, _, text in options
-    ]
     what = "final score" if pos.score is not None else "points still to come"
-    return Advice(actions, f"probability that the {what} is at least {target} (0-1)")
+    return rank_by_probability(
+        pos, rules, config.table(), cat[roll_index(pos, rules)], keep,
+        f"probability that the {what} is at least {target} (0-1)",
+    )  # fmt: skip
 
 
 def warm_up_targets(dtype: str | np.dtype = "float32") -> float:

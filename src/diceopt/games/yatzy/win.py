@@ -30,7 +30,6 @@ this model does not follow.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -38,7 +37,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from diceopt.advice import ActionAdvice, Advice
+from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
 from diceopt.games.yatzy.kernel import (
@@ -332,8 +331,7 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     """Every legal action of ``pos`` with its estimated P(win) + 1/2 P(draw) (0-1) against
     ``opponent`` (see :func:`parse_opponent`), best first; regrets in probability,
     ``expected`` the action's expected final score. Method: the module docstring."""
-    from diceopt.games.yatzy.advice import _counts, _keep_text, advise_position, state_of
-    from diceopt.games.yatzy.engine_game import legal_categories
+    from diceopt.games.yatzy.advice import rank_by_probability, roll_index, state_of
 
     rules = config.rules
     if pos.over(rules):
@@ -343,31 +341,12 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     opp = opponent if isinstance(opponent, Position) else parse_opponent(opponent, rules)
     p, score, so, rows, K, draw = _win_inputs(config, pos, opp, plays)
     mask, flag, upper = state_of(pos, rules)
-    counts = _counts(pos.dice, rules.sides)
-    lat = rules.lattice
-    roll = lat.index(counts) - int(lat.offset[rules.dice])
+    roll = roll_index(pos, rules)
     keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags, draw)
-    options: list[tuple[float, int, int, str]] = []
-    legal, _ = legal_categories(rules, mask, counts)
-    for c in legal:
-        options.append((float(cat[c]), 0, c, f"score {rules.categories[c]}"))
-    if pos.rerolls > 0:
-        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
-            kc = np.array(kept, dtype=np.int64)
-            if kc.sum() == rules.dice:
-                continue
-            i = lat.index(kc)
-            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
-    options.sort(key=lambda o: (-o[0], o[1], o[2]))
-    expected = {a.action: a.value for a in advise_position(pos, rules, config.table())}
-    best = options[0][0]
-    actions = [
-        ActionAdvice(text, v, max(0.0, best - v), expected[text]) for v, _, _, text in options
-    ]
-    return Advice(
-        actions,
+    return rank_by_probability(
+        pos, rules, config.table(), cat, keep,
         "estimated probability of winning against the opponent, a draw counting 1/2 (0-1)",
-    )
+    )  # fmt: skip
 
 
 def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
