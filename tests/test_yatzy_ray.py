@@ -227,6 +227,16 @@ def test_grpc_server_without_ray_is_refused(capfd):
     assert capfd.readouterr() == ("", "")
 
 
+@pytest.mark.parametrize("status", ["INTERNAL", "UNKNOWN", "PERMISSION_DENIED"])
+def test_any_other_grpc_status_is_refused(status):
+    # e.g. an HTTP server ending the stream: never handed to ray.init, which would wait
+    import grpc
+
+    with grpc_server(getattr(grpc.StatusCode, status)) as address:
+        with pytest.raises(InputError, match=f"not a Ray cluster \\(gRPC status {status}\\)"):
+            ray_solve.check_address(address)
+
+
 def test_silent_port_is_refused_after_the_timeout():
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))

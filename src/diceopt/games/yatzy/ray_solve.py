@@ -80,11 +80,12 @@ def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     """InputError (one line) unless ``HOST:PORT`` answers Ray's GCS protocol: the
     ``GetClusterId`` call (:data:`GCS_PROBE`) over gRPC, within ``timeout`` seconds.
 
-    Any answer of the GCS counts, but a refusal for a missing auth token only when
-    ``RAY_AUTH_MODE=token`` is set here (else ``ray.init`` would retry without the token
-    for 20 s); no HTTP/2 answer, no answer in time, or a gRPC server without the call are
-    refused. The probe sends no token. Uses grpcio, which Ray depends on (skipped if it
-    is missing)."""
+    The GCS's answer counts, and so does its refusal for a missing auth token when
+    ``RAY_AUTH_MODE=token`` is set here (without it ``ray.init`` would retry for 20 s);
+    every other status is refused (no HTTP/2 answer, no answer in time, a gRPC server
+    without the call, an HTTP server ending the stream), so ``ray.init`` never waits on
+    something that is not Ray. The probe sends no token. Uses grpcio, which Ray depends
+    on (skipped if it is missing)."""
     try:
         import grpc
     except ImportError:
@@ -107,12 +108,15 @@ def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
                     "RAY_AUTH_MODE=token here, with the head's token in RAY_AUTH_TOKEN or "
                     "~/.ray/auth_token ('ray get-auth-token' prints it)"
                 ) from None
-            why = refused.get(code)
-            if why is not None:
-                raise InputError(
-                    f"{address} is not a Ray cluster ({why}); give the address "
-                    "'ray start --head' printed, or leave it out for a local instance"
-                ) from None
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                return  # a token cluster, and the token is set here
+            # anything else is not Ray's GCS answering (an HTTP server may end the stream
+            # with INTERNAL or UNKNOWN, depending on timing): refused, never ray.init
+            why = refused.get(code, f"gRPC status {code.name}")
+            raise InputError(
+                f"{address} is not a Ray cluster ({why}); give the address "
+                "'ray start --head' printed, or leave it out for a local instance"
+            ) from None
 
 
 def check_ray(address: str | None) -> None:
