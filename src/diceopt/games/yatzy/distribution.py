@@ -917,8 +917,9 @@ def distribution_png(dist: ScoreDistribution, path: str, title: str) -> None:
     plt.close(fig)
 
 
-def summary_lines(dist: ScoreDistribution) -> list[str]:
-    """The distribution in words: mean, std, median, percentiles, P(>= k), the rates."""
+def summary_lines(dist: ScoreDistribution, box: str = "Yatzy (50)") -> list[str]:
+    """The distribution in words: mean, std, median, percentiles, P(>= k), the rates
+    (``box``: the variant's Yatzy box, :attr:`YatzyRules.yatzy_box`)."""
     s = dist.summary()
     what = "final score" if dist.base is not None else "points still to come"
     pct = "  ".join(f"p{p} {v}" for p, v in s["percentiles"].items())
@@ -928,8 +929,7 @@ def summary_lines(dist: ScoreDistribution) -> list[str]:
         f"percentiles: {pct}",
         at_least,
         f"range {s['min']} to {s['max']}; probabilities sum to {s['total']:.12f}",
-        f"upper bonus {100 * s['bonus_rate']:.4f}% of games, "
-        f"Yatzy (50) {100 * s['yatzy_rate']:.4f}%",
+        f"upper bonus {100 * s['bonus_rate']:.4f}% of games, {box} {100 * s['yatzy_rate']:.4f}%",
     ]
 
 
@@ -976,7 +976,7 @@ def run_distribution(config: Any, args: Any) -> int:
     print(f"{config.variant}, exact distribution from {where}")
     what = "expected score" if config.theta == 0 else f"theta {config.theta:g}"
     print(f"policy: the {config.dtype} table's ({what}); table value {dist.value:.6f} points")
-    for line in summary_lines(dist):
+    for line in summary_lines(dist, rules.yatzy_box):
         print(f"  {line}")
     print(f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)")
     if args.plot:
