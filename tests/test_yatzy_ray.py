@@ -12,10 +12,9 @@ import os
 import socket
 import subprocess
 import sys
-import threading
+import time
 from concurrent import futures
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -162,15 +161,27 @@ def test_cli_unreachable_ray_address_is_one_line_and_writes_nothing(cache, capsy
 
 @contextmanager
 def web_server():
-    """HOST:PORT of an HTTP/1 server (not Ray) on this machine, for the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """HOST:PORT of an HTTP/1 server (not Ray) on this machine, for the block: a process of
+    its own, so that it answers whatever this test process is doing."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        yield f"127.0.0.1:{server.server_address[1]}"
+        for _ in range(200):  # until it listens (at most 10 s)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"127.0.0.1:{port}"
     finally:
-        server.shutdown()
-        server.server_close()
+        server.kill()
+        server.wait()
 
 
 @contextmanager
@@ -208,6 +219,7 @@ def test_cli_web_server_address_is_one_line_at_once(cache, tmp_path):
             capture_output=True,
             text=True,
             env=os.environ | {"DICEOPT_CACHE": str(cache)},
+            timeout=300,
         )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
