@@ -19,6 +19,7 @@ EXTRA_OF = {
     "pettingzoo": "research",
     "pyarrow": "research",
     "ray": "cluster",
+    "grpc": "cluster",
 }
 
 

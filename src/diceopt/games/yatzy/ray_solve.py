@@ -84,12 +84,9 @@ def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     ``RAY_AUTH_MODE=token`` is set here (without it ``ray.init`` would retry for 20 s);
     every other status is refused (no HTTP/2 answer, no answer in time, a gRPC server
     without the call, an HTTP server ending the stream), so ``ray.init`` never waits on
-    something that is not Ray. The probe sends no token. Uses grpcio, which Ray depends
-    on (skipped if it is missing)."""
-    try:
-        import grpc
-    except ImportError:
-        return
+    something that is not Ray. The probe sends no token. Uses grpcio (in the cluster
+    extra: Ray itself does not install it)."""
+    grpc = require("grpc", "cluster")
     refused = {
         grpc.StatusCode.UNAVAILABLE: "it does not speak gRPC",
         grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer within {timeout:g} s",
