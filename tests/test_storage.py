@@ -140,15 +140,15 @@ def h_payload(path):
     "how", ["flip", "flip-first", "truncate", "extend", "truncate-header", "magic", "header"]
 )
 def test_bad_mapped_file_warns_once_and_is_rebuilt(cache, capsys, how):
-    assert storage.store_mapped(MKEY, mapped_arrays(), {}) is True
+    assert storage.store(MKEY, mapped_arrays(), {}, mapped=True) is True
     path = storage.mapped_path(MKEY)
     _damage(path, how)
     capsys.readouterr()
-    assert storage.load_mapped(MKEY) is None  # never used
+    assert storage.load(MKEY, mapped=True) is None  # never used
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "warning" in err and "rebuilding" in err
-    assert storage.store_mapped(MKEY, mapped_arrays(), {}) is True
-    stored, seconds = storage.load_mapped(MKEY)
+    assert storage.store(MKEY, mapped_arrays(), {}, mapped=True) is True
+    stored, seconds = storage.load(MKEY, mapped=True)
     np.testing.assert_array_equal(stored.arrays["values"], mapped_arrays()["values"])
     assert seconds >= 0
 
@@ -175,10 +175,10 @@ def test_lazy_check_reads_only_the_blocks_asked_for(cache):
 
 
 def test_mapped_file_of_another_key_is_refused(cache, capsys):
-    storage.store_mapped(MKEY, mapped_arrays(), {})
+    storage.store(MKEY, mapped_arrays(), {}, mapped=True)
     other = TableKey("demo", "mapped", "win", 0.0, "float32", shape=(3, 51), extra=("policy",))
     storage.mapped_path(MKEY).rename(storage.mapped_path(other))
-    assert storage.load_mapped(other) is None
+    assert storage.load(other, mapped=True) is None
     assert "header shape" in capsys.readouterr().err
     with pytest.raises(storage.TableFileError, match="no 'other' array"):
         storage.read_mapped(
@@ -190,7 +190,7 @@ def test_mapped_file_of_another_key_is_refused(cache, capsys):
 def test_mapped_unwritable_cache(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert storage.store_mapped(MKEY, mapped_arrays(), {}, blocker) is False
+    assert storage.store(MKEY, mapped_arrays(), {}, blocker, mapped=True) is False
     assert capsys.readouterr().err.count("not saved") == 1
 
 

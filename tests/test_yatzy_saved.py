@@ -234,13 +234,13 @@ def test_layer_files_round_trip(tmp_path):
     rules = SAVED["american-4d6-free"]
     kept = solve_saved(rules, dtype="float32")
     table = solve_saved(rules, dtype="float32", directory=tmp_path, keep=False, variant="t")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.tbl" for j in range(4)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4)]
     for j in range(4):
         assert isinstance(table.layer(j), np.ndarray)
         assert np.array_equal(table.layer(j), kept.layer(j))
     assert table.value == kept.value
     # a damaged layer is refused with one line naming the fix
-    path = tmp_path / "layer02.tbl"
+    path = tmp_path / "layer02.mmap"
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
@@ -277,7 +277,7 @@ def test_cli_saved_table_solve_then_advise(small_maxi_saved, tmp_path, capsys):
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
     data = json.loads(out)
     assert code == 0 and data["loaded"] is False
-    assert (layers_dir("maxi-saved", "float32") / "layer00.tbl").exists()
+    assert (layers_dir("maxi-saved", "float32") / "layer00.mmap").exists()
     table, _ = load_saved("maxi-saved")
     assert data["value"] == pytest.approx(table.value)
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")

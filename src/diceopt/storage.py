@@ -19,10 +19,10 @@ Memory-mapped tables (:func:`save_mapped` / :func:`read_mapped`, files ``*.mmap`
 for tables too large to read and checksum whole at every start (the Yatzy target
 table: 3.1 GB): the magic line ``DICEOPT-MAPPED\n\0``, an 8-byte little-endian header
 length, the sha256 of the header, the JSON header (as above, plus each array's byte
-offset, the payload length, the block size and one checksum per 16 MiB block of the
+offset, the payload length, the block size and one checksum per 1 MiB block of the
 payload, :mod:`diceopt.checksum`), zero padding to a multiple of 4096 bytes, then the
 arrays (each at a multiple of 64 bytes). Loading maps the file read-only and checks
-the header, the size and every block's checksum (in parallel, no copy: about 0.35 s
+the header, the size and every block's checksum (in parallel, no copy: about 0.3 s
 for 3 GB on 2 cores from the page cache); the arrays are read-only ``np.memmap`` views.
 Written atomically like the others; a truncated, corrupt or mismatched file is reported
 and rebuilt, never used.
@@ -495,89 +495,26 @@ def mapped_path(key: TableKey, directory: str | os.PathLike | None = None) -> Pa
     return cache_dir(key.game, directory) / key.file_name(MAPPED_SUFFIX)
 
 
-def load_mapped(
+def load(
     key: TableKey,
     directory: str | os.PathLike | None = None,
+    *,
+    mapped: bool = False,
     verify: str = "full",
     then: str = "rebuilding it",
 ) -> tuple[Stored, float] | None:
-    """The memory-mapped table of ``key`` and its load seconds (checks included), or None
+    """The stored table of ``key`` and its load seconds (checks included), or None
     (missing, or bad: one warning line on stderr ending with ``then``, what the caller
-    does instead). ``verify`` as :func:`read_mapped`."""
-    path = mapped_path(key, directory)
+    does instead). ``mapped``: the memory-mapped file (:func:`read_mapped`, ``verify``
+    as there), else the file read whole (:func:`read_arrays`)."""
+    path = mapped_path(key, directory) if mapped else table_path(key, directory)
     if not path.exists():
         return None
     t0 = time.perf_counter()
     try:
-        stored = read_mapped(path, key, verify)
+        stored = read_mapped(path, key, verify) if mapped else read_arrays(path, key)
     except TableFileError as exc:
         warn(f"ignoring cached table {path}: {exc}; {then}")
-        return None
-    return stored, time.perf_counter() - t0
-
-
-def store_mapped(
-    key: TableKey,
-    arrays: Mapping[str, np.ndarray],
-    meta: Mapping[str, Any],
-    directory: str | os.PathLike | None = None,
-) -> bool:
-    """Save a memory-mapped table; True if written. A failure is one warning line."""
-    path = mapped_path(key, directory)
-    try:
-        save_mapped(path, key, arrays, meta)
-    except OSError as exc:
-        warn(f"the table was not saved: cannot write {path} ({exc.strerror or exc})")
-        return False
-    return True
-
-
-def map_arrays(path: Path, key: TableKey) -> Stored:
-    """As :func:`read_arrays`, but the arrays are read-only memory maps of the file (for
-    tables too large to read whole); the checksum is still verified (read through once,
-    64 MiB at a time)."""
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            head = fh.read(len(MAGIC) + 8 + MAX_HEADER_BYTES)
-    except OSError as exc:
-        raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    header, pos, specs = _parse_header(head, key)
-    nbytes = _payload_bytes(specs)
-    if size - pos != nbytes:
-        raise TableFileError(f"payload has {size - pos} bytes, expected {nbytes}")
-    digest = hashlib.sha256()
-    if nbytes:
-        whole = np.memmap(path, dtype=np.uint8, mode="r", offset=pos, shape=(nbytes,))
-        step = 1 << 26
-        for lo in range(0, nbytes, step):
-            digest.update(memoryview(whole[lo : lo + step]))
-        del whole
-    if digest.hexdigest() != header.get("sha256"):
-        raise TableFileError("checksum mismatch")
-    arrays: dict[str, np.ndarray] = {}
-    offset = pos
-    for name, dtype, shape in specs:
-        count = int(np.prod(shape))
-        if count:
-            arrays[name] = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
-        else:
-            arrays[name] = np.zeros(shape, dtype=dtype)
-        offset += count * dtype.itemsize
-    return Stored(arrays, header)
-
-
-def load(key: TableKey, directory: str | os.PathLike | None = None) -> tuple[Stored, float] | None:
-    """The stored table of ``key`` and its load seconds, or None (missing, or bad: one
-    warning line on stderr, and the caller rebuilds it)."""
-    path = table_path(key, directory)
-    if not path.exists():
-        return None
-    t0 = time.perf_counter()
-    try:
-        stored = read_arrays(path, key)
-    except TableFileError as exc:
-        warn(f"ignoring cached table {path}: {exc}; rebuilding it")
         return None
     return stored, time.perf_counter() - t0
 
@@ -587,11 +524,14 @@ def store(
     arrays: Mapping[str, np.ndarray],
     meta: Mapping[str, Any],
     directory: str | os.PathLike | None = None,
+    *,
+    mapped: bool = False,
 ) -> bool:
-    """Save a table; True if written. A failure is one warning line, never an exception."""
-    path = table_path(key, directory)
+    """Save a table (``mapped``: memory-mappable, :func:`save_mapped`); True if written.
+    A failure is one warning line, never an exception."""
+    path = mapped_path(key, directory) if mapped else table_path(key, directory)
     try:
-        save_arrays(path, key, arrays, meta)
+        (save_mapped if mapped else save_arrays)(path, key, arrays, meta)
     except OSError as exc:
         warn(f"the table was not saved: cannot write {path} ({exc.strerror or exc})")
         return False

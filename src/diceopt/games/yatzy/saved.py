@@ -319,7 +319,7 @@ def layers_dir(variant: str, dtype: str = "float32", directory: str | None = Non
 
 
 def _layer_file(j: int) -> str:
-    return f"layer{j:02d}.tbl"
+    return f"layer{j:02d}{storage.MAPPED_SUFFIX}"
 
 
 def _layer_key(variant: str, j: int, dtype: str, shape: tuple[int, ...]) -> storage.TableKey:
@@ -330,7 +330,7 @@ def _layer_key(variant: str, j: int, dtype: str, shape: tuple[int, ...]) -> stor
 
 def _write_layer(folder: Path, variant: str, j: int, values: np.ndarray, meta: dict) -> None:
     key = _layer_key(variant, j, values.dtype.name, values.shape)
-    storage.save_arrays(folder / _layer_file(j), key, {"values": values}, meta)
+    storage.save_mapped(folder / _layer_file(j), key, {"values": values}, meta)
 
 
 def _layer_loader(
@@ -340,7 +340,7 @@ def _layer_loader(
         path = folder / _layer_file(j)
         key = _layer_key(variant, j, dtype, (lay.lanes[j], lay.width(j)))
         try:
-            return storage.map_arrays(path, key).arrays["values"]
+            return storage.read_mapped(path, key).arrays["values"]
         except storage.TableFileError as exc:
             raise InputError(
                 f"stored table {path} cannot be used ({exc}); solve it again with "
@@ -364,7 +364,7 @@ def load_saved(
     t0 = time.perf_counter()
     lay = saved_layout(rules)
     try:
-        first = storage.map_arrays(path, _layer_key(variant, 0, dtype, (lay.lanes[0], 1)))
+        first = storage.read_mapped(path, _layer_key(variant, 0, dtype, (lay.lanes[0], 1)))
     except storage.TableFileError as exc:
         storage.warn(f"ignoring stored table {folder}: {exc}")
         return None

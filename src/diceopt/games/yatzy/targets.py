@@ -802,7 +802,9 @@ def load_targets(
         rules = get_rules(variant)
     assert variant is not None
     t0 = time.perf_counter()
-    got = storage.load_mapped(target_key(variant, dtype, rules), directory, verify, then)
+    got = storage.load(
+        target_key(variant, dtype, rules), directory, mapped=True, verify=verify, then=then
+    )
     if got is None:
         return None
     stored, _ = got
@@ -823,7 +825,7 @@ def store_targets(table: TargetTable, variant: str, directory: str | None = None
         raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
     key = target_key(variant, table.values.dtype.name, table.rules)
     meta = {"seconds": table.seconds, "states": table.states, "rules": _rules_text(table.rules)}
-    return storage.store_mapped(key, {"values": table.values}, meta, directory)
+    return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
 
 
 def get_targets(
