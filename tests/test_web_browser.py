@@ -610,7 +610,8 @@ def test_maxi_play_whole_game(maxi_page, maxi_server, artifacts_dir):
 
 def stub_full_maxi_advice(page) -> None:
     """Answer /api/advice for the full Maxi variant in the test (every open box written, made
-    up values): its table is too big to solve here. The other requests go to the server."""
+    up values) and refuse its /api/distribution: its table is too big to solve here (an
+    unstubbed request starts a solve on the server). The other requests go to the server."""
     spec = get_game("yatzy")
     rules = spec.rules("maxi")
 
@@ -638,7 +639,14 @@ def stub_full_maxi_advice(page) -> None:
             }
         )
 
+    def refuse(route, request):
+        if request.post_data_json.get("variant") != "maxi":
+            route.continue_()
+            return
+        route.fulfill(status=409, json={"error": "not solved in the test"})
+
     page.route("**/api/advice", answer)
+    page.route("**/api/distribution", refuse)
 
 
 def test_full_maxi_six_dice_and_twenty_boxes_fit_a_phone(maxi_page, maxi_server):
@@ -682,6 +690,8 @@ def test_full_maxi_six_dice_and_twenty_boxes_fit_a_phone(maxi_page, maxi_server)
     assert page.locator("#play-dice button.die").count() == 6
     assert page.locator("#play-sheet tr[data-cat]").count() == 20
     assert no_horizontal_scroll(page)
+    # nothing asked the server for the full Maxi table (no solve started)
+    assert "yatzy/maxi" not in httpx.get(f"{maxi_server}/api/health").json()["tables"]
 
 
 # --- Yatzy played to win: the distribution chart, a target, an opponent, the computer --------
