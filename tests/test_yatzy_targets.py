@@ -291,7 +291,8 @@ def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     on_demand = json.loads(captured.out)["actions"]
-    assert "no stored target table: solving P(>= 150 more points)" in captured.err
+    assert "no stored target table (`diceopt yatzy targets --variant tiny-yahtzee`" in captured.err
+    assert "solving P(>= 150 more points) from this position" in captured.err
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
     capsys.readouterr()
     assert main(argv) == 0

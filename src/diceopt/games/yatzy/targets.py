@@ -902,7 +902,12 @@ def target_turn_for(
             )
             _LOADED.clear()
             table = None
-    why = "no stored target table" if table is None else f"stored table: k <= {table.kmax}"
+    why = (
+        f"no stored target table (`diceopt yatzy targets --variant {config.variant}` "
+        "stores one for every target)"
+        if table is None
+        else f"stored table: k <= {table.kmax}"
+    )
     label = f"{why}: solving P(>= {k} more points) from this position"
     with Stage(label, "layers") as stage:
         rows = solve_target_from(
