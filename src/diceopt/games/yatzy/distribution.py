@@ -320,8 +320,10 @@ def _outcomes(
     count = np.zeros(n, dtype=np.int64)
     nthreads = max(1, min(nthreads, n))
     for t in numba.prange(nthreads):
+        # int64(t): the loop index is typed int64, then lowered as uint64; one type
+        # compiles the (large) share once instead of twice
         _outcomes_share(
-            t, nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
+            np.int64(t), nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
             bound_off, count, o_key, o_pts, o_q, lanes,
         )  # fmt: skip
     start = np.zeros(n + 1, dtype=np.int64)

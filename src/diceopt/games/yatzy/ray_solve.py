@@ -248,6 +248,9 @@ def _chunk_task(
     SRs[:, -1, :] = NEG
     vecs = np.empty((1, 4, lanes), dtype=dt)
     res = np.empty(mask.size, dtype=dt)
+    # writable copies: read-only arrays are another numba type, which the solver would be
+    # compiled for afresh in every worker instead of loaded from numba's cache
+    V, mask, flag, upper = (np.require(a, requirements="W") for a in (V, mask, flag, upper))
     _solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
     return res
 
