@@ -313,3 +313,18 @@ def test_duel_bad_input(extra, word, capsys):
     assert exit_code(["yatzy", "duel", *extra, *FORCED]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
+
+
+def test_main_job_section_names_its_game_count_and_interval(monkeypatch, capsys):
+    import diceopt.games.yatzy.duel as duel_module
+
+    monkeypatch.setattr(duel_module, "MAIN_JOB_GAMES", 300)
+    lines: list[str] = []
+    duel_module.main_job(lines.append)
+    capsys.readouterr()  # progress lines
+    # no stored Scandinavian target table in the test cache: the forced-order variant
+    assert lines[0].startswith("== Yatzy head to head (scandinavian-forced)")
+    assert "diceopt yatzy targets" in lines[1]
+    games = [line for line in lines if "300 games, seed 0: win rate" in line]
+    assert len(games) == 1 and "95% interval" in games[0] and "a small sample" in games[0]
+    assert any(line.strip().startswith("mean final score: win ") for line in lines)
