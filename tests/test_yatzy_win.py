@@ -202,6 +202,7 @@ def test_advise_opponent_cli(capsys):
     ("extra", "word"),
     [
         (["--opponent", "filled super_house | score 20"], "super_house"),
+        (["--opponent", "filled castle | score 20"], "opponent: unknown category 'castle'"),
         (["--opponent", "filled ones | upper 2 | score 1"], "score 1"),
         (["--opponent", "filled ones | upper 2 | score 2", "--target", "200"], "either"),
         (["--opponent", "filled ones | upper 2 | score 2", "--opponent-plays", "lucky"], "lucky"),

@@ -285,7 +285,10 @@ def parse_opponent(value: Any, rules: YatzyRules) -> Position:
     filled = data.get("filled", [])
     if not isinstance(filled, list):
         raise InputError("the opponent's filled must be a list of category ids")
-    ids = filled_ids([str(c) for c in filled], rules) if filled else ()
+    try:
+        ids = filled_ids([str(c) for c in filled], rules) if filled else ()
+    except InputError as exc:
+        raise InputError(f"opponent: {exc} (variant {rules.name})") from None
     over = len(set(ids)) == rules.num_categories
     dice = "-" if over else " ".join(["1"] * rules.dice)
     if isinstance(value, str) and not value.lstrip().startswith("{"):
