@@ -36,10 +36,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -136,6 +137,39 @@ def warn(message: str) -> None:
     print(f"diceopt: warning: {message}", file=sys.stderr)
 
 
+def _contiguous(arrays: Mapping[str, np.ndarray]) -> list[tuple[str, np.ndarray]]:
+    """(name, C-contiguous array) of each array to save, main first; ValueError if none."""
+    items = [(name, np.ascontiguousarray(a)) for name, a in arrays.items()]
+    if not items:
+        raise ValueError("nothing to save")
+    return items
+
+
+def _header(
+    meta: Mapping[str, Any], key: TableKey, items: list[tuple[str, np.ndarray]], version: int
+) -> dict[str, Any]:
+    """``meta`` with what every table file's header holds: the format ``version``, the key,
+    the main array's dtype and shape, and ``extra`` (each further array's) if any."""
+    main = items[0][1]
+    header = dict(meta)
+    header.update(
+        {
+            "format": version,
+            "game": key.game,
+            "variant": key.variant,
+            "objective": key.objective,
+            "theta": float(key.theta),
+            "dtype": main.dtype.name,
+            "shape": list(main.shape),
+        }
+    )
+    if len(items) > 1:
+        header["extra"] = [
+            {"name": n, "dtype": a.dtype.name, "shape": list(a.shape)} for n, a in items[1:]
+        ]
+    return header
+
+
 def save_arrays(
     path: Path, key: TableKey, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]
 ) -> None:
@@ -143,40 +177,31 @@ def save_arrays(
 
     ``meta`` (JSON-ready) is added to the header. Raises OSError when it cannot write.
     """
-    items = [(name, np.ascontiguousarray(a)) for name, a in arrays.items()]
-    if not items:
-        raise ValueError("nothing to save")
-    main = items[0][1]
+    items = _contiguous(arrays)
     digest = hashlib.sha256()
     for _, a in items:
         digest.update(memoryview(a).cast("B"))
-    header = dict(meta)
-    header.update(
-        {
-            "format": FORMAT_VERSION,
-            "game": key.game,
-            "variant": key.variant,
-            "objective": key.objective,
-            "theta": float(key.theta),
-            "dtype": main.dtype.name,
-            "shape": list(main.shape),
-            "sha256": digest.hexdigest(),
-        }
-    )
-    if len(items) > 1:
-        header["extra"] = [
-            {"name": n, "dtype": a.dtype.name, "shape": list(a.shape)} for n, a in items[1:]
-        ]
+    header = _header(meta, key, items, FORMAT_VERSION)
+    header["sha256"] = digest.hexdigest()
     head = json.dumps(header, sort_keys=True).encode()
+    with _replacing(path, "wb") as (fh, _):
+        fh.write(MAGIC)
+        fh.write(len(head).to_bytes(8, "little"))
+        fh.write(head)
+        for _, a in items:
+            fh.write(memoryview(a).cast("B"))
+
+
+@contextmanager
+def _replacing(path: Path, mode: str) -> Iterator[tuple[BinaryIO, str]]:
+    """A temporary file beside ``path``, open in ``mode``, and its name: once the block
+    ends without an error it is flushed, synced and renamed to ``path`` (atomically);
+    after an error it is removed and ``path`` left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(len(head).to_bytes(8, "little"))
-            fh.write(head)
-            for _, a in items:
-                fh.write(memoryview(a).cast("B"))
+        with os.fdopen(fd, mode) as fh:
+            yield fh, tmp
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -313,67 +338,42 @@ def save_mapped(
     from diceopt.checksum import BLOCK_BYTES, checksums
 
     block = block_bytes or BLOCK_BYTES
-    items = [(name, np.ascontiguousarray(a)) for name, a in arrays.items()]
-    if not items:
-        raise ValueError("nothing to save")
+    items = _contiguous(arrays)
     main = items[0][1]
     offsets, nbytes = _mapped_layout(items)
-    header = dict(meta)
+    header = _header(meta, key, items, MAPPED_FORMAT)
     header.update(
         {
-            "format": MAPPED_FORMAT,
-            "game": key.game,
-            "variant": key.variant,
-            "objective": key.objective,
-            "theta": float(key.theta),
-            "dtype": main.dtype.name,
-            "shape": list(main.shape),
             "offsets": offsets,
             "payload_bytes": nbytes,
             "block_bytes": block,
             "checksums": ["0" * 16] * (-(-nbytes // block)),
         }
     )
-    if len(items) > 1:
-        header["extra"] = [
-            {"name": n, "dtype": a.dtype.name, "shape": list(a.shape)} for n, a in items[1:]
-        ]
     size = len(json.dumps(header, sort_keys=True).encode())  # checksums are fixed width
     start = _aligned(len(MAPPED_MAGIC) + 40 + size, PAGE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "r+b") as fh:
-            fh.truncate(start + nbytes)  # zero padding between and after the arrays
-            for (_, a), at in zip(items, offsets, strict=True):
-                fh.seek(start + at)
-                flat = a.reshape(-1).view(np.uint8)
-                step = 1 << 26
-                for lo in range(0, flat.size, step):
-                    fh.write(memoryview(flat[lo : lo + step]))
-            fh.flush()
-            if len(items) == 1 and main.nbytes == nbytes:  # the payload is the array itself
-                header["checksums"] = checksums(main.reshape(-1).view(np.uint8), block)
-            elif nbytes:  # read back what was written (no second copy in memory)
-                payload = np.memmap(tmp, dtype=np.uint8, mode="r", offset=start, shape=nbytes)
-                header["checksums"] = checksums(payload, block)
-                del payload
-            head = json.dumps(header, sort_keys=True).encode()
-            assert len(head) == size
-            fh.seek(0)
-            fh.write(MAPPED_MAGIC)
-            fh.write(size.to_bytes(8, "little"))
-            fh.write(hashlib.sha256(head).digest())
-            fh.write(head)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with _replacing(path, "r+b") as (fh, tmp):
+        fh.truncate(start + nbytes)  # zero padding between and after the arrays
+        for (_, a), at in zip(items, offsets, strict=True):
+            fh.seek(start + at)
+            flat = a.reshape(-1).view(np.uint8)
+            step = 1 << 26
+            for lo in range(0, flat.size, step):
+                fh.write(memoryview(flat[lo : lo + step]))
+        fh.flush()
+        if len(items) == 1 and main.nbytes == nbytes:  # the payload is the array itself
+            header["checksums"] = checksums(main.reshape(-1).view(np.uint8), block)
+        elif nbytes:  # read back what was written (no second copy in memory)
+            payload = np.memmap(tmp, dtype=np.uint8, mode="r", offset=start, shape=nbytes)
+            header["checksums"] = checksums(payload, block)
+            del payload
+        head = json.dumps(header, sort_keys=True).encode()
+        assert len(head) == size
+        fh.seek(0)
+        fh.write(MAPPED_MAGIC)
+        fh.write(size.to_bytes(8, "little"))
+        fh.write(hashlib.sha256(head).digest())
+        fh.write(head)
 
 
 class BlockCheck:
