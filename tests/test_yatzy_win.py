@@ -19,7 +19,14 @@ from diceopt.games.yatzy.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.kernel import kernel_arrays, solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
 from diceopt.games.yatzy.targets import solve_target_from, solve_targets
-from diceopt.games.yatzy.win import parse_opponent, target_rows, win_detail
+from diceopt.games.yatzy.win import (
+    RISK_THETA,
+    chance_to_beat,
+    opponent_distribution,
+    parse_opponent,
+    target_rows,
+    win_detail,
+)
 
 SMALL = SCANDINAVIAN.reduced(("ones", "one_pair", "chance"), dice=4, bonus_threshold=3)
 DUEL = SCANDINAVIAN.reduced(
@@ -196,6 +203,56 @@ def test_advise_opponent_cli(capsys):
     win = ["--opponent", opp, "--opponent-plays", "win"]
     assert main(["yatzy", "advise", LATE, *win, *FORCED]) == 0
     assert capsys.readouterr().out.count("expected") > 5
+
+
+def test_chance_to_beat_counts_every_pair():
+    rng = np.random.default_rng(4)
+    theirs, ours = rng.random(7), rng.random(11)
+    theirs, ours = theirs / theirs.sum(), ours / ours.sum()
+    for lead in (-12, -3, 0, 2, 9, 20):
+        want = sum(
+            theirs[x] * ours[y] * (1.0 if x + lead > y else 0.5 if x + lead == y else 0.0)
+            for x in range(theirs.size)
+            for y in range(ours.size)
+        )
+        assert chance_to_beat(theirs, ours, lead) == pytest.approx(want, abs=1e-15)
+
+
+@pytest.mark.parametrize("lead", [-35, 0, 12])
+def test_an_opponent_playing_to_win_picks_its_best_table(lead):
+    # the opponent (lead points ahead of us) plays the table, among expected score and
+    # theta -0.05 / +0.05, with the best chance to beat our expected-score play
+    from diceopt.games.registry import get_game
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.advice import state_of
+
+    spec = get_game("yatzy")
+    config = spec.rules("scandinavian-forced")
+    rules = config.rules
+    mine = spec.parse(config, LATE)
+    filled = "ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind"
+    opponent = parse_opponent(f"filled {filled} | upper 63 | score {150 + lead}", rules)
+    ours = distribution(
+        get_solved("scandinavian-forced", 0.0, "float32"),
+        **dict(zip(("mask", "flag", "upper"), state_of(mine, rules), strict=True)),
+        base=None,
+    ).pmf
+    chances = {}
+    for theta in (0.0, -RISK_THETA, RISK_THETA):
+        table = get_solved("scandinavian-forced", theta, "float32")
+        pmf = distribution(
+            table,
+            **dict(zip(("mask", "flag", "upper"), state_of(opponent, rules), strict=True)),
+            base=None,
+        ).pmf
+        chances[theta] = (chance_to_beat(pmf, ours, lead), pmf)
+    best = max(chances.values(), key=lambda c: c[0])
+    got = opponent_distribution(config, opponent, mine, "win")
+    assert np.array_equal(got, best[1])
+    # never weaker than the expected-score opponent against our expected-score play
+    assert chance_to_beat(got, ours, lead) >= chances[0.0][0]
+    same = opponent_distribution(config, opponent, mine, "expected")
+    assert np.array_equal(same, chances[0.0][1])
 
 
 @pytest.mark.parametrize(

@@ -277,7 +277,8 @@ class YatzySpec(GameSpec):
         ),
         Parameter(
             "opponent_plays",
-            "how the opponent plays: for the expected score, or to win",
+            "how the opponent plays: for the expected score, or to win (modelled as the "
+            "best of the expected-score and theta -0.05 / +0.05 tables against you)",
             default="expected",
             choices=("expected", "win"),
             type=str.lower,

@@ -25,7 +25,10 @@ points) pairs some roll can reach: about 150 per turn.
 
 The opponent's distribution ``p`` is that of its expected-score play from its sheet
 (exact); a real opponent who also plays to win spreads its scores differently, which
-this model does not follow.
+this model does not follow. With ``plays="win"`` the opponent plays whichever of the
+expected-score and the theta -RISK_THETA / +RISK_THETA tables beats our expected-score
+play most often (:func:`opponent_distribution`): a best response within that family,
+fixed for the rest of its game.
 """
 
 from __future__ import annotations
@@ -247,7 +250,7 @@ def win_detail(
 
 OPPONENT_EXAMPLE = "filled ones twos chance | upper 5 | score 25"
 OPPONENT_PLAYS = ("expected", "win")
-RISK_THETA = 0.05  # the model of an opponent who plays to win (see opponent_distribution)
+RISK_THETA = 0.05  # the risk-sensitive tables an opponent who plays to win may choose
 
 
 def parse_opponent(value: Any, rules: YatzyRules) -> Position:
@@ -306,10 +309,11 @@ def opponent_distribution(
 ) -> np.ndarray:
     """P(opponent's points still to come = x), x = 0, 1, ... (exact for the model).
 
-    ``plays == "expected"``: the opponent maximises its expected score. ``"win"``: it is
-    modelled as the risk-sensitive table with theta +RISK_THETA (seeking risk) when its
-    expected final score is below ours, -RISK_THETA when above (an approximation: the
-    true win-seeking opponent reacts to our sheet turn by turn).
+    ``plays == "expected"``: the opponent maximises its expected score. ``"win"``: it
+    plays the table, among expected score and the risk-sensitive ones with theta
+    -RISK_THETA and +RISK_THETA, that gives it the best P(win) + 1/2 P(draw) against our
+    expected-score play from the start of our turn (:func:`chance_to_beat`). An
+    approximation: a true win-seeking opponent reacts to our sheet turn by turn.
     """
     from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.advice import state_of
@@ -322,12 +326,30 @@ def opponent_distribution(
         return np.ones(1)
     mask, flag, upper = state_of(opponent, rules)
     table = get_solved(config.variant, 0.0, config.dtype)
-    if plays == "win":
-        ours = float(mine.score) + table.widget(*state_of(mine, rules))[3]
-        theirs = float(opponent.score) + table.widget(mask, flag, upper)[3]
-        theta = RISK_THETA if theirs < ours else -RISK_THETA
-        table = get_solved(config.variant, theta, config.dtype)
-    return distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
+    pmf = distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
+    if plays == "expected":
+        return pmf
+    m_mask, m_flag, m_upper = state_of(mine, rules)
+    ours = distribution(table, mask=m_mask, flag=m_flag, upper=m_upper, base=None).pmf
+    lead = float(opponent.score) - float(mine.score)
+    best = chance_to_beat(pmf, ours, lead)
+    for theta in (-RISK_THETA, RISK_THETA):
+        risky = get_solved(config.variant, theta, config.dtype)
+        other = distribution(risky, mask=mask, flag=flag, upper=upper, base=None).pmf
+        chance = chance_to_beat(other, ours, lead)
+        if chance > best:
+            best, pmf = chance, other
+    return pmf
+
+
+def chance_to_beat(theirs: np.ndarray, ours: np.ndarray, lead: float) -> float:
+    """P(X + lead > Y) + 1/2 P(X + lead = Y) for independent X ~ ``theirs`` and Y ~
+    ``ours`` (pmfs over 0, 1, ... points), ``lead`` a whole number of points."""
+    cdf = np.concatenate(([0.0], np.cumsum(ours)))  # cdf[i] = P(Y < i)
+    y = np.arange(theirs.size) + int(round(lead))  # Y must fall below (or on) this
+    below = cdf[np.clip(y, 0, ours.size)]
+    equal = np.where((y >= 0) & (y < ours.size), ours[np.clip(y, 0, ours.size - 1)], 0.0)
+    return float(theirs @ (below + 0.5 * equal))
 
 
 def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "expected") -> Advice:
