@@ -274,7 +274,11 @@ def test_stick_variant_typed_position_and_error_beside_the_field(page, live_serv
     # a typed position redraws the dice
     page.fill("#position", "dice 3 3")
     page.press("#position", "Enter")
-    wait_position(page, "dice 3 3")
+    # the field shows the typed text at once: wait for the answer (the advice table's
+    # position, set in the same step as the dice are redrawn)
+    page.wait_for_function(
+        "() => document.querySelector('#advice').dataset.position === 'dice 3 3'"
+    )
     assert page.locator("#dice button.die").all_inner_texts() == ["3", "3"]
     page.fill("#position", "dice 9 9")
     page.click("#advise-btn")
