@@ -151,7 +151,7 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
             policy_lanes(mask, flag, upper, lo, nb, table.values, K, W)
             for ln in range(nb):
                 i = lo + ln
-                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B)
+                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B, 2)
                 assert np.array_equal(W.policy[ln], B.policy), states[i]
 
 

@@ -94,7 +94,7 @@ def exact_against_finished(rules, mask: int, upper: int, b: int, so: int) -> flo
 def estimate_against_finished(rules, targets, mask: int, upper: int, b: int, so: int) -> float:
     K = kernel_arrays(rules, np.float64)
     rows = target_rows(targets)
-    _, _, value = win_detail(mask, 0, upper, b, so, np.ones(1), 0, *rows, K, rules.flags)
+    _, _, value = win_detail(mask, 0, upper, b, so, np.ones(1), 0, *rows, K, rules.flags, False)
     return value
 
 

@@ -55,6 +55,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
     LANES,
+    TURN_REROLLS,
     KernelArrays,
     YatzyTable,
     _allowed,
@@ -407,7 +408,7 @@ def _options_kernel(
                 tmax = max(tmax, rerolls[order[j]])
             ref = 0.0
             if tmax > 0:
-                _, ref = widget_into(m, f, u, V, K, theta, B)
+                _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
             else:  # scoring only: the successor rows are all it needs
                 _successor_rows(m, f, u, V, K, B.SR, 0)
             for j in range(lo, hi):

@@ -56,6 +56,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
+    TURN_REROLLS,
     KernelArrays,
     LayerStates,
     YatzyTable,
@@ -275,7 +276,9 @@ def _outcomes_share(
             policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
         else:
             for ln in range(nb):
-                widget_into(st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B)
+                widget_into(
+                    st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B, TURN_REROLLS
+                )
                 W.policy[ln] = B.policy
         for r in range(R):  # the first roll to come, or the roll showing
             p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)

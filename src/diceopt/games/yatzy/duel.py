@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import KernelArrays, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel import TURN_REROLLS, KernelArrays, widget_buffers, widget_into
 from diceopt.games.yatzy.simulation import (
     KEY_BITS,
     KEY_MASK,
@@ -116,7 +116,8 @@ def _games(
                 pl = seat ^ swap
                 mask, flag, u, score, _ = _state(w[pl], flags, width)
                 if kinds[pl] == 0:
-                    widget_into(mask, flag, u, V0 if pl == 0 else V1, K, thetas[pl], B)
+                    V = V0 if pl == 0 else V1
+                    widget_into(mask, flag, u, V, K, thetas[pl], B, TURN_REROLLS)
                 else:
                     om, _, _, so, okey = _state(w[1 - pl], flags, width)
                     p = one

@@ -88,6 +88,10 @@ from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_t
 
 NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
+# Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
+# a Python caller passes (a literal 2 or an omitted default would each compile the widget
+# once more)
+TURN_REROLLS = np.int64(2)
 
 
 class KernelArrays(NamedTuple):
@@ -1216,7 +1220,7 @@ def widget_into(
     K: KernelArrays,
     theta: float,
     B: WidgetBuffers,
-    levels: int = 2,
+    levels: int,
 ) -> tuple[float, float]:
     """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
 
@@ -1252,7 +1256,7 @@ def turn_choices(
     K: KernelArrays,
     theta: float,
     B: WidgetBuffers,
-    levels: int = 2,
+    levels: int,
 ) -> tuple[float, float]:
     """Steps 3-5 of :func:`widget_into` from the score-now values and categories already
     in ``B.now_value`` / ``B.now_cat``: the rerolls, the first roll and the turn's policy.
@@ -1394,7 +1398,7 @@ def widget_detail(
     V: np.ndarray,
     K: KernelArrays,
     theta: float,
-    levels: int = 2,
+    levels: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Everything about one turn from state (mask, flag, upper), in float64 points.
 
@@ -1566,7 +1570,7 @@ class YatzyTable:
         is 2 (a table without saved rerolls; the argument matches ``SavedTable``)."""
         if levels != 2:
             raise InputError(f"a turn has 2 rerolls without saved rerolls, got {levels}")
-        return widget_detail(mask, flag, upper, self.values, self.arrays64, self.theta)
+        return widget_detail(mask, flag, upper, self.values, self.arrays64, self.theta, levels)
 
     def category_values(
         self, mask: int, flag: int, upper: int, roll: int, rerolls: int = 0

@@ -38,6 +38,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel import (
+    TURN_REROLLS,
     KernelArrays,
     YatzyTable,
     _allowed,
@@ -211,7 +212,7 @@ def _policies_of(
         rest = key // width
         flag = rest % flags
         mask = rest // flags
-        widget_into(mask, flag, upper, V, K, theta, B)
+        widget_into(mask, flag, upper, V, K, theta, B, TURN_REROLLS)
         for a in range(3):
             for r in range(R):
                 pol[i - lo, a, r] = B.policy[a, r]
@@ -361,7 +362,9 @@ def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarr
     """
     K = table.arrays64
     B = widget_buffers(K)
-    widget_into(int(mask), int(flag), int(upper), table.values, K, float(table.theta), B)
+    widget_into(
+        int(mask), int(flag), int(upper), table.values, K, float(table.theta), B, TURN_REROLLS
+    )
     return B.policy.copy()
 
 

@@ -44,6 +44,7 @@ from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
 from diceopt.games.yatzy.kernel import (
+    TURN_REROLLS,
     KernelArrays,
     WidgetBuffers,
     _allowed,
@@ -196,7 +197,7 @@ def win_turn(
         B.now_value[r] = best
         B.now_cat[r] = bc
     # no saved rerolls here: the table argument is never read
-    value, _ = turn_choices(mask, flag, u, _NO_TABLE, K, 0.0, B)
+    value, _ = turn_choices(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS)
     return value
 
 
