@@ -274,10 +274,13 @@ def test_cli_saved_table_solve_then_advise(small_maxi_saved, tmp_path, capsys):
     code, out, err = run(capsys, *advise, pos)
     assert code == 2 and "not stored: solve it first with 'diceopt yatzy solve" in err
     assert err.count("\n") == 1
+    folder = layers_dir("maxi-saved", "float32")
+    folder.mkdir(parents=True)
+    (folder / "layer01.tbl").write_bytes(b"an older format")  # not a finished table: removed
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
     data = json.loads(out)
     assert code == 0 and data["loaded"] is False
-    assert (layers_dir("maxi-saved", "float32") / "layer00.mmap").exists()
+    assert (folder / "layer00.mmap").exists() and not (folder / "layer01.tbl").exists()
     table, _ = load_saved("maxi-saved")
     assert data["value"] == pytest.approx(table.value)
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")

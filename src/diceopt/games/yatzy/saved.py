@@ -400,7 +400,7 @@ def get_saved(
         if got is not None:
             return got[0], True
     folder = layers_dir(variant, dtype, directory)
-    if force and folder.exists():
+    if folder.exists():  # unused (forced, unfinished, damaged or of an older format)
         shutil.rmtree(folder)
     table = solve_saved(
         get_rules(variant),
