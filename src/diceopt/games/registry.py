@@ -355,8 +355,11 @@ class GameSpec:
         out(f"optimal value from the start: {report.value:.9f} ({self.units})")
 
 
-def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Report:
-    """Mean, standard error, range and the exact value of simulated outcomes."""
+def simulation_report(
+    spec: GameSpec, outcomes: np.ndarray, exact: float, policy: str = "optimal"
+) -> Report:
+    """Mean, standard error, range and the exact value (optimal play) of simulated
+    outcomes of games played with ``policy`` (named in the text)."""
     n = len(outcomes)
     mean = float(outcomes.mean())
     std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -369,9 +372,10 @@ def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Rep
         "exact": exact,
     }
     lines = [
-        f"{n:,} games of optimal play: mean {mean:.6f}"
+        f"{n:,} games of {policy} play: mean {mean:.6f}"
         + (f" +/- {std_error:.6f} (standard error)" if n > 1 else ""),
-        f"exact value {exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
+        f"{'exact value' if policy == 'optimal' else 'exact value of optimal play'} "
+        f"{exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
     ]
     return Report(mean, data, lines)
 
