@@ -71,13 +71,14 @@ class Decision:
 
 @dataclass(frozen=True)
 class Roll:
-    """What followed a move (or the opening roll of a game, ``after`` "start"): the
-    game, the ``~>`` line (the ``~> new game`` line for the opening roll), the move it
-    followed, the events in words and its luck (the split's units; > 0: good luck)."""
+    """What followed a move (or the opening roll of a game, ``after`` None): the game,
+    the ``~>`` line (the ``~> new game`` line for the opening roll), the move it
+    followed, the events in words (for the opening roll: the first position) and its
+    luck (the split's units; > 0: good luck)."""
 
     game: int
     line: int
-    after: str
+    after: str | None
     events: str
     luck: float
 
@@ -312,18 +313,19 @@ class Analysis:
             several = self.games > 1
             for label, roll in (("luckiest", self.luckiest()), ("unluckiest", self.unluckiest())):
                 assert roll is not None  # a whole game has its opening roll
+                when = "the opening roll" if roll.after is None else f"after {roll.after}"
                 out.append(
-                    f"  {label} roll: {_where(roll.game, roll.line, several)}, after "
-                    f"{roll.after}: {roll.events} (luck {roll.luck:+.6f})"
+                    f"  {label} roll: {_where(roll.game, roll.line, several)}, {when}: "
+                    f"{roll.events} (luck {roll.luck:+.6f})"
                 )
             worst = self.costliest()
             if worst is None:
                 out.append("  costliest decision: none (every move was best)")
             else:
+                who = f", player {worst.player}" if self.players > 1 else ""
                 out.append(
-                    f"  costliest decision: {_where(worst.game, worst.line, several)}, "
-                    f"player {worst.player}: {worst.action} costs {worst.regret:.6f} "
-                    f"(best: {worst.best_action})"
+                    f"  costliest decision: {_where(worst.game, worst.line, several)}{who}: "
+                    f"{worst.action} costs {worst.regret:.6f} (best: {worst.best_action})"
                 )
         for reason in self.missing:
             out.append(f"luck: {reason}")
@@ -427,8 +429,8 @@ def _split(
         Roll(
             game.number,
             game.start_line,
-            "start",
-            f"new game: {first.decision.position}",
+            None,
+            first.decision.position,
             sign * (ours(first.best, first.mover) - start),
         )
     )
