@@ -21,7 +21,8 @@ import pytest
 
 from diceopt.analyse import analyse_record
 from diceopt.cli import main
-from diceopt.games.registry import get_game
+from diceopt.games.registry import games, get_game
+from diceopt.record import play_games
 
 TOL = 1e-9
 
@@ -113,6 +114,20 @@ def test_whole_games_split_exactly(game_id, args, policy, capsys, tmp_path):
     for split in data["splits"]:
         assert f"game {split['game']}" in out and f"luck of the dice {split['luck']:.6f}" in out
     assert "luckiest roll:" in out and "unluckiest roll:" in out and "costliest decision:" in out
+
+
+@pytest.mark.parametrize("game_id", sorted(games()))
+def test_every_game_splits_exactly(game_id):
+    """Every registered game (its small instance), random play through the API."""
+    spec = games()[game_id]
+    rules = spec.rules(None, **spec.small)
+    outcomes, lines = play_games(spec, rules, 2, np.random.default_rng(5), "random")
+    analysis = analyse_record(spec, rules, "\n".join(lines))
+    exact = spec.solve(rules).value
+    assert len(analysis.splits) == 2 and not analysis.missing
+    for split, outcome in zip(analysis.splits, outcomes, strict=True):
+        assert split.result == outcome and split.expected_start == exact
+        assert abs(outcome - (exact + split.sign * (split.luck - split.cost))) < TOL
 
 
 def test_seed_reproduces_the_record(capsys, tmp_path):

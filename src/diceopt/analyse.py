@@ -44,7 +44,7 @@ from typing import Any
 
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec
-from diceopt.record import DECISION, RecordedGame, move_line, read_record
+from diceopt.record import DECISION, RecordedGame, read_record
 
 MISTAKE = 1e-9  # a regret above this (game units) is a mistake
 WORST = 3  # mistakes listed
@@ -334,11 +334,6 @@ class Analysis:
 
 def _where(game: int, line: int, several: bool) -> str:
     return f"game {game} line {line}" if several else f"line {line}"
-
-
-def record_line(spec: GameSpec, rules: Any, pos: Any, action: str) -> str:
-    """One graded decision as a record line: ``POSITION => ACTION``."""
-    return move_line(spec, rules, pos, action, graded=True)
 
 
 def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") -> Analysis:

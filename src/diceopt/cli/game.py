@@ -301,7 +301,8 @@ def cmd_simulate(spec: GameSpec, args: argparse.Namespace) -> int:
         )
     seconds = time.perf_counter() - t0
     if args.json:
-        print_json({"game": spec.id, "seed": args.seed, **report.data, "seconds": seconds})
+        data = {"game": spec.id, "seed": args.seed, "policy": args.policy, **report.data}
+        print_json({**data, "seconds": seconds})
         return 0
     print(f"{spec.title}, seed {args.seed}:")
     for line in report.lines:
@@ -328,7 +329,6 @@ def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, game
         spec, rules, games, np.random.default_rng(args.seed), args.policy
     )
     report = simulation_report(spec, outcomes, spec.solve(rules).value, policy=args.policy)
-    report.data["policy"] = args.policy
     report.data["record"] = args.record
     if args.record is not None:
         record.save_record(args.record, [*record.header_lines(spec, rules, what), *lines])

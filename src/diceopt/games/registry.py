@@ -336,13 +336,9 @@ class GameSpec:
 
     def play_out(self, rules: Any, rng: np.random.Generator) -> float:
         """One game of optimal play from the start; its ``Step.result``."""
-        pos = self.new_position(rules, rng)
-        for _ in range(self.play_limit):
-            step = self.apply(rules, pos, self.advise(rules, pos).best.action, rng)
-            if step.game_over:
-                return float(step.result if step.result is not None else 0.0)
-            pos = step.position
-        raise InputError(f"a game of {self.title} did not end within {self.play_limit} decisions")
+        from diceopt.record import play_games
+
+        return float(play_games(self, rules, 1, rng)[0][0])
 
     def commands(self) -> tuple[Command, ...]:
         """Extra subcommands beyond solve, advise, play and simulate."""
