@@ -252,7 +252,7 @@ def test_records_without_rolls_get_the_costs(tmp_path, capsys):
     assert "luck needs the rolls" in data["luck_missing"][0]
     assert main(["stick", "analyse", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "2 decisions: total cost" in out and "luck: luck needs the rolls" in out
+    assert "2 decisions: total cost" in out and "luck and skill: luck needs the rolls" in out
     # a game that does not finish, or misses a roll, says which
     cases = {
         "~> new game\ndice 1 3 3 | points 0 => hold 3 3\n~> rolled 2 3 3\n": "does not finish",

@@ -328,7 +328,7 @@ class Analysis:
                     f"{worst.action} costs {worst.regret:.6f} (best: {worst.best_action})"
                 )
         for reason in self.missing:
-            out.append(f"luck: {reason}")
+            out.append(f"luck and skill: {reason}")
         return out
 
 

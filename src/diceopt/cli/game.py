@@ -164,7 +164,8 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
         "--policy",
         choices=POLICIES,
         default="optimal",
-        help="optimal (default), or random: a legal action picked uniformly at every move",
+        help="optimal (default), or random: a legal action picked uniformly at every move "
+        "(played move by move, as with --record)",
     )
     for param in spec.simulate_options:
         add_parameter(sim_p, param)
