@@ -14,7 +14,7 @@ from typing import Any
 
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter
+from diceopt.games.registry import Command, GameSpec, Parameter, Report
 from diceopt.record import POLICIES
 from diceopt.storage import ENV_VAR
 
@@ -312,7 +312,7 @@ def cmd_simulate(spec: GameSpec, args: argparse.Namespace) -> int:
     return 0
 
 
-def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, games: int) -> Any:
+def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, games: int) -> Report:
     """``simulate --record``/``--policy``: whole games through ``advise``/``apply``, the
     record saved when asked (InputError, one line, when it cannot be)."""
     import numpy as np
