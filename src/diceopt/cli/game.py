@@ -14,7 +14,8 @@ from typing import Any
 
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter
+from diceopt.games.registry import Command, GameSpec, Parameter, Report
+from diceopt.record import POLICIES
 from diceopt.storage import ENV_VAR
 
 CACHE_ENV = ENV_VAR  # the cache directory override
@@ -140,26 +141,46 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     play_p.add_argument(
         "--record",
         metavar="FILE",
-        help="save the graded decisions as a record ('POSITION => ACTION' lines) for analyse",
+        help="save the game as a record for analyse: every move ('POSITION => ACTION' for "
+        "yours), the dice and the result",
     )
     if spec.players == 2:
         play_p.add_argument(
             "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
         )
 
-    sim_p = command("simulate", "play seeded games with the optimal policy", cmd_simulate)
+    sim_p = command("simulate", "play seeded games (the optimal policy by default)", cmd_simulate)
     sim_p.add_argument(
-        "--games", type=games_count, default=10_000, help="games to play (default 10000)"
+        "--games", type=games_count, help="games to play (default 10000; 1 with --record)"
     )
     sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    sim_p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="save every game, moves, dice and results, as one record file for analyse "
+        "(played move by move through the solver's advice: slower)",
+    )
+    sim_p.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default="optimal",
+        help="optimal (default), or random: a legal action picked uniformly at every move "
+        "(played move by move, as with --record)",
+    )
     for param in spec.simulate_options:
         add_parameter(sim_p, param)
 
     analyse_p = command(
-        "analyse", "the cost of every decision of a played game (a record file)", cmd_analyse
+        "analyse",
+        "the cost of every decision of played games (a record file) and, with the rolls, "
+        "the luck of every roll",
+        cmd_analyse,
     )
     analyse_p.add_argument(
-        "file", metavar="FILE", help="one decision per line: 'POSITION => ACTION' ('-': stdin)"
+        "file",
+        metavar="FILE",
+        help="a record of play --record or simulate --record, or 'POSITION => ACTION' lines "
+        "('-': stdin)",
     )
 
     for extra in spec.commands():
@@ -262,23 +283,55 @@ def cmd_analyse(spec: GameSpec, args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(spec: GameSpec, args: argparse.Namespace) -> int:
-    """Play seeded games with the optimal policy; compare with the exact value."""
+    """Play seeded games (the optimal policy: the game's simulator; ``--record`` or
+    ``--policy random``: move by move through the contract); compare with the exact value."""
     import numpy as np
 
     rules = rules_from(spec, args)
+    generic = args.record is not None or args.policy != "optimal"
+    games = args.games or (1 if args.record is not None else 10_000)
     t0 = time.perf_counter()
-    report = spec.simulate(
-        rules,
-        args.games,
-        np.random.default_rng(args.seed),
-        **options_of(spec.simulate_options, args),
-    )
+    if generic:
+        report = simulate_recorded(spec, rules, args, games)
+    else:
+        report = spec.simulate(
+            rules,
+            games,
+            np.random.default_rng(args.seed),
+            **options_of(spec.simulate_options, args),
+        )
     seconds = time.perf_counter() - t0
     if args.json:
-        print_json({"game": spec.id, "seed": args.seed, **report.data, "seconds": seconds})
+        data = {"game": spec.id, "seed": args.seed, "policy": args.policy, **report.data}
+        print_json({**data, "seconds": seconds})
         return 0
     print(f"{spec.title}, seed {args.seed}:")
     for line in report.lines:
         print(f"  {line}")
     print(f"  {seconds:.3f} s")
     return 0
+
+
+def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, games: int) -> Report:
+    """``simulate --record``/``--policy``: whole games through ``advise``/``apply``, the
+    record saved when asked (InputError, one line, when it cannot be)."""
+    import numpy as np
+
+    from diceopt import record
+    from diceopt.games.registry import simulation_report
+
+    for param in spec.simulate_options:
+        if getattr(args, param.name) not in (None, False, param.default):
+            raise InputError(f"{param.option} cannot be combined with --record or --policy random")
+    if args.record is not None:
+        record.check_record_path(args.record)
+    what = f"{games} game{'s' if games > 1 else ''}, seed {args.seed}, policy {args.policy}"
+    outcomes, lines = record.play_games(
+        spec, rules, games, np.random.default_rng(args.seed), args.policy
+    )
+    report = simulation_report(spec, outcomes, spec.solve(rules).value, policy=args.policy)
+    report.data["record"] = args.record
+    if args.record is not None:
+        record.save_record(args.record, [*record.header_lines(spec, rules, what), *lines])
+        report.lines.append(f"record of {what} saved to {args.record}")
+    return report

@@ -6,16 +6,17 @@ again. Every decision is graded with its regret against the best action. End of 
 (Ctrl-D) says goodbye with the total regret so far and exits with status 0. In two-player
 games (``spec.players_of(rules)``) the computer plays the other seat optimally.
 
-``record``: a file to save the graded decisions in, one ``POSITION => ACTION`` line each
-(:mod:`diceopt.analyse`), written once when the game ends or input ends; a failed write
-says so (``diceopt: error: ...``, status 2) and nothing claims it was saved.
+``record``: a file to save the game in (:mod:`diceopt.record`): every move, the human's
+decisions as ``POSITION => ACTION``, the computer's and the only legal moves as
+``POSITION -> ACTION``, each followed by what the dice did (``~> ...``) and a finished
+game by its result (``= RESULT``), so that ``analyse`` can split it into luck and skill;
+written once when the game ends or input ends; a failed write says so
+(``diceopt: error: ...``, status 2) and nothing claims it was saved.
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,15 +32,11 @@ def play(
     spec: GameSpec, rules: Any, seed: int | None = None, seat: int = 0, record: str | None = None
 ) -> int:
     """Play one game of ``spec`` on the terminal; returns the exit status (0; 2 when the
-    record could not be saved). ``record``: where to save the graded decisions."""
-    from diceopt.analyse import record_line
+    record could not be saved). ``record``: where to save the game (module docstring)."""
+    from diceopt import record as rec
 
     if record is not None:
-        target = Path(record)
-        if not record.strip() or target.is_dir() or not target.resolve().parent.is_dir():
-            raise InputError(
-                f"cannot save a record to {record!r}: not a file in an existing directory"
-            )
+        rec.check_record_path(record)
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
@@ -47,10 +44,9 @@ def play(
     print(f"{spec.title} (seed {seed}). Values: {units}.")
     print("Type an action, '?' for a hint; Ctrl-D stops.")
     lost, decisions = 0.0, 0
-    described = json.dumps(spec.describe(rules), default=str)
     lines = [
-        f"# diceopt {spec.id} record, seed {seed}, rules {described}",
-        f"# one decision per line: POSITION => ACTION (diceopt {spec.id} analyse FILE)",
+        *rec.header_lines(spec, rules, f"seed {seed}"),
+        rec.start_line(seat if players == 2 else 0),
     ]
     while True:
         mover = spec.to_move(rules, pos)
@@ -61,9 +57,11 @@ def play(
         if players == 2 and mover != seat:
             action = advice.best.action
             print(f"computer: {action}")
+            lines.append(rec.move_line(spec, rules, pos, action, graded=False))
         elif len(advice.actions) == 1:
             action = advice.best.action
             print(f"you: {action} (the only move)")
+            lines.append(rec.move_line(spec, rules, pos, action, graded=False))
         else:
             try:
                 action = _ask(spec, rules, pos, advice)
@@ -72,7 +70,7 @@ def play(
                 return _save(record, lines, decisions)
             entry = advice.find(action)
             assert entry is not None  # _ask returns a legal action
-            lines.append(record_line(spec, rules, pos, action))
+            lines.append(rec.move_line(spec, rules, pos, action))
             decisions += 1
             lost += entry.regret
             if entry.regret <= 1e-9:
@@ -83,9 +81,12 @@ def play(
                     f"(best: {advice.best.action}, {advice.best.value:.4f})"
                 )
         step = spec.apply(rules, pos, action, rng)
+        lines.append(rec.events_line(step.events))
         for event in step.events:
             print(f"  {event}")
         if step.game_over:
+            if step.result is not None:
+                lines.append(rec.result_line(step.result))
             print()
             for line in spec.show(rules, step.position):
                 print(line)
@@ -97,15 +98,14 @@ def play(
 
 def _save(record: str | None, lines: list[str], decisions: int) -> int:
     """Write the record (if asked); 0 when saved or not asked, 2 when the write failed."""
+    from diceopt.record import save_record
+
     if record is None:
         return 0
     try:
-        Path(record).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    except OSError as exc:
-        print(
-            f"diceopt: error: cannot save the record to {record}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
+        save_record(record, lines)
+    except InputError as exc:
+        print(f"diceopt: error: {exc}", file=sys.stderr)
         return 2
     print(f"record of {decisions} decisions saved to {record}")
     return 0

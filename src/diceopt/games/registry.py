@@ -336,13 +336,9 @@ class GameSpec:
 
     def play_out(self, rules: Any, rng: np.random.Generator) -> float:
         """One game of optimal play from the start; its ``Step.result``."""
-        pos = self.new_position(rules, rng)
-        for _ in range(self.play_limit):
-            step = self.apply(rules, pos, self.advise(rules, pos).best.action, rng)
-            if step.game_over:
-                return float(step.result if step.result is not None else 0.0)
-            pos = step.position
-        raise InputError(f"a game of {self.title} did not end within {self.play_limit} decisions")
+        from diceopt.record import play_games
+
+        return float(play_games(self, rules, 1, rng)[0][0])
 
     def commands(self) -> tuple[Command, ...]:
         """Extra subcommands beyond solve, advise, play and simulate."""
@@ -355,8 +351,11 @@ class GameSpec:
         out(f"optimal value from the start: {report.value:.9f} ({self.units})")
 
 
-def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Report:
-    """Mean, standard error, range and the exact value of simulated outcomes."""
+def simulation_report(
+    spec: GameSpec, outcomes: np.ndarray, exact: float, policy: str = "optimal"
+) -> Report:
+    """Mean, standard error, range and the exact value (optimal play) of simulated
+    outcomes of games played with ``policy`` (named in the text)."""
     n = len(outcomes)
     mean = float(outcomes.mean())
     std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -369,9 +368,10 @@ def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Rep
         "exact": exact,
     }
     lines = [
-        f"{n:,} games of optimal play: mean {mean:.6f}"
+        f"{n:,} games of {policy} play: mean {mean:.6f}"
         + (f" +/- {std_error:.6f} (standard error)" if n > 1 else ""),
-        f"exact value {exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
+        f"{'exact value' if policy == 'optimal' else 'exact value of optimal play'} "
+        f"{exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
     ]
     return Report(mean, data, lines)
 
