@@ -168,13 +168,22 @@ def test_shown_command_prints_what_the_docs_say(example, tmp_path, monkeypatch, 
     argv, typed = split_command(example.command)
     for block in ALL_BLOCKS:  # the files the page shows, by name
         if block.page == example.block.page and block.title:
+            (tmp_path / block.title).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / block.title).write_text("\n".join(block.lines) + "\n")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # a module the page shows is importable
+    modules = set(sys.modules)
     monkeypatch.setattr(sys, "stdin", io.StringIO(typed))
     try:
         status = main(argv)
     except SystemExit as exc:  # --help, --version
         status = exc.code or 0
+    finally:
+        for name in set(sys.modules) - modules:  # forget the page's modules (a new folder)
+            module = sys.modules[name]
+            where = getattr(module, "__file__", None) or list(getattr(module, "__path__", []))
+            if str(tmp_path) in str(where):
+                del sys.modules[name]
     captured = capsys.readouterr()
     output = captured.out + captured.err
     error = any("diceopt: error:" in line for line in example.expected)
