@@ -1,4 +1,5 @@
-# Two entry points: `make run` (the main job) and `make test` (lint, format check, tests).
+# Two entry points: `make run` (the main job) and `make test` (lint, format check, the docs
+# build, tests).
 # Both create or reuse .venv with the package installed in editable mode.
 PYTHON ?= python3
 VENV := .venv
@@ -19,10 +20,11 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .ruff_cache

@@ -316,12 +316,3 @@ def test_simulate_random_policy_without_record(capsys):
     assert main(["stick", "simulate", "--policy", "random", "--games", "20"]) == 0
     out = capsys.readouterr().out
     assert "20 games of random play" in out and "exact value of optimal play" in out
-
-
-def test_readme_record_analyses_as_the_readme_says(capsys):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    start = readme.index("# game 1\n~> new game\ndice 2 2 5")
-    record = readme[start : readme.index("= 5\n", start) + 4]
-    shown = readme[readme.index("luck and skill (expected final score") :].split("```")[0]
-    analysis = analyse_record(get_game("stick"), get_game("stick").rules(), record)
-    assert "\n".join(analysis.split_lines()) + "\n" == shown
