@@ -14,7 +14,6 @@ import itertools
 import json
 from collections import Counter
 from math import factorial
-from pathlib import Path
 
 import numpy as np
 import pytest
