@@ -176,11 +176,13 @@ class TableStore:
 
     def start(self, table: Table) -> Build:
         """The build of ``table``: the one running or done (single flight), else a new
-        one started in a background thread (a failed one is tried again)."""
+        one started in a background thread (after a failed one, or when the process has
+        dropped the table since)."""
         with self._lock:
             key = self._key(table)
             build = self._builds.get(key)
-            if build is not None and build.stage != "failed":
+            # a build running, or done and its table still in this process (not dropped)
+            if build is not None and (build.running or build.stage == "ready" and table.ready()):
                 return build
             build = self._builds[key] = Build(table)
             if table.ready():
