@@ -1507,7 +1507,7 @@ def test_a_request_past_the_work_limit_is_stopped_with_a_503(tmp_path):
     app = create_app(warm=False, games=[spec], work_seconds=0.2, store=TableStore())
     with TestClient(app) as c:
         response = c.post("/api/distribution", json={"game": "gated", "position": "p"})
-        assert_error(response, 503, "stopped after 0.2 s")
+        assert_error(response, 503, "no answer within 0.2 s")
         wait_for(spec.stopped.is_set, "the solve stopped at a progress report")
         still = spec.steps
         threading.Event().wait(0.1)

@@ -31,6 +31,19 @@ form (an object):
   and, at the start of your turns, your estimated ``win_probability``; ``state`` is what
   the last answer gave (nothing is kept on the server).
 
+- ``GET /api/tables``: the stored tables of the served games' default variants and every
+  table this process has loaded or built, each with its ``stage`` (queued, loading,
+  waiting for another process, building, storing, ready, failed; stored / not stored
+  when not asked for yet), ``percent``, ``elapsed_seconds``, ``how`` and ``error``.
+
+Stored tables (``GameSpec.tables``, ``diceopt.tables``): an answer that reads a table not
+ready in the process waits for it at most ``table_wait`` seconds, then answers 503 with
+Retry-After ("... is being built (35%, 40 s so far): try again in 30 s"); the build goes on,
+once per table in a process and once per cache directory across processes. The work of a
+request beyond them (e.g. a solve against an opponent who has finished) runs in a thread
+and is asked to stop at its next progress report when the client has gone or after
+``work_seconds`` (503). A POST body not declared JSON gets 415 "send JSON".
+
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
 Tables, the answer cache and threads: ``diceopt.web.games``.
 """
@@ -435,13 +448,13 @@ def create_app(
                 if await request.is_disconnected():
                     halt("the client has gone")
                     log.info("%s: client gone, its work stopped", request.url.path)
-                    raise ApiError(503, "stopped: the client has gone")
+                    raise ApiError(503, "the client has gone (its work was asked to stop)")
                 if started and time.monotonic() - started[0] > work_s:
                     halt("time limit")
                     raise ApiError(
                         503,
-                        f"stopped after {work_s:g} s: this answer needs a longer solve than "
-                        "the server allows a request",
+                        f"no answer within {work_s:g} s, the most this server spends on one "
+                        "request: it needs a longer solve (asked to stop at its next step)",
                     )
         finally:
             if not task.done() and not stop.is_set():  # the request itself was cancelled
