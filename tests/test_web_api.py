@@ -1622,3 +1622,33 @@ def test_stick_positions_give_whole_dice_and_points_as_ints(client):
     assert all(type(d) is int for d in step["position_json"]["dice"])
     advice = client.post("/api/advice", json={"game": "stick", "position": "dice 1 3 3"}).json()
     assert advice["position_json"]["dice"] == [1, 3, 3]
+
+
+def test_serve_prepare_builds_the_page_tables_before_serving(tmp_path, monkeypatch, capsys):
+    import diceopt.web.games as web_games
+    from diceopt.cli.serve import prepare_tables
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    spec.gate.set()
+    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": spec})
+    monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
+    assert prepare_tables(True) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("diceopt advisor: the gated table: ready (built, ")
+    assert spec.builds == 1 and (tmp_path / "gated.tbl").read_text() == "3.5"
+    # a second server process loads what the first stored
+    monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
+    again = GatedSpec(tmp_path)
+    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": again})
+    assert prepare_tables(True) == 0
+    assert "the gated table: ready (loaded, " in capsys.readouterr().out and again.builds == 0
+
+
+def test_serve_help_documents_prepare(capsys):
+    from diceopt.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--prepare" in text and "before serving" in text and "GET /api/tables" in text

@@ -72,10 +72,12 @@ def load_rows(variant: str, dtype: str = "float32") -> Any:
     if memo in _ROWS:
         return _ROWS[memo]
     rules = get_rules(variant)
-    full = stored_table(variant, dtype, verified=True)
+    full = stored_table(variant, dtype)  # header checks only, then every block if it fits
     if full is not None and full.kmax >= rules.max_total:
-        _ROWS[memo] = full
-        return full
+        full = stored_table(variant, dtype, verified=True)
+        if full is not None:
+            _ROWS[memo] = full
+            return full
     got = storage.load(rows_key(variant, dtype), mapped=True, then="solving them again")
     if got is None:
         return None
