@@ -61,10 +61,12 @@ def _rules_text(rules: Any) -> dict[str, Any]:
     return {k: v for k, v in rules.describe().items() if k != "name"}
 
 
-def load_rows(variant: str, dtype: str = "float32") -> Any:
-    """The target rows of a named variant from the start: from this process, else a
-    stored full target table that holds every k, else the stored rows (memory-mapped,
-    every block checked); None when neither is stored (a damaged file: one warning)."""
+def load_rows(variant: str, dtype: str = "float32", full: bool = True) -> Any:
+    """The target rows of a named variant from the start: from this process, else
+    (``full``) a stored full target table that holds every k, else the stored rows
+    (memory-mapped, every block checked); None when neither is stored (a damaged file:
+    one warning). Readers that have looked for the full table already pass ``full``
+    False."""
     from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.targets import TargetRows, stored_table
 
@@ -72,12 +74,12 @@ def load_rows(variant: str, dtype: str = "float32") -> Any:
     if memo in _ROWS:
         return _ROWS[memo]
     rules = get_rules(variant)
-    full = stored_table(variant, dtype)  # header checks only, then every block if it fits
-    if full is not None and full.kmax >= rules.max_total:
-        full = stored_table(variant, dtype, verified=True)
-        if full is not None:
-            _ROWS[memo] = full
-            return full
+    table = stored_table(variant, dtype) if full else None  # header checks only, here
+    if table is not None and table.kmax >= rules.max_total:
+        table = stored_table(variant, dtype, verified=True)  # and every block
+        if table is not None:
+            _ROWS[memo] = table
+            return table
     got = storage.load(rows_key(variant, dtype), mapped=True, then="solving them again")
     if got is None:
         return None

@@ -905,7 +905,7 @@ def target_turn_for(
             table = None
     from diceopt.games.yatzy.tables import load_rows
 
-    rows = load_rows(config.variant, config.dtype)  # the stored rows from the start
+    rows = load_rows(config.variant, config.dtype, full=False)  # stored rows from the start
     if rows is not None and k <= rows.kmax:
         return rows.turn(mask, flag, upper, k)
     why = (

@@ -398,7 +398,7 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     if table is None and not draw:
         from diceopt.games.yatzy.tables import load_rows
 
-        table = load_rows(config.variant, "float32")  # the stored rows from the start
+        table = load_rows(config.variant, "float32", full=False)  # stored rows from the start
     if table is not None:
         rows = target_rows(table)
     else:
@@ -438,7 +438,7 @@ def full_targets(variant: str, dtype: str = "float32") -> Any:
 
     table = stored_table(variant, dtype, verified=True)
     if table is None:
-        table = load_rows(variant, dtype)  # the stored rows from the start
+        table = load_rows(variant, dtype, full=False)  # the stored rows from the start
     if table is not None:
         return table
     rules = get_rules(variant)
