@@ -1652,3 +1652,19 @@ def test_serve_help_documents_prepare(capsys):
         main(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--prepare" in text and "before serving" in text and "GET /api/tables" in text
+
+
+def test_maxi_target_and_opponent_advice_are_refused_before_any_build(client):
+    from diceopt.tables import DEFAULT
+
+    before = len(DEFAULT.status())
+    pos = "dice 1 2 3 4 5 6 | rerolls 2 | score 0"
+    maxi = {"game": "yatzy", "variant": "maxi", "position": pos}
+    line = assert_error(client.post("/api/advice", json={**maxi, "target": 300}), 400, "target")
+    assert "target advice is not offered for maxi" in line and "GB" in line
+    rival = {"opponent": "filled ones | upper 1 | score 1"}
+    line = assert_error(client.post("/api/advice", json={**maxi, **rival}), 400, "opponent")
+    assert "not offered for maxi" in line
+    duel = {"game": "yatzy", "variant": "maxi", "strategy": "win"}
+    assert_error(client.post("/api/duel/new", json=duel), 400, "play against the computer")
+    assert len(DEFAULT.status()) == before  # nothing built or loaded for them

@@ -171,6 +171,27 @@ def target_table(variant: str, dtype: str = "float32") -> Table:
     )
 
 
+MAX_TARGET_BYTES = 8e9  # the largest target table a server builds (American: 6.6 GB bound)
+
+
+def target_bytes_bound(rules: Any, dtype: str = "float32") -> int:
+    """An upper bound on the size of a variant's target rows (bytes): every state key
+    times every k up to the most points (the rows hold less: 0.8 GB of Scandinavian's 3.1)."""
+    keys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    return keys * (int(rules.max_total) + 1) * np.dtype(dtype).itemsize
+
+
+def check_target_size(config: Any, what: str, dtype: str = "float32") -> None:
+    """InputError (one line) when the variant's target table is too large to build here
+    (Maxi Yatzy: 2^20 sheets): ``what`` (e.g. "target advice") is not offered for it."""
+    bound = target_bytes_bound(config.rules, dtype)
+    if bound > MAX_TARGET_BYTES:
+        raise InputError(
+            f"{what} is not offered for {config.variant}: the target table it reads would "
+            f"take up to {bound / 1e9:,.0f} GB"
+        )
+
+
 RISK_THETAS = (-0.05, 0.05)  # win.RISK_THETA: the tables an opponent who plays to win uses
 
 
@@ -221,14 +242,17 @@ def needed(config: Any, need: str = "advice", pos: Any = None, **options: Any) -
         tables.append(expected_table(v, 0.0, dtype))
     to_win = False
     if need == "advice" and options.get("target") is not None:
+        check_target_size(config, "target advice", dtype)
         tables.append(target_table(v, dtype))
     elif need == "advice" and options.get("opponent") is not None:
+        check_target_size(config, "advice against an opponent")
         tables.append(target_table(v, "float32"))
         to_win = str(options.get("opponent_plays") or "expected").lower() == "win"
     elif need == "versus":
+        check_target_size(config, "play against the computer")
         tables.append(target_table(v, "float32"))
         to_win = str(options.get("strategy") or "").strip().lower() == "win"
-    elif need == "all":
+    elif need == "all" and target_bytes_bound(config.rules) <= MAX_TARGET_BYTES:
         tables.append(target_table(v, "float32"))
         to_win = True
     if to_win:
