@@ -50,7 +50,8 @@ class Table:
     damaged: reported); ``build(report)``: build it, store it and load it into this
     process (``report``: the :class:`Build`, whose ``update(done, total)`` and
     ``set_stage`` it calls), True when it was stored; ``cost``: how long a build takes
-    and its size, in words (for messages)."""
+    and its size, in words (for messages); ``stored()``: whether a stored copy exists
+    (default: the file exists)."""
 
     name: str
     title: str
@@ -59,6 +60,12 @@ class Table:
     load: Callable[[], bool]
     build: Callable[[Build], bool]
     cost: str = ""
+    stored: Callable[[], bool] | None = None
+
+    def is_stored(self) -> bool:
+        """Whether a stored copy exists (``stored()``, default: its file exists); not
+        checked: loading checks it."""
+        return self.stored() if self.stored is not None else self.path.exists()
 
 
 @dataclass

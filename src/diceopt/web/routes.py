@@ -475,7 +475,7 @@ def create_app(
             for t in listed:
                 if t.name in out:
                     continue
-                stage = "ready" if t.ready() else "stored" if t.path.exists() else "not stored"
+                stage = "ready" if t.ready() else "stored" if t.is_stored() else "not stored"
                 out[t.name] = {
                     "name": t.name,
                     "title": t.title,

@@ -23,6 +23,7 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
+from diceopt.games.yatzy.rules import get_rules
 from diceopt.tables import Build, Table
 
 ROWS_OBJECTIVE = "target-rows"
@@ -67,7 +68,6 @@ def load_rows(variant: str, dtype: str = "float32", full: bool = True) -> Any:
     (memory-mapped, every block checked); None when neither is stored (a damaged file:
     one warning). Readers that have looked for the full table already pass ``full``
     False."""
-    from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.targets import TargetRows, stored_table
 
     memo = _memo(variant, dtype)
@@ -100,7 +100,6 @@ def build_rows(variant: str, dtype: str = "float32", report: Build | None = None
     """Solve the target rows of a named variant from the start, store them and keep them
     in this process (the stored copy, memory-mapped, when it could be written); whether
     they were stored. ``report``: progress (layers), then the ``storing`` stage."""
-    from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.targets import solve_target_from
 
     rules = get_rules(variant)
@@ -160,6 +159,14 @@ def expected_table(variant: str, theta: float = 0.0, dtype: str = "float32") -> 
 
 def target_table(variant: str, dtype: str = "float32") -> Table:
     """The target rows from the start of a variant (see the module docstring)."""
+    from diceopt.games.yatzy.targets import table_kmax, targets_path
+
+    def stored() -> bool:
+        if rows_path(variant, dtype).exists():
+            return True
+        rules = get_rules(variant)
+        return table_kmax(rules) >= rules.max_total and targets_path(variant, dtype).exists()
+
     return Table(
         name=f"yatzy/{variant} target rows {dtype}",
         title=f"the target table of {variant}",
@@ -168,6 +175,7 @@ def target_table(variant: str, dtype: str = "float32") -> Table:
         load=lambda: load_rows(variant, dtype) is not None,
         build=lambda report: build_rows(variant, dtype, report),
         cost="about 90 s on 2 cores and 0.8 GB of disk for a full variant",
+        stored=stored,
     )
 
 
