@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_games import MAXI_MINI_ID, RACE, maxi_mini_variant
+from web_games import MAXI_MINI_ID, RACE, GatedSpec, maxi_mini_variant
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
@@ -1358,80 +1358,6 @@ def test_a_game_without_play_against_the_computer_is_a_400(client):
 
 
 # --- stored tables: built once, 503 while building, /api/tables; a request's own work ------
-
-
-class GatedSpec(GameSpec):
-    """A game whose one stored table builds until the test opens the gate (counted), and
-    whose distribution is a long solve reporting progress until it is stopped."""
-
-    id = "gated"
-    variants = {"v": "the only variant"}
-    position_example = "p"
-
-    def __init__(self, folder: Any) -> None:
-        self.folder = folder
-        self.gate = threading.Event()
-        self.builds = 0
-        self.value: float | None = None
-        self.stopped = threading.Event()
-        self.steps = 0
-
-    def table(self) -> Any:
-        from diceopt.tables import Table
-
-        def load() -> bool:
-            path = self.folder / "gated.tbl"
-            if path.exists():
-                self.value = float(path.read_text())
-            return path.exists()
-
-        def build(report: Any) -> bool:
-            self.builds += 1
-            for i in range(4):
-                report.update(i, 4)
-                assert self.gate.wait(60), "the test never opened the gate"
-            (self.folder / "gated.tbl").write_text("3.5")
-            self.value = 3.5
-            return True
-
-        return Table(
-            "gated/v", "the gated table", self.folder / "gated.tbl",
-            lambda: self.value is not None, load, build,
-        )  # fmt: skip
-
-    def tables(self, rules: Any, need: str = "advice", pos: Any = None, **options: Any) -> tuple:
-        return (self.table(),)
-
-    def rules(self, variant: str | None = None, **params: Any) -> str:
-        return self.variant_id(variant)
-
-    def parse_text(self, rules: Any, text: str) -> str:
-        if text != "p":
-            raise InputError("bad position")
-        return text
-
-    def format(self, rules: Any, pos: Any) -> str:
-        return pos
-
-    def to_json(self, rules: Any, pos: Any) -> dict[str, Any]:
-        return {}
-
-    def advise(self, rules: Any, pos: Any) -> Advice:
-        assert self.value is not None, "advised before the table was ready"
-        return Advice([ActionAdvice("a", self.value, 0.0)], "points")
-
-    def distribution(self, rules: Any, pos: Any) -> dict[str, Any]:
-        from diceopt.progress import Cancelled, Stage
-
-        try:
-            with Stage("a long solve", "steps") as stage:
-                while True:  # only a stop at a progress report ends it
-                    self.steps += 1
-                    stage.update(self.steps)
-                    threading.Event().wait(0.01)
-        except Cancelled:
-            self.stopped.set()
-            raise
 
 
 def wait_for(check, what: str) -> None:
