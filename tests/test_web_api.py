@@ -1594,3 +1594,36 @@ def test_maxi_target_and_opponent_advice_are_refused_before_any_build(client):
     duel = {"game": "yatzy", "variant": "maxi", "strategy": "win"}
     assert_error(client.post("/api/duel/new", json=duel), 400, "play against the computer")
     assert len(DEFAULT.status()) == before  # nothing built or loaded for them
+
+
+def test_two_concurrent_requests_wait_for_one_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    class CountingStore(TableStore):
+        asked = 0
+
+        def start(self, table: Any) -> Any:
+            CountingStore.asked += 1
+            return super().start(table)
+
+    spec = GatedSpec(tmp_path)
+    store = CountingStore()
+    app = create_app(warm=False, games=[spec], table_wait=120, store=store)
+    answers: list[Any] = []
+    with TestClient(app) as c:
+
+        def ask() -> None:
+            answers.append(c.post("/api/advice", json={"game": "gated", "position": "p"}))
+
+        threads = [threading.Thread(target=ask) for _ in range(2)]
+        for t in threads:
+            t.start()
+        wait_for(lambda: CountingStore.asked >= 2, "both requests waiting for the table")
+        wait_for(lambda: [b.stage for b in store.status()] == ["building"], "one build")
+        spec.gate.set()
+        for t in threads:
+            t.join()
+    assert [a.status_code for a in answers] == [200, 200]
+    assert spec.builds == 1 and store.built == 1
