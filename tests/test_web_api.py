@@ -1438,6 +1438,7 @@ def test_a_request_past_the_work_limit_is_stopped_with_a_503(tmp_path):
         still = spec.steps
         threading.Event().wait(0.1)
         assert spec.steps == still  # no more work after it was stopped
+        assert c.get("/api/health").json()["tables"] == {}  # not an error of the table
 
 
 def test_a_request_whose_client_has_gone_stops_its_work(tmp_path):

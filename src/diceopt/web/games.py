@@ -37,6 +37,7 @@ from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
+from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
 
 log = logging.getLogger("diceopt.web")
@@ -349,7 +350,8 @@ class GameTables:
             try:
                 self.ensure_tables(game, variant)
                 result = fn()
-            except (InputError, ApiError) as exc:  # a bad request: the table is as it was
+            # a bad request, or its work stopped (client gone): the table is as it was
+            except (InputError, ApiError, Cancelled) as exc:
                 if getattr(exc, "status", 400) >= 500:
                     self.status[name] = f"error: {one_line(exc, 120)}"
                     raise
