@@ -6,7 +6,11 @@ Every game comes from the registry (``diceopt.games.registry``) and is used thro
 - Solved tables live in the game modules (one per process, shared by all requests). The
   first use of a (game, variant) is serialised by a lock, so concurrent first requests
   build a table once (``GameTables.run``); ``warm`` builds a default variant ahead of
-  use, one log line when it starts and one when it is ready.
+  use, one log line when it starts and one when it is ready. The stored tables a game
+  names (``GameSpec.tables``: expected-score tables, Yatzy's target rows) are loaded or
+  built through the table store (``diceopt.tables``: once per cache directory, whatever
+  the processes; ``needed``, ``unready``), the request checked first so that a bad one
+  never starts a build.
 - Advice answers are kept as JSON bytes in an LRU cache (``DICEOPT_WEB_ADVICE_CACHE``
   entries; 0: none).
 - Advice that is quick once its table is built (under INLINE_SECONDS on average) is

@@ -447,7 +447,7 @@ def create_app(
                     return task.result()
                 if await request.is_disconnected():
                     halt("the client has gone")
-                    log.info("%s: client gone, its work stopped", request.url.path)
+                    log.info("%s: the client has gone; its work is asked to stop", request.url.path)
                     raise ApiError(503, "the client has gone (its work was asked to stop)")
                 if started and time.monotonic() - started[0] > work_s:
                     halt("time limit")
