@@ -255,3 +255,19 @@ def test_target_rows_from_the_start_match_a_solve_from_the_position(monkeypatch,
         assert rows.probability(mask, flag, upper, k) == pytest.approx(
             own.probability(mask, flag, upper, k), abs=1e-6
         )
+
+
+def test_builds_run_one_at_a_time(tmp_path):
+    gate = threading.Event()
+    first, second = FileTable(tmp_path / "a.tbl", gate), FileTable(tmp_path / "b.tbl", gate)
+    store = TableStore()
+    a = store.start(first.table())
+    while a.stage != "building":
+        a.wait(0.01)
+    b = store.start(second.table())
+    while b.stage != "queued":  # it waits for the build before it (stage "queued")
+        b.wait(0.01)
+    assert second.builds == 0
+    gate.set()
+    assert store.ensure(second.table()).stage == "ready" and a.stage == "ready"
+    assert (first.builds, second.builds) == (1, 1)

@@ -13,11 +13,12 @@ them ready, whoever asks and however many ask at once:
    process (another server worker, or ``diceopt serve --prepare``) waits for the lock,
    then loads what the first stored instead of building it again.
 
-Builds run in background threads (:meth:`TableStore.start`) and report their stage
-(``loading``, ``waiting`` for another process's build, ``building``, ``storing``,
-``ready``, ``failed``), the units done of their total and the seconds since they started
-(:meth:`TableStore.status`). A build goes on when the request that started it is gone:
-its table is shared, and a later request finds it ready.
+Builds run in background threads (:meth:`TableStore.start`), one at a time in a process
+(a solve keeps every core busy; the others wait, ``queued``), and report their stage
+(``loading``, ``queued``, ``waiting`` for another process's build, ``building``,
+``storing``, ``ready``, ``failed``), the units done of their total and the seconds since
+they started (:meth:`TableStore.status`). A build goes on when the request that started
+it is gone: its table is shared, and a later request finds it ready.
 
 ``DEFAULT`` is the process's store (one per process: every app and command shares it).
 """
@@ -167,9 +168,11 @@ def file_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator
 class TableStore:
     """The tables of this process: loaded or built once each (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_builds: int = 1) -> None:
         self._builds: dict[tuple[str, str], Build] = {}
         self._lock = threading.Lock()
+        # builds at once (a solve keeps every core busy): the others wait, stage "queued"
+        self._building = threading.Semaphore(max_builds)
         self.built = 0  # tables this store has built (not loaded): for tests and logs
 
     @staticmethod
@@ -224,7 +227,11 @@ class TableStore:
             if table.ready() or table.load():
                 self._finish(build, "ready", "loaded")
                 return
-            with file_lock(lock_path(table.path), lambda: build.set_stage("waiting")):
+            build.set_stage("queued")
+            with (
+                self._building,
+                file_lock(lock_path(table.path), lambda: build.set_stage("waiting")),
+            ):
                 build.set_stage("loading")  # another process may have stored it meanwhile
                 if table.load():
                     self._finish(build, "ready", "loaded (built by another process)")
