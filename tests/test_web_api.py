@@ -1628,3 +1628,12 @@ def test_two_concurrent_requests_wait_for_one_build(tmp_path):
             t.join()
     assert [a.status_code for a in answers] == [200, 200]
     assert spec.builds == 1 and store.built == 1
+
+
+def test_serve_prepare_says_when_there_is_nothing_to_prepare(capsys):
+    from diceopt.cli.serve import prepare_tables
+
+    assert prepare_tables(["stick"]) == 0
+    assert (
+        capsys.readouterr().out == "diceopt advisor: no stored tables to prepare for these games\n"
+    )

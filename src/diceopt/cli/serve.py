@@ -91,6 +91,9 @@ def prepare_tables(warm: bool | list[str]) -> int:
     wanted = []
     for game in tables.specs:
         wanted += tables.needed(game, tables.variant(game, None), "all")
+    if not wanted:
+        print("diceopt advisor: no stored tables to prepare for these games", flush=True)
+        return 0
     builds = prepare(wanted, out=lambda line: print(f"diceopt advisor: {line}", flush=True))
     return sum(b.stage != "ready" for b in builds)
 
