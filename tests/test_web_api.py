@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_games import MAXI_MINI_ID, RACE, maxi_mini_variant
+from web_games import MAXI_MINI_ID, RACE, GatedSpec, maxi_mini_variant
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
@@ -1355,3 +1355,285 @@ def test_a_game_without_play_against_the_computer_is_a_400(client):
     state = {"strategy": "win", "you": "dice 1 3 3", "computer": "dice 1 3 3"}
     apply = {"game": "stick", "state": state, "action": "stick"}
     assert_error(client.post("/api/duel/apply", json=apply), 400, "no play against the computer")
+
+
+# --- stored tables: built once, 503 while building, /api/tables; a request's own work ------
+
+
+def wait_for(check, what: str) -> None:
+    """Poll ``check()`` until true (the test fails after a minute: something is stuck)."""
+    for _ in range(6000):
+        if check():
+            return
+        threading.Event().wait(0.01)
+    pytest.fail(f"never happened: {what}")
+
+
+def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    app = create_app(warm=False, games=[spec], table_wait=0, store=TableStore())
+    body = {"game": "gated", "position": "p"}
+    with TestClient(app) as c:
+        for _ in range(3):
+            response = c.post("/api/advice", json=body)
+            line = assert_error(response, 503, "the gated table is being")
+            assert "GET /api/tables shows the progress" in line and "s so far" in line
+            assert 2 <= int(response.headers["Retry-After"]) <= 30
+        (entry,) = c.get("/api/tables").json()["tables"]
+        assert entry["name"] == "gated/v" and entry["title"] == "the gated table"
+        assert entry["stage"] in ("loading", "building") and entry["elapsed_seconds"] >= 0
+        assert entry["percent"] is None or 0 <= entry["percent"] < 100
+        spec.gate.set()
+        wait_for(lambda: c.get("/api/tables").json()["tables"][0]["stage"] == "ready", "ready")
+        (entry,) = c.get("/api/tables").json()["tables"]
+        assert entry["percent"] == 100.0 and entry["how"] == "built"
+        response = c.post("/api/advice", json=body)
+        assert response.status_code == 200 and response.json()["actions"][0]["value"] == 3.5
+    assert spec.builds == 1  # three requests, one build
+
+
+def test_a_bad_request_is_answered_before_any_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    store = TableStore()
+    with TestClient(create_app(warm=False, games=[spec], table_wait=0, store=store)) as c:
+        assert_error(c.post("/api/advice", json={"game": "gated", "position": "q"}), 400, "bad")
+    assert store.status() == [] and spec.builds == 0
+
+
+def test_a_stored_table_is_loaded_by_a_new_server_without_building(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    (tmp_path / "gated.tbl").write_text("2.25")
+    spec = GatedSpec(tmp_path)
+    with TestClient(create_app(warm=False, games=[spec], table_wait=60, store=TableStore())) as c:
+        response = c.post("/api/advice", json={"game": "gated", "position": "p"})
+        assert response.status_code == 200 and response.json()["actions"][0]["value"] == 2.25
+        (entry,) = c.get("/api/tables").json()["tables"]
+        assert entry["stage"] == "ready" and entry["how"] == "loaded"
+    assert spec.builds == 0
+
+
+def test_a_request_past_the_work_limit_is_stopped_with_a_503(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    spec.value = 1.0  # the table is ready
+    app = create_app(warm=False, games=[spec], work_seconds=0.2, store=TableStore())
+    with TestClient(app) as c:
+        response = c.post("/api/distribution", json={"game": "gated", "position": "p"})
+        assert_error(response, 503, "no answer within 0.2 s")
+        wait_for(spec.stopped.is_set, "the solve stopped at a progress report")
+        still = spec.steps
+        threading.Event().wait(0.1)
+        assert spec.steps == still  # no more work after it was stopped
+        assert c.get("/api/health").json()["tables"] == {}  # not an error of the table
+
+
+def test_a_request_whose_client_has_gone_stops_its_work(tmp_path):
+    import httpx
+    from conftest import serve
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    spec.value = 1.0
+    app = create_app(warm=False, games=[spec], work_seconds=600, store=TableStore())
+    with serve(app) as base:
+        with pytest.raises(httpx.TimeoutException):  # the client gives up and hangs up
+            httpx.post(
+                f"{base}/api/distribution", json={"game": "gated", "position": "p"}, timeout=0.5
+            )
+        wait_for(spec.stopped.is_set, "the solve of a gone client stopped")
+        assert httpx.get(f"{base}/api/health").status_code == 200
+
+
+def test_tables_status_lists_the_default_variants_tables(client):
+    listed = client.get("/api/tables").json()["tables"]
+    names = {t["name"]: t for t in listed}
+    target = names["yatzy/scandinavian target rows float32"]
+    assert target["title"] == "the target table of scandinavian"
+    assert target["stage"] in ("ready", "stored", "not stored", "loading", "building")
+    for entry in listed:
+        assert set(entry) >= {"name", "title", "stage", "percent", "elapsed_seconds"}
+
+
+def test_target_advice_reads_the_stored_target_rows(client):
+    from diceopt.games.yatzy import tables as yatzy_tables
+
+    body = {**FORCED, "position": MID, "target": 160}
+    assert client.post("/api/advice", json=body).status_code == 200
+    rows = yatzy_tables.loaded_rows("scandinavian-forced")
+    assert rows is not None and rows.kmax == 374  # every target, from any position
+    entry = next(
+        t
+        for t in client.get("/api/tables").json()["tables"]
+        if t["name"] == "yatzy/scandinavian-forced target rows float32"
+    )
+    assert entry["stage"] == "ready"
+
+
+# --- plain messages --------------------------------------------------------------------
+
+
+STICK_JSON = '{"game": "stick", "position": "dice 1 3 3"}'
+
+
+@pytest.mark.parametrize(
+    "headers, content, words",
+    [
+        ({"Content-Type": "text/plain"}, STICK_JSON, "text/plain"),
+        ({}, STICK_JSON, "no Content-Type"),
+        ({"Content-Type": "application/x-www-form-urlencoded"}, "game=stick", "x-www-form"),
+    ],
+)
+def test_a_body_not_sent_as_json_is_told_to_send_json(client, headers, content, words):
+    response = client.post("/api/advice", content=content, headers=headers)
+    line = assert_error(response, 415, "send JSON (Content-Type: application/json)")
+    assert words in line
+    ok = client.post(
+        "/api/advice",
+        content='{"game": "stick", "position": "dice 1 3 3"}',
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
+    assert ok.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "target, status, words",
+    [
+        (1e20, 400, "target: the target must be between 0 and 374 points"),
+        (-1e3, 400, "target: the target must be between 0 and 374 points, got -1000"),
+        (150.5, 422, "target: must be a whole number, got 150.5"),
+        (True, 422, "target: must be a whole number, got true"),
+        ([150], 422, "target: must be a whole number"),
+    ],
+)
+def test_targets_out_of_range_or_not_whole_are_plain_messages(client, target, status, words):
+    body = {**FORCED, "position": MID, "target": target}
+    line = assert_error(client.post("/api/advice", json=body), status, words)
+    assert "parse" not in line and "Value error" not in line
+
+
+def test_a_whole_float_target_is_the_same_as_the_int(client):
+    a = client.post("/api/advice", json={**FORCED, "position": MID, "target": 150}).json()
+    b = client.post("/api/advice", json={**FORCED, "position": MID, "target": 150.0}).json()
+    assert a == b
+
+
+def test_an_unknown_move_in_a_preview_names_the_moves_not_a_help_command(client):
+    body = {"game": "yatzy", "position": get_game("yatzy").position_example, "actions": ["zz"]}
+    line = assert_error(client.post("/api/preview", json=body), 400, "unknown move 'zz'")
+    assert "help" not in line and "keep 3 3" in line and "score chance" in line
+
+
+def test_stick_positions_give_whole_dice_and_points_as_ints(client):
+    start = client.post("/api/new", json={"game": "stick", "seed": 1}).json()
+    assert all(type(d) is int for d in start["position_json"]["dice"])
+    assert type(start["position_json"]["points"]) is int
+    assert '"dice":[1.0' not in json.dumps(start, separators=(",", ":"))
+    step = client.post(
+        "/api/apply", json={"game": "stick", "position": start["position"], "action": "stick"}
+    ).json()
+    assert all(type(d) is int for d in step["position_json"]["dice"])
+    advice = client.post("/api/advice", json={"game": "stick", "position": "dice 1 3 3"}).json()
+    assert advice["position_json"]["dice"] == [1, 3, 3]
+
+
+def test_serve_prepare_builds_the_page_tables_before_serving(tmp_path, monkeypatch, capsys):
+    import diceopt.web.games as web_games
+    from diceopt.cli.serve import prepare_tables
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    spec.gate.set()
+    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": spec})
+    monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
+    assert prepare_tables(True) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("diceopt advisor: the gated table: ready (built, ")
+    assert spec.builds == 1 and (tmp_path / "gated.tbl").read_text() == "3.5"
+    # a second server process loads what the first stored
+    monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
+    again = GatedSpec(tmp_path)
+    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": again})
+    assert prepare_tables(True) == 0
+    assert "the gated table: ready (loaded, " in capsys.readouterr().out and again.builds == 0
+
+
+def test_serve_help_documents_prepare(capsys):
+    from diceopt.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--prepare" in text and "before serving" in text and "GET /api/tables" in text
+
+
+def test_maxi_target_and_opponent_advice_are_refused_before_any_build(client):
+    from diceopt.tables import DEFAULT
+
+    before = len(DEFAULT.status())
+    pos = "dice 1 2 3 4 5 6 | rerolls 2 | score 0"
+    maxi = {"game": "yatzy", "variant": "maxi", "position": pos}
+    line = assert_error(client.post("/api/advice", json={**maxi, "target": 300}), 400, "target")
+    assert "target advice is not offered for maxi" in line and "GB" in line
+    rival = {"opponent": "filled ones | upper 1 | score 1"}
+    line = assert_error(client.post("/api/advice", json={**maxi, **rival}), 400, "opponent")
+    assert "not offered for maxi" in line
+    duel = {"game": "yatzy", "variant": "maxi", "strategy": "win"}
+    assert_error(client.post("/api/duel/new", json=duel), 400, "play against the computer")
+    assert len(DEFAULT.status()) == before  # nothing built or loaded for them
+
+
+def test_two_concurrent_requests_wait_for_one_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    class CountingStore(TableStore):
+        asked = 0
+
+        def start(self, table: Any) -> Any:
+            CountingStore.asked += 1
+            return super().start(table)
+
+    spec = GatedSpec(tmp_path)
+    store = CountingStore()
+    app = create_app(warm=False, games=[spec], table_wait=120, store=store)
+    answers: list[Any] = []
+    with TestClient(app) as c:
+
+        def ask() -> None:
+            answers.append(c.post("/api/advice", json={"game": "gated", "position": "p"}))
+
+        threads = [threading.Thread(target=ask) for _ in range(2)]
+        for t in threads:
+            t.start()
+        wait_for(lambda: CountingStore.asked >= 2, "both requests waiting for the table")
+        wait_for(lambda: [b.stage for b in store.status()] == ["building"], "one build")
+        spec.gate.set()
+        for t in threads:
+            t.join()
+    assert [a.status_code for a in answers] == [200, 200]
+    assert spec.builds == 1 and store.built == 1
+
+
+def test_serve_prepare_says_when_there_is_nothing_to_prepare(capsys):
+    from diceopt.cli.serve import prepare_tables
+
+    assert prepare_tables(["stick"]) == 0
+    assert (
+        capsys.readouterr().out == "diceopt advisor: no stored tables to prepare for these games\n"
+    )

@@ -851,3 +851,25 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
     assert page.locator("#play-log tbody tr.opp").count() == 15
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-yatzy-duel-end.png"), full_page=True)
+
+
+def test_the_page_shows_a_table_being_built_and_asks_again(browser, tmp_path):
+    from conftest import new_page, serve
+    from web_games import GatedSpec
+
+    from diceopt.tables import TableStore
+    from diceopt.web.routes import create_app
+
+    spec = GatedSpec(tmp_path)
+    app = create_app(warm=False, games=[spec], table_wait=0, store=TableStore())
+    with serve(app) as base, new_page(browser) as page:
+        page.goto(f"{base}/#gated")
+        message = page.locator("#message")
+        message.wait_for(state="visible")
+        assert "the gated table is being" in message.inner_text()
+        assert "GET /api/tables" in message.inner_text()
+        spec.gate.set()  # the build ends; the page asks again after Retry-After
+        page.wait_for_selector("#advice tbody tr[data-action='a']", timeout=60_000)
+        assert page.locator("#advice tbody tr").first.get_attribute("data-value") == "3.5"
+        assert message.is_hidden()
+    assert spec.builds == 1

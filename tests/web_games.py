@@ -3,6 +3,10 @@ tests serve it beside the registered games (it is not registered itself). And
 ``maxi_mini_variant``: a reduced six-dice Maxi Yatzy registered as a Yatzy variant for a
 while, so the web tests cover six dice without the full Maxi table (304 MB, a minute).
 
+``GatedSpec``: a one-position game whose stored table (``GameSpec.tables``) builds until the
+test opens its gate, and whose distribution is a solve that runs until it is stopped: the
+table store, 503 "being built" and stopped requests are tested with it.
+
 Race: two players, each with points, take turns. The player to move either steps (1 point)
 or dashes (a three-sided die: 1 scores nothing, 2 and 3 score 2 and 3). The first to the
 goal wins. Positions are the mover's view: ``me 2 | opponent 1 | player 1`` (``player``:
@@ -11,6 +15,7 @@ who moves, 0 = the first player). Values: the mover's probability of winning.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -19,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from diceopt.advice import Advice, rank_actions
+from diceopt.advice import ActionAdvice, Advice, rank_actions
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Report, Step
 from diceopt.games.yatzy.rules import MAXI, YatzyRules
@@ -160,6 +165,88 @@ class RaceSpec(GameSpec):
 
 
 RACE = RaceSpec()
+
+
+# --- a game with a stored table that builds until the test lets it --------------------------
+
+
+class GatedSpec(GameSpec):
+    """A game whose one stored table builds until the test opens the gate (counted), and
+    whose distribution is a long solve reporting progress until it is stopped."""
+
+    id = "gated"
+    variants = {"v": "the only variant"}
+    position_example = "p"
+
+    def __init__(self, folder: Any) -> None:
+        self.folder = folder
+        self.gate = threading.Event()
+        self.builds = 0
+        self.value: float | None = None
+        self.stopped = threading.Event()
+        self.steps = 0
+
+    def table(self) -> Any:
+        from diceopt.tables import Table
+
+        def load() -> bool:
+            path = self.folder / "gated.tbl"
+            if path.exists():
+                self.value = float(path.read_text())
+            return path.exists()
+
+        def build(report: Any) -> bool:
+            self.builds += 1
+            for i in range(4):
+                report.update(i, 4)
+                assert self.gate.wait(60), "the test never opened the gate"
+            (self.folder / "gated.tbl").write_text("3.5")
+            self.value = 3.5
+            return True
+
+        return Table(
+            "gated/v", "the gated table", self.folder / "gated.tbl",
+            lambda: self.value is not None, load, build,
+        )  # fmt: skip
+
+    def tables(self, rules: Any, need: str = "advice", pos: Any = None, **options: Any) -> tuple:
+        return (self.table(),)
+
+    def rules(self, variant: str | None = None, **params: Any) -> str:
+        return self.variant_id(variant)
+
+    def parse_text(self, rules: Any, text: str) -> str:
+        if text != "p":
+            raise InputError("bad position")
+        return text
+
+    def parse_json(self, rules: Any, data: Mapping[str, Any]) -> str:
+        if data:
+            raise InputError("bad position")
+        return "p"
+
+    def format(self, rules: Any, pos: Any) -> str:
+        return pos
+
+    def to_json(self, rules: Any, pos: Any) -> dict[str, Any]:
+        return {}
+
+    def advise(self, rules: Any, pos: Any) -> Advice:
+        assert self.value is not None, "advised before the table was ready"
+        return Advice([ActionAdvice("a", self.value, 0.0)], "points")
+
+    def distribution(self, rules: Any, pos: Any) -> dict[str, Any]:
+        from diceopt.progress import Cancelled, Stage
+
+        try:
+            with Stage("a long solve", "steps") as stage:
+                while True:  # only a stop at a progress report ends it
+                    self.steps += 1
+                    stage.update(self.steps)
+                    threading.Event().wait(0.01)
+        except Cancelled:
+            self.stopped.set()
+            raise
 
 
 # --- Maxi Yatzy on six categories ------------------------------------------------------------

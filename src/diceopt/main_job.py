@@ -13,6 +13,7 @@ def main() -> None:
         spec.main_job()
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
+    print("  (`.venv/bin/diceopt serve --prepare` first builds every table the page needs)")
 
 
 if __name__ == "__main__":

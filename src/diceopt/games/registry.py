@@ -33,6 +33,9 @@ Optional, for the web page and API (the defaults say "not offered"):
    not offered), ``versus_start(rules, strategy, rng)`` and ``versus_play(rules, you,
    computer, strategy, action, rng)`` -> :class:`Versus` (both sides, the computer's
    moves, the result, the human's estimated chance of winning; ``POST /api/duel/...``).
+9. ``tables(rules, need, **options)``: the stored tables an answer reads
+   (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
+   processes and answers "being built" instead of solving within a request.
 
 Values are always in the mover's terms: the expected final score (points), or the
 probability that the player to move wins (a draw counts 1/2); ``regret`` is how much an
@@ -303,6 +306,18 @@ class GameSpec:
         their turn the computer (``computer``: its side as ``Versus.computer`` wrote it)
         plays a whole turn with ``strategy``. InputError (one line) for bad input."""
         raise InputError(f"{self.title or self.id} has no play against the computer")
+
+    def tables(
+        self, rules: Any, need: str = "advice", pos: Any = None, **options: Any
+    ) -> tuple[Any, ...]:
+        """The stored tables an answer reads (:class:`diceopt.tables.Table` objects), for a
+        server to load or build once and share between requests and processes: ``need``
+        "advice" (with the advice ``options``), "distribution", "versus" (``strategy``,
+        ``computer``) or "all" (everything the page offers under ``rules``). ``pos``: the
+        position asked about, if any: a game may raise InputError (one line) for a request
+        that would fail anyway, before anything is built. Default: none (the game loads or
+        builds what it reads on first use)."""
+        return ()
 
     # --- what the rules make of the game (defaults: the class attributes) --------------
     def players_of(self, rules: Any) -> int:

@@ -50,6 +50,12 @@ DISCOUNTED_AGENTS = ((0.96, 0.1), (0.97, 0.001))  # (discount, threshold) of cou
 END = ("end", -1)
 
 
+def _json_number(x: float) -> int | float:
+    """``x`` as an int when it is a whole number (JSON ``6``, not ``6.0``), else a float."""
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
 @dataclass(frozen=True)
 class StickRules:
     """Parameters of stick or reroll: dice count, sides, face values, bias, reroll penalty."""
@@ -715,10 +721,11 @@ class StickSpec(GameSpec):
         return format_position(rules, pos)
 
     def to_json(self, rules: StickRules, pos: StickPosition) -> dict[str, Any]:
-        """``{"dice": [...], "points": ...}`` (points only when known)."""
-        out: dict[str, Any] = {"dice": list(rules.values_of(pos.roll))}
+        """``{"dice": [...], "points": ...}`` (points only when known); whole numbers as
+        JSON integers (dice 1 4 6, not 1.0 4.0 6.0)."""
+        out: dict[str, Any] = {"dice": [_json_number(v) for v in rules.values_of(pos.roll)]}
         if pos.points is not None:
-            out["points"] = pos.points
+            out["points"] = _json_number(pos.points)
         return out
 
     def new_position(self, rules: StickRules, rng: np.random.Generator) -> StickPosition:

@@ -6,7 +6,11 @@ Every game comes from the registry (``diceopt.games.registry``) and is used thro
 - Solved tables live in the game modules (one per process, shared by all requests). The
   first use of a (game, variant) is serialised by a lock, so concurrent first requests
   build a table once (``GameTables.run``); ``warm`` builds a default variant ahead of
-  use, one log line when it starts and one when it is ready.
+  use, one log line when it starts and one when it is ready. The stored tables a game
+  names (``GameSpec.tables``: expected-score tables, Yatzy's target rows) are loaded or
+  built through the table store (``diceopt.tables``: once per cache directory, whatever
+  the processes; ``needed``, ``unready``), the request checked first so that a bad one
+  never starts a build.
 - Advice answers are kept as JSON bytes in an LRU cache (``DICEOPT_WEB_ADVICE_CACHE``
   entries; 0: none).
 - Advice that is quick once its table is built (under INLINE_SECONDS on average) is
@@ -33,9 +37,12 @@ from typing import Any
 
 import numpy as np
 
+from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
+from diceopt.progress import Cancelled
+from diceopt.tables import Build, Table, TableStore
 
 log = logging.getLogger("diceopt.web")
 
@@ -50,6 +57,12 @@ ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
 # each may take seconds of CPU, so few run at once and the rest wait their turn.
 HEAVY_THREADS = int(os.environ.get("DICEOPT_WEB_HEAVY_THREADS", "2"))
 PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
+# A request whose stored tables are not ready waits this long for their build (seconds),
+# then answers 503 "being built" with Retry-After (the build goes on; GET /api/tables).
+TABLE_WAIT = float(os.environ.get("DICEOPT_WEB_TABLE_WAIT", "5"))
+# The work of one request beyond the shared tables (e.g. a solve for an opponent who has
+# finished) is stopped after this long (seconds, 503), or as soon as its client has gone.
+WORK_SECONDS = float(os.environ.get("DICEOPT_WEB_WORK_SECONDS", "60"))
 
 
 def one_line(text: object, limit: int = 300) -> str:
@@ -59,11 +72,13 @@ def one_line(text: object, limit: int = 300) -> str:
 
 
 class ApiError(Exception):
-    """An error with its HTTP status, answered as ``{"error": ...}``."""
+    """An error with its HTTP status (and headers, e.g. Retry-After), answered as
+    ``{"error": ...}``."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
 
 
 def _plain(value: Any) -> Any:
@@ -210,8 +225,9 @@ def position_key(position: str | Mapping[str, Any]) -> str:
 class GameTables:
     """The served games: rules per variant, first use locked, answers cached."""
 
-    def __init__(self, specs: Mapping[str, GameSpec]) -> None:
+    def __init__(self, specs: Mapping[str, GameSpec], store: TableStore | None = None) -> None:
         self.specs = dict(specs)
+        self.store = store or tables_module.DEFAULT
         self.status: dict[str, str] = {}  # "game/variant" -> loading | ready | error: ...
         self._rules: dict[tuple[str, str], Any] = {}
         self._ready: set[tuple[str, str]] = set()
@@ -247,11 +263,81 @@ class GameTables:
             rules = self._rules[key] = self.spec(game).rules(variant)
         return rules
 
+    # --- stored tables (diceopt.tables): built once, shared by processes -----------------
+    def needed(
+        self,
+        game: str,
+        variant: str,
+        need: str = "advice",
+        options: Mapping[str, Any] | None = None,
+        pos: Any = None,
+    ) -> tuple[Table, ...]:
+        """The stored tables an answer reads (the game's ``tables`` hook; ``pos``: the
+        parsed position asked about); InputError (one line, naming the first advice option)
+        when the game finds the request bad."""
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+        try:
+            return tuple(spec.tables(rules, need, pos, **dict(options or {})))
+        except InputError as exc:
+            if not options or need != "advice":
+                raise
+            name = next(iter(options))
+            line = one_line(exc)
+            raise InputError(line if line.startswith(f"{name}:") else f"{name}: {line}") from None
+
+    def advice_tables(
+        self,
+        game: str,
+        variant: str,
+        position: str | Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
+    ) -> tuple[Table, ...]:
+        """The stored tables an advice reads, after checking the position and the options
+        (InputError / ApiError 400, one line, before any table is built)."""
+        spec = self.spec(game)
+        pos = spec.parse(self.rules(game, variant), position)
+        kwargs = check_options(spec, options) if options else {}
+        return self.needed(game, variant, "advice", kwargs, pos)
+
+    def duel_tables(
+        self,
+        game: str,
+        variant: str,
+        strategy: str,
+        state: Mapping[str, Any] | None = None,
+    ) -> tuple[Table, ...]:
+        """The stored tables a game against the computer reads, after checking the strategy
+        and (``state``: an apply's) both sides (ApiError / InputError 400, one line)."""
+        spec = self.spec(game)
+        strategy = self.check_strategy(spec, strategy)
+        options: dict[str, Any] = {"strategy": strategy}
+        pos = None
+        if state is not None:
+            pos = spec.parse(self.rules(game, variant), state["you"])
+            options["computer"] = state["computer"]
+        return self.needed(game, variant, "versus", options, pos)
+
+    def unready(self, wanted: Iterable[Table]) -> list[Build]:
+        """The builds of the tables not ready in this process, each started if it was not
+        (single flight: one build per table, whoever asks)."""
+        return [self.store.start(t) for t in wanted if not t.ready()]
+
+    def ensure_tables(self, game: str, variant: str) -> None:
+        """Load or build (waiting for it) the tables every answer of game/variant reads;
+        ApiError 500 (one line) when one could not be made."""
+        for table in self.needed(game, variant):
+            build = self.store.ensure(table)
+            if build.stage == "failed":
+                raise ApiError(500, f"{table.title} could not be made ready: {build.error}")
+
     # --- first use, warm-up --------------------------------------------------------------
     def run(self, game: str, variant: str, fn: Callable[[], Any], builds: bool = True) -> Any:
         """Call ``fn``, which uses the table of game/variant; serialised until it is built.
 
         ``builds``: a successful call leaves the table built (advice does; apply may not).
+        The stored tables the game names (``GameSpec.tables``) are loaded or built first,
+        through the table store: once per cache directory, whatever the processes.
         """
         key = (game, variant)
         if key in self._ready:
@@ -266,8 +352,13 @@ class GameTables:
             self.status[name] = "loading"
             t0 = time.perf_counter()
             try:
+                self.ensure_tables(game, variant)
                 result = fn()
-            except (InputError, ApiError):  # a bad request: the table is as it was
+            # a bad request, or its work stopped (client gone): the table is as it was
+            except (InputError, ApiError, Cancelled) as exc:
+                if getattr(exc, "status", 400) >= 500:
+                    self.status[name] = f"error: {one_line(exc, 120)}"
+                    raise
                 if before is None:
                     del self.status[name]
                 else:

@@ -31,12 +31,26 @@ form (an object):
   and, at the start of your turns, your estimated ``win_probability``; ``state`` is what
   the last answer gave (nothing is kept on the server).
 
+- ``GET /api/tables``: the stored tables of the served games' default variants and every
+  table this process has loaded or built, each with its ``stage`` (queued, loading,
+  waiting for another process, building, storing, ready, failed; stored / not stored
+  when not asked for yet), ``percent``, ``elapsed_seconds``, ``how`` and ``error``.
+
+Stored tables (``GameSpec.tables``, ``diceopt.tables``): an answer that reads a table not
+ready in the process waits for it at most ``table_wait`` seconds, then answers 503 with
+Retry-After ("... is being built (35%, 40 s so far): try again in 30 s"); the build goes on,
+once per table in a process and once per cache directory across processes. The work of a
+request beyond them (e.g. a solve against an opponent who has finished) runs in a thread
+and is asked to stop at its next progress report when the client has gone or after
+``work_seconds`` (503). A POST body not declared JSON gets 415 "send JSON".
+
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
 Tables, the answer cache and threads: ``diceopt.web.games``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -58,12 +72,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from diceopt.errors import InputError, SolveError
 from diceopt.games.registry import GameSpec
+from diceopt.progress import Cancelled, watching
+from diceopt.tables import Build, Table, TableStore
 from diceopt.web.games import (
     ADVICE_THREADS,
     HEAVY_THREADS,
+    TABLE_WAIT,
+    WORK_SECONDS,
     ApiError,
     GameTables,
     check_game_ids,
+    has_distribution,
     one_line,
     served_games,
     warm_setting,
@@ -87,11 +106,13 @@ from diceopt.web.schemas import (
     PreviewOut,
     PreviewRequest,
     StepOut,
+    TablesOut,
 )
 
 log = logging.getLogger("diceopt.web")
 
 STATIC_DIR = Path(__file__).parent / "static"
+POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its client
 
 
 def error_response(status: int, message: object) -> JSONResponse:
@@ -174,6 +195,77 @@ class BodyLimitMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
+JSON_TYPES = ("application/json",)
+
+
+class JsonOnlyMiddleware:
+    """Answer 415 to a POST under /api/ whose body is not declared JSON (pure ASGI): a
+    form or plain text would otherwise fail the schema with a message about fields."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        """ASGI entry point."""
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("POST", "PUT", "PATCH")
+            and str(scope.get("path", "")).startswith("/api/")
+        ):
+            kind = b""
+            for name, value in scope["headers"]:
+                if name == b"content-type":
+                    kind = value.split(b";")[0].strip().lower()
+            text = kind.decode("latin-1")
+            if text not in JSON_TYPES and not text.endswith("+json"):
+                got = f"got {text}" if text else "no Content-Type given"
+                message = f"send JSON (Content-Type: application/json); {got}"
+                await BodyLimitMiddleware._reject(send, 415, message)
+                return
+        await self.app(scope, receive, send)
+
+
+def retry_seconds(build: Build) -> int:
+    """When to ask again about a table being built (seconds, 2 to 30): the time its stage
+    still needs at its pace so far, else 5."""
+    pct = build.percent
+    if build.stage == "building" and pct:
+        left = build.elapsed * (100.0 - pct) / pct
+        return int(min(max(round(left), 2), 30))
+    return 5
+
+
+STAGE_WORDS = {
+    "queued": "is about to be built",
+    "loading": "is being loaded",
+    "waiting": "is being built by another process",
+    "building": "is being built",
+    "storing": "is being stored",
+}
+
+
+def being_built(builds: list[Build]) -> ApiError:
+    """503 with Retry-After: the first table still in the making, its stage, percentage
+    and seconds so far (one line)."""
+    running = [b for b in builds if b.running]
+    b = running[0]
+    pct = "" if b.percent is None else f"{b.percent:.0f}%, "
+    more = f" (and {len(running) - 1} more table)" if len(running) > 1 else ""
+    retry = retry_seconds(b)
+    words = STAGE_WORDS.get(b.stage, "is being made ready")
+    return ApiError(
+        503,
+        f"{b.table.title} {words} ({pct}{b.elapsed:.0f} s so far){more}: try again in "
+        f"{retry} s; GET /api/tables shows the progress",
+        {"Retry-After": str(retry)},
+    )
+
+
 def field_path(loc: Iterable[Any]) -> list[str]:
     """The fields of an error location, without ``body`` and the names of union members
     (``constrained-str``, ``dict[str,any]``)."""
@@ -193,7 +285,9 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, str(exc))
+        response = error_response(exc.status, str(exc))
+        response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> JSONResponse:
@@ -213,7 +307,8 @@ def add_error_handlers(app: FastAPI) -> None:
         first = errors[0] if errors else {}
         where = ".".join(field_path(first.get("loc", ()))) or "body"
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        return error_response(422, f"invalid request: {where}: {first.get('msg', '?')}{more}")
+        msg = str(first.get("msg", "?")).removeprefix("Value error, ")
+        return error_response(422, f"invalid request: {where}: {msg}{more}")
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -230,6 +325,10 @@ def create_app(
     warm: bool | list[str] = True,
     games: Iterable[str | GameSpec] | None = None,
     wait_warm: bool = False,
+    *,
+    table_wait: float | None = None,
+    work_seconds: float | None = None,
+    store: TableStore | None = None,
 ) -> FastAPI:
     """The advisor app.
 
@@ -237,9 +336,14 @@ def create_app(
     registered game). ``warm``: True builds every game's default table in a background
     thread at start-up (False: tables load on first use; a list: only those game ids).
     ``wait_warm``: serve only once warm (the listening socket holds connections until
-    then). InputError for an id that is not a game.
+    then). ``table_wait``: how long a request waits for a stored table being built before
+    it answers 503 "being built" (seconds; default TABLE_WAIT). ``work_seconds``: the most
+    a request's own solve may take (default WORK_SECONDS). ``store``: the table store
+    (default: the process's). InputError for an id that is not a game.
     """
-    tables = GameTables(served_games(games))
+    tables = GameTables(served_games(games), store)
+    wait_s = TABLE_WAIT if table_wait is None else float(table_wait)
+    work_s = WORK_SECONDS if work_seconds is None else float(work_seconds)
     if not isinstance(warm, bool):
         check_game_ids(list(warm), "warm", tables.specs)
 
@@ -274,6 +378,7 @@ def create_app(
     )
     app.state.tables = tables
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
+    app.add_middleware(JsonOnlyMiddleware)
     add_error_handlers(app)
 
     limiters: dict[str, anyio.CapacityLimiter] = {}
@@ -291,6 +396,99 @@ def create_app(
             limiters["heavy"] = anyio.CapacityLimiter(HEAVY_THREADS)
         return limiters["heavy"]
 
+    async def tables_ready(request: Request, wanted: Iterable[Table]) -> None:
+        """Wait (at most ``wait_s``) for the stored tables of an answer, each loaded or
+        built once whoever asks; ApiError 503 with Retry-After while one is still being
+        built (the build goes on), 500 when one could not be made."""
+        builds = tables.unready(wanted)
+        deadline = time.monotonic() + wait_s
+        while any(b.running for b in builds):
+            if time.monotonic() >= deadline:
+                raise being_built(builds)
+            if await request.is_disconnected():
+                raise ApiError(503, "the client has gone (the tables are still being built)")
+            await anyio.sleep(POLL_SECONDS)
+        for b in builds:
+            if b.stage == "failed":
+                raise ApiError(500, f"{b.table.title} could not be made ready: {b.error}")
+
+    async def guarded(
+        request: Request, limiter: anyio.CapacityLimiter, fn: Callable[..., Any], *args: Any
+    ) -> Any:
+        """``fn(*args)`` in a worker thread (``limiter``), stopped at its next progress
+        report (``diceopt.progress.watching``) when the client has gone or it has run for
+        ``work_s`` seconds (then ApiError 503). Work queued for a thread that is stopped
+        before it starts never starts."""
+        stop = threading.Event()
+        why: list[str] = []
+        started: list[float] = []
+
+        def watcher(label: str, done: int, total: int | None) -> None:
+            if stop.is_set():
+                raise Cancelled(why[0] if why else "stopped")
+
+        def work() -> Any:
+            if stop.is_set():
+                raise Cancelled(why[0] if why else "stopped")
+            started.append(time.monotonic())
+            with watching(watcher):
+                return fn(*args)
+
+        def halt(reason: str) -> None:
+            why.append(reason)
+            stop.set()
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+        task = asyncio.ensure_future(anyio.to_thread.run_sync(work, limiter=limiter))
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=POLL_SECONDS)
+                if done:
+                    return task.result()
+                if await request.is_disconnected():
+                    halt("the client has gone")
+                    log.info("%s: the client has gone; its work is asked to stop", request.url.path)
+                    raise ApiError(503, "the client has gone (its work was asked to stop)")
+                if started and time.monotonic() - started[0] > work_s:
+                    halt("time limit")
+                    raise ApiError(
+                        503,
+                        f"no answer within {work_s:g} s, the most this server spends on one "
+                        "request: it needs a longer solve (asked to stop at its next step)",
+                    )
+        finally:
+            if not task.done() and not stop.is_set():  # the request itself was cancelled
+                halt("the request was cancelled")
+
+    @app.get("/api/tables", response_model=TablesOut)
+    def table_status() -> dict[str, Any]:
+        """The stored tables of the served games' default variants and every table this
+        process has loaded or built: stage, percentage and elapsed seconds of each build."""
+        out = {b.table.name: b.to_json() for b in tables.store.status()}
+        for game, spec in tables.specs.items():
+            if not spec.variants:
+                continue
+            try:
+                listed = tables.needed(game, tables.variant(game, None), "all")
+            except Exception:  # noqa: BLE001 - a game whose tables cannot be named
+                continue
+            for t in listed:
+                if t.name in out:
+                    continue
+                stage = "ready" if t.ready() else "stored" if t.is_stored() else "not stored"
+                out[t.name] = {
+                    "name": t.name,
+                    "title": t.title,
+                    "stage": stage,
+                    "percent": 100.0 if stage == "ready" else None,
+                    "done": 0,
+                    "total": None,
+                    "elapsed_seconds": None,
+                    "how": None,
+                    "error": None,
+                }
+        return {"tables": list(out.values())}
+
     @app.get("/api/health", response_model=HealthOut)
     def health() -> dict[str, Any]:
         """Liveness, the games served and the state of each table."""
@@ -304,57 +502,68 @@ def create_app(
         return listing
 
     @app.post("/api/advice", response_model=AdviceOut, responses=ERRORS)
-    async def advise_position(body: AdviceRequest) -> Response:
+    async def advise_position(body: AdviceRequest, request: Request) -> Response:
         """Every legal action of a position, best first, with value and regret (with a
-        target or an opponent where the game offers them: probabilities, and ``expected``)."""
+        target or an opponent where the game offers them: probabilities, and ``expected``).
+        503 with Retry-After while a table it reads is being built."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         options = body.options()
         data = tables.cached_advice(game, variant, body.position, options)
         if data is None:
-            # first use, slow advice or options (tables built on demand): keep the loop free
             if options or tables.needs_thread(game, variant):
-                data = await anyio.to_thread.run_sync(
-                    tables.advice_json,
-                    game,
-                    variant,
-                    body.position,
-                    options,
-                    limiter=heavy_threads() if options else advice_threads(),
-                )
+                # first use, slow advice or options: tables first, then off the loop
+                wanted = tables.advice_tables(game, variant, body.position, options)
+                await tables_ready(request, wanted)
+                if options:
+                    data = await guarded(
+                        request, heavy_threads(), tables.advice_json, game, variant,
+                        body.position, options,
+                    )  # fmt: skip
+                else:
+                    data = await anyio.to_thread.run_sync(
+                        tables.advice_json, game, variant, body.position,
+                        limiter=advice_threads(),
+                    )  # fmt: skip
             else:
                 data = tables.advice_json(game, variant, body.position)
         return Response(data, media_type="application/json")
 
     @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
-    async def score_distribution(body: PositionRequest) -> Response:
+    async def score_distribution(body: PositionRequest, request: Request) -> Response:
         """The distribution of the final score from a position, under optimal play."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
-        data = await anyio.to_thread.run_sync(
-            tables.distribution_json, game, variant, body.position, limiter=heavy_threads()
+        if not has_distribution(tables.spec(game)):
+            raise ApiError(400, "this game has no score distribution")
+        tables.spec(game).parse(tables.rules(game, variant), body.position)
+        await tables_ready(request, tables.needed(game, variant, "distribution"))
+        data = await guarded(
+            request, heavy_threads(), tables.distribution_json, game, variant, body.position
         )
         return Response(data, media_type="application/json")
 
     @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
-    async def duel_new(body: DuelNewRequest) -> dict[str, Any]:
+    async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
-        return await anyio.to_thread.run_sync(
-            tables.duel_new, game, variant, body.strategy, body.seed, limiter=heavy_threads()
+        await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
+        return await guarded(
+            request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed
         )
 
     @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
-    async def duel_apply(body: DuelApplyRequest) -> dict[str, Any]:
+    async def duel_apply(body: DuelApplyRequest, request: Request) -> dict[str, Any]:
         """Your action; when it ends your turn, the computer's whole turn and your next
         roll (dice rolled with ``seed``), with your estimated chance of winning."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         state = body.state.model_dump()
-        return await anyio.to_thread.run_sync(
-            tables.duel_apply, game, variant, state, body.action, body.seed,
-            limiter=heavy_threads(),
+        await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
+        return await guarded(
+            request, heavy_threads(), tables.duel_apply, game, variant, state, body.action,
+            body.seed,
         )  # fmt: skip
 
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)

@@ -6,9 +6,10 @@ A position is the game's text notation or its JSON form (an object), as
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -57,6 +58,29 @@ class PositionRequest(GameRequest):
     position: Position
 
 
+def whole_number(value: Any) -> int:
+    """A whole number from JSON: an int, a float without a fraction (``1e20`` too) or its
+    text; ValueError (one line) otherwise. Its range is the game's to check."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a whole number, got {str(value).lower()}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ValueError(f"must be a whole number, got {value:g}")
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+        raise ValueError(f"must be a whole number, got {value[:40]!r}")
+    raise ValueError(f"must be a whole number, got {type(value).__name__}")
+
+
+WholeNumber = Annotated[int, BeforeValidator(whole_number)]
+
+
 OpponentValue = Annotated[
     Annotated[str, StringConstraints(min_length=1, max_length=2000)] | dict[str, Any],
     Field(
@@ -70,8 +94,8 @@ class AdviceRequest(PositionRequest):
     """A position to advise on, and the game's advice options where it has them
     (``advise_options`` in /api/games): a target score, or an opponent to beat."""
 
-    target: int | None = Field(
-        default=None, ge=-(2**31), le=2**31, description="rank by P(final score >= target)"
+    target: WholeNumber | None = Field(
+        default=None, description="rank by P(final score >= target) (points, a whole number)"
     )
     opponent: OpponentValue | None = None
     opponent_plays: Annotated[str, StringConstraints(max_length=40)] | None = Field(
@@ -292,6 +316,30 @@ class HealthOut(BaseModel):
     tables: dict[str, str]
 
 
+class TableOut(BaseModel):
+    """A stored table: its stage (a build's: queued, loading, waiting for another process,
+    building, storing, ready, failed; a table not asked for yet: stored or not stored),
+    the percentage of that stage, the seconds since its build started, how it was made
+    ready (loaded, built) and why it failed."""
+
+    name: str
+    title: str
+    stage: str
+    percent: float | None = None
+    done: int = 0
+    total: int | None = None
+    elapsed_seconds: float | None = None
+    how: str | None = None
+    error: str | None = None
+
+
+class TablesOut(BaseModel):
+    """The stored tables of the served games' default variants and every table this
+    process has loaded or built (``GET /api/tables``)."""
+
+    tables: list[TableOut]
+
+
 class ErrorOut(BaseModel):
     """Every error: one line."""
 
@@ -301,5 +349,11 @@ class ErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "bad input (unknown game, invalid position, ...)"},
     413: {"model": ErrorOut, "description": "request body over 64 KB"},
+    415: {"model": ErrorOut, "description": "the body is not sent as JSON"},
     422: {"model": ErrorOut, "description": "request body does not match the schema"},
+    503: {
+        "model": ErrorOut,
+        "description": "a table the answer reads is being built (Retry-After; GET /api/tables),"
+        " or the answer's own solve was stopped (time limit)",
+    },
 }

@@ -375,6 +375,17 @@ class YatzySpec(GameSpec):
             return advise_target(pos, rules, int(target))
         return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
 
+    def tables(
+        self, rules: YatzyConfig, need: str = "advice", pos: Any = None, **options: Any
+    ) -> tuple:
+        """The tables an answer reads (see ``games.yatzy.tables.needed``): the expected-score
+        table; with a target or an opponent, or against the computer, the target rows from
+        the start; for an opponent who plays to win, the theta -0.05 / +0.05 tables. With
+        ``pos``, InputError (one line) for a request that would fail once they are built."""
+        from diceopt.games.yatzy.tables import needed
+
+        return needed(rules, need, pos, **options)
+
     def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
         """The exact distribution of the final score from ``pos`` (of the points still to
         come when it gives no score) under the table's policy: the JSON of

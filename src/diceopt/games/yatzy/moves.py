@@ -15,6 +15,12 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.rules import YatzyRules
 
+# What a move may be, in the words of an error (the CLI and the web API both show it).
+MOVES = (
+    "moves are 'keep 3 3' (or 'k 33'), 'keep -' (reroll all) and 'score chance' (or 's ch', "
+    "or the category alone)"
+)
+
 
 def category_of(word: str, rules: Any) -> str:
     """A category id from its name or a unique prefix; InputError otherwise."""
@@ -33,7 +39,7 @@ def parse_move(line: str, rules: Any) -> str:
     """A typed move in the canonical action notation (``keep 3 3``, ``score chance``)."""
     words = line.lower().replace(",", " ").split()
     if not words:
-        raise InputError("type a move, e.g. 'keep 3 3' or 'score chance' ('help' for more)")
+        raise InputError(f"no move given: {MOVES}")
     head, rest = words[0], words[1:]
     if head in ("r", "reroll", "roll"):
         if rest:
@@ -61,7 +67,7 @@ def parse_move(line: str, rules: Any) -> str:
             return f"score {category_of(head, rules)}"
         except InputError:
             pass
-    raise InputError(f"unknown move '{line.strip()}' (type 'help' for the moves)")
+    raise InputError(f"unknown move '{line.strip()}': {MOVES}")
 
 
 def sheet_lines(pos: Any, rules: YatzyRules) -> list[str]:

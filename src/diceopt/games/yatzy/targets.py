@@ -886,8 +886,9 @@ def target_turn_for(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`target_turn` at k points still needed from a turn-start state: from the
     stored full table when there is one and it holds k (the blocks read are checked:
-    a bad one is reported in one line and the table not used), else solved now for this
-    state and k only (:func:`solve_target_from`, progress on stderr)."""
+    a bad one is reported in one line and the table not used), else from the stored
+    target rows from the start (:mod:`diceopt.games.yatzy.tables`), else solved now for
+    this state and k only (:func:`solve_target_from`, progress on stderr)."""
     from diceopt.progress import Stage
 
     rules = config.rules
@@ -902,6 +903,11 @@ def target_turn_for(
             )
             _LOADED.clear()
             table = None
+    from diceopt.games.yatzy.tables import load_rows
+
+    rows = load_rows(config.variant, config.dtype, full=False)  # stored rows from the start
+    if rows is not None and k <= rows.kmax:
+        return rows.turn(mask, flag, upper, k)
     why = (
         f"no stored target table (`diceopt yatzy targets --variant {config.variant}` "
         "stores one for every target)"

@@ -78,6 +78,31 @@ def start(config: Any, strategy: str, rng: np.random.Generator) -> Versus:
     )
 
 
+def check_sides(config: Any, you: Position, computer: Any) -> Position:
+    """The computer's side (text or JSON) as a Position, after checking both sides at the
+    start of a call of :func:`play`. InputError (one line): a bad side, a position without
+    a score, a game that is over, sides that are not level (the human moves first: at the
+    start of the human's turn both have filled as many boxes)."""
+    from diceopt.games.yatzy.win import parse_opponent
+
+    rules = config.rules
+    try:
+        theirs = parse_opponent(computer, rules)
+    except InputError as exc:
+        reason = str(exc).removeprefix("opponent: ")
+        raise InputError(f"the computer's side: {reason}") from None
+    if you.score is None:
+        raise InputError("a game against the computer needs your score ('score N')")
+    if you.over(rules):
+        raise InputError("the game is over: every category is filled")
+    if len(theirs.filled) != len(you.filled):
+        raise InputError(
+            f"the sides are not level: you have filled {len(you.filled)} boxes and the "
+            f"computer {len(theirs.filled)} (you move first, so at your turn both have as many)"
+        )
+    return theirs
+
+
 def play(
     config: Any,
     you: Position,
@@ -100,20 +125,7 @@ def play(
 
     strategy = check_strategy(strategy)
     rules = config.rules
-    try:
-        theirs = parse_opponent(computer, rules)
-    except InputError as exc:
-        reason = str(exc).removeprefix("opponent: ")
-        raise InputError(f"the computer's side: {reason}") from None
-    if you.score is None:
-        raise InputError("a game against the computer needs your score ('score N')")
-    if you.over(rules):
-        raise InputError("the game is over: every category is filled")
-    if len(theirs.filled) != len(you.filled):
-        raise InputError(
-            f"the sides are not level: you have filled {len(you.filled)} boxes and the "
-            f"computer {len(theirs.filled)} (you move first, so at your turn both have as many)"
-        )
+    theirs = check_sides(config, you, computer)
     mine, over = apply_action(you, action, rules, rng)
     if mine.filled == you.filled:  # a keep: the turn goes on
         return Versus(

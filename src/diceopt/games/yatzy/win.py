@@ -379,7 +379,8 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     """(opponent's distribution, my score, theirs, target rows, float64 arrays, whether
     the rows are draw-aware). Against a finished opponent: the exact draw-aware rows of a
     solve from ``mine``'s state (:func:`diceopt.games.yatzy.targets.solve_target_from`
-    with ``draw``); otherwise the rows of the stored full target table, else of a solve
+    with ``draw``); otherwise the rows of the stored full target table, else the stored
+    target rows from the start (:mod:`diceopt.games.yatzy.tables`), else of a solve
     from ``mine``'s state for the targets this opponent can set (progress on stderr)."""
     from diceopt.games.yatzy.advice import state_of
     from diceopt.games.yatzy.targets import solve_target_from, stored_table
@@ -394,6 +395,10 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     draw = opponent.over(rules)
     need = min(rules.max_total + int(draw), max(0, so + p.size - score + 1))
     table = None if draw else stored_table(config.variant, "float32", verified=True)
+    if table is None and not draw:
+        from diceopt.games.yatzy.tables import load_rows
+
+        table = load_rows(config.variant, "float32", full=False)  # stored rows from the start
     if table is not None:
         rows = target_rows(table)
     else:
@@ -423,13 +428,17 @@ _FROM_START: dict[str, Any] = {}
 
 def full_targets(variant: str, dtype: str = "float32") -> Any:
     """Target rows for every state of a named variant: the stored full table
-    (memory-mapped, once per process) when there is one, else a solve from the start of
-    the game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
+    (memory-mapped, once per process) when there is one, else the stored target rows from
+    the start (:mod:`diceopt.games.yatzy.tables`), else a solve from the start of the
+    game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
     full table for next time)."""
+    from diceopt.games.yatzy.tables import load_rows
     from diceopt.games.yatzy.targets import solve_target_from, stored_table
     from diceopt.progress import Stage
 
     table = stored_table(variant, dtype, verified=True)
+    if table is None:
+        table = load_rows(variant, dtype, full=False)  # the stored rows from the start
     if table is not None:
         return table
     rules = get_rules(variant)

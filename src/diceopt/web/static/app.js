@@ -20,15 +20,27 @@
   const S = { games: {}, game: null, variant: null, mode: "advise", editors: {}, seq: 0, play: null };
   const clone = (x) => JSON.parse(JSON.stringify(x));
 
+  // A 503 with Retry-After means a table the answer reads is being built (shared, once):
+  // its message (stage, percentage) is shown and the request sent again when it says.
+  const RETRIES = 60;
   async function api(path, body) {
     const opts = body === undefined ? {} : {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     };
-    const res = await fetch(path, opts);
-    let data = null;
-    try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
-    return data;
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(path, opts);
+      let data = null;
+      try { data = await res.json(); } catch (e) { data = null; }
+      const retry = Number(res.headers.get("Retry-After"));
+      if (res.status === 503 && retry > 0 && attempt < RETRIES) {
+        showError(new Error((data && data.error) || "a table is being built"));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(retry, 30) * 1000));
+        showError(null);
+        continue;
+      }
+      if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
+      return data;
+    }
   }
   // An error is shown in the message box of the part of the page the user acted in
   // (#advise-message under the position, #play-message under the actions, the box of an

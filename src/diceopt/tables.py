@@ -1,0 +1,274 @@
+"""Shared tables: each built once per cache directory, then loaded by every process.
+
+Role: the tables an answer reads (a game's expected-score table, Yatzy's target rows,
+...) are described by the game as :class:`Table` objects (a name, the stored file, and
+how to load it into this process or build and store it); a :class:`TableStore` makes
+them ready, whoever asks and however many ask at once:
+
+1. ready in this process (``Table.ready()``): nothing to do;
+2. stored: loaded (``Table.load()``; a damaged file is reported and rebuilt);
+3. else built once. In a process, one build per table (single flight: a second caller
+   gets the same :class:`Build` and waits for it); across processes, the builder holds
+   an exclusive ``fcntl.flock`` on ``<table file>.lock`` beside the table, so a second
+   process (another server worker, or ``diceopt serve --prepare``) waits for the lock,
+   then loads what the first stored instead of building it again.
+
+Builds run in background threads (:meth:`TableStore.start`), one at a time in a process
+(a solve keeps every core busy; the others wait, ``queued``), and report their stage
+(``loading``, ``queued``, ``waiting`` for another process's build, ``building``,
+``storing``, ``ready``, ``failed``), the units done of their total and the seconds since
+they started (:meth:`TableStore.status`). A build goes on when the request that started
+it is gone: its table is shared, and a later request finds it ready.
+
+``DEFAULT`` is the process's store (one per process: every app and command shares it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diceopt.progress import Stage
+
+STAGES = ("queued", "loading", "waiting", "building", "storing", "ready", "failed")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A stored table some answers read.
+
+    ``name``: unique words for it (e.g. ``yatzy/scandinavian target rows float32``);
+    ``title``: what it is, for people (``the target table of scandinavian``); ``path``:
+    its file (the lock file is beside it); ``ready()``: loaded in this process (no I/O);
+    ``load()``: load the stored table into this process, False when it is not stored (or
+    damaged: reported); ``build(report)``: build it, store it and load it into this
+    process (``report``: the :class:`Build`, whose ``update(done, total)`` and
+    ``set_stage`` it calls), True when it was stored; ``cost``: how long a build takes
+    and its size, in words (for messages); ``stored()``: whether a stored copy exists
+    (default: the file exists)."""
+
+    name: str
+    title: str
+    path: Path
+    ready: Callable[[], bool]
+    load: Callable[[], bool]
+    build: Callable[[Build], bool]
+    cost: str = ""
+    stored: Callable[[], bool] | None = None
+
+    def is_stored(self) -> bool:
+        """Whether a stored copy exists (``stored()``, default: its file exists); not
+        checked: loading checks it."""
+        return self.stored() if self.stored is not None else self.path.exists()
+
+
+@dataclass
+class Build:
+    """The making of one table in this process: its stage, progress and times."""
+
+    table: Table
+    stage: str = "queued"
+    done: int = 0
+    total: int | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    error: str | None = None
+    how: str = ""  # "loaded", "built", "built (not stored)", "already loaded"
+    event: threading.Event = field(default_factory=threading.Event)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """Progress callback: ``done`` units of ``total`` finished."""
+        self.done, self.total = int(done), None if total is None else int(total)
+
+    def set_stage(self, stage: str) -> None:
+        """Move to another stage (one of :data:`STAGES`); progress starts again."""
+        self.stage, self.done, self.total = stage, 0, None
+
+    @property
+    def running(self) -> bool:
+        """Not finished yet."""
+        return not self.event.is_set()
+
+    @property
+    def percent(self) -> float | None:
+        """Progress of the current stage, 0-100 (100 when ready; None: unknown)."""
+        if self.stage == "ready":
+            return 100.0
+        if not self.total:
+            return None
+        return round(100.0 * min(self.done, self.total) / self.total, 1)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since it started (until it finished)."""
+        end = self.finished if self.finished is not None else time.monotonic()
+        return end - self.started
+
+    def describe(self) -> str:
+        """One line: the table, its stage, percentage and elapsed seconds."""
+        pct = "" if self.percent is None else f", {self.percent:.0f}%"
+        return f"{self.table.title}: {self.stage}{pct}, {self.elapsed:.0f} s so far"
+
+    def to_json(self) -> dict[str, Any]:
+        """The status entry of ``GET /api/tables``."""
+        return {
+            "name": self.table.name,
+            "title": self.table.title,
+            "stage": self.stage,
+            "percent": self.percent,
+            "done": self.done,
+            "total": self.total,
+            "elapsed_seconds": round(self.elapsed, 2),
+            "how": self.how or None,
+            "error": self.error,
+        }
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until finished (at most ``timeout`` seconds); whether it finished."""
+        return self.event.wait(timeout)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of a stored table: beside it, ``<name>.lock``."""
+    return path.with_name(path.name + ".lock")
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block; yields
+    whether another process held it first (``on_wait`` called before waiting for it).
+    A lock file that cannot be created is no lock: the block runs unlocked (yields False)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield False
+        return
+    try:
+        waited = False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waited = True
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield waited
+    finally:
+        os.close(fd)  # releases the lock
+
+
+class TableStore:
+    """The tables of this process: loaded or built once each (see the module docstring)."""
+
+    def __init__(self, max_builds: int = 1) -> None:
+        self._builds: dict[tuple[str, str], Build] = {}
+        self._lock = threading.Lock()
+        # builds at once (a solve keeps every core busy): the others wait, stage "queued"
+        self._building = threading.Semaphore(max_builds)
+        self.built = 0  # tables this store has built (not loaded): for tests and logs
+
+    @staticmethod
+    def _key(table: Table) -> tuple[str, str]:
+        return (table.name, str(table.path))
+
+    def find(self, table: Table) -> Build | None:
+        """The latest build of ``table`` in this process, if any."""
+        with self._lock:
+            return self._builds.get(self._key(table))
+
+    def start(self, table: Table) -> Build:
+        """The build of ``table``: the one running or done (single flight), else a new
+        one started in a background thread (after a failed one, or when the process has
+        dropped the table since)."""
+        with self._lock:
+            key = self._key(table)
+            build = self._builds.get(key)
+            # a build running, or done and its table still in this process (not dropped)
+            if build is not None and (build.running or build.stage == "ready" and table.ready()):
+                return build
+            build = self._builds[key] = Build(table)
+            if table.ready():
+                self._finish(build, "ready", "already loaded")
+                return build
+        thread = threading.Thread(
+            target=self._run, args=(build,), name=f"diceopt-table {table.name}", daemon=True
+        )
+        thread.start()
+        return build
+
+    def ensure(self, table: Table, timeout: float | None = None) -> Build:
+        """:meth:`start`, then wait for it (at most ``timeout`` seconds)."""
+        build = self.start(table)
+        build.wait(timeout)
+        return build
+
+    def status(self) -> list[Build]:
+        """Every build of this process, oldest first."""
+        with self._lock:
+            return list(self._builds.values())
+
+    def _finish(self, build: Build, stage: str, how: str = "", error: str | None = None) -> None:
+        build.stage, build.how, build.error = stage, how, error
+        build.finished = time.monotonic()
+        build.event.set()
+
+    def _run(self, build: Build) -> None:
+        table = build.table
+        try:
+            build.set_stage("loading")
+            if table.ready() or table.load():
+                self._finish(build, "ready", "loaded")
+                return
+            build.set_stage("queued")
+            with (
+                self._building,
+                file_lock(lock_path(table.path), lambda: build.set_stage("waiting")),
+            ):
+                build.set_stage("loading")  # another process may have stored it meanwhile
+                if table.load():
+                    self._finish(build, "ready", "loaded (built by another process)")
+                    return
+                build.set_stage("building")
+                stored = table.build(build)
+            with self._lock:
+                self.built += 1
+            self._finish(build, "ready", "built" if stored else "built (not stored)")
+        except BaseException as exc:  # noqa: BLE001 - reported in the status, never lost
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            self._finish(build, "failed", error=f"{type(exc).__name__}: {text}"[:300])
+
+
+DEFAULT = TableStore()
+
+
+def prepare(
+    tables: Iterable[Table],
+    store: TableStore | None = None,
+    out: Callable[[str], None] = print,
+) -> list[Build]:
+    """Make every table ready (loaded, else built and stored), one after the other, with
+    progress on stderr (a rich bar on a terminal); one line each on ``out``: how it was
+    made ready, or why it failed. The builds, in order."""
+    store = store or DEFAULT
+    done = []
+    for table in tables:
+        build = store.start(table)
+        if build.running:
+            label = table.title + (f" ({table.cost})" if table.cost else "")
+            with Stage(label, "") as stage:
+                while not build.wait(0.2):
+                    stage.update(build.done, build.total)
+        if build.stage == "ready":
+            out(f"{table.title}: ready ({build.how}, {build.elapsed:.1f} s)")
+        else:
+            out(f"{table.title}: failed: {build.error}")
+        done.append(build)
+    return done

@@ -1,0 +1,273 @@
+"""The shared table store (``diceopt.tables``): one build per table in a process (single
+flight), one per cache directory across processes (a file lock), status, failures; and
+Yatzy's stored target rows from the start, built by one process and loaded by another."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from diceopt.tables import Build, Table, TableStore, file_lock, lock_path, prepare
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+class FileTable:
+    """A table stored as a small file: built when asked (counted), loaded when stored."""
+
+    def __init__(self, path: Path, gate: threading.Event | None = None) -> None:
+        self.path = path
+        self.gate = gate
+        self.builds = 0
+        self.loaded: str | None = None
+        self.lock = threading.Lock()
+
+    def table(self) -> Table:
+        return Table(
+            name=f"test {self.path.name}",
+            title=f"the {self.path.stem} table",
+            path=self.path,
+            ready=lambda: self.loaded is not None,
+            load=self.load,
+            build=self.build,
+        )
+
+    def load(self) -> bool:
+        if not self.path.exists():
+            return False
+        self.loaded = self.path.read_text()
+        return True
+
+    def build(self, report: Build) -> bool:
+        with self.lock:
+            self.builds += 1
+        for i in range(3):
+            report.update(i + 1, 3)
+            if self.gate is not None:
+                assert self.gate.wait(60), "the test never let the build finish"
+        self.path.write_text("42")
+        self.loaded = "42"
+        return True
+
+
+def test_concurrent_callers_share_one_build(tmp_path):
+    gate = threading.Event()
+    made = FileTable(tmp_path / "t.tbl", gate)
+    store = TableStore()
+    builds = []
+
+    def caller() -> None:
+        builds.append(store.ensure(made.table()))
+
+    threads = [threading.Thread(target=caller) for _ in range(6)]
+    for t in threads:
+        t.start()
+    first = store.start(made.table())
+    while first.stage != "building":  # the build waits at the gate until released
+        first.wait(0.01)
+    assert first.running and first.to_json()["stage"] == "building"
+    gate.set()
+    for t in threads:
+        t.join()
+    assert made.builds == 1 and store.built == 1
+    assert len(builds) == 6 and all(b is first for b in builds)
+    assert first.stage == "ready" and first.how == "built" and first.percent == 100.0
+    # ready in the process: a later caller gets the same, finished build
+    assert store.ensure(made.table()) is first and made.builds == 1
+
+
+def test_a_stored_table_is_loaded_not_built(tmp_path):
+    (tmp_path / "t.tbl").write_text("7")
+    made = FileTable(tmp_path / "t.tbl")
+    build = TableStore().ensure(made.table())
+    assert build.stage == "ready" and build.how == "loaded" and made.builds == 0
+    assert made.loaded == "7"
+
+
+def test_status_entry_shape(tmp_path):
+    made = FileTable(tmp_path / "t.tbl")
+    store = TableStore()
+    store.ensure(made.table())
+    (entry,) = [b.to_json() for b in store.status()]
+    assert set(entry) == {
+        "name", "title", "stage", "percent", "done", "total", "elapsed_seconds", "how", "error",
+    }  # fmt: skip
+    assert entry["stage"] == "ready" and entry["title"] == "the t table"
+    assert entry["elapsed_seconds"] >= 0 and entry["error"] is None
+
+
+def test_a_failed_build_is_reported_and_tried_again(tmp_path):
+    tries = []
+
+    def build(report: Build) -> bool:
+        tries.append(1)
+        if len(tries) == 1:
+            raise MemoryError("no room\nfor it")
+        return True
+
+    done = []
+    table = Table("t", "the t table", tmp_path / "t.tbl", lambda: bool(done), lambda: False, build)
+    store = TableStore()
+    failed = store.ensure(table)
+    assert failed.stage == "failed" and failed.error == "MemoryError: no room for it"
+    again = store.ensure(table)
+    assert again is not failed and again.stage == "ready" and len(tries) == 2
+
+
+def test_a_table_dropped_by_the_process_is_loaded_again(tmp_path):
+    made = FileTable(tmp_path / "t.tbl")
+    store = TableStore()
+    first = store.ensure(made.table())
+    made.loaded = None  # the process forgot it (e.g. a memo cleared)
+    second = store.ensure(made.table())
+    assert second is not first and second.how == "loaded" and made.builds == 1
+
+
+def test_file_lock_says_whether_it_waited(tmp_path):
+    path = tmp_path / "x.lock"
+    with file_lock(path) as waited:
+        assert waited is False
+        assert lock_path(tmp_path / "a.mmap") == tmp_path / "a.mmap.lock"
+
+
+def test_prepare_prints_one_line_per_table(tmp_path, capsys):
+    made = FileTable(tmp_path / "t.tbl")
+    lines: list[str] = []
+    builds = prepare([made.table()], TableStore(), out=lines.append)
+    assert [b.stage for b in builds] == ["ready"]
+    assert len(lines) == 1 and lines[0].startswith("the t table: ready (built, ")
+
+
+# --- two processes on one cache directory -----------------------------------------------
+
+WORKER = """
+import sys, threading
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_tables import FileTable
+from diceopt.tables import TableStore
+
+folder = Path(sys.argv[1])
+gate = threading.Event()
+made = FileTable(folder / "shared.tbl", gate)
+store = TableStore()
+build = store.start(made.table())
+while build.running:
+    if build.stage in ("building", "waiting"):
+        (folder / f"{{sys.argv[2]}}-{{build.stage}}").touch()
+    if (folder / "release").exists():
+        gate.set()
+    build.wait(0.02)
+print(build.stage, build.how, made.builds, flush=True)
+"""
+
+
+def test_a_second_process_waits_for_the_first_build_then_loads_it(tmp_path):
+    script = WORKER.format(tests=str(Path(__file__).parent))
+    env = dict(os.environ, PYTHONPATH=SRC)
+
+    def worker(name: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path), name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    first = worker("a")
+    try:
+        while not (tmp_path / "a-building").exists():
+            assert first.poll() is None, first.communicate()
+            threading.Event().wait(0.02)
+        second = worker("b")
+        while not (tmp_path / "b-waiting").exists():  # the lock is held: b waits
+            assert second.poll() is None, second.communicate()
+            threading.Event().wait(0.02)
+    finally:
+        (tmp_path / "release").touch()
+    out_a, err_a = first.communicate(timeout=120)
+    out_b, err_b = second.communicate(timeout=120)
+    assert out_a.split() == ["ready", "built", "1"], err_a
+    assert out_b.strip() == "ready loaded (built by another process) 0", err_b
+    assert (tmp_path / "shared.tbl").read_text() == "42"
+
+
+YATZY_WORKER = """
+import json
+from diceopt.games.yatzy import tables
+from diceopt.tables import DEFAULT
+
+build = DEFAULT.ensure(tables.target_table("scandinavian-forced"))
+rows = tables.loaded_rows("scandinavian-forced")
+print(json.dumps({
+    "stage": build.stage, "how": build.how, "built": DEFAULT.built,
+    "p": rows.probability(0, 0, 0, 150), "size": int(rows.data.size),
+}))
+"""
+
+
+def test_yatzy_target_rows_are_built_by_one_process_and_loaded_by_another(tmp_path):
+    env = dict(os.environ, PYTHONPATH=SRC, DICEOPT_CACHE=str(tmp_path))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", YATZY_WORKER],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2)
+    ]
+    answers = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        answers.append(json.loads(out))
+    assert sorted(a["built"] for a in answers) == [0, 1]  # one build between them
+    assert all(a["stage"] == "ready" for a in answers)
+    assert {a["how"] for a in answers} <= {"built", "loaded", "loaded (built by another process)"}
+    assert answers[0]["p"] == answers[1]["p"] and answers[0]["size"] == answers[1]["size"]
+    assert 0.0 < answers[0]["p"] < 1.0
+    stored = list((tmp_path / "yatzy").glob("scandinavian-forced-target-rows-*.mmap"))
+    assert len(stored) == 1
+
+
+def test_target_rows_from_the_start_match_a_solve_from_the_position(monkeypatch, tmp_path):
+    from diceopt.games.yatzy import tables
+    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.targets import solve_target_from
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    assert tables.build_rows("scandinavian-forced") is True
+    rows = tables.loaded_rows("scandinavian-forced")
+    assert not rows.data.flags.writeable  # the stored copy, memory-mapped
+    rules = get_rules("scandinavian-forced")
+    mask, flag, upper = 0b111, 0, 9  # ones, twos and threes filled, 9 in the upper section
+    for k in (50, 120, 200):
+        own = solve_target_from(rules, mask, flag, upper, k)
+        assert rows.probability(mask, flag, upper, k) == pytest.approx(
+            own.probability(mask, flag, upper, k), abs=1e-6
+        )
+
+
+def test_builds_run_one_at_a_time(tmp_path):
+    gate = threading.Event()
+    first, second = FileTable(tmp_path / "a.tbl", gate), FileTable(tmp_path / "b.tbl", gate)
+    store = TableStore()
+    a = store.start(first.table())
+    while a.stage != "building":
+        a.wait(0.01)
+    b = store.start(second.table())
+    while b.stage != "queued":  # it waits for the build before it (stage "queued")
+        b.wait(0.01)
+    assert second.builds == 0
+    gate.set()
+    assert store.ensure(second.table()).stage == "ready" and a.stage == "ready"
+    assert (first.builds, second.builds) == (1, 1)
