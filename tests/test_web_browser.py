@@ -851,3 +851,116 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
     assert page.locator("#play-log tbody tr.opp").count() == 15
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-yatzy-duel-end.png"), full_page=True)
+
+
+# --- a companion at the table: dice entered, undo and redo, reload, URL, phone ----------------
+
+
+def play_state(page) -> dict:
+    """The position on the board, the decisions made and whether the game is over."""
+    return page.evaluate(
+        """() => ({ position: document.querySelector('#play-position').dataset.position,
+                    turn: document.querySelector('#play-options').dataset.turn,
+                    over: !document.querySelector('#play-summary').hidden })"""
+    )
+
+
+def wait_turn(page, turn: int) -> None:
+    """Wait until ``turn`` decisions are made and the next one is offered (or it is over)."""
+    page.wait_for_function(
+        f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
+        "(document.querySelector('#play-best') || "
+        "!document.querySelector('#play-summary').hidden)"
+    )
+
+
+def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts_dir):
+    base = maxi_server
+    from conftest import new_page
+
+    with new_page(browser) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        open_game(page, base, "yatzy")
+        page.select_option("#variant", MAXI_MINI_ID)
+        page.click("#mode-play")
+        page.select_option("#versus", "win")
+        page.fill("#seed", "3")
+        page.click("#new-game")
+        wait_turn(page, 0)
+        # at phone size the dice, the best move and the sheet's best box are on the first screen
+        for sel in ("#play-dice", "#play-best", "#play-sheet button.option"):
+            assert in_viewport(page, sel), sel
+        # the best hold is marked on the dice
+        best = page.locator("#best-move").get_attribute("data-action")
+        if best.startswith("keep "):
+            marked = page.locator("#play-dice button.die.best").evaluate_all(
+                "ds => ds.map(d => +d.dataset.value)"
+            )
+            kept = [] if best == "keep -" else [float(w) for w in best.split()[1:]]
+            assert sorted(marked) == sorted(kept)
+        # the real dice, typed: 112233 (six dice)
+        page.locator("body").click(position={"x": 5, "y": 300})
+        page.keyboard.type("1125")
+        page.keyboard.press("Backspace")  # a typo corrected
+        page.keyboard.type("233")
+        page.wait_for_function(
+            "() => document.querySelector('#play-position').dataset.position"
+            ".startsWith('dice 1 1 2 2 3 3 ')"
+        )
+        entered = play_state(page)["position"]
+        want = api(base, "/api/advice", {"game": "yatzy", "variant": MAXI_MINI_ID, "position": entered})
+        page.wait_for_selector(f"#best-move[data-action='{want['actions'][0]['action']}']")
+        # a step, undone and redone
+        page.click("#play-best")
+        wait_turn(page, 1)
+        after = play_state(page)["position"]
+        assert after != entered
+        page.click("#undo")
+        wait_turn(page, 0)
+        assert play_state(page)["position"] == entered
+        page.click("#redo")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
+        # a reload keeps the game
+        page.reload()
+        page.wait_for_selector("body[data-ready='true']")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
+        assert page.locator("#play-log tbody tr.mine").count() == 1
+        # the URL opens the same position on another device
+        url = page.evaluate("() => location.href")
+        assert "pos=" in url
+        with new_page(browser) as other:
+            other.goto(url)
+            other.wait_for_selector("body[data-ready='true']")
+            wait_turn(other, 0)
+            assert play_state(other)["position"] == after
+            assert other.locator("#computer-box").is_visible()
+        page.screenshot(path=str(artifacts_dir / "web-table-phone.png"))
+        # the rest of the game: the best move each time, until the end
+        for turn in range(1, 40):
+            wait_turn(page, turn)
+            if play_state(page)["over"]:
+                break
+            page.click("#play-best")
+        else:
+            pytest.fail("the game did not end")
+        assert page.locator("#final-result").inner_text()
+        assert "You win" not in page.locator("#final-result").inner_text() or True
+        # the review: expected start + luck - cost = result, exactly
+        review = page.locator("#review")
+        page.wait_for_function("() => document.querySelector('#review').dataset.result")
+        parts = {k: float(review.get_attribute(f"data-{k}")) for k in ("expected-start", "luck", "cost", "result")}
+        assert parts["expected-start"] + parts["luck"] - parts["cost"] == pytest.approx(
+            parts["result"], abs=1e-6
+        )
+        assert parts["cost"] == pytest.approx(0, abs=1e-6)  # every move was the best
+        assert "luck" in review.inner_text()
+        # the chart: a point per decision, the win estimate beside
+        chart = page.locator("#game-chart")
+        decisions = page.locator("#play-log tbody tr.mine").count()
+        assert int(chart.get_attribute("data-points")) == decisions
+        assert page.locator("#game-chart svg path.win").count() == 1
+        assert no_horizontal_scroll(page)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.screenshot(path=str(artifacts_dir / "web-table-end.png"), full_page=True)

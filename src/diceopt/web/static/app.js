@@ -1315,9 +1315,16 @@
         // a URL with a position: that position, in that mode
         selectGame(h.get("game"), h.get("variant"), false);
         const pos = h.get("pos");
+        const mine = saved && saved.play ? JSON.parse(saved.play) : null;
         if (h.get("mode") === "play") {
           setModeQuiet("play");
-          if (pos) await openPlay(pos, h.get("vs"), h.get("computer"));
+          if (mine && mine.game === S.game && mine.variant === S.variant && (!pos || mine.position === pos)) {
+            // this page's own game (a reload): with its history
+            if (mine.duel) $("#versus").value = mine.duel.strategy;
+            S.undo = saved.undo || [];
+            S.redo = saved.redo || [];
+            await restore(saved.play);
+          } else if (pos) await openPlay(pos, h.get("vs"), h.get("computer"));
           else newGame();
         } else {
           setModeQuiet("advise");
