@@ -293,7 +293,12 @@ class YatzySpec(GameSpec):
         """The web page's score sheet: the upper boxes and the bonus they earn."""
         r = rules.rules
         upper = [c for c in r.categories if c in UPPER]
-        return {"upper": upper, "bonus_threshold": r.bonus_threshold, "bonus": r.bonus}
+        return {
+            "upper": upper,
+            "upper_faces": [UPPER.index(c) + 1 for c in upper],
+            "bonus_threshold": r.bonus_threshold,
+            "bonus": r.bonus,
+        }
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
         """The configuration of a variant (name case-insensitive) and theta/dtype."""

@@ -910,7 +910,7 @@
       const lower = r.identity.includes("lower is better");
       parts.push(el("p", { class: "split", id: "review-split" },
         el("span", { text: `expected at the start ${f2(r.expected_start)}` }),
-        el("span", { class: r.luck >= 0 === !lower ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${f2(r.luck)}` }),
+        el("span", { class: r.luck >= 0 ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${r.luck < 0 ? `(${f2(r.luck)})` : f2(r.luck)}` }),
         el("span", { class: "bad", text: ` ${lower ? "+" : "−"} cost of mistakes ${f2(r.cost)}` }),
         el("strong", { text: ` = ${f2(r.result)}` })));
       parts.push(el("p", { class: "units", text: `${r.units}; ${r.identity}` }));
@@ -1020,7 +1020,8 @@
       const known = upper.filter((c) => filled.has(c));
       const sum = known.every((c) => c in written) ? known.reduce((a, c) => a + written[c], 0) : json.upper;
       const th = info.bonus_threshold;
-      const par = known.reduce((a, c) => a + 3 * (cats.indexOf(c) + 1), 0);
+      const faceOfCat = (c) => (info.upper_faces || [])[upper.indexOf(c)];
+      const par = known.every((c) => faceOfCat(c)) ? known.reduce((a, c) => a + 3 * faceOfCat(c), 0) : null;
       const foot = [el("tr", { class: "totals" }, el("td", { text: "Sum" }),
         el("td", { class: "num", id: opts.id ? `${opts.id}-upper` : null, text: th ? `${num(sum ?? 0)}/${th}` : num(sum ?? 0) }))];
       if (th) {
@@ -1028,7 +1029,7 @@
         const left = upper.filter((c) => !filled.has(c)).length;
         const status = got ? `+${info.bonus}` : left ? `needs ${th - (sum ?? 0)}` : "0";
         const bar = el("span", { class: "bar-track" }, el("span", { class: "bar-fill", style: `width:${Math.min(100, (100 * (sum ?? 0)) / th)}%` }));
-        foot.push(el("tr", { class: "totals bonus" }, el("td", {}, el("span", { text: `Bonus ${known.length ? `(par ${sum - par >= 0 ? "+" : ""}${sum - par})` : ""}` }), bar),
+        foot.push(el("tr", { class: "totals bonus" }, el("td", {}, el("span", { text: `Bonus${known.length && par !== null ? ` (par ${sum - par >= 0 ? "+" : ""}${sum - par})` : ""}` }), bar),
           el("td", { class: "num", text: status })));
       }
       tables.push(el("table", { class: "sheet upper" }, el("tbody", {}, ...upper.map(row), ...foot)));
@@ -1087,7 +1088,7 @@
       pos.append(dice);
     }
     if (board() === "tiles") pos.append(tileBox(json));
-    const board2 = scoreboard(json, holds.size ? ["rerolls"] : []);
+    const board2 = scoreboard(json, holds.size || p.over ? ["rerolls"] : []);
     if (board2) pos.append(board2);
     $("#roll-entry").hidden = !(hasDice() && Array.isArray(json.dice) && !p.over && opts.length);
     const byCat = board() === "dice-sheet" ? sheetActions(opts) : {};
@@ -1175,7 +1176,7 @@
     const you = p.json && typeof p.json.score === "number" ? num(p.json.score) : "–";
     const them = d.computer && typeof d.computer.score === "number" ? num(d.computer.score) : "–";
     box.replaceChildren(el("strong", { text: `You ${you} · computer ${them} · your chance of winning (estimate): ${pct(last)}` }),
-      el("br"), el("small", { text: d.estimateIs || "" }));
+      el("small", { class: "why", text: ` ${d.estimateIs || ""}` }));
   }
 
   // --- entering dice from the keyboard: 13356, or the keys 1-6 and Backspace ------------
