@@ -865,6 +865,10 @@
     } else if (step.result !== null && step.result !== undefined) {
       if (players() >= 2) {
         result = step.result > 0.5 ? "You win! " : step.result < 0.5 ? "The optimal player wins. " : "A draw. ";
+      } else if (board() === "tiles" && Array.isArray(step.position_json.open)) {
+        // one player: the score is what the tiles left open add up to
+        const left = step.position_json.open.reduce((a, t) => a + t, 0);
+        result = left === 0 ? "Final score: 0: you shut the box! " : `Final score: ${left} (tiles left open: ${step.position_json.open.join(" ")}). `;
       } else result = `Final score: ${num(step.result)}. `;
     }
     p.result = typeof end === "number" ? end : null;
@@ -1088,7 +1092,8 @@
       pos.append(dice);
     }
     if (board() === "tiles") pos.append(tileBox(json));
-    const board2 = scoreboard(json, holds.size || p.over ? ["rerolls"] : []);
+    // the player to move is always the user here: no "player" field shown
+    const board2 = scoreboard(json, [...(holds.size || p.over ? ["rerolls"] : []), "player"]);
     if (board2) pos.append(board2);
     $("#roll-entry").hidden = !(hasDice() && Array.isArray(json.dice) && !p.over && opts.length);
     const byCat = board() === "dice-sheet" ? sheetActions(opts) : {};

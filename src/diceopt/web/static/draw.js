@@ -80,8 +80,9 @@ window.DiceoptDraw = (() => {
     }
     const legend = `<text x="${left}" y="${H - 4}">${opts.label || "expected final score"}</text>` +
       (wins.length ? `<text class="win" x="${W - 2}" y="${H - 4}" text-anchor="end">your chance of winning</text>` : "") +
-      `<text class="luck-good" x="${left}" y="${base + 16}">luck</text>` +
-      `<text class="cost" x="${left + 34}" y="${base + 16}">mistake</text>`;
+      `<text class="luck-good" x="${left}" y="${base + 16}">good luck</text>` +
+      `<text class="luck-bad" x="${left + 58}" y="${base + 16}">bad luck</text>` +
+      `<text class="cost" x="${left + 110}" y="${base + 16}">mistake</text>`;
     return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.label || "expected final score"} after every decision">` +
       `<line class="axis" x1="${left}" x2="${W - right}" y1="${base}" y2="${base}"/>` +
       `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${f1(hi)}</text>` +
