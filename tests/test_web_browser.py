@@ -923,6 +923,13 @@ def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts
         page.click("#redo")
         wait_turn(page, 1)
         assert play_state(page)["position"] == after
+        # advise and play share one position: switching keeps the game
+        page.click("#mode-advise")
+        wait_position(page, after)
+        page.wait_for_selector("#advise-best[data-action]:not([data-action=''])")
+        page.click("#mode-play")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
         # a reload keeps the game
         page.reload()
         page.wait_for_selector("body[data-ready='true']")

@@ -210,6 +210,8 @@
     box.replaceChildren();
     if (hasDice()) box.append(diceGroup(st));
     if (board() === "tiles") box.append(tilesGroup(st));
+    box.append(el("div", { id: "advise-best", class: "best-move" }));
+    adviseBest(st);
     const fields = fieldInputs(st);
     if (fields) box.append(fields);
     if (board() === "dice-sheet") {
@@ -217,6 +219,28 @@
         el("h2", { text: "Score sheet: tick the filled boxes (points: what these dice would score)" }),
         sheet(st.json, st.points, { edit: st })));
     }
+  }
+  // The best action of the advice shown, in words, its held dice marked on the editor's dice.
+  function adviseBest(st) {
+    const box = $("#advise-best");
+    const best = st.best;
+    if (!box) return;
+    for (const d of document.querySelectorAll("#dice button.die")) d.classList.remove("best");
+    if (!best || !best.action) { box.replaceChildren(); box.dataset.action = ""; return; }
+    box.dataset.action = best.action;
+    const kept = hasDice() && Array.isArray(st.json.dice) && holdActions([best, { action: `${best.action.split(" ")[0]} -` }]).size
+      ? heldIndices(best.action, st.json.dice) : null;
+    let words = best.action;
+    if (kept) {
+      const rolled = st.json.dice.length - kept.length;
+      words = kept.length ? `Keep ${kept.map((i) => num(st.json.dice[i])).join(" ")}, reroll ${rolled}` : `Reroll all ${rolled} dice`;
+      for (const i of kept) {
+        const d = document.querySelector(`#dice button.die[data-index='${i}']`);
+        if (d) d.classList.add("best");
+      }
+    }
+    box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }),
+      el("strong", { class: "best-words", text: words }), el("span", { class: "value", text: `${fmtValue(best.value)}` })));
   }
   // --- advice options (the game's advise_options, e.g. a target score, an opponent) ------
   // Each option gets an input (a list for choices, a number, text) with its message box
@@ -429,7 +453,8 @@
   let adviseTimer = null;
   // The editor changed: advise on its JSON (``rerender``: redraw the board first).
   function edited(rerender) {
-    if (rerender) renderEditor();
+    editor().best = null;
+    if (rerender) renderEditor(); else adviseBest(editor());
     const st = editor();
     clearTimeout(adviseTimer);
     S.seq += 1;  // an answer still on its way is for an older position: dropped
@@ -473,7 +498,8 @@
       $("#advice").dataset.position = data.position;
       const changedFields = JSON.stringify(Object.keys(st.json)) !== JSON.stringify(Object.keys(data.position_json));
       st.json = data.position_json;
-      if (fromText || changedFields) renderEditor();
+      st.best = data.actions[0] || null;
+      if (fromText || changedFields) renderEditor(); else adviseBest(st);
       $("#advice").dataset.options = JSON.stringify(options);
       if (board() === "dice-sheet") sheetPoints(st, data, seq);
       wantDistribution(data.position);
