@@ -144,11 +144,15 @@ def play_to_the_end(page, base: str, game: str, seed: int, choose, max_decisions
     page.click("#new-game")
     decisions = []
     for turn in range(max_decisions):
-        page.wait_for_function(
-            f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
-            "document.querySelectorAll('#play-options button, #play-sheet button.option')"
-            ".length > 0"
-        )
+        try:
+            page.wait_for_function(
+                f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
+                "document.querySelectorAll('#play-options button, #play-sheet button.option')"
+                ".length > 0"
+            )
+        except Exception:  # what the page shows instead, in the failure
+            shown = page.evaluate("() => document.querySelector('#play-view').innerText")
+            pytest.fail(f"turn {turn} not offered; the page shows: {shown[:1500]}")
         position = page.locator("#play-position").get_attribute("data-position")
         variant = page.locator("#variant").input_value()
         options = api(

@@ -772,14 +772,17 @@
     p._points = {};
     renderPlay();
     save();
-    if (board() === "dice-sheet") {
-      try {
-        const points = await previewPoints(p.position, p.json, data.actions);
-        if (S.play !== p || p.position !== data.position) return;
-        p._points = points;
-        renderPlay();
-      } catch (err) { /* the points are a help only */ }
-    }
+    loadPoints(p, data);  // not awaited: the buttons work meanwhile
+  }
+  // What each open box would score with the dice shown (dice-sheet games), then redrawn.
+  async function loadPoints(p, data) {
+    if (board() !== "dice-sheet") return;
+    try {
+      const points = await previewPoints(data.position, data.position_json, data.actions);
+      if (S.play !== p || p.position !== data.position) return;
+      p._points = points;
+      renderPlay();
+    } catch (err) { /* the points are a help only */ }
   }
   // The user's own roll (real dice): the position's dice replaced, a step of its own.
   async function enterDice(values) {
@@ -801,8 +804,7 @@
       p._points = {};
       renderPlay();
       save();
-      const points = await previewPoints(p.position, p.json, data.actions).catch(() => ({}));
-      if (S.play === p && p.position === data.position) { p._points = points; renderPlay(); }
+      loadPoints(p, data);
     } finally { p._busy = false; }
   }
   async function choose(option) {
@@ -972,7 +974,10 @@
     const box = $("#best-move");
     const opts = p._options || [];
     if (!opts.length || !$("#hints").checked) {
-      box.replaceChildren(el("p", { class: "units", text: p.over ? "" : opts.length ? "advice hidden" : "" }));
+      // the space stays reserved: nothing below jumps while an answer (or a table) comes
+      const text = p.over ? "" : opts.length ? "advice hidden (tick “advice” to see the best move)"
+        : "working… (the first answer of a game loads or builds its table)";
+      box.replaceChildren(el("p", { class: "units", id: "play-status", text }));
       box.dataset.action = "";
       return;
     }
@@ -1131,7 +1136,9 @@
         playSheet(json, { actions: byCat, written: p.written, hints, points: p._points, best: hints ? opts[0] : null, expected, id: "play-sheet" }))] : []));
     renderDuel(p);
     const box = $("#play-options");
-    box.dataset.turn = String(p.decisions);
+    // the decisions made, once the next one is offered (or the game is over)
+    if (opts.length || p.over) box.dataset.turn = String(p.decisions);
+    else if (!p.decisions) delete box.dataset.turn;
     const buttons = [];
     if (holds.size) {
       const held = [...p._held].map((i) => Number(json.dice[i])).sort((x, y) => x - y).join(" ");
@@ -1232,7 +1239,7 @@
       renderPlay();
       if (done) {
         S.entry = [];
-        try { await enterDice(done); } catch (err) { showError(err, "#play-message"); renderPlay(); }
+        try { await enterDice(done); } catch (err) { showError(err, "#roll-message"); renderPlay(); }
       }
     } else {
       const st = editor();
@@ -1393,8 +1400,8 @@
       $("#roll-input").value = "";
       S.entry = [];
       const values = [...text].map(faceOf);
-      if (values.some((v) => v === null) || !values.length) { showError(new Error(`${text || "nothing"}: type the dice, e.g. 13356`), "#play-message"); return; }
-      enterDice(values).catch((err) => { showError(err, "#play-message"); });
+      if (values.some((v) => v === null) || !values.length) { showError(new Error(`${text || "nothing"}: type the dice, e.g. 13356`), "#roll-message"); return; }
+      enterDice(values).catch((err) => { showError(err, "#roll-message"); });
     });
     $("#mode-advise").addEventListener("click", () => setMode("advise"));
     $("#mode-play").addEventListener("click", () => setMode("play"));
