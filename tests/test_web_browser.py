@@ -979,3 +979,34 @@ def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts
         assert no_horizontal_scroll(page)
         page.set_viewport_size({"width": 1280, "height": 800})
         page.screenshot(path=str(artifacts_dir / "web-table-end.png"), full_page=True)
+
+
+def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(page, live_server):
+    # the full Scandinavian sheet (15 boxes) at 390x844: every decision of the first
+    # rounds shows the dice, the best move and, when writing is best, its box unscrolled
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_game(page, live_server, "yatzy")
+    page.click("#mode-play")
+    page.fill("#seed", "21")
+    page.click("#new-game")
+    written = 0
+    for turn in range(12):
+        wait_turn(page, turn)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        for sel in ("#play-dice", "#play-best", "#play-sheet tr[data-cat]"):
+            assert in_viewport(page, sel), (turn, sel)
+        best = page.locator("#best-move").get_attribute("data-action")
+        if best.startswith("score "):
+            cat = best.split()[1]
+            assert in_viewport(page, f"#play-sheet button.best[data-action='{best}']"), cat
+            written += 1
+        # the controls are 44 px or more (touch)
+        small = page.evaluate(
+            """() => [...document.querySelectorAll('#play-view button')]
+                 .filter(b => b.offsetParent && b.getBoundingClientRect().height < 43.5)
+                 .map(b => b.id || b.textContent)"""
+        )
+        assert not small, small
+        page.click("#play-best")
+    assert written >= 3
+    assert no_horizontal_scroll(page)
