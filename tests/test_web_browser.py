@@ -990,6 +990,15 @@ def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(pag
     page.fill("#seed", "21")
     page.click("#new-game")
     written = 0
+    wait_turn(page, 0)
+    # from the keyboard: a die held and released with Enter keeps the focus
+    page.focus("#play-dice button.die[data-index='0']")
+    for pressed in ("true", "false"):
+        page.keyboard.press("Enter")
+        focused = page.evaluate(
+            "() => [document.activeElement.dataset.index, document.activeElement.ariaPressed]"
+        )
+        assert focused == ["0", pressed]
     for turn in range(12):
         wait_turn(page, turn)
         page.evaluate("() => window.scrollTo(0, 0)")

@@ -1088,7 +1088,22 @@
     }
     return el("div", { class: "box", id: "play-tiles", role: "img", "aria-label": `open tiles: ${[...open].join(" ") || "none"}` }, ...tiles);
   }
+  // Redrawing keeps the keyboard's place: the element with the same id, die index or action.
+  function focusKey() {
+    const f = document.activeElement;
+    if (!f || f === document.body || !$("#play-view").contains(f)) return null;
+    if (f.id) return `#${f.id}`;
+    if (f.dataset.index !== undefined) return `#play-dice button.die[data-index='${f.dataset.index}']`;
+    if (f.dataset.action) return `#play-view button[data-action='${CSS.escape(f.dataset.action)}']`;
+    return null;
+  }
   function renderPlay() {
+    const key = focusKey();
+    drawPlay();
+    const again = key && $(key);
+    if (again && document.activeElement !== again) again.focus();
+  }
+  function drawPlay() {
     const p = S.play;
     $("#undo").disabled = !S.undo.length;
     $("#redo").disabled = !S.redo.length;
