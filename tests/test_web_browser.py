@@ -1019,3 +1019,20 @@ def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(pag
         page.click("#play-best")
     assert written >= 3
     assert no_horizontal_scroll(page)
+
+
+def test_page_opens_on_the_featured_game_then_on_the_last_used(page, live_server):
+    games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    featured = next(g["id"] for g in games if g["featured"])
+    page.goto(f"{live_server}/")
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector(f"#games button.on[data-game='{featured}']")
+    other = next(g for g in games if not g["featured"] and len(g["variants"]) > 1)
+    page.click(f"#games button[data-game='{other['id']}']")
+    page.select_option("#variant", other["variants"][1]["id"])
+    page.goto(f"{live_server}/")  # no fragment: the game and variant last used
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector(f"#games button.on[data-game='{other['id']}']")
+    assert page.locator("#variant").input_value() == other["variants"][1]["id"]
+    # one-player labels: no opponent offered where there is none
+    assert "nobody" not in page.locator("#play-view").inner_text().lower()

@@ -44,8 +44,8 @@ window.DiceoptDraw = (() => {
     });
     if (end !== null && end !== undefined) pts.push({ x: steps.length, y: end, kind: "end" });
     const wins = opts.wins || [];
-    const W = 340, H = wins.length ? 150 : 120, left = 34, right = wins.length ? 30 : 8, top = 8;
-    const base = wins.length ? 102 : 100;
+    const W = 340, left = 34, right = wins.length ? 30 : 8, top = 8;
+    const base = 100, H = base + 34;
     if (!pts.length) return "";
     const ys = pts.map((p) => p.y);
     let lo = Math.min(...ys), hi = Math.max(...ys);
@@ -78,11 +78,11 @@ window.DiceoptDraw = (() => {
         `<text class="win" x="${W - 2}" y="${top + 8}" text-anchor="end">100%</text>` +
         `<text class="win" x="${W - 2}" y="${base}" text-anchor="end">0%</text>`;
     }
-    const legend = `<text x="${left}" y="${H - 4}">${opts.label || "expected final score"}</text>` +
-      (wins.length ? `<text class="win" x="${W - 2}" y="${H - 4}" text-anchor="end">your chance of winning</text>` : "") +
-      `<text class="luck-good" x="${left}" y="${base + 16}">good luck</text>` +
-      `<text class="luck-bad" x="${left + 58}" y="${base + 16}">bad luck</text>` +
-      `<text class="cost" x="${left + 110}" y="${base + 16}">mistake</text>`;
+    const legend = `<text x="${left}" y="${H - 3}">${opts.label || "expected final score"}</text>` +
+      (wins.length ? `<text class="win" x="${W - 2}" y="${base + 14}" text-anchor="end">- - your chance of winning</text>` : "") +
+      `<text class="luck-good" x="${left}" y="${base + 14}">good luck</text>` +
+      `<text class="luck-bad" x="${left + 58}" y="${base + 14}">bad luck</text>` +
+      `<text class="cost" x="${left + 110}" y="${base + 14}">mistake</text>`;
     return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.label || "expected final score"} after every decision">` +
       `<line class="axis" x1="${left}" x2="${W - right}" y1="${base}" y2="${base}"/>` +
       `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${f1(hi)}</text>` +
