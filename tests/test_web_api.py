@@ -201,8 +201,10 @@ def test_openapi_schema_served_and_no_docs_page(client):
 def test_page_and_static_files_served_without_cdn(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    assert '<script src="/static/app.js">' in page.text
-    for name in ("app.js", "style.css"):
+    scripts = ("draw.js", "core.js", "advise.js", "play.js", "board.js", "app.js")
+    for name in scripts:
+        assert f'<script src="/static/{name}">' in page.text
+    for name in (*scripts, "style.css"):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200 and len(response.text) > 500
         assert "http://" not in response.text and "https://" not in response.text

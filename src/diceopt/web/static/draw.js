@@ -1,8 +1,7 @@
 // diceopt page: drawing only (no state, no requests). Dice faces, the chart of a game so
-// far and Shut the Box's tiles, as inline SVG markup or DOM elements. Loaded before app.js.
+// far and the tiles of a tiles board, as inline SVG markup or DOM elements. Loaded before app.js.
 "use strict";
 window.DiceoptDraw = (() => {
-  const NS = "http://www.w3.org/2000/svg";
   // Pip positions on a 100x100 face, by value.
   const L = 27, M = 50, R = 73;
   const PIPS = {
@@ -15,10 +14,6 @@ window.DiceoptDraw = (() => {
   };
   // An SVG die face: pips for 1..6, else the value written on the face.
   function die(value) {
-    const svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("viewBox", "0 0 100 100");
-    svg.setAttribute("aria-hidden", "true");
-    svg.setAttribute("class", "face-svg");
     const v = Number(value);
     let body = `<rect class="body" x="4" y="4" width="92" height="92" rx="18"/>`;
     if (Number.isInteger(v) && PIPS[v]) {
@@ -27,8 +22,10 @@ window.DiceoptDraw = (() => {
       body += `<text class="val" x="50" y="50" text-anchor="middle" dominant-baseline="central">${
         String(value).replace(/[^0-9.\-?]/g, "")}</text>`;
     }
-    svg.innerHTML = body;
-    return svg;
+    // parsed as HTML: the parser puts <svg> in the SVG namespace (no namespace URL here)
+    const t = document.createElement("template");
+    t.innerHTML = `<svg viewBox="0 0 100 100" aria-hidden="true" class="face-svg">${body}</svg>`;
+    return t.content.firstChild;
   }
 
   const f1 = (x) => (Math.abs(x) >= 10 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(1) : x.toFixed(2));
