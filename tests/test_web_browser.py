@@ -940,7 +940,13 @@ def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts
         wait_turn(page, 1)
         assert play_state(page)["position"] == after
         assert page.locator("#play-log tbody tr.mine").count() == 1
-        # the URL opens the same position on another device
+        # the URL opens the same position on another device (once the computer has played)
+        turn = 1
+        while page.locator("#computer-sheet tr.filled").count() == 0:
+            page.click("#play-best")
+            turn += 1
+            wait_turn(page, turn)
+        after = play_state(page)["position"]
         url = page.evaluate("() => location.href")
         assert "pos=" in url
         with new_page(browser) as other:
@@ -949,10 +955,14 @@ def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts
             wait_turn(other, 0)
             assert play_state(other)["position"] == after
             assert other.locator("#computer-box").is_visible()
+            # the computer's sheet from the URL: its filled boxes
+            theirs = page.locator("#computer-sheet tr.filled").count()
+            assert theirs > 0
+            assert other.locator("#computer-sheet tr.filled").count() == theirs
         page.screenshot(path=str(artifacts_dir / "web-table-phone.png"))
         # the rest of the game: the best move each time, until the end
-        for turn in range(1, 40):
-            wait_turn(page, turn)
+        for n in range(turn, 40):
+            wait_turn(page, n)
             if play_state(page)["over"]:
                 break
             page.click("#play-best")

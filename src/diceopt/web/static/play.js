@@ -144,7 +144,7 @@ async function newGame() {
 async function openPlay(position, vs, computer) {
   const p = newPlay();
   if (vs && computer && (game().computer_strategies || []).includes(vs)) {
-    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: null, written: {}, estimates: [], moves: [] };
+    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: {}, estimates: [], moves: [] };
     $("#versus").value = vs;
   }
   S.play = p;
@@ -155,6 +155,18 @@ async function openPlay(position, vs, computer) {
   try {
     await showTurn(p, { position, position_json: null });
   } catch (err) { showError(err, "#play-message"); }
+}
+// The computer's side from its text ("filled ones twos | upper 3 | score 5"): field name,
+// then its value (numbers as numbers; a list of names, "-" for none), for its sheet.
+function sideOf(text) {
+  const out = {};
+  for (const part of String(text).split("|")) {
+    const [k, ...words] = part.trim().split(/\s+/);
+    if (!k) continue;
+    if (words.length === 1 && Number.isFinite(+words[0])) out[k] = +words[0];
+    else out[k] = words.filter((w) => w !== "-");
+  }
+  return Array.isArray(out.filled) ? out : null;
 }
 // --- play against the computer (games with computer_strategies) ---------------------------
 // The server keeps nothing: each answer's ``state`` goes back with the next action. When
