@@ -51,9 +51,12 @@ function sheet(json, points, opts) {
   const body = el("tbody");
   for (const cat of categories()) {
     const isFilled = filled.has(cat);
-    const cells = [el("td", { text: cat.replace(/_/g, " ") })];
+    // editing: the name is the checkbox's label (a 44 px touch target)
+    const cells = [el("td", {}, opts.edit
+      ? el("label", { class: "cat-name", for: `filled-${cat}`, text: cat.replace(/_/g, " ") })
+      : cat.replace(/_/g, " "))];
     if (opts.edit) {
-      const box = el("input", { type: "checkbox", class: "filled", "data-cat": cat, "aria-label": `${cat} filled` });
+      const box = el("input", { type: "checkbox", class: "filled", id: `filled-${cat}`, "data-cat": cat, "aria-label": `${cat} filled` });
       box.checked = isFilled;
       box.addEventListener("change", () => {
         const now = new Set(st.json.filled || []);
