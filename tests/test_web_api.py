@@ -106,6 +106,33 @@ def test_games_listing_comes_from_the_registry(client):
     assert stick["variants"][0]["parameters"]["dice"] == 3
     assert stick["variants"][0]["parameters"]["penalty"] == 1.0
     assert listed["yatzy"]["board"] == "dice-sheet"
+    # page metadata: the game the page opens on first, each variant's players and sheet
+    assert [g for g in listed if listed[g]["featured"]] == ["yatzy"]
+    solo, duo = (listed["shutbox"]["variants"][i] for i in (0, -1))
+    assert (solo["players"], duo["players"]) == (1, 2)
+    sheet = listed["yatzy"]["variants"][0]["sheet"]
+    assert sheet["upper"] == ["ones", "twos", "threes", "fours", "fives", "sixes"]
+    assert (sheet["bonus_threshold"], sheet["bonus"]) == (63, 50)
+
+
+def test_analyse_splits_a_played_game_into_luck_and_skill(client):
+    record = "\n".join(
+        [
+            "~> new game",
+            "dice 1 3 3 => hold 1",
+            "~> rolled 1 6 6",
+            "dice 1 6 6 | points -1 => stick",
+            "~> stick with 1 6 6",
+            "= 2",
+        ]
+    )
+    data = client.post("/api/analyse", json={"game": "stick", "record": record}).json()
+    assert data["count"] == 2 and data["luck_missing"] == []
+    parts = data["expected_start"] + data["luck"] - data["cost"]
+    assert parts == pytest.approx(data["result"], abs=1e-9)
+    # a bad record: one line, naming the line
+    bad = client.post("/api/analyse", json={"game": "stick", "record": "dice 9 9 9 => stick"})
+    assert bad.status_code == 400 and "line 1" in bad.json()["error"]
 
 
 def test_board_kinds_from_the_position_fields():
@@ -174,8 +201,10 @@ def test_openapi_schema_served_and_no_docs_page(client):
 def test_page_and_static_files_served_without_cdn(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    assert '<script src="/static/app.js">' in page.text
-    for name in ("app.js", "style.css"):
+    scripts = ("draw.js", "core.js", "advise.js", "play.js", "board.js", "app.js")
+    for name in scripts:
+        assert f'<script src="/static/{name}">' in page.text
+    for name in (*scripts, "style.css"):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200 and len(response.text) > 500
         assert "http://" not in response.text and "https://" not in response.text

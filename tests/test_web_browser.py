@@ -144,11 +144,15 @@ def play_to_the_end(page, base: str, game: str, seed: int, choose, max_decisions
     page.click("#new-game")
     decisions = []
     for turn in range(max_decisions):
-        page.wait_for_function(
-            f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
-            "document.querySelectorAll('#play-options button, #play-sheet button.option')"
-            ".length > 0"
-        )
+        try:
+            page.wait_for_function(
+                f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
+                "document.querySelectorAll('#play-options button, #play-sheet button.option')"
+                ".length > 0"
+            )
+        except Exception:  # what the page shows instead, in the failure
+            shown = page.evaluate("() => document.querySelector('#play-view').innerText")
+            pytest.fail(f"turn {turn} not offered; the page shows: {shown[:1500]}")
         position = page.locator("#play-position").get_attribute("data-position")
         variant = page.locator("#variant").input_value()
         options = api(
@@ -873,3 +877,194 @@ def test_the_page_shows_a_table_being_built_and_asks_again(browser, tmp_path):
         assert page.locator("#advice tbody tr").first.get_attribute("data-value") == "3.5"
         assert message.is_hidden()
     assert spec.builds == 1
+
+
+# --- a companion at the table: dice entered, undo and redo, reload, URL, phone ----------------
+
+
+def play_state(page) -> dict:
+    """The position on the board, the decisions made and whether the game is over."""
+    return page.evaluate(
+        """() => ({ position: document.querySelector('#play-position').dataset.position,
+                    turn: document.querySelector('#play-options').dataset.turn,
+                    over: !document.querySelector('#play-summary').hidden })"""
+    )
+
+
+def wait_turn(page, turn: int) -> None:
+    """Wait until ``turn`` decisions are made and the next one is offered (or it is over)."""
+    page.wait_for_function(
+        f"() => document.querySelector('#play-options').dataset.turn === '{turn}' && "
+        "(document.querySelector('#play-best') || "
+        "!document.querySelector('#play-summary').hidden)"
+    )
+
+
+def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts_dir):
+    base = maxi_server
+    from conftest import new_page
+
+    with new_page(browser) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        open_game(page, base, "yatzy")
+        page.select_option("#variant", MAXI_MINI_ID)
+        page.click("#mode-play")
+        page.select_option("#versus", "win")
+        page.fill("#seed", "3")
+        page.click("#new-game")
+        wait_turn(page, 0)
+        # at phone size the dice, the best move and the sheet's best box are on the first screen
+        for sel in ("#play-dice", "#play-best", "#play-sheet button.option"):
+            assert in_viewport(page, sel), sel
+        # the best hold is marked on the dice
+        best = page.locator("#best-move").get_attribute("data-action")
+        if best.startswith("keep "):
+            marked = page.locator("#play-dice button.die.best").evaluate_all(
+                "ds => ds.map(d => +d.dataset.value)"
+            )
+            kept = [] if best == "keep -" else [float(w) for w in best.split()[1:]]
+            assert sorted(marked) == sorted(kept)
+        # the real dice, typed: 112233 (six dice)
+        page.locator("body").click(position={"x": 5, "y": 300})
+        page.keyboard.type("1125")
+        page.keyboard.press("Backspace")  # a typo corrected
+        page.keyboard.type("233")
+        page.wait_for_function(
+            "() => document.querySelector('#play-position').dataset.position"
+            ".startsWith('dice 1 1 2 2 3 3 ')"
+        )
+        entered = play_state(page)["position"]
+        want = api(
+            base, "/api/advice", {"game": "yatzy", "variant": MAXI_MINI_ID, "position": entered}
+        )
+        page.wait_for_selector(f"#best-move[data-action='{want['actions'][0]['action']}']")
+        # a step, undone and redone
+        page.click("#play-best")
+        wait_turn(page, 1)
+        after = play_state(page)["position"]
+        assert after != entered
+        page.click("#undo")
+        wait_turn(page, 0)
+        assert play_state(page)["position"] == entered
+        page.click("#redo")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
+        # advise and play share one position: switching keeps the game
+        page.click("#mode-advise")
+        wait_position(page, after)
+        page.wait_for_selector("#advise-best[data-action]:not([data-action=''])")
+        page.click("#mode-play")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
+        # a reload keeps the game
+        page.reload()
+        page.wait_for_selector("body[data-ready='true']")
+        wait_turn(page, 1)
+        assert play_state(page)["position"] == after
+        assert page.locator("#play-log tbody tr.mine").count() == 1
+        # the URL opens the same position on another device (once the computer has played)
+        turn = 1
+        while page.locator("#computer-sheet tr.filled").count() == 0:
+            page.click("#play-best")
+            turn += 1
+            wait_turn(page, turn)
+        after = play_state(page)["position"]
+        url = page.evaluate("() => location.href")
+        assert "pos=" in url
+        with new_page(browser) as other:
+            other.goto(url)
+            other.wait_for_selector("body[data-ready='true']")
+            wait_turn(other, 0)
+            assert play_state(other)["position"] == after
+            assert other.locator("#computer-box").is_visible()
+            # the computer's sheet from the URL: its filled boxes
+            theirs = page.locator("#computer-sheet tr.filled").count()
+            assert theirs > 0
+            assert other.locator("#computer-sheet tr.filled").count() == theirs
+        page.screenshot(path=str(artifacts_dir / "web-table-phone.png"))
+        # the rest of the game: the best move each time, until the end
+        for n in range(turn, 40):
+            wait_turn(page, n)
+            if play_state(page)["over"]:
+                break
+            page.click("#play-best")
+        else:
+            pytest.fail("the game did not end")
+        assert page.locator("#final-result").inner_text()
+        # the review: expected start + luck - cost = result, exactly
+        review = page.locator("#review")
+        page.wait_for_function("() => document.querySelector('#review').dataset.result")
+        parts = {
+            k: float(review.get_attribute(f"data-{k}"))
+            for k in ("expected-start", "luck", "cost", "result")
+        }
+        assert parts["expected-start"] + parts["luck"] - parts["cost"] == pytest.approx(
+            parts["result"], abs=1e-6
+        )
+        assert parts["cost"] == pytest.approx(0, abs=1e-6)  # every move was the best
+        assert "luck" in review.inner_text()
+        # the chart: a point per decision, the win estimate beside
+        chart = page.locator("#game-chart")
+        decisions = page.locator("#play-log tbody tr.mine").count()
+        assert int(chart.get_attribute("data-points")) == decisions
+        assert page.locator("#game-chart svg path.win").count() == 1
+        assert no_horizontal_scroll(page)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.screenshot(path=str(artifacts_dir / "web-table-end.png"), full_page=True)
+
+
+def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(page, live_server):
+    # the full Scandinavian sheet (15 boxes) at 390x844: every decision of the first
+    # rounds shows the dice, the best move and, when writing is best, its box unscrolled
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_game(page, live_server, "yatzy")
+    page.click("#mode-play")
+    page.fill("#seed", "21")
+    page.click("#new-game")
+    written = 0
+    wait_turn(page, 0)
+    # from the keyboard: a die held and released with Enter keeps the focus
+    page.focus("#play-dice button.die[data-index='0']")
+    for pressed in ("true", "false"):
+        page.keyboard.press("Enter")
+        focused = page.evaluate(
+            "() => [document.activeElement.dataset.index, document.activeElement.ariaPressed]"
+        )
+        assert focused == ["0", pressed]
+    for turn in range(12):
+        wait_turn(page, turn)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        for sel in ("#play-dice", "#play-best", "#play-sheet tr[data-cat]"):
+            assert in_viewport(page, sel), (turn, sel)
+        best = page.locator("#best-move").get_attribute("data-action")
+        if best.startswith("score "):
+            cat = best.split()[1]
+            assert in_viewport(page, f"#play-sheet button.best[data-action='{best}']"), cat
+            written += 1
+        # the controls are 44 px or more (touch)
+        small = page.evaluate(
+            """() => [...document.querySelectorAll('#play-view button')]
+                 .filter(b => b.offsetParent && b.getBoundingClientRect().height < 43.5)
+                 .map(b => b.id || b.textContent)"""
+        )
+        assert not small, small
+        page.click("#play-best")
+    assert written >= 3
+    assert no_horizontal_scroll(page)
+
+
+def test_page_opens_on_the_featured_game_then_on_the_last_used(page, live_server):
+    games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    featured = next(g["id"] for g in games if g["featured"])
+    page.goto(f"{live_server}/")
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector(f"#games button.on[data-game='{featured}']")
+    other = next(g for g in games if not g["featured"] and len(g["variants"]) > 1)
+    page.click(f"#games button[data-game='{other['id']}']")
+    page.select_option("#variant", other["variants"][1]["id"])
+    page.goto(f"{live_server}/")  # no fragment: the game and variant last used
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector(f"#games button.on[data-game='{other['id']}']")
+    assert page.locator("#variant").input_value() == other["variants"][1]["id"]
+    # one-player labels: no opponent offered where there is none
+    assert "nobody" not in page.locator("#play-view").inner_text().lower()

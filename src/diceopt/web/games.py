@@ -171,6 +171,19 @@ def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def page_sheet(spec: GameSpec, rules: Any) -> dict[str, Any]:
+    """The score sheet's layout for the page (the spec's optional ``page_sheet(rules)``:
+    ``upper`` boxes, ``bonus_threshold``, ``bonus``), as plain JSON; {} without one."""
+    hook = getattr(spec, "page_sheet", None)
+    if hook is None:
+        return {}
+    try:
+        return jsonable(hook(rules) or {})
+    except Exception as exc:  # the page then draws the sheet without a bonus line
+        log.warning("%s: no sheet layout: %s", spec.id, one_line(exc))
+        return {}
+
+
 def served_games(selection: Iterable[str | GameSpec] | None = None) -> dict[str, GameSpec]:
     """The games to serve: every registered game, or the listed ids / GameSpec objects.
 
@@ -673,6 +686,16 @@ class GameTables:
     def _position_data(spec: GameSpec, rules: Any, pos: Any) -> dict[str, Any]:
         return {"position": spec.format(rules, pos), "position_json": spec.to_json(rules, pos)}
 
+    # --- analyse ---------------------------------------------------------------------------
+    def analyse(self, game: str, variant: str, record: str) -> dict[str, Any]:
+        """A record's graded decisions and luck and skill split (``diceopt.analyse``)."""
+        from diceopt.analyse import analyse_record
+
+        spec = self.spec(game)
+        rules = self.rules(game, variant)
+        analysis = self.run(game, variant, lambda: analyse_record(spec, rules, record, "game"))
+        return json.loads(dumps(analysis.to_json()))
+
     # --- listing -------------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:
         """The body of ``GET /api/games``: everything the page needs to know of a game."""
@@ -685,6 +708,12 @@ class GameTables:
                     rules = self.rules(game, vid)
                     pos = self._example(spec, rules)
                     entry["parameters"] = jsonable(spec.describe(rules))
+                    entry["players"] = int(spec.players_of(rules))
+                    entry["units"] = str(spec.units_of(rules))
+                    entry["lower_is_better"] = bool(spec.lower_is_better_of(rules))
+                    sheet = page_sheet(spec, rules)
+                    if sheet:
+                        entry["sheet"] = sheet
                     entry["position_example"] = spec.format(rules, pos)
                     entry["position_example_json"] = json.loads(dumps(spec.to_json(rules, pos)))
                 except Exception as exc:  # listed, without what could not be worked out
@@ -708,6 +737,7 @@ class GameTables:
                     "advise_options": [option_json(p) for p in spec.advise_options],
                     "distribution": has_distribution(spec),
                     "computer_strategies": list(spec.computer_strategies),
+                    "featured": bool(getattr(spec, "featured", False)),
                 }
             )
         return {"games": out}

@@ -24,6 +24,9 @@ form (an object):
   ``to_move``, ``events`` (what happened, e.g. the die rolled) and ``result``;
 - ``POST /api/preview`` ``{"game", "variant", "position", "actions"}``: what each action
   leads to with fixed dice (the page's score sheet shows the points of each box);
+- ``POST /api/analyse`` ``{"game", "variant", "record"}``: a played game's record (the
+  text ``diceopt GAME analyse`` reads) graded, and for a whole game its result split
+  exactly into ``expected_start + luck - cost`` (the page's end-of-game review);
 - ``POST /api/duel/new`` ``{"game", "variant", "strategy", "seed"?}`` and ``POST
   /api/duel/apply`` ``{"game", "variant", "state", "action", "seed"?}``: a game against the
   computer (``computer_strategies`` in /api/games): both sides, the computer's moves (it
@@ -93,6 +96,8 @@ from diceopt.web.schemas import (
     ActionRequest,
     AdviceOut,
     AdviceRequest,
+    AnalyseOut,
+    AnalyseRequest,
     ApplyRequest,
     DistributionOut,
     DuelApplyRequest,
@@ -592,6 +597,15 @@ def create_app(
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         return tables.preview(game, variant, body.position, body.actions)
+
+    @app.post("/api/analyse", response_model=AnalyseOut, responses=ERRORS)
+    async def analyse_game(body: AnalyseRequest) -> dict[str, Any]:
+        """A played game's record graded; a whole game's luck and skill split."""
+        variant = tables.variant(body.game, body.variant)
+        game = tables.spec(body.game).id
+        return await anyio.to_thread.run_sync(
+            tables.analyse, game, variant, body.record, limiter=heavy_threads()
+        )
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -246,6 +246,36 @@ class DuelOut(BaseModel):
     win_probability_is: str
 
 
+RecordText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=60_000),
+    Field(description="a record of played moves, as 'diceopt GAME analyse' reads it"),
+]
+
+
+class AnalyseRequest(GameRequest):
+    """A record of a game (``diceopt.record``) to grade and split into luck and skill."""
+
+    record: RecordText
+
+
+class AnalyseOut(BaseModel):
+    """``Analysis.to_json()`` of ``diceopt GAME analyse --json``: the decisions' costs and,
+    for a whole game, ``result = expected_start + luck - cost`` (``identity``)."""
+
+    model_config = ConfigDict(extra="allow")
+    units: str
+    count: int
+    total_regret: float
+    identity: str
+    split_units: str
+    expected_start: float | None
+    luck: float | None
+    cost: float | None
+    result: float | None
+    luck_missing: list[str]
+
+
 class OutcomeOut(BaseModel):
     """What one action leads to (fixed dice)."""
 
@@ -267,6 +297,13 @@ class VariantOut(BaseModel):
     id: str
     description: str
     parameters: dict[str, Any]
+    players: int | None = Field(default=None, description="players under these rules")
+    units: str | None = Field(default=None, description="what a value means under these rules")
+    lower_is_better: bool | None = None
+    sheet: dict[str, Any] | None = Field(
+        default=None,
+        description="score sheet of the page (upper boxes, bonus threshold and points)",
+    )
     position_example: str | None = None
     position_example_json: dict[str, Any] | None = None
 
@@ -299,6 +336,9 @@ class GameOut(BaseModel):
     distribution: bool = Field(description="whether /api/distribution answers for this game")
     computer_strategies: list[str] = Field(
         description="how the computer may play in /api/duel (empty: no play against it)"
+    )
+    featured: bool = Field(
+        default=False, description="the page opens on a featured game the first time"
     )
 
 

@@ -25,6 +25,7 @@ from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
 from diceopt.games.yatzy.rules import (
     DEFAULT_VARIANT,
+    UPPER,
     VARIANTS,
     YatzyRules,
     check_theta,
@@ -286,6 +287,18 @@ class YatzySpec(GameSpec):
     )
 
     computer_strategies = ("expected", "win")
+    featured = True  # the web page opens on Yatzy the first time
+
+    def page_sheet(self, rules: YatzyConfig) -> dict[str, Any]:
+        """The web page's score sheet: the upper boxes and the bonus they earn."""
+        r = rules.rules
+        upper = [c for c in r.categories if c in UPPER]
+        return {
+            "upper": upper,
+            "upper_faces": [UPPER.index(c) + 1 for c in upper],
+            "bonus_threshold": r.bonus_threshold,
+            "bonus": r.bonus,
+        }
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
         """The configuration of a variant (name case-insensitive) and theta/dtype."""

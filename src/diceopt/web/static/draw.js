@@ -1,0 +1,90 @@
+// diceopt page: drawing only (no state, no requests). Dice faces, the chart of a game so
+// far and the tiles of a tiles board, as inline SVG markup or DOM elements. Loaded before app.js.
+"use strict";
+window.DiceoptDraw = (() => {
+  // Pip positions on a 100x100 face, by value.
+  const L = 27, M = 50, R = 73;
+  const PIPS = {
+    1: [[M, M]],
+    2: [[L, L], [R, R]],
+    3: [[L, L], [M, M], [R, R]],
+    4: [[L, L], [R, L], [L, R], [R, R]],
+    5: [[L, L], [R, L], [M, M], [L, R], [R, R]],
+    6: [[L, L], [R, L], [L, M], [R, M], [L, R], [R, R]],
+  };
+  // An SVG die face: pips for 1..6, else the value written on the face.
+  function die(value) {
+    const v = Number(value);
+    let body = `<rect class="body" x="4" y="4" width="92" height="92" rx="18"/>`;
+    if (Number.isInteger(v) && PIPS[v]) {
+      body += PIPS[v].map(([x, y]) => `<circle class="pip" cx="${x}" cy="${y}" r="9"/>`).join("");
+    } else if (value !== undefined && value !== null) {
+      body += `<text class="val" x="50" y="50" text-anchor="middle" dominant-baseline="central">${
+        String(value).replace(/[^0-9.\-?]/g, "")}</text>`;
+    }
+    // parsed as HTML: the parser puts <svg> in the SVG namespace (no namespace URL here)
+    const t = document.createElement("template");
+    t.innerHTML = `<svg viewBox="0 0 100 100" aria-hidden="true" class="face-svg">${body}</svg>`;
+    return t.content.firstChild;
+  }
+
+  const f1 = (x) => (Math.abs(x) >= 10 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(1) : x.toFixed(2));
+  // The game so far: ``steps`` [{v, q, regret, action}] per decision (v: the best value
+  // before it, q: the chosen action's value), ``end`` the result (or null); ``wins``:
+  // [{at, p}] the win estimate at the start of a turn (at: decisions made before).
+  // Luck (q -> next v) in green/orange, mistakes (v -> q) in red, as exact values.
+  function gameChart(steps, end, opts = {}) {
+    const pts = [];
+    steps.forEach((s, i) => {
+      pts.push({ x: i, y: s.v, kind: "v" });
+      pts.push({ x: i + 0.5, y: s.q, kind: "q", regret: s.regret, action: s.action });
+    });
+    if (end !== null && end !== undefined) pts.push({ x: steps.length, y: end, kind: "end" });
+    const wins = opts.wins || [];
+    const W = 340, left = 34, right = wins.length ? 30 : 8, top = 8;
+    const base = 100, H = base + 34;
+    if (!pts.length) return "";
+    const ys = pts.map((p) => p.y);
+    let lo = Math.min(...ys), hi = Math.max(...ys);
+    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+    const pad = (hi - lo) * 0.08;
+    lo -= pad; hi += pad;
+    const n = Math.max(1, steps.length);
+    const sx = (x) => (left + (x / n) * (W - left - right)).toFixed(1);
+    const sy = (y) => (base - ((y - lo) / (hi - lo)) * (base - top)).toFixed(1);
+    let path = "", marks = "";
+    pts.forEach((p, i) => {
+      path += `${i ? "L" : "M"}${sx(p.x)},${sy(p.y)}`;
+      if (!i) return;
+      const prev = pts[i - 1];
+      const d = p.y - prev.y;
+      if (p.kind === "q" && p.regret > 1e-9) {
+        marks += `<line class="cost" x1="${sx(prev.x)}" y1="${sy(prev.y)}" x2="${sx(p.x)}" y2="${sy(p.y)}"/>` +
+          `<circle class="cost" cx="${sx(p.x)}" cy="${sy(p.y)}" r="3"><title>${p.action}: costs ${f1(p.regret)}</title></circle>`;
+      } else if (p.kind !== "q" && Math.abs(d) > 1e-9) {
+        const good = opts.lowerIsBetter ? d < 0 : d > 0;
+        marks += `<line class="${good ? "luck-good" : "luck-bad"}" x1="${sx(prev.x)}" y1="${sy(prev.y)}" x2="${sx(p.x)}" y2="${sy(p.y)}"/>`;
+      }
+    });
+    let winPart = "";
+    if (wins.length) {
+      const wy = (p) => (base - p * (base - top)).toFixed(1);
+      const wpath = wins.map((w, i) => `${i ? "L" : "M"}${sx(w.at)},${wy(w.p)}`).join("");
+      winPart = `<path class="win" d="${wpath}"/>` +
+        wins.map((w) => `<circle class="win" cx="${sx(w.at)}" cy="${wy(w.p)}" r="2.5"><title>${(100 * w.p).toFixed(1)}%</title></circle>`).join("") +
+        `<text class="win" x="${W - 2}" y="${top + 8}" text-anchor="end">100%</text>` +
+        `<text class="win" x="${W - 2}" y="${base}" text-anchor="end">0%</text>`;
+    }
+    const legend = `<text x="${left}" y="${H - 3}">${opts.label || "expected final score"}</text>` +
+      (wins.length ? `<text class="win" x="${W - 2}" y="${base + 14}" text-anchor="end">- - your chance of winning</text>` : "") +
+      `<text class="luck-good" x="${left}" y="${base + 14}">good luck</text>` +
+      `<text class="luck-bad" x="${left + 58}" y="${base + 14}">bad luck</text>` +
+      `<text class="cost" x="${left + 110}" y="${base + 14}">mistake</text>`;
+    return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.label || "expected final score"} after every decision">` +
+      `<line class="axis" x1="${left}" x2="${W - right}" y1="${base}" y2="${base}"/>` +
+      `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${f1(hi)}</text>` +
+      `<text x="${left - 4}" y="${base}" text-anchor="end">${f1(lo)}</text>` +
+      `${winPart}<path class="line" d="${path}"/>${marks}${legend}</svg>`;
+  }
+  return { die, gameChart };
+})();

@@ -1,0 +1,415 @@
+// diceopt page, 3/5: play mode: a game as plain data, its steps (yours, the optimal
+// opponent's, the computer's), undo and redo, localStorage and the URL, the review.
+"use strict";
+// --- play mode --------------------------------------------------------------------------
+// A game is plain data (S.play, made by newPlay): the position, the log, the values of
+// the chart and the record the end-of-game review sends to /api/analyse. Fields that
+// start with "_" (the advice on screen, the dice held) are not kept. Every step keeps a
+// copy of the game before it (undo, redo); the game is saved in localStorage and the
+// URL's fragment names its position.
+// Hold actions: "<verb> v v ..." and "<verb> -" (hold nothing) of the dice shown; held
+// values (sorted, joined) -> action. Tapping dice picks one of them.
+function holdActions(actions) {
+  const verb = (actions.find((a) => /^\S+ -$/.test(a.action)) || { action: "" }).action.split(" ")[0];
+  const out = new Map();
+  if (!verb || !hasDice()) return out;
+  for (const a of actions) {
+    const [v, ...rest] = a.action.split(" ");
+    if (v !== verb) continue;
+    if (rest.length === 1 && rest[0] === "-") out.set("", a);
+    else if (rest.length && rest.every((w) => w !== "" && Number.isFinite(+w))) {
+      out.set(rest.map(Number).sort((x, y) => x - y).join(" "), a);
+    }
+  }
+  return out;
+}
+// The dice a hold keeps (indices into ``dice``), or null when ``action`` is no hold.
+function heldIndices(action, dice) {
+  const words = action.split(" ").slice(1);
+  if (!words.length) return null;
+  if (words.length === 1 && words[0] === "-") return [];
+  if (!words.every((w) => Number.isFinite(+w))) return null;
+  const used = new Set();
+  const out = [];
+  for (const w of words) {
+    const i = dice.findIndex((d, j) => !used.has(j) && Number(d) === Number(w));
+    if (i < 0) return null;
+    used.add(i);
+    out.push(i);
+  }
+  return out;
+}
+function nextSeed(p) {
+  if (p.seed === null) return crypto.getRandomValues(new Uint32Array(1))[0];
+  return p.seed + p.step++;
+}
+function newPlay(extra = {}) {
+  const seedText = $("#seed").value.trim();
+  return {
+    game: S.game, variant: S.variant, seed: seedText === "" ? null : Math.max(0, parseInt(seedText, 10) || 0),
+    step: 0, position: null, json: null, decisions: 0, cost: 0, start: null, written: {},
+    log: [], events: [], chart: [], record: [], over: false, result: null, finalText: "", review: null,
+    duel: null, ...extra,
+  };
+}
+const snap = (p) => JSON.stringify(p, (k, v) => (k.startsWith("_") ? undefined : v));
+const eventsLine = (events) => `~> ${events.map((e) => e.replace(/\s+/g, " ").trim()).filter(Boolean).join("; ") || "-"}`;
+const STORE = "diceopt.page.v1";
+function save() {
+  const data = {
+    game: S.game, variant: S.variant, mode: S.mode, versus: $("#versus").value, hints: $("#hints").checked,
+    play: S.play && S.play.position ? snap(S.play) : null, undo: S.undo.slice(-80), redo: S.redo.slice(-80),
+  };
+  for (let i = 0; i < 4; i++) {
+    try { localStorage.setItem(STORE, JSON.stringify(data)); break; } catch (e) {
+      data.undo = data.undo.slice(Math.floor(data.undo.length / 2));
+      data.redo = [];
+    }
+  }
+  updateHash();
+}
+function loadSaved() {
+  try { return JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { return null; }
+}
+// The fragment: game, variant, mode and position (in a game against the computer, its
+// strategy and side too), so the URL opens the same position elsewhere.
+function updateHash() {
+  if (!S.game) return;
+  const h = new URLSearchParams({ game: S.game, variant: S.variant });
+  const p = S.play;
+  if (S.mode === "play" && p && p.position && !p.over) {
+    h.set("mode", "play");
+    h.set("pos", p.position);
+    if (p.duel && p.duel.state) { h.set("vs", p.duel.strategy); h.set("computer", p.duel.state.computer); }
+  } else if (S.mode === "advise" && $("#advice").dataset.position) {
+    h.set("pos", $("#advice").dataset.position);
+  } else if (S.mode === "play") h.set("mode", "play");
+  const hash = `#${h.toString()}`;
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+function pushUndo() {
+  S.undo.push(snap(S.play));
+  S.redo = [];
+}
+async function undo() {
+  if (!S.undo.length || !S.play || S.play._busy) return;
+  S.redo.push(snap(S.play));
+  await restore(S.undo.pop());
+}
+async function redo() {
+  if (!S.redo.length || !S.play || S.play._busy) return;
+  S.undo.push(snap(S.play));
+  await restore(S.redo.pop());
+}
+async function restore(text) {
+  const p = JSON.parse(text);
+  S.play = p;
+  p._options = [];
+  p._held = new Set();
+  showError(null);
+  if (p.over) {
+    renderPlay();
+    save();
+    return;
+  }
+  await showTurn(p, { position: p.position, position_json: p.json });
+}
+
+async function newGame() {
+  const strategy = versusStrategy();
+  const p = newPlay({ duel: strategy ? { strategy, state: null, computer: null, written: {}, estimates: [], moves: [] } : null });
+  S.play = p;  // an older game still waiting for an answer sees S.play !== p and stops
+  S.undo = [];
+  S.redo = [];
+  p._options = [];
+  p._held = new Set();
+  renderPlay();
+  showError(null);
+  try {
+    p._busy = true;
+    if (p.duel) {
+      const data = await api("/api/duel/new", {
+        game: p.game, variant: p.variant, strategy: p.duel.strategy, seed: nextSeed(p),
+      });
+      p.record.push("~> new game");
+      if (S.play === p) await duelStep(p, data);
+      return;
+    }
+    const step = await api("/api/new", { game: p.game, variant: p.variant, seed: nextSeed(p) });
+    p.record.push("~> new game");
+    if (S.play === p) await next(p, step);
+  } catch (err) { if (S.play === p) showError(err, "#play-message"); } finally { p._busy = false; }
+}
+// A game that starts at a given position (a URL): no history, no record of its start.
+async function openPlay(position, vs, computer) {
+  const p = newPlay();
+  if (vs && computer && (game().computer_strategies || []).includes(vs)) {
+    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: {}, estimates: [], moves: [] };
+    $("#versus").value = vs;
+  }
+  S.play = p;
+  S.undo = [];
+  S.redo = [];
+  p._options = [];
+  p._held = new Set();
+  try {
+    await showTurn(p, { position, position_json: null });
+  } catch (err) { showError(err, "#play-message"); }
+}
+// The computer's side from its text ("filled ones twos | upper 3 | score 5"): field name,
+// then its value (numbers as numbers; a list of names, "-" for none), for its sheet.
+function sideOf(text) {
+  const out = {};
+  for (const part of String(text).split("|")) {
+    const [k, ...words] = part.trim().split(/\s+/);
+    if (!k) continue;
+    if (words.length === 1 && Number.isFinite(+words[0])) out[k] = +words[0];
+    else out[k] = words.filter((w) => w !== "-");
+  }
+  return Array.isArray(out.filled) ? out : null;
+}
+// --- play against the computer (games with computer_strategies) ---------------------------
+// The server keeps nothing: each answer's ``state`` goes back with the next action. When
+// an action ends the user's turn the computer plays its whole turn within the same call.
+const versusStrategy = () => ((game().computer_strategies || []).length ? $("#versus").value : "");
+async function duelStep(p, data) {
+  const d = p.duel;
+  const before = d.computer;
+  d.state = data.state;
+  d.computer = data.computer;
+  if (data.computer_moves.length) {
+    const moves = data.computer_moves.map((m) => m.action);
+    const cat = Object.keys(sheetActions(moves.slice(-1).map((action) => ({ action }))))[0];
+    const points = before && typeof data.computer.score === "number" ? data.computer.score - before.score : null;
+    if (cat && points !== null) d.written[cat] = points;
+    d.moves = moves;
+    const wrote = points === null ? "" : ` (${num(points)} points)`;
+    p.log.push({ kind: "opp", text: `computer: ${moves.join(", ")}${wrote}`, position: data.state.computer });
+  }
+  if (typeof data.win_probability === "number") {
+    d.estimates.push({ at: p.decisions, p: data.win_probability });
+    d.estimateIs = data.win_probability_is;
+  }
+  const step = { position: data.state.you, position_json: data.you, game_over: data.game_over,
+    to_move: 0, events: data.events, result: data.result };
+  if (data.game_over) return finish(p, step);
+  return showTurn(p, step);
+}
+// After a step: the game ends, the optimal player moves (two-player games, seat 2), or
+// it is the user's turn.
+async function next(p, step) {
+  for (let i = 0; i < 1000; i++) {
+    if (step.game_over) return finish(p, step);
+    if (players() < 2 || step.to_move === 0) return showTurn(p, step);
+    const data = await api("/api/advice", { game: p.game, variant: p.variant, position: step.position });
+    if (S.play !== p) return;
+    const best = data.actions[0];
+    p.events.push({ text: `opponent: ${best.action}`, cls: "opp" });
+    p.log.push({ kind: "opp", text: `opponent: ${best.action}`, best: best.action, position: step.position });
+    p.record.push(`${step.position} -> ${best.action}`);
+    step = await api("/api/apply", {
+      game: p.game, variant: p.variant, position: step.position, action: best.action, seed: nextSeed(p),
+    });
+    if (S.play !== p) return;
+    p.record.push(eventsLine(step.events));
+    for (const e of step.events) p.events.push({ text: e, cls: "" });
+  }
+  throw new Error("the opponent's turn did not end");
+}
+async function showTurn(p, step) {
+  p._options = [];
+  p._held = new Set();
+  const data = await api("/api/advice", { game: p.game, variant: p.variant, position: step.position });
+  if (S.play !== p) return;
+  p.position = data.position;
+  p.json = data.position_json;
+  p._options = data.actions;
+  p.valueIs = data.value_is;
+  if (p.start === null) p.start = data.actions[0].value;
+  p._points = {};
+  renderPlay();
+  save();
+  loadPoints(p, data);  // not awaited: the buttons work meanwhile
+}
+// What each open box would score with the dice shown (dice-sheet games), then redrawn.
+async function loadPoints(p, data) {
+  if (board() !== "dice-sheet") return;
+  try {
+    const points = await previewPoints(data.position, data.position_json, data.actions);
+    if (S.play !== p || p.position !== data.position) return;
+    p._points = points;
+    renderPlay();
+  } catch (err) { /* the points are a help only */ }
+}
+// The user's own roll (real dice): the position's dice replaced, a step of its own.
+async function enterDice(values) {
+  const p = S.play;
+  if (!p || p._busy || p.over || !p.json || !Array.isArray(p.json.dice)) return;
+  if (values.length !== p.json.dice.length) throw new Error(`enter ${p.json.dice.length} dice`);
+  const json = { ...p.json, dice: [...values].sort((a, b) => a - b) };
+  p._busy = true;
+  try {
+    const data = await api("/api/advice", { game: p.game, variant: p.variant, position: json });
+    if (S.play !== p) return;
+    pushUndo();
+    p.position = data.position;
+    p.json = data.position_json;
+    if (p.duel && p.duel.state) p.duel.state = { ...p.duel.state, you: data.position };
+    p.events = [{ text: `dice entered: ${p.json.dice.map(num).join(" ")}`, cls: "" }];
+    p._options = data.actions;
+    p._held = new Set();
+    p._points = {};
+    renderPlay();
+    save();
+    loadPoints(p, data);
+  } finally { p._busy = false; }
+}
+async function choose(option) {
+  const p = S.play;
+  if (!p || p._busy || !p._options.includes(option)) return;
+  const before = snap(p);
+  pushUndo();
+  p._busy = true;
+  const position = p.position;
+  const beforeJson = p.json;
+  const best = p._options[0];
+  p.decisions += 1;
+  p.cost += option.regret;
+  p.chart.push({ v: best.value, q: option.value, regret: option.regret, action: option.action });
+  p.log.push({ kind: "mine", n: p.decisions, action: option.action, best: best.action, regret: option.regret, position });
+  p.record.push(`${position} ${p._options.length > 1 ? "=>" : "->"} ${option.action}`);
+  p.events = [];
+  p._options = [];
+  renderPlay();
+  showError(null);
+  try {
+    if (p.duel) {
+      const data = await api("/api/duel/apply", {
+        game: p.game, variant: p.variant, state: p.duel.state, action: option.action, seed: nextSeed(p),
+      });
+      if (S.play !== p) return;
+      const cat = Object.keys(sheetActions([option]))[0];
+      if (cat && typeof beforeJson.score === "number" && typeof data.you.score === "number") {
+        p.written[cat] = data.you.score - beforeJson.score;
+      }
+      p.record.push(eventsLine(data.events));
+      for (const e of data.events) p.events.push({ text: e, cls: e.startsWith("the computer") ? "opp" : "" });
+      await duelStep(p, data);
+      return;
+    }
+    const step = await api("/api/apply", {
+      game: p.game, variant: p.variant, position, action: option.action, seed: nextSeed(p),
+    });
+    if (S.play !== p) return;
+    const cat = Object.keys(sheetActions([option]))[0];
+    if (cat && typeof beforeJson.score === "number" && typeof step.position_json.score === "number") {
+      p.written[cat] = step.position_json.score - beforeJson.score;
+    }
+    p.record.push(eventsLine(step.events));
+    for (const e of step.events) p.events.push({ text: e, cls: "" });
+    await next(p, step);
+  } catch (err) {
+    if (S.play === p) {
+      S.undo.pop();
+      await restore(before);
+      showError(err, "#play-message");
+    }
+  } finally {
+    p._busy = false;
+  }
+}
+// A typed action: graded (/api/evaluate gives its canonical text), then played.
+async function typedAction(e) {
+  e.preventDefault();
+  const p = S.play;
+  const text = $("#play-action").value.trim();
+  if (!p || !p.position || !text) return;
+  try {
+    const got = await api("/api/evaluate", { game: p.game, variant: p.variant, position: p.position, action: text });
+    const option = p._options.find((o) => o.action === got.action);
+    if (!option) throw new Error(`${text}: not a legal action here`);
+    $("#play-action").value = "";
+    await choose(option);
+  } catch (err) { showError(err, "#play-message"); }
+}
+// A one-player game's score: the result, or where lower is better and the position
+// shows tiles, what they add up to.
+function finish(p, step) {
+  p.position = step.position;
+  p.json = step.position_json;
+  p._options = [];
+  p._held = new Set();
+  p.over = true;
+  let result = "";
+  let end = step.result;
+  if (p.duel && step.result !== null && step.result !== undefined) {
+    const mine = num(step.position_json.score), theirs = num(p.duel.computer.score);
+    result = step.result > 0.5 ? `You win, ${mine} to ${theirs}! ` : step.result < 0.5
+      ? `The computer wins, ${theirs} to ${mine}. ` : `A draw, ${mine} each. `;
+    end = step.position_json.score;
+  } else if (step.result !== null && step.result !== undefined) {
+    if (players() >= 2) {
+      result = step.result > 0.5 ? "You win! " : step.result < 0.5 ? "The optimal player wins. " : "A draw. ";
+    } else if (board() === "tiles" && Array.isArray(step.position_json.open)) {
+      // one player: the score is what the tiles left open add up to
+      const left = step.position_json.open.reduce((a, t) => a + t, 0);
+      result = left === 0 ? "Final score: 0: every tile shut! " : `Final score: ${left} (tiles left open: ${step.position_json.open.join(" ")}). `;
+    } else result = `Final score: ${num(step.result)}. `;
+  }
+  p.result = typeof end === "number" ? end : null;
+  p.finalText = result;
+  if (p.result !== null && p.record[0] === "~> new game") p.record.push(`= ${p.result}`);
+  renderPlay();
+  save();
+  review(p);
+}
+// The end-of-game review: the exact split of the result (POST /api/analyse).
+async function review(p) {
+  if (!p.record.length) return;
+  const box = $("#review");
+  box.hidden = false;
+  box.setAttribute("aria-busy", "true");
+  $("#review-text").textContent = "working out the luck and the skill…";
+  try {
+    const data = await api("/api/analyse", { game: p.game, variant: p.variant, record: p.record.join("\n") });
+    if (S.play !== p) return;
+    p.review = {
+      identity: data.identity, units: data.split_units, expected_start: data.expected_start, luck: data.luck,
+      cost: data.cost, result: data.result, total_regret: data.total_regret, missing: data.luck_missing,
+      luckiest: data.luckiest_roll, unluckiest: data.unluckiest_roll, costliest: data.costliest_decision,
+    };
+    renderReview(p);
+    save();
+  } catch (err) {
+    if (S.play === p) $("#review-text").textContent = `no review: ${err.message || err}`;
+  } finally { box.removeAttribute("aria-busy"); }
+}
+const f2 = (x) => (x === null || x === undefined ? "–" : Math.abs(x) < 5e-10 ? "0.00" : x.toFixed(2));
+function renderReview(p) {
+  const box = $("#review");
+  const r = p && p.review;
+  box.hidden = !(p && p.over);
+  if (!r) return;
+  box.dataset.expectedStart = String(r.expected_start);
+  box.dataset.luck = String(r.luck);
+  box.dataset.cost = String(r.cost);
+  box.dataset.result = String(r.result);
+  const parts = [];
+  if (r.expected_start !== null) {
+    const lower = r.identity.includes("lower is better");
+    parts.push(el("p", { class: "split", id: "review-split" },
+      el("span", { text: `expected at the start ${f2(r.expected_start)}` }),
+      el("span", { class: r.luck >= 0 ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${r.luck < 0 ? `(${f2(r.luck)})` : f2(r.luck)}` }),
+      el("span", { class: "bad", text: ` ${lower ? "+" : "−"} cost of mistakes ${f2(r.cost)}` }),
+      el("strong", { text: ` = ${f2(r.result)}` })));
+    parts.push(el("p", { class: "units", text: `${r.units}; ${r.identity}` }));
+    const roll = (label, x) => x && el("li", { text: `${label}: ${x.after ? `after ${x.after}, ` : "the opening roll, "}${x.events} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
+    parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest), roll("unluckiest roll", r.unluckiest),
+      r.costliest ? el("li", { text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})` })
+        : el("li", { text: "every decision was the best" })].filter(Boolean)));
+  } else {
+    parts.push(el("p", { text: `your decisions cost ${f2(r.total_regret)} in all` }));
+    for (const m of r.missing || []) parts.push(el("p", { class: "units", text: m }));
+  }
+  $("#review-text").replaceChildren(...parts);
+}
