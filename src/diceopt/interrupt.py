@@ -1,0 +1,109 @@
+"""Ctrl-C during long numba work: solves run in short chunks called from Python.
+
+A numba kernel holds the interpreter until it returns, so Ctrl-C (SIGINT) is only seen
+when the call ends: a layer solved in one call ignores it for minutes. The solvers
+therefore call their kernels on consecutive slices of the work (:func:`run_chunks`),
+each sized to take about :data:`CHUNK_SECONDS`, and Python raises KeyboardInterrupt
+between two slices.
+
+:func:`interruptible` replaces the SIGINT handler for a block: the handler raises
+KeyboardInterrupt at once, except inside an object finalizer (``__del__``, e.g. llvmlite's
+while numba compiles), where Python would print "Exception ignored ..." and drop the
+interrupt; there it is only recorded and raised at the next chunk boundary
+(:func:`check`) or when the block ends.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+CHUNK_SECONDS = 0.1  # aim of one chunk (interrupts are seen within a few of them)
+_GROWTH = 4.0  # most a chunk grows over the previous one (a slow first call: compile)
+
+_pending: list[int] = []  # SIGINTs recorded inside a finalizer, not raised yet
+_depth = 0  # nesting of interruptible() blocks that installed the handler
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _handler(signum: int, frame: FrameType | None) -> None:
+    if _in_finalizer(frame):
+        _pending.append(signum)
+        return
+    _pending.clear()
+    raise KeyboardInterrupt
+
+
+def check() -> None:
+    """Raise KeyboardInterrupt if a Ctrl-C was recorded and not raised yet."""
+    if _pending:
+        _pending.clear()
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Within the block Ctrl-C raises KeyboardInterrupt, never inside a finalizer (see the
+    module). Nested blocks share the outer handler; outside the main thread, or when
+    SIGINT has a handler other than Python's default, the block changes nothing."""
+    global _depth
+    own = _depth > 0 or (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if not own:
+        yield
+        return
+    old = signal.signal(signal.SIGINT, _handler) if _depth == 0 else None
+    _depth += 1
+    try:
+        yield
+        check()
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            signal.signal(signal.SIGINT, old)
+            _pending.clear()
+
+
+def run_chunks(
+    solve: Callable[[int, int], None],
+    n: int,
+    *,
+    align: int = 1,
+    seconds: float = CHUNK_SECONDS,
+) -> None:
+    """Call ``solve(lo, hi)`` on consecutive slices covering ``0 .. n``, Ctrl-C checked
+    between slices.
+
+    Slice lengths are multiples of ``align`` (the last one excepted): the first is
+    ``align``, the next ones scaled so that a slice takes about ``seconds`` (at most
+    :data:`_GROWTH` times the previous length), so the calls add no measurable time.
+    """
+    if n <= 0:
+        return
+    align = max(1, int(align))
+    size = align
+    lo = 0
+    with interruptible():
+        while lo < n:
+            hi = min(n, lo + size)
+            t0 = time.perf_counter()
+            solve(lo, hi)
+            took = time.perf_counter() - t0
+            check()
+            per_item = took / (hi - lo)
+            lo = hi
+            want = seconds / per_item if per_item > 0 else size * _GROWTH
+            size = max(align, int(min(want, size * _GROWTH)) // align * align)
