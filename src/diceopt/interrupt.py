@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-CHUNK_SECONDS = 0.1  # aim of one chunk (interrupts are seen within a few of them)
+CHUNK_SECONDS = 0.2  # aim of one chunk (an interrupt is seen within about that)
 _GROWTH = 4.0  # most a chunk grows over the previous one (a slow first call: compile)
 
 _pending: list[int] = []  # SIGINTs recorded inside a finalizer, not raised yet
@@ -77,33 +77,56 @@ def interruptible() -> Iterator[None]:
             _pending.clear()
 
 
+class Pace:
+    """Seconds per item of the last chunk run with it: a solve passes one to every layer,
+    so that each layer starts with chunks of about the right size."""
+
+    def __init__(self) -> None:
+        self.per_item = 0.0
+
+
 def run_chunks(
     solve: Callable[[int, int], None],
     n: int,
     *,
     align: int = 1,
     seconds: float = CHUNK_SECONDS,
+    pace: Pace | None = None,
 ) -> None:
     """Call ``solve(lo, hi)`` on consecutive slices covering ``0 .. n``, Ctrl-C checked
     between slices.
 
-    Slice lengths are multiples of ``align`` (the last one excepted): the first is
-    ``align``, the next ones scaled so that a slice takes about ``seconds`` (at most
-    :data:`_GROWTH` times the previous length), so the calls add no measurable time.
+    Slice lengths are multiples of ``align`` (the last one takes the rest, up to half a
+    slice more), sized so that a slice takes about ``seconds``: the first from ``pace``
+    (one ``align`` without it), the next ones from the time of the previous one (growing
+    at most :data:`_GROWTH` times a slice), so the calls add no measurable time.
     """
     if n <= 0:
         return
     align = max(1, int(align))
-    size = align
+    pace = pace or Pace()
+    size = _size(seconds, pace.per_item, align, n)
     lo = 0
     with interruptible():
         while lo < n:
-            hi = min(n, lo + size)
+            hi = lo + size
+            if n - hi < size // 2:  # no short slice at the end: one call more is not free
+                hi = n
             t0 = time.perf_counter()
             solve(lo, hi)
             took = time.perf_counter() - t0
             check()
             per_item = took / (hi - lo)
+            if hi - lo >= align:  # a short last slice says little
+                pace.per_item = per_item
             lo = hi
-            want = seconds / per_item if per_item > 0 else size * _GROWTH
-            size = max(align, int(min(want, size * _GROWTH)) // align * align)
+            size = min(_size(seconds, per_item, align, n), int(size * _GROWTH) // align * align)
+            size = max(align, size)
+
+
+def _size(seconds: float, per_item: float, align: int, n: int) -> int:
+    """Items (a multiple of ``align``, at least one ``align``) that take about ``seconds``."""
+    if per_item <= 0:
+        return align
+    want = min(float(n), seconds / per_item)
+    return max(align, int(want) // align * align)

@@ -85,7 +85,7 @@ from numba.extending import overload
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
-from diceopt.interrupt import interruptible, run_chunks
+from diceopt.interrupt import Pace, interruptible, run_chunks
 
 NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
@@ -949,16 +949,18 @@ def solve_states_chunked(
     tail: tuple,
     res: np.ndarray,
     align: int,
+    pace: Pace | None = None,
 ) -> None:
     """``kernel(st_mask, st_flag, st_u, *head, res, *tail)`` (:func:`_solve_states` or
     :func:`_solve_states_saved`) on slices of the states and of ``res`` in turn, so that
     Ctrl-C stops a layer between two slices (:func:`diceopt.interrupt.run_chunks`;
-    ``align``: states per round of batches, a multiple of the lanes)."""
+    ``align``: states per round of batches, a multiple of the lanes; ``pace``: shared by
+    the layers of one solve)."""
 
     def solve(lo: int, hi: int) -> None:
         kernel(st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], *head, res[lo:hi], *tail)
 
-    run_chunks(solve, st_mask.size, align=align)
+    run_chunks(solve, st_mask.size, align=align, pace=pace)
 
 
 def _solve_layer(
@@ -970,13 +972,13 @@ def _solve_layer(
     vecs: np.ndarray,
     K: KernelArrays,
     theta: float,
+    pace: Pace,
 ) -> None:
     """Solve the states of one layer into V (:func:`_solve_states`, in chunks)."""
     res = np.empty(st.mask.size, dtype=V.dtype)
     align = As.shape[0] * As.shape[2]
-    solve_states_chunked(
-        st.mask, st.flag, st.upper, _solve_states, (V, As, Ms, SRs, vecs, K, theta), (), res, align
-    )
+    head = (V, As, Ms, SRs, vecs, K, theta)
+    solve_states_chunked(st.mask, st.flag, st.upper, _solve_states, head, (), res, align, pace)
     V[st.mask, st.flag, st.upper] = res
 
 
@@ -1641,9 +1643,10 @@ def solve_table(
     SRs[:, -1, :] = NEG
     vecs = np.empty((nchunks, 4, width), dtype=dt)
     states = last.mask.size + last.copy_dst.size
+    pace = Pace()
     with interruptible():
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-            _solve_layer(st, V, As, Ms, SRs, vecs, K, theta)
+            _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
             Vflat[st.copy_dst] = Vflat[st.copy_src]
             states += st.mask.size + st.copy_dst.size
             if progress is not None:

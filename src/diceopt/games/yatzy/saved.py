@@ -51,7 +51,7 @@ from diceopt.games.yatzy.kernel import (
     widget_detail,
 )
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
-from diceopt.interrupt import interruptible
+from diceopt.interrupt import Pace, interruptible
 
 GAME = "yatzy"
 
@@ -302,6 +302,7 @@ def solve_saved(
             _write_layer(folder, name, c, nxt, {"seconds": 0.0})
     layers[top] = nxt
     align = nchunks * width
+    pace = Pace()
     with interruptible():
         for j in range(top - 1, -1, -1):
             st_mask, st_flag, st_u = lay.layer_states(j)
@@ -309,7 +310,7 @@ def solve_saved(
             V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
             solve_states_chunked(
                 st_mask, st_flag, st_u, _solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
-                (ADDs, IDXs), res, align,
+                (ADDs, IDXs), res, align, pace,
             )  # fmt: skip
             del st_mask, st_flag, st_u
             if not keep:

@@ -81,7 +81,7 @@ from diceopt.games.yatzy.kernel import (
     layer_masks,
 )
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
-from diceopt.interrupt import interruptible, run_chunks
+from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
 TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
@@ -656,6 +656,7 @@ def _check_dtype(dtype: str | np.dtype) -> np.dtype:
 def _solve_layer(
     rules: YatzyRules, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray,
     Vd: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, lanes: int,
+    pace: Pace | None = None,
 ) -> None:  # fmt: skip
     """Solve one layer's states into ``Vd`` (see :func:`_target_layer`), in chunks of
     states so that Ctrl-C stops it between two (:func:`diceopt.interrupt.run_chunks`)."""
@@ -670,7 +671,7 @@ def _solve_layer(
                 lanes, blocks,
             )  # fmt: skip
 
-    run_chunks(solve, st_mask.size, align=blocks)
+    run_chunks(solve, st_mask.size, align=blocks, pace=pace)
 
 
 def solve_targets(
@@ -705,11 +706,13 @@ def solve_targets(
     Vf[_row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
     Vf[_row_keys(rules, last.copy_dst, rows), 0] = 1.0
     states = last.mask.size
+    pace = Pace()
     with interruptible():
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
             keys = (st.mask * rules.flags + st.flag) * width + st.upper
             top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
-            _solve_layer(rules, st.mask, st.flag, st.upper, V.reshape(-1), off, top, K, lanes)
+            Vd = V.reshape(-1)
+            _solve_layer(rules, st.mask, st.flag, st.upper, Vd, off, top, K, lanes, pace)
             Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
             states += st.mask.size
             if progress is not None:
@@ -789,9 +792,10 @@ def solve_target_from(
         data[at + 1] = 0.5
     K = kernel_arrays(rules, dt)
     states = 0
+    pace = Pace()
     with interruptible():
         for i, (sm, sf, su) in enumerate(plan):
-            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes)
+            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes, pace)
             states += sm.size
             if progress is not None:
                 progress(i + 1, len(plan))
