@@ -90,20 +90,22 @@ def run_chunks(
     n: int,
     *,
     align: int = 1,
-    seconds: float = CHUNK_SECONDS,
+    seconds: float | None = None,
     pace: Pace | None = None,
 ) -> None:
     """Call ``solve(lo, hi)`` on consecutive slices covering ``0 .. n``, Ctrl-C checked
     between slices.
 
     Slice lengths are multiples of ``align`` (the last one takes the rest, up to half a
-    slice more), sized so that a slice takes about ``seconds``: the first from ``pace``
+    slice more), sized so that a slice takes about ``seconds`` (default
+    :data:`CHUNK_SECONDS`): the first from ``pace``
     (one ``align`` without it), the next ones from the time of the previous one (growing
     at most :data:`_GROWTH` times a slice), so the calls add no measurable time.
     """
     if n <= 0:
         return
     align = max(1, int(align))
+    seconds = CHUNK_SECONDS if seconds is None else seconds
     pace = pace or Pace()
     size = _size(seconds, pace.per_item, align, n)
     lo = 0
