@@ -569,11 +569,12 @@ class TargetTable:
         return r
 
     def _check_masks(self, masks: list[int]) -> None:
-        """Check the blocks holding every state of these filled masks."""
+        """Check the blocks holding every state of these filled masks (masks no game
+        reaches have no row and are never read)."""
         if self.check is None:
             return
         slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
-        for r in sorted({self.row(m) for m in masks}):
+        for r in sorted({int(self._rows[m]) for m in masks} - {-1}):
             self.check.check(r * slab, (r + 1) * slab)
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
