@@ -74,11 +74,12 @@ def _stop_in_layer(monkeypatch, module, name, j):
     calls: list[int] = []
 
     def wrapper(st_mask, *args):
-        real(st_mask, *args)
+        got = real(st_mask, *args)
         if bin(int(st_mask[0])).count("1") == j:
             calls.append(st_mask.size)
             if len(calls) == 1:
                 signal.raise_signal(signal.SIGINT)
+        return got
 
     monkeypatch.setattr(module, name, wrapper)
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)  # every slice one round of work
@@ -119,6 +120,50 @@ def test_target_solves_stop_between_chunks(monkeypatch, single):
         else:
             targets.solve_targets(rules)
     assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
+
+
+@pytest.mark.parametrize("step", ["_outcomes", "_combine"])
+def test_state_distributions_stop_between_chunks(monkeypatch, step):
+    from diceopt.games.yatzy import distribution
+
+    rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
+    table = kernel.solve_table(rules, dtype="float64")
+    sizes = _layer_sizes(rules)
+    if step == "_outcomes":
+        calls = _stop_in_layer(monkeypatch, distribution, step, MID)
+        layer = sizes[MID]
+    else:  # the first layer combined: one category open
+        real = distribution._combine
+        calls = []
+
+        def first_slice(start, *args):
+            real(start, *args)
+            calls.append(start.size - 1)
+            signal.raise_signal(signal.SIGINT)
+
+        monkeypatch.setattr(distribution, "_combine", first_slice)
+        monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+        layer = sizes[rules.num_categories - 1]
+    with pytest.raises(KeyboardInterrupt):
+        distribution.state_distributions(table)
+    assert len(calls) == 1 and calls[0] < layer
+
+
+def test_chunked_distributions_are_the_same(monkeypatch):
+    """Outcomes and rows computed in many chunks (packed one after the other) are the
+    ones computed in one call per layer, bit for bit."""
+    from diceopt.games.yatzy import distribution
+
+    rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
+    table = kernel.solve_table(rules, dtype="float64")
+    whole = distribution.state_distributions(table)
+    one = distribution.distribution(table, mask=0b1, upper=2)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    parts = distribution.state_distributions(table)
+    for name in ("slot", "off", "length", "data", "bonus_rate", "yatzy_rate"):
+        np.testing.assert_array_equal(getattr(parts, name), getattr(whole, name))
+    again = distribution.distribution(table, mask=0b1, upper=2)
+    np.testing.assert_array_equal(again.pmf, one.pmf)
 
 
 # --- the CLI, end to end: SIGINT to a full-size solve once it reports progress -------
