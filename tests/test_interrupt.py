@@ -166,6 +166,40 @@ def test_chunked_distributions_are_the_same(monkeypatch):
     np.testing.assert_array_equal(again.pmf, one.pmf)
 
 
+def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+
+    game = build_graph(PigRules(30, 6))
+    total = game.components()[1].size - 1
+    real = solver._solve_components
+    calls: list[int] = []
+
+    def first_chunk(order, comp_start, *args):
+        got = real(order, comp_start, *args)
+        calls.append(comp_start.size - 1)
+        signal.raise_signal(signal.SIGINT)
+        return got
+
+    monkeypatch.setattr(solver, "_solve_components", first_chunk)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(game, win_objective())
+    assert len(calls) == 1 and calls[0] < total
+
+
+def test_engine_solve_in_chunks_is_the_same(monkeypatch):
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+
+    game = build_graph(PigRules(30, 6))
+    whole = solver.solve(game, win_objective())
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    parts = solver.solve(game, win_objective())
+    np.testing.assert_array_equal(parts.values, whole.values)
+    assert (parts.sweeps, parts.residual) == (whole.sweeps, whole.residual)
+
+
 # --- the CLI, end to end: SIGINT to a full-size solve once it reports progress -------
 
 

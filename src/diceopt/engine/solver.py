@@ -38,6 +38,7 @@ import numpy as np
 
 from diceopt.engine.compile import CompiledGame
 from diceopt.errors import InputError, SolveError
+from diceopt.interrupt import run_chunks
 
 OBJECTIVES = ("expected", "exponential", "win")
 ACCEPT_RESIDUAL = 1e-12
@@ -119,7 +120,9 @@ def solve(
 
     ``discount`` (optional, 0 < discount <= 1) multiplies the value of every successor.
     ``choice`` (optional) fixes the edge taken at each decision node (-1 = free), which
-    turns the solve into exact evaluation of that policy.
+    turns the solve into exact evaluation of that policy. Ctrl-C stops it between two
+    chunks of components (KeyboardInterrupt; one component's value iteration runs to its
+    end).
     """
     objective = objective or Objective()
     objective.check_game(game)
@@ -130,29 +133,26 @@ def solve(
     t0 = time.perf_counter()
     order, comp_start, cyclic = game.components()
     values = np.zeros(game.num_states, dtype=np.float64)
-    sweeps, residual, failed = _solve_components(
-        order,
-        comp_start,
-        cyclic,
-        game.kind,
-        game.player,
-        game.terminal_value,
-        game.start,
-        game.target,
-        game.reward,
-        game.prob,
-        game.flip,
-        objective.handover_base,
-        objective.minimize,
-        objective.effective_theta,
-        discount,
-        choice,
-        values,
-        tolerance,
-        ACCEPT_RESIDUAL,
-        STALL_SWEEPS,
-        max_sweeps,
-    )
+    found = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
+
+    def part(lo: int, hi: int) -> None:
+        """Components lo .. hi - 1 (one numba call; successors solved before)."""
+        if found[2] >= 0:
+            return
+        sweeps, residual, failed = _solve_components(
+            order, comp_start[lo : hi + 1], cyclic[lo:hi], game.kind, game.player,
+            game.terminal_value, game.start, game.target, game.reward, game.prob, game.flip,
+            objective.handover_base, objective.minimize, objective.effective_theta, discount,
+            choice, values, tolerance, ACCEPT_RESIDUAL, STALL_SWEEPS, max_sweeps,
+        )  # fmt: skip
+        if failed >= 0:
+            found[:] = [sweeps, residual, lo + failed]
+        else:
+            found[0], found[1] = max(found[0], sweeps), max(found[1], residual)
+
+    # in chunks of components, so that Ctrl-C stops a long solve between two
+    run_chunks(part, comp_start.size - 1)
+    sweeps, residual, failed = found
     if failed >= 0:
         raise SolveError(
             f"value iteration stopped after {sweeps} sweeps with residual {residual:.3g} "
