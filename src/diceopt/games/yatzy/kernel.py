@@ -48,7 +48,9 @@ Solver (:func:`solve_table`): layer by layer (number of filled categories, last 
 first; only the layer being solved has its state list in memory, see
 :func:`iter_layer_states`); within a layer all states are laid out as *lanes* and
 solved ``lanes`` at a time by the steps above, every lattice operation a loop over
-contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker scoring
+contiguous lanes (SIMD), batches in parallel (``prange``), a layer's states in chunks
+of about 0.2 s called from Python so that Ctrl-C stops a solve between two
+(:func:`solve_states_chunked`, :mod:`diceopt.interrupt`). Step 1 and the joker scoring
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 

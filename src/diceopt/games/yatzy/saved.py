@@ -21,6 +21,12 @@ solving; with a directory each finished layer is written to its own table file
 (``diceopt.storage`` format: checksum, atomic write) and memory-mapped when read back,
 so the advice reads one layer (the one after the position's) and never the whole table.
 Expected points only (theta 0).
+
+Interrupted solves (:func:`get_saved`): the layers are solved in chunks of states, so
+Ctrl-C stops a solve within a fraction of a second; the layers already written (each
+complete, with its checksums) stay in the folder and the next solve resumes from them
+once they pass their checks (:func:`prepare_folder`); anything else left in the folder
+is removed. Each step is said in one line.
 """
 
 from __future__ import annotations

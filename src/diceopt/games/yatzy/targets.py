@@ -39,8 +39,10 @@ Work skipped, exactly: values at k above a state's most points still to come
 (:func:`max_to_come`: every open category at its maximum, the upper bonus only while
 those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
 0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
-unreachable states are 0 and never touched. Threads take interleaved blocks of a
-layer's states as they finish (states differ a lot in their k range). A single target
+unreachable states are 0 and never touched; under the forced order the table has a
+row per reachable mask only (:func:`mask_rows`). Threads take interleaved blocks of a
+chunk of a layer's states as they finish (states differ a lot in their k range); the
+chunks are called from Python so that Ctrl-C stops a solve between two. A single target
 from one position (:func:`solve_target_from`) visits only the states whose filled mask
 contains the position's (upper total and Yahtzee flag not below its own) and, per
 state, only k up to the target less the least points scored on the way
