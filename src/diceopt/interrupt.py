@@ -46,8 +46,9 @@ def _handler(signum: int, frame: FrameType | None) -> None:
 
 
 def check() -> None:
-    """Raise KeyboardInterrupt if a Ctrl-C was recorded and not raised yet."""
-    if _pending:
+    """Raise KeyboardInterrupt if a Ctrl-C was recorded and not raised yet (in the main
+    thread only: the one Ctrl-C is meant for)."""
+    if _pending and threading.current_thread() is threading.main_thread():
         _pending.clear()
         raise KeyboardInterrupt
 
