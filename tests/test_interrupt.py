@@ -274,7 +274,7 @@ def test_cli_saved_solve_interrupted_keeps_its_layers_and_resumes(tmp_path):
         solve, tmp_path, lambda lines: any("resuming" in x for x in lines)
     )
     _clean_stop(status, out, err)
-    assert f"resuming the unfinished solve in {folder}: layers {low} to {c}" in err
+    assert f"resuming from the layers already solved in {folder}: layers {low} to {c}" in err
 
 
 # --- resuming, at the library level ---------------------------------------------------

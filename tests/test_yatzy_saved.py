@@ -365,7 +365,7 @@ def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
     (folder / "layer00.mmap.x1y2.tmp").write_bytes(b"left by a killed write")
     code, out, err = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
     assert code == 0 and json.loads(out)["value"] == pytest.approx(fresh.value, abs=1e-4)
-    assert f"resuming the unfinished solve in {folder}: layers {c - 2} to {c}" in err
+    assert f"resuming from the layers already solved in {folder}: layers {c - 2} to {c}" in err
     assert sorted(p.name for p in folder.iterdir()) == [f"layer0{j}.mmap" for j in range(c + 1)]
     table, _ = load_saved("maxi-saved")
     for j in range(c + 1):

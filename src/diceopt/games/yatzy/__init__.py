@@ -661,7 +661,6 @@ def _solve_saved(rules: YatzyConfig, force: bool) -> Report:
             f"solved {table.states:,} states in {seconds:.2f} s "
             f"(numba compile {compile_seconds:.2f} s); saved to {folder}"
         ]
-    force = got is None
     _TABLES[(rules.variant, 0.0, rules.dtype)] = table
     lines.insert(0, f"{rules.variant}: optimal expected final score {table.value:.6f} points")
     data = {
@@ -672,7 +671,7 @@ def _solve_saved(rules: YatzyConfig, force: bool) -> Report:
         "solve_seconds": table.seconds,
         "table_seconds": seconds,
         "states": table.states,
-        "loaded": not force,
+        "loaded": got is not None,
         "path": str(folder),
     }
     return Report(table.value, data, lines)

@@ -469,8 +469,8 @@ def prepare_folder(
     _clear(folder, names)
     if low is not None:
         return low, (
-            f"resuming the unfinished solve in {folder}: layers {low} to {c} (of 0 to {c}) "
-            "were solved and pass their checks"
+            f"resuming from the layers already solved in {folder}: layers {low} to {c} "
+            f"(of 0 to {c}) pass their checks"
         )
     if force:
         return None, f"removed {folder} to solve it again"
