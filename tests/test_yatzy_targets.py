@@ -296,6 +296,7 @@ def test_targets_command_failed_store_is_one_line_never_done(tiny_variant, tmp_p
     assert storing and not any("done" in line for line in storing)
     assert sum("not saved" in line for line in err.splitlines()) == 1
     assert "not stored" in out and "stored " + str(blocker) not in out
+    assert "MB (float32)" in out and "storing it (0.0" not in err  # small: in MB
 
 
 def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, capsys):

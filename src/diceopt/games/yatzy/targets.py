@@ -1018,6 +1018,11 @@ def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     return time.perf_counter() - t0
 
 
+def size_text(nbytes: int) -> str:
+    """A size for people: GB from 0.1 GB up, else MB."""
+    return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
+
+
 START_TARGETS = (200, 250, 300)  # P(final score >= K) printed from the start (points)
 
 
@@ -1044,7 +1049,7 @@ def run_targets(config: Any, args: Any) -> int:
         with Stage(label, "layers") as stage:
             table = solve_targets(rules, dtype=dtype, progress=stage.update)
         t1 = time.perf_counter()
-        with Stage(f"storing it ({table.values.nbytes / 1e9:.2f} GB)") as stage:
+        with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
             saved = store_targets(table, variant)
             if not saved:
                 stage.fail()  # the warning above says why: no "done"
@@ -1074,7 +1079,7 @@ def run_targets(config: Any, args: Any) -> int:
         return 0
     print(
         f"{variant}: target table, P(points still to come >= k) for k = 0 .. {table.kmax}, "
-        f"{table.states:,} states, {size / 1e9:.2f} GB ({dtype})"
+        f"{table.states:,} states, {size_text(size)} ({dtype})"
     )
     if loaded is not None:
         print(f"loaded {path} in {load_seconds:.2f} s (solved in {table.seconds:.1f} s)")
