@@ -67,6 +67,37 @@ def _layer_sizes(rules) -> list[int]:
     return [st.mask.size for st in kernel.iter_layer_states(rules)]
 
 
+def test_cli_exits_130_on_a_ctrl_c_inside_a_finalizer(monkeypatch, capsys):
+    """A command whose Ctrl-C arrives inside a finalizer still stops: status 130, one line,
+    no "Exception ignored" (before: the interrupt was dropped and the command went on)."""
+    import argparse
+
+    from diceopt import cli
+
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    went_on: list[bool] = []
+
+    class Finalized:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)
+            total = 0
+            for i in range(1000):
+                total += i
+
+    def handler(args: argparse.Namespace) -> int:
+        Finalized()
+        went_on.append(True)  # the rest of the command runs up to the next check
+        return 0
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(handler=handler)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    assert cli.main([]) == 130
+    assert capsys.readouterr().err == "diceopt: interrupted\n" and unraisable == []
+    assert went_on == [True]  # raised at the block's end, the next check
+
+
 def _stop_in_layer(monkeypatch, module, name, j):
     """Replace ``module.name`` by a wrapper that runs it and sends SIGINT after its first
     slice of layer ``j`` (j categories filled); returns the slice lengths of that layer."""
