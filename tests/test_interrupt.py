@@ -67,6 +67,25 @@ def _layer_sizes(rules) -> list[int]:
     return [st.mask.size for st in kernel.iter_layer_states(rules)]
 
 
+def test_interruptible_elsewhere_than_the_main_thread_changes_nothing():
+    """Worker threads (the web server's solves) chunk their work but leave SIGINT alone,
+    also while the main thread is inside a block."""
+    seen: list = []
+
+    def worker() -> None:
+        with interruptible():
+            seen.append((signal.getsignal(signal.SIGINT), interrupt._depth))
+        seen.append(interrupt._depth)
+
+    with interruptible():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        assert seen == [(interrupt._handler, 1), 1]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert interrupt._depth == 0
+
+
 def test_cli_exits_130_on_a_ctrl_c_inside_a_finalizer(monkeypatch, capsys):
     """A command whose Ctrl-C arrives inside a finalizer still stops: status 130, one line,
     no "Exception ignored" (before: the interrupt was dropped and the command went on)."""

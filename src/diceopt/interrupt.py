@@ -59,9 +59,8 @@ def interruptible() -> Iterator[None]:
     module). Nested blocks share the outer handler; outside the main thread, or when
     SIGINT has a handler other than Python's default, the block changes nothing."""
     global _depth
-    own = _depth > 0 or (
-        threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    own = threading.current_thread() is threading.main_thread() and (
+        _depth > 0 or signal.getsignal(signal.SIGINT) is signal.default_int_handler
     )
     if not own:
         yield
