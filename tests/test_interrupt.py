@@ -238,16 +238,45 @@ def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
     assert len(calls) == 1 and calls[0] < total
 
 
-def test_engine_solve_in_chunks_is_the_same(monkeypatch):
+@pytest.mark.parametrize("large", [False, True])
+def test_engine_solve_in_chunks_is_the_same(monkeypatch, large):
+    """Chunks of components, or of sweeps (every cyclic component "large"): the same
+    values, sweeps and residual, and a never-ending policy still fails the same way."""
     from diceopt.engine import solver
     from diceopt.games.pig import PigRules, build_graph, win_objective
+    from tests.test_engine import test_policy_evaluation_and_never_ending_policy
 
     game = build_graph(PigRules(30, 6))
     whole = solver.solve(game, win_objective())
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    if large:
+        monkeypatch.setattr(solver, "LARGE_COMPONENT", 1)
     parts = solver.solve(game, win_objective())
     np.testing.assert_array_equal(parts.values, whole.values)
     assert (parts.sweeps, parts.residual) == (whole.sweeps, whole.residual)
+    test_policy_evaluation_and_never_ending_policy()
+
+
+def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkeypatch):
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+
+    game = build_graph(PigRules(30, 6))
+    real = solver._iterate
+    calls: list[int] = []
+
+    def first_chunk(*args):
+        done = real(*args)
+        calls.append(int(args[-1][2]))  # sweeps done (carry)
+        signal.raise_signal(signal.SIGINT)
+        return done
+
+    monkeypatch.setattr(solver, "_iterate", first_chunk)
+    monkeypatch.setattr(solver, "LARGE_COMPONENT", 1)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(game, win_objective())
+    assert calls == [1]  # one sweep, then the interrupt
 
 
 # --- the CLI, end to end: SIGINT to a full-size solve once it reports progress -------

@@ -86,7 +86,7 @@ class Pace:
 
 
 def run_chunks(
-    solve: Callable[[int, int], None],
+    solve: Callable[[int, int], bool | None],
     n: int,
     *,
     align: int = 1,
@@ -94,7 +94,7 @@ def run_chunks(
     pace: Pace | None = None,
 ) -> None:
     """Call ``solve(lo, hi)`` on consecutive slices covering ``0 .. n``, Ctrl-C checked
-    between slices.
+    between slices; a call that returns True ends the work early (e.g. converged).
 
     Slice lengths are multiples of ``align`` (the last one takes the rest, up to half a
     slice more), sized so that a slice takes about ``seconds`` (default
@@ -115,9 +115,11 @@ def run_chunks(
             if n - hi < size // 2:  # no short slice at the end: one call more is not free
                 hi = n
             t0 = time.perf_counter()
-            solve(lo, hi)
+            stop = solve(lo, hi)
             took = time.perf_counter() - t0
             check()
+            if stop:
+                return
             per_item = took / (hi - lo)
             if hi - lo >= align:  # a short last slice says little
                 pace.per_item = per_item
