@@ -30,8 +30,13 @@ _depth = 0  # nesting of interruptible() blocks that installed the handler
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
+    """True inside ``__del__`` or a ``weakref.finalize`` callback (where an exception is
+    printed as "Exception ignored" and dropped)."""
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        code = frame.f_code
+        if code.co_name == "__del__" or (
+            code.co_name == "__call__" and code.co_filename.endswith("weakref.py")
+        ):
             return True
         frame = frame.f_back
     return False
