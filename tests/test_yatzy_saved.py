@@ -272,7 +272,7 @@ def test_cli_saved_table_solve_then_advise(small_maxi_saved, tmp_path, capsys):
     advise = ["yatzy", "advise", "--variant", "maxi-saved", "--json"]
     pos = "dice 1 6 6 6 6 6 | rerolls 0 | saved 2 | filled ones | upper 1"
     code, out, err = run(capsys, *advise, pos)
-    assert code == 2 and "not stored: solve it first with 'diceopt yatzy solve" in err
+    assert code == 2 and "not stored: solve it first with `diceopt yatzy solve" in err
     assert err.count("\n") == 1
     folder = layers_dir("maxi-saved", "float32")
     folder.mkdir(parents=True)
@@ -337,7 +337,8 @@ def test_solve_it_first_hint_is_the_exact_command(tmp_path, monkeypatch, capsys,
     command = "diceopt yatzy solve --variant maxi-saved"
     if dtype == "float64":
         command += " --dtype float64"
-    assert code == 2 and f"solve it first with '{command}' (" in err
+    command += f" --cache-dir {tmp_path}"  # where it is looked for (here: DICEOPT_CACHE)
+    assert code == 2 and f"solve it first with `{command}` (" in err
     assert ("6.3 GB" if dtype == "float64" else "3.1 GB") in err and err.count("\n") == 1
 
 

@@ -55,10 +55,21 @@ def saved_solve_cost(variant: str, dtype: str = "float32") -> str:
     return f"{SAVED_CPU}, {table_bytes(get_rules(variant), dtype) / 1e9:.1f} GB of disk"
 
 
-def solve_command(variant: str, dtype: str = "float32") -> str:
-    """The command that solves and stores the table of ``variant`` in ``dtype``."""
-    tail = "" if np.dtype(dtype).name == "float32" else f" --dtype {np.dtype(dtype).name}"
-    return f"diceopt yatzy solve --variant {variant}{tail}"
+def solve_command(variant: str, dtype: str = "float32", cache_dir: str | None = None) -> str:
+    """The command that solves and stores the table of ``variant`` in ``dtype`` where it
+    is looked for: ``cache_dir``, else $DICEOPT_CACHE (named with --cache-dir), else the
+    default cache directory."""
+    import os
+    import shlex
+
+    from diceopt import storage
+
+    words = ["diceopt", "yatzy", "solve", "--variant", variant]
+    if np.dtype(dtype).name != "float32":
+        words += ["--dtype", np.dtype(dtype).name]
+    if cache_dir or os.environ.get(storage.ENV_VAR):
+        words += ["--cache-dir", str(storage.cache_root(cache_dir))]
+    return shlex.join(words)
 
 
 def _note(line: str) -> None:
@@ -97,7 +108,7 @@ def saved_table(variant: str, dtype: str = "float32", cache_dir: str | None = No
     if got is None:
         raise InputError(
             f"the {variant} table ({dtype}) is not stored: solve it first with "
-            f"'{solve_command(variant, dtype)}' ({saved_solve_cost(variant, dtype)})"
+            f"`{solve_command(variant, dtype, cache_dir)}` ({saved_solve_cost(variant, dtype)})"
         )
     return got[0]
 
