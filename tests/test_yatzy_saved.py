@@ -272,7 +272,7 @@ def test_cli_saved_table_solve_then_advise(small_maxi_saved, tmp_path, capsys):
     advise = ["yatzy", "advise", "--variant", "maxi-saved", "--json"]
     pos = "dice 1 6 6 6 6 6 | rerolls 0 | saved 2 | filled ones | upper 1"
     code, out, err = run(capsys, *advise, pos)
-    assert code == 2 and "not stored: solve it first with 'diceopt yatzy solve" in err
+    assert code == 2 and "not stored: solve it first with `diceopt yatzy solve" in err
     assert err.count("\n") == 1
     folder = layers_dir("maxi-saved", "float32")
     folder.mkdir(parents=True)
@@ -308,3 +308,75 @@ def test_cli_bad_saved_input_one_line_exit_2(tmp_path, monkeypatch, capsys, argv
     code, out, err = run(capsys, "yatzy", *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("diceopt: error: ") and message in err
+
+
+def test_announced_size_is_the_tables_in_its_dtype(tmp_path):
+    """The size announced (and in the "solve it first" hint) is what the layers take in
+    the table's dtype: float64 twice float32 (maxi-saved: 6.3 GB, not 3.1)."""
+    from diceopt.games.yatzy import saved_solve_cost
+    from diceopt.games.yatzy.saved import table_bytes
+
+    rules = SAVED["american-4d6-free"]
+    for dtype in ("float32", "float64"):
+        table = solve_saved(rules, dtype=dtype, directory=tmp_path / dtype, variant="t")
+        layers = range(rules.num_categories + 1)
+        assert table_bytes(rules, dtype) == sum(table.layer(j).nbytes for j in layers)
+    maxi = get_rules("maxi-saved")
+    assert table_bytes(maxi, "float64") == 2 * table_bytes(maxi, "float32")
+    assert "3.1 GB of disk" in saved_solve_cost("maxi-saved", "float32")
+    assert "6.3 GB of disk" in saved_solve_cost("maxi-saved", "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_solve_it_first_hint_is_the_exact_command(tmp_path, monkeypatch, capsys, dtype):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    pos = "dice 1 2 3 4 5 6 | rerolls 2 | saved 0"
+    code, out, err = run(
+        capsys, "yatzy", "advise", pos, "--variant", "maxi-saved", "--dtype", dtype
+    )
+    command = "diceopt yatzy solve --variant maxi-saved"
+    if dtype == "float64":
+        command += " --dtype float64"
+    command += f" --cache-dir {tmp_path}"  # where it is looked for (here: DICEOPT_CACHE)
+    assert code == 2 and f"solve it first with `{command}` (" in err
+    assert ("6.3 GB" if dtype == "float64" else "3.1 GB") in err and err.count("\n") == 1
+
+
+def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
+    """Ctrl-C keeps the layers solved so far (said on stderr); the next solve resumes from
+    them (said too) and gives the table an uninterrupted solve gives; leftovers that do
+    not pass their checks are removed (said too)."""
+    from diceopt.games.yatzy.saved import get_saved
+
+    c = small_maxi_saved.num_categories
+    fresh = solve_saved(small_maxi_saved)
+    folder = layers_dir("maxi-saved", "float32")
+
+    def stop(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    said: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        get_saved("maxi-saved", progress=stop, say=said.append)
+    assert said == [
+        f"kept the 3 layers solved so far in {folder} (each complete, with its checksums): "
+        "solving it again resumes from them"
+    ]
+    (folder / "layer00.mmap.x1y2.tmp").write_bytes(b"left by a killed write")
+    code, out, err = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(fresh.value, abs=1e-4)
+    assert f"resuming from the layers already solved in {folder}: layers {c - 2} to {c}" in err
+    assert sorted(p.name for p in folder.iterdir()) == [f"layer0{j}.mmap" for j in range(c + 1)]
+    table, _ = load_saved("maxi-saved")
+    for j in range(c + 1):
+        np.testing.assert_array_equal(table.layer(j), fresh.layer(j))
+    # an unfinished folder whose layers fail their checks is removed, and said so
+    (folder / "layer00.mmap").unlink()
+    path = folder / f"layer0{c}.mmap"
+    path.write_bytes(path.read_bytes()[:-8])
+    code, out, err = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
+    assert code == 0 and f"removed the unfinished solve in {folder}" in err
+    # --force says it removes the stored table
+    code, out, err = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--force")
+    assert code == 0 and f"removed {folder} to solve it again" in err

@@ -12,6 +12,7 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
+from diceopt.errors import InputError
 from diceopt.games.yatzy import rules as yatzy_rules
 from diceopt.games.yatzy import targets
 from diceopt.games.yatzy.distribution import distribution
@@ -282,6 +283,49 @@ def test_targets_command_unwritable_cache_does_not_claim_stored(tiny_variant, tm
     assert main([*argv, "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["path"] is None and "not saved" in captured.err
+
+
+def test_targets_command_failed_store_is_one_line_never_done(tiny_variant, tmp_path, capsys):
+    """A store that fails is reported once (the warning) and never followed by "done"."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    argv = ["yatzy", "targets", "--variant", "tiny-yahtzee", "--cache-dir", str(blocker)]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    storing = [line for line in err.splitlines() if line.startswith("storing it")]
+    assert storing and not any("done" in line for line in storing)
+    assert sum("not saved" in line for line in err.splitlines()) == 1
+    assert "not stored" in out and "stored " + str(blocker) not in out
+    assert "MB (float32)" in out and "storing it (0.0" not in err  # small: in MB
+
+
+def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, capsys):
+    """Forced order: C + 1 reachable masks, so C + 1 rows (not 2^C: 3.15 GB for 16 rows)."""
+    rules = REDUCED["scandinavian-4d6-forced"]
+    table = solve_targets(rules, dtype="float64")
+    assert table.values.shape == (rules.num_categories + 1, 1, 7, table_kmax(rules) + 1)
+    for mask, flag, upper in _states(rules, table):
+        for k in (1, 12, 30):
+            rows = solve_target_from(rules, mask, flag, upper, k, dtype="float64")
+            assert table.probability(mask, flag, upper, k) == rows.probability(mask, flag, upper, k)
+            for got, want in zip(rows.turn(mask, flag, upper, k), table.turn(mask, flag, upper, k)):
+                np.testing.assert_array_equal(got, want)
+    with pytest.raises(InputError, match="no game"):
+        table.probability(0b010, 0, 0, 5)  # not a mask of the forced order
+    assert targets.target_key("scandinavian-forced").shape == (16, 1, 64, 375)
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    monkeypatch.setattr(targets, "_LOADED", {})
+    argv = ["yatzy", "targets", "--variant", "scandinavian-forced", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bytes"] < 2_000_000 and not data["loaded"]
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["loaded"] and again["p_at_least"] == data["p_at_least"]
+    pos = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos threes | upper 9 | score 9"
+    advise = ["yatzy", "advise", pos, "--target", "200", "--variant", "scandinavian-forced"]
+    assert main(advise) == 0
+    assert "no stored target table" not in capsys.readouterr().err  # the stored one is read
 
 
 def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):

@@ -57,6 +57,7 @@ class Stage:
         self._bar: Any = None
         self._task: Any = None
         self._t0 = 0.0
+        self._failed = False
 
     def __enter__(self) -> Stage:
         self._t0 = time.perf_counter()
@@ -80,6 +81,10 @@ class Stage:
             print(f"{self.label} ...", file=self.stream, flush=True)
         return self
 
+    def fail(self) -> None:
+        """The stage did not do its work (the caller has said why): no "done" line."""
+        self._failed = True
+
     def update(self, done: int, total: int | None = None) -> None:
         """``done`` units of ``total`` (None: unknown) finished so far."""
         _report(self.label, done, total)
@@ -95,5 +100,5 @@ class Stage:
         seconds = time.perf_counter() - self._t0
         if self._bar is not None:
             self._bar.stop()
-        elif kind is None:
+        elif kind is None and not self._failed:
             print(f"{self.label}: done in {seconds:.1f} s", file=self.stream, flush=True)

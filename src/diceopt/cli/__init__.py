@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from diceopt import __version__
 from diceopt.errors import InputError, SolveError
+from diceopt.interrupt import interruptible
 
 # a value that starts with "-" but is a number: "-1", "-0.5", "-1e-3", "-1/6", "-1,2"
 NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d)[\d.eE+\-/,]*$")
@@ -77,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return int(args.handler(args) or 0)
+        with interruptible():  # Ctrl-C never lost in a finalizer (numba's, llvmlite's)
+            return int(args.handler(args) or 0)
     except (InputError, SolveError) as exc:
         print(f"diceopt: error: {exc}", file=sys.stderr)
         return 2

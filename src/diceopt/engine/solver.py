@@ -38,10 +38,12 @@ import numpy as np
 
 from diceopt.engine.compile import CompiledGame
 from diceopt.errors import InputError, SolveError
+from diceopt.interrupt import run_chunks
 
 OBJECTIVES = ("expected", "exponential", "win")
 ACCEPT_RESIDUAL = 1e-12
 STALL_SWEEPS = 50
+LARGE_COMPONENT = 1 << 15  # nodes of a cyclic component iterated in chunks of sweeps
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,9 @@ def solve(
 
     ``discount`` (optional, 0 < discount <= 1) multiplies the value of every successor.
     ``choice`` (optional) fixes the edge taken at each decision node (-1 = free), which
-    turns the solve into exact evaluation of that policy.
+    turns the solve into exact evaluation of that policy. Ctrl-C stops it between two
+    chunks of components, or of sweeps of a cyclic component of
+    :data:`LARGE_COMPONENT` nodes or more (KeyboardInterrupt).
     """
     objective = objective or Objective()
     objective.check_game(game)
@@ -130,29 +134,50 @@ def solve(
     t0 = time.perf_counter()
     order, comp_start, cyclic = game.components()
     values = np.zeros(game.num_states, dtype=np.float64)
-    sweeps, residual, failed = _solve_components(
-        order,
-        comp_start,
-        cyclic,
-        game.kind,
-        game.player,
-        game.terminal_value,
-        game.start,
-        game.target,
-        game.reward,
-        game.prob,
-        game.flip,
-        objective.handover_base,
-        objective.minimize,
-        objective.effective_theta,
-        discount,
-        choice,
-        values,
-        tolerance,
-        ACCEPT_RESIDUAL,
+    found = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
+    args = (
+        game.kind, game.player, game.terminal_value, game.start, game.target, game.reward,
+        game.prob, game.flip, objective.handover_base, objective.minimize,
+        objective.effective_theta, discount, choice, values, tolerance, ACCEPT_RESIDUAL,
         STALL_SWEEPS,
-        max_sweeps,
-    )
+    )  # fmt: skip
+
+    def components(lo: int, hi: int) -> None:
+        """Components lo .. hi - 1 in one numba call (their successors are solved)."""
+        sweeps, residual, failed = _solve_components(
+            order, comp_start[lo : hi + 1], cyclic[lo:hi], *args, max_sweeps
+        )
+        if failed >= 0:
+            found[:] = [sweeps, residual, lo + failed]
+        else:
+            found[0], found[1] = max(found[0], sweeps), max(found[1], residual)
+
+    def iterate(c: int) -> None:
+        """One large cyclic component, its value iteration in chunks of sweeps."""
+        carry = np.array([np.inf, 0.0, 0.0, np.inf])
+        lo, hi = int(comp_start[c]), int(comp_start[c + 1])
+        run_chunks(lambda _, until: _iterate(order, lo, hi, *args, until, carry), max_sweeps)
+        sweeps, residual = int(carry[2]), float(carry[3])
+        if not residual <= max(tolerance, ACCEPT_RESIDUAL):
+            found[:] = [sweeps, residual, c]
+        else:
+            found[0], found[1] = max(found[0], sweeps), max(found[1], residual)
+
+    # Ctrl-C stops a long solve between two chunks: of components, or of the sweeps of
+    # a large cyclic component
+    ncomp = comp_start.size - 1
+    big = np.flatnonzero(cyclic & (np.diff(comp_start) >= LARGE_COMPONENT))
+    at = 0
+    for c in [*big.tolist(), ncomp]:
+        if c > at:
+            run_chunks(lambda lo, hi, at=at: components(at + lo, at + hi), c - at)
+        if found[2] >= 0 or c == ncomp:
+            break
+        iterate(c)
+        if found[2] >= 0:
+            break
+        at = c + 1
+    sweeps, residual, failed = found
     if failed >= 0:
         raise SolveError(
             f"value iteration stopped after {sweeps} sweeps with residual {residual:.3g} "
@@ -197,20 +222,13 @@ def _solve_components(
                 flip, base, minimize, theta, discount, choice, values,
             )  # fmt: skip
             continue
-        best, best_sweep, sweeps, residual = np.inf, 0, 0, np.inf
-        while sweeps < max_sweeps:
-            residual = _sweep(
-                order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
-                flip, base, minimize, theta, discount, choice, values,
-            )  # fmt: skip
-            sweeps += 1
-            if residual <= tolerance:
-                break
-            if residual < best:
-                best, best_sweep = residual, sweeps
-            elif best <= accept and sweeps - best_sweep >= stall:
-                residual = best
-                break
+        carry = np.array([np.inf, 0.0, 0.0, np.inf])
+        _iterate(
+            order, lo, hi, kind, player, terminal_value, start, target, reward, prob, flip,
+            base, minimize, theta, discount, choice, values, tolerance, accept, stall,
+            max_sweeps, carry,
+        )  # fmt: skip
+        sweeps, residual = int(carry[2]), carry[3]
         if sweeps > most:
             most = sweeps
         if not residual <= max(tolerance, accept):
@@ -218,6 +236,38 @@ def _solve_components(
         if residual > worst:
             worst = residual
     return most, worst, -1
+
+
+@numba.njit(cache=True)
+def _iterate(
+    order: np.ndarray, lo: int, hi: int, kind: np.ndarray, player: np.ndarray,
+    terminal_value: np.ndarray, start: np.ndarray, target: np.ndarray, reward: np.ndarray,
+    prob: np.ndarray, flip: np.ndarray, base: float, minimize: bool, theta: float,
+    discount: float, choice: np.ndarray, values: np.ndarray, tolerance: float,
+    accept: float, stall: int, until: int, carry: np.ndarray,
+) -> bool:  # fmt: skip
+    """Value iteration of the cyclic component ``order[lo:hi]`` on from ``carry`` = (best
+    residual, its sweep, sweeps done, last residual; float64, updated), up to ``until``
+    sweeps in all; True once it stopped (converged, or stalled at rounding noise)."""
+    best, best_sweep, sweeps, residual = carry[0], int(carry[1]), int(carry[2]), carry[3]
+    done = False
+    while sweeps < until:
+        residual = _sweep(
+            order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
+            flip, base, minimize, theta, discount, choice, values,
+        )  # fmt: skip
+        sweeps += 1
+        if residual <= tolerance:
+            done = True
+            break
+        if residual < best:
+            best, best_sweep = residual, sweeps
+        elif best <= accept and sweeps - best_sweep >= stall:
+            residual = best
+            done = True
+            break
+    carry[0], carry[1], carry[2], carry[3] = best, best_sweep, sweeps, residual
+    return done
 
 
 @numba.njit(cache=True)

@@ -12,6 +12,7 @@ moves and the sheet), ``simulation`` and ``sweep``.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -44,7 +45,37 @@ POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | sc
 
 _TABLES: dict[tuple[str, float, str], YatzyTable | SavedTable] = {}
 _DISTRIBUTION_READY: set[str] = set()  # table dtypes whose distribution kernels are loaded
-SAVED_SOLVE = "about 1,100 CPU-seconds and 3.1 GB of disk"  # maxi-saved, float32, measured
+SAVED_CPU = "about 1,100 CPU-seconds in float32"  # maxi-saved, measured
+
+
+def saved_solve_cost(variant: str, dtype: str = "float32") -> str:
+    """What solving a saved-rerolls variant costs: CPU time (measured, maxi-saved) and the
+    size of its table in ``dtype`` on disk."""
+    from diceopt.games.yatzy.saved import table_bytes
+
+    return f"{SAVED_CPU}, {table_bytes(get_rules(variant), dtype) / 1e9:.1f} GB of disk"
+
+
+def solve_command(variant: str, dtype: str = "float32", cache_dir: str | None = None) -> str:
+    """The command that solves and stores the table of ``variant`` in ``dtype`` where it
+    is looked for: ``cache_dir``, else $DICEOPT_CACHE (named with --cache-dir), else the
+    default cache directory."""
+    import os
+    import shlex
+
+    from diceopt import storage
+
+    words = ["diceopt", "yatzy", "solve", "--variant", variant]
+    if np.dtype(dtype).name != "float32":
+        words += ["--dtype", np.dtype(dtype).name]
+    if cache_dir or os.environ.get(storage.ENV_VAR):
+        words += ["--cache-dir", str(storage.cache_root(cache_dir))]
+    return shlex.join(words)
+
+
+def _note(line: str) -> None:
+    """A line about what a solve did with files (stderr, beside the progress)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def get_solved(
@@ -78,7 +109,7 @@ def saved_table(variant: str, dtype: str = "float32", cache_dir: str | None = No
     if got is None:
         raise InputError(
             f"the {variant} table ({dtype}) is not stored: solve it first with "
-            f"'diceopt yatzy solve --variant {variant}' ({SAVED_SOLVE})"
+            f"`{solve_command(variant, dtype, cache_dir)}` ({saved_solve_cost(variant, dtype)})"
         )
     return got[0]
 
@@ -640,26 +671,26 @@ class YatzySpec(GameSpec):
 
 def _solve_saved(rules: YatzyConfig, force: bool) -> Report:
     """``solve`` for a saved-rerolls variant: load the stored layers, or solve them layer
-    by layer into the cache directory (two layers in memory)."""
-    from diceopt.games.yatzy.saved import get_saved, layers_dir, warm_up
+    by layer into the cache directory (two layers in memory), resuming an unfinished
+    solve's checked layers (notes on stderr)."""
+    from diceopt.games.yatzy.saved import get_saved, layers_dir, load_saved, warm_up
 
     folder = layers_dir(rules.variant, rules.dtype)
     compile_seconds = 0.0
     t0 = time.perf_counter()
-    if not force:
-        try:
-            table = saved_table(rules.variant, rules.dtype)
-        except InputError:
-            force = True
-        else:
-            seconds = time.perf_counter() - t0
-            lines = [
-                f"loaded {folder} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"
-            ]
-    if force:
+    got = None if force else load_saved(rules.variant, rules.dtype)
+    if got is not None:
+        table = got[0]
+        seconds = time.perf_counter() - t0
+        lines = [f"loaded {folder} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
+    else:
         compile_seconds = warm_up(rules.dtype)
-        with Stage(f"solving {rules.variant} ({SAVED_SOLVE})", "layers") as stage:
-            table, _ = get_saved(rules.variant, rules.dtype, force=True, progress=stage.update)
+        label = f"solving {rules.variant} ({saved_solve_cost(rules.variant, rules.dtype)})"
+        with Stage(label, "layers") as stage:
+            table, _ = get_saved(
+                rules.variant, rules.dtype, force=force, progress=stage.update, say=_note,
+                load=False,
+            )  # fmt: skip
         seconds = table.seconds
         lines = [
             f"solved {table.states:,} states in {seconds:.2f} s "
@@ -675,7 +706,7 @@ def _solve_saved(rules: YatzyConfig, force: bool) -> Report:
         "solve_seconds": table.seconds,
         "table_seconds": seconds,
         "states": table.states,
-        "loaded": not force,
+        "loaded": got is not None,
         "path": str(folder),
     }
     return Report(table.value, data, lines)

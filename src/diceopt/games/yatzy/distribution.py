@@ -68,6 +68,7 @@ from diceopt.games.yatzy.kernel import (
     widget_into,
 )
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.interrupt import Pace, interruptible, run_chunks
 
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -592,6 +593,22 @@ class _Keeper:
         self.rows += rows.ln.size
 
 
+def _combine_chunked(
+    start: np.ndarray, succ: np.ndarray, pts: np.ndarray, q: np.ndarray, rank: np.ndarray,
+    rows: _Rows, new: _Rows, threads: int, pace: Pace,
+) -> None:  # fmt: skip
+    """:func:`_combine` of a layer into ``new`` in chunks of states (Ctrl-C stops it
+    between two; ``rows``: the next layer's)."""
+
+    def part(lo: int, hi: int) -> None:
+        _combine(
+            start[lo : hi + 1], succ, pts, q, rank, *rows, new.off[lo : hi + 1], new.data,
+            new.pb[lo:hi], new.py[lo:hi],
+        )  # fmt: skip
+
+    run_chunks(part, start.size - 1, align=threads, pace=pace)
+
+
 def _pass(
     table: YatzyTable,
     position: tuple[int, int, int, int, int] | None,
@@ -622,17 +639,30 @@ def _pass(
     # layer to layer (fresh ones per layer cost as much in page faults as the rest)
     work = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)]
     work += [np.empty(0, dtype=np.int32), np.empty(0)]
+    paces = (Pace(), Pace())  # chunks of the outcomes, of the combining
 
     def outcomes(sm: np.ndarray, sf: np.ndarray, su: np.ndarray, roll: int = -1, t0: int = 2):
-        """Outcomes of states (views of the work arrays where ``position`` is None)."""
+        """Outcomes of states (views of the work arrays where ``position`` is None), in
+        chunks of states (Ctrl-C stops between two), each packed after the one before."""
         bound_off = np.zeros(sm.size + 1, dtype=np.int64)
         np.cumsum(_outcome_bound(rules, sm), out=bound_off[1:])
         if work[0].size < bound_off[-1]:
             work[:] = [np.empty(int(bound_off[-1] * 1.25), dtype=w.dtype) for w in work]
-        start = _outcomes(
-            sm, sf, su, roll, t0, V, K, theta, where, flags, width, bound_off, *work,
-            threads, LANES,
-        )  # fmt: skip
+        start = np.zeros(sm.size + 1, dtype=np.int64)
+
+        def part(lo: int, hi: int) -> None:
+            b0, at = int(bound_off[lo]), int(start[lo])
+            local = _outcomes(
+                sm[lo:hi], sf[lo:hi], su[lo:hi], roll, t0, V, K, theta, where, flags, width,
+                bound_off[lo : hi + 1] - b0, *(w[b0:] for w in work), threads, LANES,
+            )  # fmt: skip
+            m = int(local[-1])
+            if at != b0:  # packed after the previous chunk's (numpy copes with the overlap)
+                for w in work:
+                    w[at : at + m] = w[b0 : b0 + m]
+            start[lo + 1 : hi + 1] = at + local[1:]
+
+        run_chunks(part, sm.size, align=threads * LANES, pace=paces[0])
         m = int(start[-1])
         succ, pts, q = (w[:m] if position is None else w[:m].copy() for w in work[1:])
         return start, succ, pts, q
@@ -704,7 +734,7 @@ def _pass(
                 pingpong[j % 2] = np.empty(int(off[-1]))
             data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
-        _combine(start, succ, pts, q, rank, *rows, new.off, new.data, new.pb, new.py)
+        _combine_chunked(start, succ, pts, q, rank, rows, new, threads, paces[1])
         if kept is not None:
             kept.add(j, new)
         rows = new
@@ -742,7 +772,8 @@ def distribution(
     upper = min(int(upper), T)
     if bin(mask).count("1") >= rules.num_categories:
         raise InputError("the game is over: every category is filled")
-    rows, states, _ = _pass(table, (mask, flag, upper, roll, rerolls))
+    with interruptible():  # Ctrl-C: between two chunks of states
+        rows, states, _ = _pass(table, (mask, flag, upper, roll, rerolls))
     out = rows.data[: rows.ln[0]].copy()
     b, y = float(rows.pb[0]), float(rows.py[0])
     value = _value_of(table, mask, flag, upper, roll, rerolls)
@@ -836,7 +867,8 @@ def state_distributions(
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
-    _, _, kept = _pass(table, None, dt)
+    with interruptible():  # Ctrl-C: between two chunks of states
+        _, _, kept = _pass(table, None, dt)
     assert kept is not None
     off, length, pb, py = (np.concatenate(a) for a in zip(*kept.parts, strict=True))
     rules = table.rules

@@ -48,7 +48,9 @@ Solver (:func:`solve_table`): layer by layer (number of filled categories, last 
 first; only the layer being solved has its state list in memory, see
 :func:`iter_layer_states`); within a layer all states are laid out as *lanes* and
 solved ``lanes`` at a time by the steps above, every lattice operation a loop over
-contiguous lanes (SIMD), batches in parallel (``prange``). Step 1 and the joker scoring
+contiguous lanes (SIMD), batches in parallel (``prange``), a layer's states in chunks
+of about 0.2 s called from Python so that Ctrl-C stops a solve between two
+(:func:`solve_states_chunked`, :mod:`diceopt.interrupt`). Step 1 and the joker scoring
 of step 2 are the scalar widget's functions applied per lane; the lattice loops are
 written twice (lanes and scalar), each twin tagged with the reason.
 
@@ -85,6 +87,7 @@ from numba.extending import overload
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
+from diceopt.interrupt import Pace, interruptible, run_chunks
 
 NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
@@ -939,11 +942,31 @@ def _solve_states_saved(
                     res[lo + ln, s] = out[s, ln]
 
 
-@numba.njit(cache=True)
-def _solve_layer(
+def solve_states_chunked(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
     st_u: np.ndarray,
+    kernel: Callable[..., None],
+    head: tuple,
+    tail: tuple,
+    res: np.ndarray,
+    align: int,
+    pace: Pace | None = None,
+) -> None:
+    """``kernel(st_mask, st_flag, st_u, *head, res, *tail)`` (:func:`_solve_states` or
+    :func:`_solve_states_saved`) on slices of the states and of ``res`` in turn, so that
+    Ctrl-C stops a layer between two slices (:func:`diceopt.interrupt.run_chunks`;
+    ``align``: states per round of batches, a multiple of the lanes; ``pace``: shared by
+    the layers of one solve)."""
+
+    def solve(lo: int, hi: int) -> None:
+        kernel(st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], *head, res[lo:hi], *tail)
+
+    run_chunks(solve, st_mask.size, align=align, pace=pace)
+
+
+def _solve_layer(
+    st: LayerStates,
     V: np.ndarray,
     As: np.ndarray,
     Ms: np.ndarray,
@@ -951,12 +974,14 @@ def _solve_layer(
     vecs: np.ndarray,
     K: KernelArrays,
     theta: float,
+    pace: Pace,
 ) -> None:
-    """Solve the states (st_mask, st_flag, st_u) of one layer into V (:func:`_solve_states`)."""
-    res = np.empty(st_mask.size, dtype=V.dtype)
-    _solve_states(st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, K, theta, res)
-    for i in range(st_mask.size):
-        V[st_mask[i], st_flag[i], st_u[i]] = res[i]
+    """Solve the states of one layer into V (:func:`_solve_states`, in chunks)."""
+    res = np.empty(st.mask.size, dtype=V.dtype)
+    align = As.shape[0] * As.shape[2]
+    head = (V, As, Ms, SRs, vecs, K, theta)
+    solve_states_chunked(st.mask, st.flag, st.upper, _solve_states, head, (), res, align, pace)
+    V[st.mask, st.flag, st.upper] = res
 
 
 class PolicyBuffers(NamedTuple):
@@ -1592,7 +1617,8 @@ def solve_table(
 
     ``dtype`` float32 (default) or float64; ``theta`` exponential-utility parameter (0:
     expected points; |theta| <= 1). ``progress(done, total)`` is called after each layer.
-    ``lanes``: states per SIMD batch (default by dtype).
+    ``lanes``: states per SIMD batch (default by dtype). Ctrl-C stops it within a
+    fraction of a second (KeyboardInterrupt; the layers are solved in chunks).
     """
     dt = np.dtype(dtype)
     if dt not in LANES:
@@ -1619,12 +1645,14 @@ def solve_table(
     SRs[:, -1, :] = NEG
     vecs = np.empty((nchunks, 4, width), dtype=dt)
     states = last.mask.size + last.copy_dst.size
-    for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-        _solve_layer(st.mask, st.flag, st.upper, V, As, Ms, SRs, vecs, K, theta)
-        Vflat[st.copy_dst] = Vflat[st.copy_src]
-        states += st.mask.size + st.copy_dst.size
-        if progress is not None:
-            progress(c - j, c)
+    pace = Pace()
+    with interruptible():
+        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+            _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
+            Vflat[st.copy_dst] = Vflat[st.copy_src]
+            states += st.mask.size + st.copy_dst.size
+            if progress is not None:
+                progress(c - j, c)
     seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)
 

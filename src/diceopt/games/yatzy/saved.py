@@ -21,6 +21,12 @@ solving; with a directory each finished layer is written to its own table file
 (``diceopt.storage`` format: checksum, atomic write) and memory-mapped when read back,
 so the advice reads one layer (the one after the position's) and never the whole table.
 Expected points only (theta 0).
+
+Interrupted solves (:func:`get_saved`): the layers are solved in chunks of states, so
+Ctrl-C stops a solve within a fraction of a second; the layers already written (each
+complete, with its checksums) stay in the folder and the next solve resumes from them
+once they pass their checks (:func:`prepare_folder`); anything else left in the folder
+is removed. Each step is said in one line.
 """
 
 from __future__ import annotations
@@ -47,9 +53,11 @@ from diceopt.games.yatzy.kernel import (
     category_values,
     kernel_arrays,
     layer_masks,
+    solve_states_chunked,
     widget_detail,
 )
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.interrupt import Pace, interruptible
 
 GAME = "yatzy"
 
@@ -247,13 +255,17 @@ def solve_saved(
     progress: Callable[[int, int], None] | None = None,
     lanes: int | None = None,
     variant: str | None = None,
+    resume: int | None = None,
 ) -> SavedTable:
     """Solve a saved-rerolls variant exactly: the value of every turn-start state.
 
     ``dtype`` float32 (default) or float64. ``directory``: write each finished layer to
     its file there (:func:`layers_dir`; ``variant`` names the files, default the rules'
     name) and, unless ``keep``, hold only two layers in memory (the table reads the
-    others back memory-mapped). ``progress(done, total)`` after each layer.
+    others back memory-mapped). ``resume``: the lowest layer already solved and stored
+    in ``directory`` (checked by :func:`finished_layers`); the solve goes on from there.
+    ``progress(done, total)`` after each layer. Ctrl-C stops it within a fraction of a
+    second (KeyboardInterrupt); the layers written so far are complete.
     """
     dt = np.dtype(dtype)
     if dt not in LANES:
@@ -277,29 +289,45 @@ def solve_saved(
     IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
     folder = None
     name = variant or rules.name
+    layers: list[np.ndarray | None] = [None] * (c + 1)
+    before = 0.0  # seconds of the layers solved by an earlier, interrupted run
     if directory is not None:
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / _layer_file(0)).unlink(missing_ok=True)  # complete only once rewritten
-    layers: list[np.ndarray | None] = [None] * (c + 1)
-    nxt = np.zeros((lay.lanes[c], lay.width(c)), dtype=dt)  # game over: nothing to come
-    layers[c] = nxt
-    if folder is not None:
-        _write_layer(folder, name, c, nxt, {})
-    for j in range(c - 1, -1, -1):
-        st_mask, st_flag, st_u = lay.layer_states(j)
-        res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
-        V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
-        _solve_states_saved(st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, outs, K, res, ADDs, IDXs)
-        del st_mask, st_flag, st_u
-        if not keep:
-            layers[j + 1] = None
-        layers[j] = nxt = res
-        if folder is not None and j > 0:
-            _write_layer(folder, name, j, res, {})
-        if progress is not None:
-            progress(c - j, c)
-    seconds = time.perf_counter() - t0
+    if resume is not None and folder is not None and resume > 0:
+        top = resume
+        key = _layer_key(name, top, dt.name, (lay.lanes[top], lay.width(top)))
+        stored = storage.read_mapped(folder / _layer_file(top), key)
+        nxt = np.array(stored.arrays["values"])  # writable, in memory: the kernels' type
+        before = float(stored.header.get("seconds", 0.0))
+    else:
+        top = c
+        nxt = np.zeros((lay.lanes[c], lay.width(c)), dtype=dt)  # game over: nothing to come
+        if folder is not None:
+            _write_layer(folder, name, c, nxt, {"seconds": 0.0})
+    layers[top] = nxt
+    align = nchunks * width
+    pace = Pace()
+    with interruptible():
+        for j in range(top - 1, -1, -1):
+            st_mask, st_flag, st_u = lay.layer_states(j)
+            res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
+            V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
+            solve_states_chunked(
+                st_mask, st_flag, st_u, _solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
+                (ADDs, IDXs), res, align, pace,
+            )  # fmt: skip
+            del st_mask, st_flag, st_u
+            if not keep:
+                layers[j + 1] = None
+            layers[j] = nxt = res
+            if folder is not None and j > 0:
+                spent = before + time.perf_counter() - t0
+                _write_layer(folder, name, j, res, {"seconds": spent})
+            if progress is not None:
+                progress(c - j, c)
+    seconds = before + time.perf_counter() - t0
     states = lay.solved_states
     table = SavedTable(rules, lay, layers, None, seconds, states, dt.name)
     if folder is not None:
@@ -307,6 +335,14 @@ def solve_saved(
         _write_layer(folder, name, 0, layers[0], meta)
         table._load = _layer_loader(folder, name, lay, dt.name)
     return table
+
+
+def table_bytes(rules: YatzyRules, dtype: str | np.dtype = "float32") -> int:
+    """Bytes of a saved-rerolls table's values in ``dtype`` (its layer files on disk, less
+    their headers)."""
+    lay = saved_layout(rules)
+    values = sum(lay.lanes[j] * lay.width(j) for j in range(rules.num_categories + 1))
+    return values * np.dtype(dtype).itemsize
 
 
 # --- per-layer files -------------------------------------------------------------------
@@ -384,6 +420,63 @@ def load_saved(
     return table, time.perf_counter() - t0
 
 
+def finished_layers(
+    folder: Path, variant: str, rules: YatzyRules, dtype: str = "float32"
+) -> int | None:
+    """The lowest layer j >= 1 such that layers j .. C of an unfinished solve are stored in
+    ``folder`` and pass every check (header, shape, every block's checksum), or None."""
+    lay = saved_layout(rules)
+    low = None
+    for j in range(rules.num_categories, 0, -1):
+        path = folder / _layer_file(j)
+        key = _layer_key(variant, j, dtype, (lay.lanes[j], lay.width(j)))
+        try:
+            storage.read_mapped(path, key)
+        except (storage.TableFileError, OSError):
+            break
+        low = j
+    return low
+
+
+def _clear(folder: Path, keep: set[str]) -> None:
+    """Remove everything in ``folder`` but the files named in ``keep`` (all: the folder)."""
+    if not keep:
+        shutil.rmtree(folder)
+        return
+    for entry in folder.iterdir():
+        if entry.name not in keep:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+
+
+def prepare_folder(
+    variant: str, dtype: str = "float32", directory: str | None = None, *, force: bool = False
+) -> tuple[int | None, str | None]:
+    """Before a solve into the cache directory: the layer to resume from (None: from the
+    end) and a line saying what was done with an existing folder (None: there was none).
+    Unless ``force``, the finished layers of an unfinished solve are kept when they pass
+    their checks (:func:`finished_layers`); everything else in the folder is removed."""
+    variant = variant_id(variant)
+    rules = get_rules(variant)
+    folder = layers_dir(variant, dtype, directory)
+    if not folder.exists():
+        return None, None
+    low = None if force else finished_layers(folder, variant, rules, dtype)
+    c = rules.num_categories
+    names = {_layer_file(j) for j in range(low, c + 1)} if low is not None else set()
+    _clear(folder, names)
+    if low is not None:
+        return low, (
+            f"resuming from the layers already solved in {folder}: layers {low} to {c} "
+            f"(of 0 to {c}) pass their checks"
+        )
+    if force:
+        return None, f"removed {folder} to solve it again"
+    return None, f"removed the unfinished solve in {folder} (no solved layer passes its checks)"
+
+
 def get_saved(
     variant: str,
     dtype: str = "float32",
@@ -391,25 +484,42 @@ def get_saved(
     *,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    say: Callable[[str], None] | None = None,
+    load: bool = True,
 ) -> tuple[SavedTable, bool]:
     """The stored table of a saved-rerolls variant, or solve it (writing its layers to
-    the cache directory, two layers in memory); returns (table, loaded)."""
+    the cache directory, two layers in memory); returns (table, loaded). An unfinished
+    solve's checked layers are resumed from, other leftovers removed
+    (:func:`prepare_folder`); after Ctrl-C the finished layers are kept for the next
+    run. ``say``: gets a line about either (none if neither happened). ``load`` False:
+    the caller found no stored table already (nothing is loaded, nothing removed)."""
     variant = variant_id(variant)
-    if not force:
+    if load and not force:
         got = load_saved(variant, dtype, directory)
         if got is not None:
             return got[0], True
     folder = layers_dir(variant, dtype, directory)
-    if folder.exists():  # unused (forced, unfinished, damaged or of an older format)
-        shutil.rmtree(folder)
-    table = solve_saved(
-        get_rules(variant),
-        dtype=dtype,
-        directory=folder,
-        keep=False,
-        progress=progress,
-        variant=variant,
-    )
+    resume, note = prepare_folder(variant, dtype, directory, force=force)
+    if note is not None and say is not None:
+        say(note)
+    try:
+        table = solve_saved(
+            get_rules(variant),
+            dtype=dtype,
+            directory=folder,
+            keep=False,
+            progress=progress,
+            variant=variant,
+            resume=resume,
+        )
+    except KeyboardInterrupt:
+        kept = sorted(folder.glob("layer*" + storage.MAPPED_SUFFIX)) if folder.exists() else []
+        if say is not None and kept:
+            say(
+                f"kept the {len(kept)} layers solved so far in {folder} (each complete, "
+                "with its checksums): solving it again resumes from them"
+            )
+        raise
     return table, False
 
 

@@ -39,8 +39,10 @@ Work skipped, exactly: values at k above a state's most points still to come
 (:func:`max_to_come`: every open category at its maximum, the upper bonus only while
 those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
 0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
-unreachable states are 0 and never touched. Threads take interleaved blocks of a
-layer's states as they finish (states differ a lot in their k range). A single target
+unreachable states are 0 and never touched; under the forced order the table has a
+row per reachable mask only (:func:`mask_rows`). Threads take interleaved blocks of a
+chunk of a layer's states as they finish (states differ a lot in their k range); the
+chunks are called from Python so that Ctrl-C stops a solve between two. A single target
 from one position (:func:`solve_target_from`) visits only the states whose filled mask
 contains the position's (upper total and Yahtzee flag not below its own) and, per
 state, only k up to the target less the least points scored on the way
@@ -78,8 +80,10 @@ from diceopt.games.yatzy.kernel import (
     _may_write,
     iter_layer_states,
     kernel_arrays,
+    layer_masks,
 )
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
 TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
@@ -492,16 +496,49 @@ def _gain_floor(
     return out
 
 
-def _flat_index(nkeys: int, kmax: int) -> tuple[np.ndarray, np.ndarray]:
-    """``off``, ``top`` of a dense table: state key i at i * (kmax + 1), k up to kmax."""
-    return np.arange(nkeys, dtype=np.int64) * (kmax + 1), np.full(nkeys, kmax, dtype=np.int64)
+def mask_rows(rules: YatzyRules) -> np.ndarray:
+    """Row of each filled mask in a full table (first axis of ``values``), -1 for a mask
+    no game reaches: every mask in order, or only the masks of the categories' order
+    (forced order: row j for the first j filled), so the table holds no unreachable row."""
+    c = rules.num_categories
+    if not rules.forced_order:
+        return np.arange(1 << c, dtype=np.int64)
+    rows = np.full(1 << c, -1, dtype=np.int64)
+    for j, masks in enumerate(layer_masks(rules)):
+        rows[masks] = j
+    return rows
+
+
+def table_shape(rules: YatzyRules, kmax: int) -> tuple[int, int, int, int]:
+    """Shape of a full target table holding k = 0 .. ``kmax``: (reachable masks, flags,
+    upper totals, values of k)."""
+    nrows = int((mask_rows(rules) >= 0).sum())
+    return (nrows, rules.flags, rules.bonus_threshold + 1, kmax + 1)
+
+
+def _row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """State keys ``(mask * flags + flag) * (T + 1) + u`` as row indices of a table laid
+    out by ``rows`` (:func:`mask_rows`)."""
+    fw = rules.flags * (rules.bonus_threshold + 1)
+    return rows[keys // fw] * fw + keys % fw
+
+
+def _flat_index(rules: YatzyRules, kmax: int) -> tuple[np.ndarray, np.ndarray]:
+    """``off``, ``top`` of a full table (over every state key; k up to kmax): a key's
+    values start at its row (:func:`_row_keys`) times kmax + 1 (0 for unreachable keys,
+    never read)."""
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    at = _row_keys(rules, np.arange(nkeys, dtype=np.int64), mask_rows(rules))
+    return np.maximum(at, 0) * (kmax + 1), np.full(nkeys, kmax, dtype=np.int64)
 
 
 @dataclass
 class TargetTable:
-    """``values[mask, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
+    """``values[row, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
     ``kmax`` (points), for every turn-start state (a 4-D array, possibly a read-only
-    memory map; entries of unreachable states are 0). ``seconds``: solve time;
+    memory map; entries of unreachable states are 0); ``row`` is the filled mask, or its
+    rank in the categories' order under the forced order (:func:`mask_rows`, read through
+    :meth:`row`). ``seconds``: solve time;
     ``states``: states solved. ``check``: a stored table loaded with lazy checks (see
     :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks they
     read; call :meth:`verify` before reading ``values`` directly."""
@@ -522,13 +559,25 @@ class TargetTable:
         if self.check is not None:
             self.check.check_all()
 
+    @cached_property
+    def _rows(self) -> np.ndarray:
+        return mask_rows(self.rules)
+
+    def row(self, mask: int) -> int:
+        """The row of ``values`` holding a filled mask (InputError if no game reaches it)."""
+        r = int(self._rows[mask]) if 0 <= mask < self._rows.size else -1
+        if r < 0:
+            raise InputError(f"no game of {self.rules.name} reaches these filled categories")
+        return r
+
     def _check_masks(self, masks: list[int]) -> None:
-        """Check the blocks holding every state of these filled masks."""
+        """Check the blocks holding every state of these filled masks (masks no game
+        reaches have no row and are never read)."""
         if self.check is None:
             return
         slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
-        for m in sorted(masks):
-            self.check.check(m * slab, (m + 1) * slab)
+        for r in sorted({int(self._rows[m]) for m in masks} - {-1}):
+            self.check.check(r * slab, (r + 1) * slab)
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a turn-start state under target-optimal play."""
@@ -537,11 +586,13 @@ class TargetTable:
         if k > self.kmax:
             raise InputError(f"this table holds targets up to {self.kmax} points, not {k}")
         self._check_masks([mask])
-        return float(self.values[mask, flag, min(upper, self.rules.bonus_threshold), k])
+        return float(self.values[self.row(mask), flag, min(upper, self.rules.bonus_threshold), k])
 
     @cached_property
-    def _flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        off, top = _flat_index(int(np.prod(self.values.shape[:3])), self.kmax)
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Vd, off, top)``: P(>= k) of state key ``(mask * flags + flag) * (T + 1) + u``
+        at ``Vd[off[key] + k]`` for k <= ``top[key]`` (what the kernels read)."""
+        off, top = _flat_index(self.rules, self.kmax)
         return np.asarray(self.values).reshape(-1), off, top
 
     def turn(
@@ -552,7 +603,7 @@ class TargetTable:
             [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
         )
         K = kernel_arrays(self.rules, np.float64)
-        Vd, off, top = self._flat
+        Vd, off, top = self.flat
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)
         return target_turn(mask, flag, u, kk, Vd, off, top, self.rules.flags, K, margin(K))
@@ -608,13 +659,22 @@ def _check_dtype(dtype: str | np.dtype) -> np.dtype:
 def _solve_layer(
     rules: YatzyRules, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray,
     Vd: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, lanes: int,
+    pace: Pace | None = None,
 ) -> None:  # fmt: skip
-    """Solve one layer's states into ``Vd`` (see :func:`_target_layer`)."""
-    blocks = 8 * numba.get_num_threads()
-    with numba.parallel_chunksize(1):
-        _target_layer(
-            st_mask, st_flag, st_u, Vd, off, top, rules.flags, K, margin(K), lanes, blocks
-        )
+    """Solve one layer's states into ``Vd`` (see :func:`_target_layer`), in chunks of
+    states so that Ctrl-C stops it between two (:func:`diceopt.interrupt.run_chunks`)."""
+    threads = numba.get_num_threads()
+    blocks = 8 * threads
+    S = margin(K)
+
+    def solve(lo: int, hi: int) -> None:
+        with numba.parallel_chunksize(1):
+            _target_layer(
+                st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
+                lanes, blocks,
+            )  # fmt: skip
+
+    run_chunks(solve, st_mask.size, align=blocks, pace=pace)
 
 
 def solve_targets(
@@ -627,8 +687,10 @@ def solve_targets(
 ) -> TargetTable:
     """The target table of a variant for k = 0 .. ``kmax`` points (default
     :func:`table_kmax`: every target the table holds). ``dtype`` float32 or float64;
-    ``progress(done, total)`` after each layer. Memory: 2^C x flags x (T + 1) x
-    (kmax + 1) values (untouched pages of unreachable states cost nothing)."""
+    ``progress(done, total)`` after each layer; Ctrl-C stops it within a fraction of a
+    second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
+    or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
+    pages of unreachable states cost nothing)."""
     dt = _check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -637,23 +699,27 @@ def solve_targets(
     K = kernel_arrays(rules, dt)
     c = rules.num_categories
     T = rules.bonus_threshold
-    V = np.zeros((1 << c, rules.flags, T + 1, top_k + 1), dtype=dt)
+    rows = mask_rows(rules)
+    V = np.zeros(table_shape(rules, top_k), dtype=dt)
     Vf = V.reshape(-1, top_k + 1)
-    off, top = _flat_index(Vf.shape[0], top_k)
+    off, top = _flat_index(rules, top_k)
     layers = iter_layer_states(rules, reverse=True)
     last = next(layers)  # every category filled: P(>= 0) = 1, else 0
     width = T + 1
-    Vf[(last.mask * rules.flags + last.flag) * width + last.upper, 0] = 1.0
-    Vf[last.copy_dst, 0] = 1.0
+    Vf[_row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
+    Vf[_row_keys(rules, last.copy_dst, rows), 0] = 1.0
     states = last.mask.size
-    for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-        keys = (st.mask * rules.flags + st.flag) * width + st.upper
-        top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
-        _solve_layer(rules, st.mask, st.flag, st.upper, V.reshape(-1), off, top, K, lanes)
-        Vf[st.copy_dst] = Vf[st.copy_src]
-        states += st.mask.size
-        if progress is not None:
-            progress(c - j, c)
+    pace = Pace()
+    with interruptible():
+        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+            keys = (st.mask * rules.flags + st.flag) * width + st.upper
+            top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
+            Vd = V.reshape(-1)
+            _solve_layer(rules, st.mask, st.flag, st.upper, Vd, off, top, K, lanes, pace)
+            Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
+            states += st.mask.size
+            if progress is not None:
+                progress(c - j, c)
     return TargetTable(rules, V, time.perf_counter() - t0, states)
 
 
@@ -729,11 +795,13 @@ def solve_target_from(
         data[at + 1] = 0.5
     K = kernel_arrays(rules, dt)
     states = 0
-    for i, (sm, sf, su) in enumerate(plan):
-        _solve_layer(rules, sm, sf, su, data, off, top, K, lanes)
-        states += sm.size
-        if progress is not None:
-            progress(i + 1, len(plan))
+    pace = Pace()
+    with interruptible():
+        for i, (sm, sf, su) in enumerate(plan):
+            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes, pace)
+            states += sm.size
+            if progress is not None:
+                progress(i + 1, len(plan))
     return TargetRows(
         rules, data, off, top, k, start, time.perf_counter() - t0, states, int(cursor)
     )
@@ -758,12 +826,7 @@ def target_key(
         objective=OBJECTIVE,
         theta=0.0,
         dtype=np.dtype(dtype).name,
-        shape=(
-            1 << rules.num_categories,
-            rules.flags,
-            rules.bonus_threshold + 1,
-            table_kmax(rules) + 1,
-        ),
+        shape=table_shape(rules, table_kmax(rules)),
     )
 
 
@@ -961,6 +1024,11 @@ def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     return time.perf_counter() - t0
 
 
+def size_text(nbytes: int) -> str:
+    """A size for people: GB from 0.1 GB up, else MB."""
+    return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
+
+
 START_TARGETS = (200, 250, 300)  # P(final score >= K) printed from the start (points)
 
 
@@ -987,8 +1055,10 @@ def run_targets(config: Any, args: Any) -> int:
         with Stage(label, "layers") as stage:
             table = solve_targets(rules, dtype=dtype, progress=stage.update)
         t1 = time.perf_counter()
-        with Stage(f"storing it ({table.values.nbytes / 1e9:.2f} GB)"):
+        with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
             saved = store_targets(table, variant)
+            if not saved:
+                stage.fail()  # the warning above says why: no "done"
         store_seconds = time.perf_counter() - t1
     size = path.stat().st_size if saved else table.values.nbytes
     p_at = {k: table.probability(0, 0, 0, k) for k in START_TARGETS if k <= table.kmax}
@@ -1015,7 +1085,7 @@ def run_targets(config: Any, args: Any) -> int:
         return 0
     print(
         f"{variant}: target table, P(points still to come >= k) for k = 0 .. {table.kmax}, "
-        f"{table.states:,} states, {size / 1e9:.2f} GB ({dtype})"
+        f"{table.states:,} states, {size_text(size)} ({dtype})"
     )
     if loaded is not None:
         print(f"loaded {path} in {load_seconds:.2f} s (solved in {table.seconds:.1f} s)")

@@ -416,10 +416,7 @@ def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(Td, off, top)`` of a full target table or of the rows of one solve: T(key, k) =
     Td[off[key] + k] for k <= top[key] (what :func:`utility` reads)."""
     if hasattr(table, "values"):
-        off = np.arange(int(np.prod(table.values.shape[:3])), dtype=np.int64)
-        kmax = table.values.shape[-1] - 1
-        top = np.full(off.size, kmax, dtype=np.int64)
-        return np.asarray(table.values).reshape(-1), off * (kmax + 1), top
+        return table.flat
     return table.data, table.off, table.top
 
 

@@ -1,0 +1,384 @@
+"""Ctrl-C during long solves: the kernels run in chunks (diceopt.interrupt), a SIGINT stops
+a solve between two chunks, never inside a finalizer, and the CLI exits 130 with one line,
+nothing half-written (saved rerolls: the finished layers kept, and resumed from)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from diceopt import interrupt, storage
+from diceopt.games.yatzy import kernel, saved, targets
+from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN, get_rules
+from diceopt.interrupt import Pace, check, interruptible, run_chunks
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def test_run_chunks_covers_everything_once_in_aligned_slices():
+    seen: list[tuple[int, int]] = []
+    run_chunks(lambda lo, hi: seen.append((lo, hi)), 1000, align=7, seconds=1e-9)
+    assert seen[0] == (0, 7)
+    assert [lo for lo, _ in seen[1:]] == [hi for _, hi in seen[:-1]] and seen[-1][1] == 1000
+    assert all((hi - lo) % 7 == 0 for lo, hi in seen[:-1])
+    assert len(seen) > 10  # tiny slices for a tiny time aim
+    one: list[tuple[int, int]] = []
+    pace = Pace()
+    run_chunks(lambda lo, hi: one.append((lo, hi)), 1000, align=7, seconds=1e9, pace=pace)
+    assert one[-1] == (one[-1][0], 1000) and pace.per_item > 0
+    run_chunks(lambda lo, hi: one.append((lo, hi)), 500, align=7, seconds=1e9, pace=pace)
+    assert one[-1] == (0, 500)  # the pace says it all fits in one slice
+
+
+def test_interrupt_inside_a_finalizer_is_raised_after_it(monkeypatch):
+    """Python would print "Exception ignored ... KeyboardInterrupt" and drop the interrupt
+    if it were raised inside ``__del__`` (llvmlite's, while numba works): it waits for the
+    next check instead."""
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+
+    class Finalized:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)
+            total = 0
+            for i in range(1000):  # the handler runs somewhere in here
+                total += i
+
+    reached = False
+    with pytest.raises(KeyboardInterrupt):
+        with interruptible():
+            Finalized()  # freed at once: the signal arrives inside __del__
+            reached = True
+            check()
+    assert reached and unraisable == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _layer_sizes(rules) -> list[int]:
+    """States of each layer (by categories filled) a solve works on."""
+    return [st.mask.size for st in kernel.iter_layer_states(rules)]
+
+
+def test_interruptible_elsewhere_than_the_main_thread_changes_nothing():
+    """Worker threads (the web server's solves) chunk their work but leave SIGINT alone,
+    also while the main thread is inside a block."""
+    seen: list = []
+
+    def worker() -> None:
+        with interruptible():
+            seen.append((signal.getsignal(signal.SIGINT), interrupt._depth))
+        seen.append(interrupt._depth)
+
+    with interruptible():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        assert seen == [(interrupt._handler, 1), 1]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert interrupt._depth == 0
+
+
+def test_cli_exits_130_on_a_ctrl_c_inside_a_finalizer(monkeypatch, capsys):
+    """A command whose Ctrl-C arrives inside a finalizer still stops: status 130, one line,
+    no "Exception ignored" (before: the interrupt was dropped and the command went on)."""
+    import argparse
+
+    from diceopt import cli
+
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    went_on: list[bool] = []
+
+    class Finalized:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)
+            total = 0
+            for i in range(1000):
+                total += i
+
+    def handler(args: argparse.Namespace) -> int:
+        Finalized()
+        went_on.append(True)  # the rest of the command runs up to the next check
+        return 0
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(handler=handler)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    assert cli.main([]) == 130
+    assert capsys.readouterr().err == "diceopt: interrupted\n" and unraisable == []
+    assert went_on == [True]  # raised at the block's end, the next check
+
+
+def _stop_in_layer(monkeypatch, module, name, j):
+    """Replace ``module.name`` by a wrapper that runs it and sends SIGINT after its first
+    slice of layer ``j`` (j categories filled); returns the slice lengths of that layer."""
+    real = getattr(module, name)
+    calls: list[int] = []
+
+    def wrapper(st_mask, *args):
+        got = real(st_mask, *args)
+        if bin(int(st_mask[0])).count("1") == j:
+            calls.append(st_mask.size)
+            if len(calls) == 1:
+                signal.raise_signal(signal.SIGINT)
+        return got
+
+    monkeypatch.setattr(module, name, wrapper)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)  # every slice one round of work
+    return calls
+
+
+MID = 3  # the layer interrupted: categories filled
+
+
+@pytest.mark.parametrize("solver", ["expected", "theta", "maxi"])
+def test_expected_score_solve_stops_between_chunks(monkeypatch, solver):
+    """Ctrl-C stops a layer after one slice (before: the layer was one numba call)."""
+    base = MAXI if solver == "maxi" else SCANDINAVIAN
+    rules = base.reduced(base.categories[:6] + ("chance",))
+    calls = _stop_in_layer(monkeypatch, kernel, "_solve_states", MID)
+    with pytest.raises(KeyboardInterrupt):
+        kernel.solve_table(rules, theta=0.05 if solver == "theta" else 0.0, lanes=8)
+    assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
+    rules = MAXI.reduced(MAXI.categories[:6] + ("chance",), saved_rerolls=True)
+    calls = _stop_in_layer(monkeypatch, saved, "_solve_states_saved", MID)
+    with pytest.raises(KeyboardInterrupt):
+        saved.solve_saved(rules, directory=tmp_path, lanes=8, variant="t")
+    assert len(calls) == 1 and calls[0] < saved.saved_layout(rules).lanes[MID]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4, 8)]
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_target_solves_stop_between_chunks(monkeypatch, single):
+    rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
+    calls = _stop_in_layer(monkeypatch, targets, "_target_layer", MID)
+    with pytest.raises(KeyboardInterrupt):
+        if single:
+            targets.solve_target_from(rules, 0, 0, 0, 60)
+        else:
+            targets.solve_targets(rules)
+    assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
+
+
+@pytest.mark.parametrize("step", ["_outcomes", "_combine"])
+def test_state_distributions_stop_between_chunks(monkeypatch, step):
+    from diceopt.games.yatzy import distribution
+
+    rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
+    table = kernel.solve_table(rules, dtype="float64")
+    sizes = _layer_sizes(rules)
+    if step == "_outcomes":
+        calls = _stop_in_layer(monkeypatch, distribution, step, MID)
+        layer = sizes[MID]
+    else:  # the first layer combined: one category open
+        real = distribution._combine
+        calls = []
+
+        def first_slice(start, *args):
+            real(start, *args)
+            calls.append(start.size - 1)
+            signal.raise_signal(signal.SIGINT)
+
+        monkeypatch.setattr(distribution, "_combine", first_slice)
+        monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+        layer = sizes[rules.num_categories - 1]
+    with pytest.raises(KeyboardInterrupt):
+        distribution.state_distributions(table)
+    assert len(calls) == 1 and calls[0] < layer
+
+
+def test_chunked_distributions_are_the_same(monkeypatch):
+    """Outcomes and rows computed in many chunks (packed one after the other) are the
+    ones computed in one call per layer, bit for bit."""
+    from diceopt.games.yatzy import distribution
+
+    rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
+    table = kernel.solve_table(rules, dtype="float64")
+    whole = distribution.state_distributions(table)
+    one = distribution.distribution(table, mask=0b1, upper=2)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    parts = distribution.state_distributions(table)
+    for name in ("slot", "off", "length", "data", "bonus_rate", "yatzy_rate"):
+        np.testing.assert_array_equal(getattr(parts, name), getattr(whole, name))
+    again = distribution.distribution(table, mask=0b1, upper=2)
+    np.testing.assert_array_equal(again.pmf, one.pmf)
+
+
+def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+
+    game = build_graph(PigRules(30, 6))
+    total = game.components()[1].size - 1
+    real = solver._solve_components
+    calls: list[int] = []
+
+    def first_chunk(order, comp_start, *args):
+        got = real(order, comp_start, *args)
+        calls.append(comp_start.size - 1)
+        signal.raise_signal(signal.SIGINT)
+        return got
+
+    monkeypatch.setattr(solver, "_solve_components", first_chunk)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(game, win_objective())
+    assert len(calls) == 1 and calls[0] < total
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_engine_solve_in_chunks_is_the_same(monkeypatch, large):
+    """Chunks of components, or of sweeps (every cyclic component "large"): the same
+    values, sweeps and residual, and a never-ending policy still fails the same way."""
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+    from tests.test_engine import test_policy_evaluation_and_never_ending_policy
+
+    game = build_graph(PigRules(30, 6))
+    whole = solver.solve(game, win_objective())
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    if large:
+        monkeypatch.setattr(solver, "LARGE_COMPONENT", 1)
+    parts = solver.solve(game, win_objective())
+    np.testing.assert_array_equal(parts.values, whole.values)
+    assert (parts.sweeps, parts.residual) == (whole.sweeps, whole.residual)
+    test_policy_evaluation_and_never_ending_policy()
+
+
+def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkeypatch):
+    from diceopt.engine import solver
+    from diceopt.games.pig import PigRules, build_graph, win_objective
+
+    game = build_graph(PigRules(30, 6))
+    real = solver._iterate
+    calls: list[int] = []
+
+    def first_chunk(*args):
+        done = real(*args)
+        calls.append(int(args[-1][2]))  # sweeps done (carry)
+        signal.raise_signal(signal.SIGINT)
+        return done
+
+    monkeypatch.setattr(solver, "_iterate", first_chunk)
+    monkeypatch.setattr(solver, "LARGE_COMPONENT", 1)
+    monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve(game, win_objective())
+    assert calls == [1]  # one sweep, then the interrupt
+
+
+# --- the CLI, end to end: SIGINT to a full-size solve once it reports progress -------
+
+
+def _interrupt(args: list[str], cache: Path, ready, timeout: float = 600.0):
+    """Run ``diceopt args`` with its own cache, send SIGINT once ``ready(stderr lines)``
+    holds; returns (status, stdout, stderr). The timeout only guards against a hang."""
+    env = dict(os.environ, DICEOPT_CACHE=str(cache), PYTHONPATH=str(SRC))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "diceopt", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in proc.stderr:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    try:
+        while not ready(lines) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert proc.poll() is None, "the solve ended before it was interrupted"
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()
+        status = proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(timeout)
+    return status, out, "".join(lines)
+
+
+def _clean_stop(status: int, out: str, err: str) -> None:
+    assert status == 130 and out == ""
+    assert err.endswith("diceopt: interrupted\n")
+    assert "Traceback" not in err and "Exception ignored" not in err and "Warning" not in err
+
+
+def test_cli_targets_interrupted_writes_nothing(tmp_path):
+    def solving(lines: list[str]) -> bool:
+        return any(line.startswith("solving the scandinavian target table") for line in lines)
+
+    status, out, err = _interrupt(
+        ["yatzy", "targets", "--variant", "scandinavian"], tmp_path, solving
+    )
+    _clean_stop(status, out, err)
+    assert len(err.splitlines()) == 2  # the stage line, then the interrupt
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_cli_saved_solve_interrupted_keeps_its_layers_and_resumes(tmp_path):
+    rules = get_rules("maxi-saved")
+    c = rules.num_categories
+    folder = saved.layers_dir("maxi-saved", "float32", str(tmp_path))
+    solve = ["yatzy", "solve", "--variant", "maxi-saved"]
+    status, out, err = _interrupt(solve, tmp_path, lambda _: (folder / "layer17.mmap").exists())
+    _clean_stop(status, out, err)
+    names = sorted(p.name for p in folder.iterdir())
+    assert not [n for n in names if not n.endswith(".mmap")]  # no temporary file
+    assert f"kept the {len(names)} layers solved so far in {folder}" in err
+    low = saved.finished_layers(folder, "maxi-saved", rules)
+    assert (
+        low is not None and low <= 17 and names == [f"layer{j:02d}.mmap" for j in range(low, c + 1)]
+    )
+    # the next run resumes from them (and is interrupted again)
+    status, out, err = _interrupt(
+        solve, tmp_path, lambda lines: any("resuming" in x for x in lines)
+    )
+    _clean_stop(status, out, err)
+    assert f"resuming from the layers already solved in {folder}: layers {low} to {c}" in err
+
+
+# --- resuming, at the library level ---------------------------------------------------
+
+
+def test_saved_solve_resumes_from_checked_layers(tmp_path):
+    rules = MAXI.reduced(("ones", "twos", "sixes", "chance"), saved_rerolls=True)
+    c = rules.num_categories
+    fresh = saved.solve_saved(rules)
+
+    def stop_after_two(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        saved.solve_saved(rules, directory=tmp_path, variant="t", progress=stop_after_two)
+    assert saved.finished_layers(tmp_path, "t", rules) == c - 2
+    resumed = saved.solve_saved(rules, directory=tmp_path, variant="t", resume=c - 2)
+    for j in range(c + 1):
+        np.testing.assert_array_equal(resumed.layer(j), fresh.layer(j))
+    # a damaged layer is never resumed from: only the layers after it are
+    path = tmp_path / f"layer{c - 1:02d}.mmap"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert saved.finished_layers(tmp_path, "t", rules) == c
+    with pytest.raises(storage.TableFileError):
+        storage.read_mapped(path, saved._layer_key("t", c - 1, "float32", fresh.layer(c - 1).shape))
