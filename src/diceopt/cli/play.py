@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.cli.common import prompt, resolve_seed
+from diceopt.cli.common import check_output_path, prompt, resolve_seed
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec
 
@@ -35,11 +35,7 @@ def play(
     from diceopt.analyse import record_line
 
     if record is not None:
-        target = Path(record)
-        if not record.strip() or target.is_dir() or not target.resolve().parent.is_dir():
-            raise InputError(
-                f"cannot save a record to {record!r}: not a file in an existing directory"
-            )
+        check_output_path(record, "--record")
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from diceopt.cli.common import check_output_path
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position, format_position
 from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
@@ -311,6 +312,19 @@ def write_parquet(records: dict[str, list[Any]], path: Path, metadata: dict[str,
     pq.write_table(table, path, compression="zstd")
 
 
+def check_output(path: str, fmt: str | None = None) -> str:
+    """The format of an export to ``path`` (None: from the name); InputError before any
+    work for an unknown format, parquet without pyarrow, or a path that cannot be written."""
+    if fmt is None:
+        fmt = "parquet" if Path(path).suffix.lower() in (".parquet", ".pq") else "jsonl"
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if fmt == "parquet":
+        require_pyarrow()
+    check_output_path(path, "the export")
+    return fmt
+
+
 def export(
     table: YatzyTable,
     path: str,
@@ -325,14 +339,7 @@ def export(
     rows, games, path, format, source, seed, eps and seconds (wall time)."""
     t0 = time.perf_counter()
     target = Path(path)
-    if fmt is None:
-        fmt = "parquet" if target.suffix.lower() in (".parquet", ".pq") else "jsonl"
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    if fmt == "parquet":
-        require_pyarrow()
-    if target.is_dir() or not target.resolve().parent.is_dir():
-        raise InputError(f"cannot write {path}: not a file in an existing directory")
+    fmt = check_output(path, fmt)
     situations = play_situations(table, rows, source, seed, eps)
     records = situation_records(table, situations)
     meta = {
@@ -375,6 +382,7 @@ def run_export(config: Any, args: Any) -> int:
     """``diceopt yatzy export``: write the rows; print what was written (or JSON)."""
     from diceopt.cli.common import print_json
 
+    check_output(args.out, args.format)  # before the table is loaded or solved
     info = export(
         config.table(),
         args.out,
