@@ -103,3 +103,50 @@ def test_version_game_names_and_help_on_every_option(capsys):
     for parser, action in every_action(build_parser()):
         if action.option_strings and action.dest != "help":
             assert action.help, f"{parser.prog} {action.option_strings} has no help"
+
+
+def shell(command, tmp_path, stdin=None):
+    """``diceopt ...`` run by the shell (which closes fds: ``<&-``, ``>&-``, ``2>&-``);
+    the exit status, stdout and stderr (of this test's cache)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    python = shlex.quote(sys.executable)
+    done = subprocess.run(
+        ["sh", "-c", f"{python} -m diceopt {command}"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DICEOPT_CACHE": str(tmp_path)},
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(
+    "command,message",
+    [
+        ("stick play <&-", "standard input is closed: play reads from it"),
+        ("stick analyse - <&-", "standard input is closed: analyse - reads from it"),
+        ("stick solve --json >&-", "standard output is closed"),
+        ("stick solve >&-", "standard output is closed"),
+        ("stick play >&-", "standard output is closed"),
+        ("stick solve --dice 5 >/dev/full", "cannot write the output: No space left"),
+    ],
+)
+def test_closed_or_failing_streams_are_one_error_line(command, message, tmp_path):
+    if "/dev/full" in command and not __import__("os").path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    status, out, err = shell(command, tmp_path)
+    assert status == 2, err
+    assert "Traceback" not in err and err.count("diceopt: error:") == 1, err
+    assert err.splitlines()[-1] == f"diceopt: error: {message}" or message in err, err
+
+
+def test_closed_stderr_still_prints_the_output(tmp_path):
+    status, out, err = shell("stick solve 2>&-", tmp_path)
+    assert status == 0
+    assert "optimal value from the start: 13.348269" in out
+    status, out, err = shell("stick solve --json >&- 2>&-", tmp_path)
+    assert status == 2 and out == err == ""

@@ -71,13 +71,20 @@ def join_negative_values(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
+    from diceopt.cli.streams import check_streams, drop_output, stdout_failed
+
+    closed = check_streams()
+    if closed is not None:
+        return closed
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a full or failing output is an error, not a lost answer
+        return status
     except (InputError, SolveError) as exc:
         print(f"diceopt: error: {exc}", file=sys.stderr)
         return 2
@@ -85,8 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("diceopt: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `diceopt ... | head`
-        sys.stderr.close()
+        drop_output()
         return 0
+    except OSError as exc:
+        if not stdout_failed(exc):
+            raise
+        drop_output()
+        print(f"diceopt: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

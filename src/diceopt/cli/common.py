@@ -38,7 +38,11 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def prompt(text: str) -> str:
-    """Read one line from the user; EOFError ends an interactive session."""
+    """Read one line from the user; EOFError ends an interactive session (InputError when
+    standard input is closed)."""
+    from diceopt.cli.streams import check_stdin
+
+    check_stdin("play")
     line = input(text)
     return line.strip()
 

@@ -236,13 +236,12 @@ def cmd_play(spec: GameSpec, args: argparse.Namespace) -> int:
 
 def cmd_analyse(spec: GameSpec, args: argparse.Namespace) -> int:
     """Grade every decision of a record: per-decision cost, total, mean, by kind, worst."""
-    import sys
-
     from diceopt.analyse import analyse_record
+    from diceopt.cli.streams import read_stdin
 
     rules = rules_from(spec, args)
     if args.file == "-":
-        text, name = sys.stdin.read(), "stdin"
+        text, name = read_stdin("analyse -"), "stdin"
     else:
         try:
             with open(args.file, encoding="utf-8") as fh:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.cli.common import check_output_path, prompt, resolve_seed
+from diceopt.cli.streams import check_stdin
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec
 
@@ -36,6 +37,7 @@ def play(
 
     if record is not None:
         check_output_path(record, "--record")
+    check_stdin("play")  # before the game starts: it reads every move from there
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
