@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.advice import ActionAdvice
-from diceopt.errors import InputError
+from diceopt.errors import InputError, one_line
 from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
 
 log = logging.getLogger("diceopt.web")
@@ -50,12 +50,6 @@ ADVICE_THREADS = int(os.environ.get("DICEOPT_WEB_ADVICE_THREADS", "4"))
 # each may take seconds of CPU, so few run at once and the rest wait their turn.
 HEAVY_THREADS = int(os.environ.get("DICEOPT_WEB_HEAVY_THREADS", "2"))
 PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """A message as one line of at most ``limit`` characters."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class ApiError(Exception):
