@@ -296,6 +296,12 @@ class YatzySpec(GameSpec):
             raise InputError(f"{rules.name} (saved rerolls) is solved for theta 0 only")
         return YatzyConfig(rules.name, theta, dtype)
 
+    def units_of(self, rules: YatzyConfig) -> str:
+        """The expected final score, or with theta != 0 its certainty equivalent."""
+        from diceopt.games.yatzy.advice import CE_FINAL
+
+        return self.units if rules.theta == 0.0 else CE_FINAL
+
     def describe(self, rules: YatzyConfig) -> dict[str, Any]:
         """Variant, theta, dtype, the number of dice and the category ids."""
         r = rules.rules
@@ -373,7 +379,8 @@ class YatzySpec(GameSpec):
 
             _no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
-        return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
+        table = rules.table()
+        return Advice(advise_position(pos, rules.rules, table), value_is(pos, rules.theta))
 
     def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
         """The exact distribution of the final score from ``pos`` (of the points still to
@@ -517,7 +524,8 @@ class YatzySpec(GameSpec):
             write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
         pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
         lines = [
-            f"table value {table.value:.4f} points; {games:,} games of optimal play",
+            f"table value {table.value:.4f} points ({self.units_of(rules)}); "
+            f"{games:,} games of optimal play",
             f"mean {summary['mean']:.4f} points, std error {summary['std_error']:.4f}, "
             f"std {summary['std']:.4f}",
             f"percentiles: {pct}",

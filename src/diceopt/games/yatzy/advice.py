@@ -57,6 +57,9 @@ from diceopt.notation import split_fields
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
 VALUE_IS_TO_COME = "expected points still to come (points)"
+# with theta != 0 (exponential utility) a value is a certainty equivalent, not a mean
+CE_FINAL = "certainty equivalent of the final score (points)"
+CE_TO_COME = "certainty equivalent of the points still to come (points)"
 
 
 @dataclass(frozen=True)
@@ -85,9 +88,13 @@ class Position:
         return len(self.filled) == rules.num_categories
 
 
-def value_is(pos: Position) -> str:
+def value_is(pos: Position, theta: float = 0.0) -> str:
     """What the advice values of ``pos`` are: ``"expected final score (points)"`` when the
-    position gives its score, ``"expected points still to come (points)"`` when not."""
+    position gives its score, ``"expected points still to come (points)"`` when not; with
+    ``theta`` != 0 the certainty equivalent of the one or the other (:data:`CE_FINAL`,
+    :data:`CE_TO_COME`)."""
+    if theta != 0.0:
+        return CE_TO_COME if pos.score is None else CE_FINAL
     return VALUE_IS_TO_COME if pos.score is None else VALUE_IS_FINAL
 
 

@@ -18,7 +18,8 @@ last game may be cut short. Random numbers come from ``numpy.random.default_rng(
 in a fixed order (the same numbers whatever the source: ``perturbed`` with eps 0 plays
 the ``optimal`` games), so a seed gives the same rows (and the same file bytes for one
 pyarrow version). Values are points: the expected points still to come from the
-situation (the score so far excluded; add ``score`` for the expected final score).
+situation (the score so far excluded; add ``score`` for the expected final score); with
+``--theta`` their certainty equivalent (the file's ``values`` metadata says which).
 
 Columns (the README's table): ``game``, ``turn``, ``position``, ``dice``, ``rerolls``,
 ``filled``, ``mask``, ``upper``, ``yahtzee_bonus``, ``score``, ``actions``, ``codes``,
@@ -40,7 +41,7 @@ import numpy as np
 
 from diceopt.cli.common import check_output_path
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import Position, format_position
+from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.kernel import YatzyTable
@@ -348,7 +349,7 @@ def export(
         "source": source,
         "seed": str(seed),
         "eps": repr(float(eps)) if source == "perturbed" else "",
-        "values": "expected points still to come (points)",
+        "values": value_is(Position((), 0, score=None), float(table.theta)),
     }
     fd, tmp = tempfile.mkstemp(prefix=".export-", dir=target.resolve().parent)
     os.close(fd)
