@@ -150,3 +150,21 @@ def test_closed_stderr_still_prints_the_output(tmp_path):
     assert "optimal value from the start: 13.348269" in out
     status, out, err = shell("stick solve --json >&- 2>&-", tmp_path)
     assert status == 2 and out == err == ""
+
+
+def test_huge_numbers_are_too_large_and_long_input_is_cut(capsys):
+    """A finite number too large for a float is "too large", not "not finite"; an error
+    line echoes at most 300 characters of the input, however long it is."""
+    digits = "1" + "0" * 100_000
+    for argv, message in [
+        (["stick", "advise", f"dice 1 3 3 | points {digits}"], "too large: '1000"),
+        (["stick", "advise", "dice 1 3 3 | points -1e400"], "too large: '-1e400'"),
+        (["stick", "solve", "--penalty", "1e999"], "argument --penalty: too large"),
+        (["yatzy", "solve", "--theta", "1e400"], "argument --theta: too large"),
+        (["yatzy", "advise", "dice 1 1 1 1 1 | rerolls 0 | score 1e400"], "score too large"),
+        (["stick", "advise", "x" * 100_000], "not a number: 'xxx"),
+        (["stick", "solve", "--dice", "9" * 100_000], "argument --dice:"),
+    ]:
+        status, err = run(argv, capsys)
+        assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err
+        assert message in err and len(err) < 400, err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping, Sequence
 
 from diceopt.errors import InputError
@@ -41,12 +43,19 @@ def split_fields(
 
 
 def parse_number(word: str) -> float:
-    """A number such as ``3``, ``-0.5``, ``1e-3`` or a fraction ``1/6``; InputError if not."""
+    """A number such as ``3``, ``-0.5``, ``1e-3`` or a fraction ``1/6``; InputError if not.
+
+    ``inf`` and ``nan`` are returned as such (callers say which values they take); a
+    finite number too large for a float (``1e400``, 400 digits) is refused as too large,
+    never read as infinite.
+    """
     num, slash, den = word.partition("/")
     try:
         value = float(num) / float(den) if slash else float(word)
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise InputError(f"not a number: {word!r}") from None
+    if math.isinf(value) and "inf" not in word.lower():
+        raise InputError(f"too large: {word!r} (numbers go up to about {sys.float_info.max:.1e})")
     return value
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from diceopt import __version__
-from diceopt.errors import InputError, SolveError
+from diceopt.errors import InputError, SolveError, one_line
 
 # a value that starts with "-" but is a number: "-1", "-0.5", "-1e-3", "-1/6", "-1,2"
 NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d)[\d.eE+\-/,]*$")
@@ -26,7 +26,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to get help, then exit 2."""
-        self.exit(2, f"diceopt: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"diceopt: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full or failing output is an error, not a lost answer
         return status
     except (InputError, SolveError) as exc:
-        print(f"diceopt: error: {exc}", file=sys.stderr)
+        print(f"diceopt: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("diceopt: interrupted", file=sys.stderr)

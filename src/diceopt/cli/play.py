@@ -22,7 +22,7 @@ import numpy as np
 
 from diceopt.cli.common import check_output_path, prompt, resolve_seed
 from diceopt.cli.streams import check_stdin
-from diceopt.errors import InputError
+from diceopt.errors import InputError, one_line
 from diceopt.games.registry import GameSpec
 
 HINT_ACTIONS = 3  # actions listed by the hint
@@ -123,7 +123,7 @@ def _ask(spec: GameSpec, rules: Any, pos: Any, advice: Any) -> str:
         try:
             entry, _ = spec.evaluate(rules, pos, line)
         except InputError as exc:
-            print(f"  {exc}", file=sys.stderr)
+            print(f"  {one_line(exc)}", file=sys.stderr)
             continue
         return entry.action
 

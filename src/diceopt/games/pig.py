@@ -40,7 +40,7 @@ from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
-from diceopt.notation import split_fields
+from diceopt.notation import parse_number, split_fields
 
 if TYPE_CHECKING:
     from diceopt.engine import CompiledGame, Objective, Solution
@@ -642,7 +642,7 @@ class PigSpec(GameSpec):
     position_example = POSITION_EXAMPLE
     small = {"goal": 20}
     solve_options = (
-        Parameter("tolerance", "value-iteration tolerance (engine default)", type=float),
+        Parameter("tolerance", "value-iteration tolerance (engine default)", type=parse_number),
         Parameter("plot", "also draw the roll/hold boundary (png, svg or pdf)", metavar="FILE"),
     )
 

@@ -31,6 +31,7 @@ from diceopt.games.yatzy.rules import (
     get_rules,
     variant_id,
 )
+from diceopt.notation import parse_number
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
@@ -250,7 +251,7 @@ class YatzySpec(GameSpec):
         Parameter(
             "theta",
             "exponential utility per point: < 0 risk-averse, > 0 risk-seeking, 0 the mean",
-            type=float,
+            type=parse_number,
         ),
         Parameter(
             "dtype", "float type of the table", choices=("float32", "float64"), type=str.lower

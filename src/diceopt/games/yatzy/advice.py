@@ -52,7 +52,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
-from diceopt.notation import split_fields
+from diceopt.notation import parse_number, split_fields
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -164,9 +164,10 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     score: float | None = None
     if "score" in seen:
         try:
-            score = float(seen["score"])
-        except ValueError:
-            raise InputError(f"score must be a number, got {seen['score']!r}") from None
+            score = parse_number(seen["score"])
+        except InputError as exc:
+            reason = "too large" if str(exc).startswith("too large") else "must be a number"
+            raise InputError(f"score {reason}, got {seen['score']!r}") from None
         if score.is_integer():
             score = int(score)
     ybonus = False
