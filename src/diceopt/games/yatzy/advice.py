@@ -15,8 +15,9 @@ required, the others optional)::
 - ``upper``: the total written in the upper section so far (uncapped; default 0);
 - ``score``: points so far, bonuses included. Optional: without it the values are the
   expected points still to come; with it, the expected final score (:func:`value_is`).
-  A score the position cannot have is refused: below what the upper section holds, or
-  above the most the filled categories can hold (:func:`most_points`);
+  A score the position cannot have is refused: below the least the filled categories
+  can hold (:func:`least_points`: Chance holds at least the sum of the dice, the others
+  may hold 0), or above the most (:func:`most_points`);
 - American variants with the Yahtzee bonus: ``yahtzee-bonus yes`` when the Yahtzee box
   holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise;
 - variants with saved rerolls (``maxi-saved``): ``saved``, the rerolls saved from
@@ -289,6 +290,12 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             f"score {score} is impossible: a game of {rules.name} scores at most "
             f"{rules.max_total} points"
         )
+    fewest = least_points(pos, rules)
+    if pos.score < fewest:
+        raise InputError(
+            f"score {score} is impossible: upper total {pos.upper} and the filled categories "
+            f"({' '.join(pos.filled)}) hold at least {fewest} points"
+        )
     most = most_points(pos, rules)
     if pos.score > most:
         raise InputError(
@@ -311,6 +318,20 @@ def most_points(pos: Position, rules: YatzyRules) -> int:
     if pos.yahtzee_bonus:
         most += rules.yahtzee_bonus * (len(pos.filled) - 1)
     return most
+
+
+def least_points(pos: Position, rules: YatzyRules) -> int:
+    """The fewest points a position's filled categories can hold: its upper total, the
+    upper bonus once earned, each filled lower category at its minimum
+    (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_min`: 0 for a scratch, the
+    sum of the dice for Chance) and, with ``yahtzee-bonus yes``, 50 in the Yahtzee box."""
+    least = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
+    yz = rules.categories[rules.yahtzee_category] if pos.yahtzee_bonus else None
+    for name in pos.filled:
+        c = rules.categories.index(name)
+        if rules.upper_face[c] < 0:
+            least += int(rules.category_max[c] if name == yz else rules.category_min[c])
+    return least
 
 
 def _fmt(x: float) -> str:
