@@ -225,12 +225,17 @@ class YatzyConfig:
             return _TABLES[key]
         if self.rules.saved_rerolls:
             return get_solved(self.variant, self.theta, self.dtype)
-        from diceopt.games.yatzy.storage import load_table
+        from diceopt.games.yatzy.storage import get_table, load_table
 
-        if load_table(self.variant, self.theta, self.dtype) is None:
+        loaded = load_table(self.variant, self.theta, self.dtype)  # read (and warned) once
+        if loaded is not None:
+            _TABLES[key] = loaded[0]
+        else:
             with Stage(f"solving {self.variant} (first use)", "layers") as stage:
-                return get_solved(self.variant, self.theta, self.dtype, progress=stage.update)
-        return get_solved(self.variant, self.theta, self.dtype)
+                _TABLES[key], _ = get_table(
+                    self.variant, self.theta, self.dtype, force=True, progress=stage.update
+                )
+        return _TABLES[key]
 
 
 class YatzySpec(GameSpec):
