@@ -16,7 +16,7 @@ def run(argv, capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["stick", "solve", "--dice", "abc"], "invalid int value: 'abc'"),
+        (["stick", "solve", "--dice", "abc"], "--dice: not a whole number: 'abc'"),
         (["stick", "solve", "--values", "1,2,x,4,5,6"], "not a number: 'x'"),
         (["stick", "solve", "--values", "1,2,3,4,5,nan"], "must be finite"),
         (["stick", "solve", "--dice", "20", "--sides", "20"], "at most 400,000"),
@@ -168,3 +168,35 @@ def test_huge_numbers_are_too_large_and_long_input_is_cut(capsys):
         status, err = run(argv, capsys)
         assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err
         assert message in err and len(err) < 400, err
+
+
+def parser_actions(parser):
+    """Every (command, action) of the parser and its subcommands."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from parser_actions(sub)
+        else:
+            yield parser.prog, action
+
+
+def test_no_option_answers_with_a_function_name():
+    """Every option's type gives argparse a reason (ArgumentTypeError) for bad text, or is
+    a built-in type argparse names itself: never "invalid _probability value"."""
+    import argparse
+
+    from diceopt.cli import build_parser
+
+    checked = 0
+    for prog, action in parser_actions(build_parser()):
+        if action.type is None or action.type in (int, float, str):
+            continue
+        for text in ("x", "2", "-1", "1e999", "", "1" * 5000):
+            try:
+                action.type(text)
+            except argparse.ArgumentTypeError as exc:
+                assert str(exc), (prog, action.dest, text)
+            checked += 1
+    assert checked > 100

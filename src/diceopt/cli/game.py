@@ -34,16 +34,26 @@ class JoinLists(argparse.Action):
         setattr(namespace, self.dest, [x for words in values for x in words])
 
 
+# what a value of a built-in type is, for the message when the text is not one
+TYPE_WORDS = {int: "a whole number", float: "a number"}
+
+
 def argparse_type(param: Parameter) -> Any:
-    """``param.type`` with InputError turned into argparse's message (the real reason)."""
+    """``param.type`` whose errors are argparse's message: the reason an InputError
+    gives, else (a built-in type's ValueError) what the value must be; never "invalid
+    X value" naming a function."""
 
     def parse(text: str) -> Any:
         try:
             return param.type(text)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+        except (TypeError, ValueError) as exc:
+            word = TYPE_WORDS.get(param.type)
+            reason = f"not {word}: {text!r}" if word else f"{exc or 'invalid value'}: {text!r}"
+            raise argparse.ArgumentTypeError(reason) from None
 
-    parse.__name__ = getattr(param.type, "__name__", param.name)
+    parse.__name__ = param.name
     return parse
 
 

@@ -148,11 +148,12 @@ SWEEP_OPTIONS = (
 )
 
 
-def _probability(text: str) -> float:
-    """argparse type: a probability 0..1."""
-    value = float(text)
+def probability(text: str) -> float:
+    """A probability 0 to 1 (option text, a fraction such as 1/10 too); InputError naming
+    the range."""
+    value = parse_number(text)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"must be 0..1, got {text}")
+        raise InputError(f"a probability must be 0 to 1, got {text}")
     return value
 
 
@@ -172,7 +173,7 @@ EXPORT_OPTIONS = (
         choices=("parquet", "jsonl"),
         type=str.lower,
     ),
-    Parameter("eps", "perturbed player: probability of a random action", 0.1, _probability),
+    Parameter("eps", "perturbed player: probability of a random action", 0.1, probability),
     Parameter("out", "the file to write", metavar="OUT", positional=True, required=True),
 )
 
