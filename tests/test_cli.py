@@ -200,3 +200,61 @@ def test_no_option_answers_with_a_function_name():
                 assert str(exc), (prog, action.dest, text)
             checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["yatzy", "export", "--eps", "0.2", "x.jsonl"], "--eps is for --from perturbed"),
+        (["yatzy", "export", "--from", "random", "--eps", "0", "x.jsonl"], "random player"),
+        (["yatzy", "sweep", "--thetas", "0,0.1", "--theta", "0.1"], "sweep does not use --theta"),
+        (["yatzy", "duel", "--theta", "0.1"], "duel does not use --theta"),
+        (["yatzy", "targets", "--theta", "0.1"], "targets does not use --theta"),
+        (
+            ["yatzy", "advise", "dice 1 1 1 1 1 | rerolls 0", "--opponent-plays", "win"],
+            "give --opponent too",
+        ),
+        (
+            ["yatzy", "advise", "dice 1 1 1 1 1 | rerolls 0 | score 0", "--target", "200"]
+            + ["--theta", "0.05"],
+            "--target ranks actions by a probability: --theta does not apply",
+        ),
+        (
+            ["shutbox", "solve", "--variant", "two-then-one/win", "--objective", "shut"],
+            "--variant two-then-one/win sets objective win, but --objective shut",
+        ),
+        (
+            ["shutbox", "solve", "--variant", "always-two/shut", "--players", "2"],
+            "--players 2 plays for wins",
+        ),
+        (
+            ["shutbox", "solve", "--variant", "always-two/score/9", "--tiles", "5"],
+            "sets tiles 9, but --tiles 5",
+        ),
+        (["stick", "solve", "--variant", "2d3", "--dice", "3"], "sets dice 2, but --dice 3"),
+        (["pig", "solve", "--variant", "goal-20", "--goal", "30"], "sets goal 20, but --goal 30"),
+        (["stick", "solve", "--variant", ""], "--variant: needs a variant name"),
+        (["shutbox", "solve", "--variant", " "], "--variant: needs a variant name"),
+        (["evaluate", "stick", "--agent", "a:b", "--variant", ""], "needs a variant name"),
+        (["shutbox", "solve", "--variant", "/"], "unknown shutbox variant '/'"),
+    ],
+)
+def test_conflicting_options_are_refused(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    status, err = run(argv, capsys)
+    assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err
+    assert message in err, err
+    assert not list(tmp_path.iterdir()), "work was done before the options were checked"
+
+
+def test_options_that_agree_with_the_variant_are_fine(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    for argv in (
+        ["stick", "solve", "--variant", "2d3", "--dice", "2", "--penalty", "2"],
+        ["shutbox", "solve", "--variant", "two-then-one/win", "--objective", "win"],
+        ["shutbox", "solve", "--variant", "always-two/score", "--tiles", "5"],
+        ["pig", "solve", "--variant", "goal-5", "--sides", "4"],
+    ):
+        status, err = run(argv, capsys)
+        assert status == 0, (argv, err)

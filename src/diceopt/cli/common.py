@@ -32,6 +32,16 @@ def number_list(text: str) -> list[float]:
     return out
 
 
+def variant_name(text: str) -> str:
+    """argparse type for ``--variant``: a name, not empty (an empty one is no variant at
+    all, never read as the default)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "needs a variant name (leave --variant out for the default)"
+        )
+    return text
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Add ``--json``: print one JSON object instead of text."""
     parser.add_argument("--json", action="store_true", help="print one JSON object")

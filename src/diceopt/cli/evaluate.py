@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value, variant_name
 from diceopt.errors import InputError
 
 
@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--agent", required=True, metavar="MODULE:CALLABLE", help="the agent")
     parser.add_argument("--games", type=games_count, default=1000, help="games (default 1000)")
     parser.add_argument("--seed", type=seed_value, help="random seed (default: fresh)")
-    parser.add_argument("--variant", help="a preset of the game's rules")
+    parser.add_argument("--variant", type=variant_name, help="a preset of the game's rules")
     parser.add_argument(
         "--rule",
         action="append",

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value, variant_name
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter
 from diceopt.storage import ENV_VAR
@@ -93,6 +93,7 @@ def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
     names = ", ".join(spec.variants)
     parser.add_argument(
         "--variant",
+        type=variant_name,
         help=f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})",
     )
     for param in spec.parameters:

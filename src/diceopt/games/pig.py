@@ -39,7 +39,15 @@ from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
+from diceopt.games.registry import (
+    Command,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+    simulation_report,
+)
 from diceopt.notation import parse_number, split_fields
 
 if TYPE_CHECKING:
@@ -649,7 +657,14 @@ class PigSpec(GameSpec):
     def rules(self, variant: str | None = None, **params: Any) -> PigRules:
         """Rules of ``goal-G`` or ``goal-G-dK``, with ``goal``/``sides`` overriding them."""
         base = rules_for_variant(variant)
-        return PigRules(params.get("goal", base.goal), params.get("sides", base.sides))
+        if variant is not None:
+            named = VARIANT_RE.match(variant.strip().lower())
+            fixed = {"goal": base.goal} | (
+                {"sides": base.sides} if named and named.group(2) else {}
+            )
+            check_variant_params(variant, fixed, params)
+        goal, sides = params.get("goal"), params.get("sides")
+        return PigRules(base.goal if goal is None else goal, base.sides if sides is None else sides)
 
     def parse_text(self, rules: PigRules, text: str) -> PigPosition:
         """``me 41 | opponent 49 | turn 22`` (``| player 2`` optional)."""

@@ -157,6 +157,24 @@ class Command:
     json: bool = True
 
 
+def check_variant_params(
+    variant: str | None, named: Mapping[str, Any], params: Mapping[str, Any]
+) -> None:
+    """InputError (one line) when a parameter given contradicts what a variant given by
+    name sets (``named``: the parameters the variant's name fixes, e.g. the dice of
+    ``2d3``); a parameter the name leaves open, or one that agrees, is fine."""
+    if variant is None:
+        return
+    for name, value in named.items():
+        given = params.get(name)
+        if given is not None and given != value:
+            option = name.replace("_", "-")
+            raise InputError(
+                f"--variant {variant} sets {option} {value}, but --{option} {given} was "
+                "given: drop one"
+            )
+
+
 def plain(rules: Any) -> dict[str, Any]:
     """A rules object as JSON-ready data (``describe()`` if it has one, else its fields)."""
     if hasattr(rules, "describe"):

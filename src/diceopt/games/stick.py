@@ -39,7 +39,14 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Parameter, Report, Step, simulation_report
+from diceopt.games.registry import (
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+    simulation_report,
+)
 from diceopt.notation import parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
 
@@ -710,6 +717,7 @@ class StickSpec(GameSpec):
         if not (dice.isdigit() and sides.isdigit()):
             raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
         base = {"dice": int(dice), "sides": int(sides)}
+        check_variant_params(variant, base, params)
         for key in ("values", "bias"):
             if params.get(key) is not None:
                 params[key] = tuple(float(v) for v in params[key])

@@ -83,6 +83,12 @@ def saved_table(variant: str, dtype: str = "float32", cache_dir: str | None = No
     return got[0]
 
 
+def _no_theta(args: Any, what: str, instead: str) -> None:
+    """InputError when ``--theta`` was given to a command that does not use it."""
+    if getattr(args, "theta", None) is not None:
+        raise InputError(f"{what} does not use --theta: {instead}")
+
+
 def _no_saved_rerolls(config: YatzyConfig, what: str) -> None:
     """InputError: ``what`` is not available for a saved-rerolls variant."""
     if config.rules.saved_rerolls:
@@ -173,7 +179,12 @@ EXPORT_OPTIONS = (
         choices=("parquet", "jsonl"),
         type=str.lower,
     ),
-    Parameter("eps", "perturbed player: probability of a random action", 0.1, probability),
+    Parameter(
+        "eps",
+        "the perturbed player's probability of a random action (default 0.1; only with "
+        "--from perturbed)",
+        type=probability,
+    ),
     Parameter("out", "the file to write", metavar="OUT", positional=True, required=True),
 )
 
@@ -284,9 +295,9 @@ class YatzySpec(GameSpec):
         ),
         Parameter(
             "opponent_plays",
-            "how the opponent plays: for the expected score, or to win (modelled as the "
-            "best of the expected-score and theta -0.05 / +0.05 tables against you)",
-            default="expected",
+            "how the opponent of --opponent plays: for the expected score (the default), or "
+            "to win (modelled as the best of the expected-score and theta -0.05 / +0.05 "
+            "tables against you)",
             choices=("expected", "win"),
             type=str.lower,
         ),
@@ -367,7 +378,7 @@ class YatzySpec(GameSpec):
         pos: Any,
         target: int | None = None,
         opponent: Any = None,
-        opponent_plays: str = "expected",
+        opponent_plays: str | None = None,
     ) -> Advice:
         """Every legal action with its expected final score, best first; with ``target``
         (points) every action's P(final score >= target) instead, with ``opponent`` (their
@@ -376,6 +387,11 @@ class YatzySpec(GameSpec):
 
         if target is not None and opponent is not None:
             raise InputError("give either a target or an opponent, not both")
+        if opponent_plays is not None and opponent is None:
+            raise InputError("--opponent-plays says how an opponent plays: give --opponent too")
+        if (target is not None or opponent is not None) and rules.theta != 0.0:
+            what = "--target" if target is not None else "--opponent"
+            raise InputError(f"{what} ranks actions by a probability: --theta does not apply")
         if opponent is not None:
             from diceopt.games.yatzy.win import advise_opponent
 
@@ -569,12 +585,14 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.sweep import run_sweep
 
             _no_saved_rerolls(config, "sweep")
+            _no_theta(args, "sweep", "give the values to compare with --thetas")
             return run_sweep(config, args)
 
         def run_duel(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.duel import run_duel
 
             _no_saved_rerolls(config, "duel")
+            _no_theta(args, "duel", "name a strategy theta:T with --first or --second")
             return run_duel(config, args)
 
         def run_export(config: YatzyConfig, args: Any) -> int:
@@ -587,6 +605,7 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.targets import run_targets
 
             _no_saved_rerolls(config, "targets")
+            _no_theta(args, "targets", "the target table holds probabilities")
             return run_targets(config, args)
 
         return (

@@ -313,9 +313,17 @@ def write_parquet(records: dict[str, list[Any]], path: Path, metadata: dict[str,
     pq.write_table(table, path, compression="zstd")
 
 
-def check_output(path: str, fmt: str | None = None) -> str:
-    """The format of an export to ``path`` (None: from the name); InputError before any
-    work for an unknown format, parquet without pyarrow, or a path that cannot be written."""
+def check_export(
+    path: str, fmt: str | None = None, source: str = "optimal", eps: float | None = None
+) -> tuple[str, float]:
+    """The format of an export to ``path`` (None: from the name) and the perturbed
+    player's eps (None: DEFAULT_EPS); InputError before any work for an unknown source or
+    format, eps given to another player, parquet without pyarrow, or a path that cannot
+    be written."""
+    if source not in SOURCES:
+        raise InputError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
+    if eps is not None and source != "perturbed":
+        raise InputError(f"--eps is for --from perturbed; the {source} player takes none")
     if fmt is None:
         fmt = "parquet" if Path(path).suffix.lower() in (".parquet", ".pq") else "jsonl"
     if fmt not in FORMATS:
@@ -323,7 +331,7 @@ def check_output(path: str, fmt: str | None = None) -> str:
     if fmt == "parquet":
         require_pyarrow()
     check_output_path(path, "the export")
-    return fmt
+    return fmt, DEFAULT_EPS if eps is None else eps
 
 
 def export(
@@ -333,14 +341,15 @@ def export(
     source: str = "optimal",
     seed: int = 0,
     fmt: str | None = None,
-    eps: float = DEFAULT_EPS,
+    eps: float | None = None,
     variant: str = "",
 ) -> dict[str, Any]:
     """Write ``rows`` situations to ``path`` (atomically); returns what was written:
-    rows, games, path, format, source, seed, eps and seconds (wall time)."""
+    rows, games, path, format, source, seed, eps and seconds (wall time). ``eps``: the
+    perturbed player's (None: DEFAULT_EPS); InputError for the other players."""
     t0 = time.perf_counter()
     target = Path(path)
-    fmt = check_output(path, fmt)
+    fmt, eps = check_export(path, fmt, source, eps)
     situations = play_situations(table, rows, source, seed, eps)
     records = situation_records(table, situations)
     meta = {
@@ -383,7 +392,7 @@ def run_export(config: Any, args: Any) -> int:
     """``diceopt yatzy export``: write the rows; print what was written (or JSON)."""
     from diceopt.cli.common import print_json
 
-    check_output(args.out, args.format)  # before the table is loaded or solved
+    check_export(args.out, args.format, getattr(args, "from"), args.eps)  # before the table
     info = export(
         config.table(),
         args.out,
