@@ -163,7 +163,8 @@ def test_huge_numbers_are_too_large_and_long_input_is_cut(capsys):
         (["yatzy", "solve", "--theta", "1e400"], "argument --theta: too large"),
         (["yatzy", "advise", "dice 1 1 1 1 1 | rerolls 0 | score 1e400"], "score too large"),
         (["stick", "advise", "x" * 100_000], "not a number: 'xxx"),
-        (["stick", "solve", "--dice", "9" * 100_000], "argument --dice:"),
+        (["stick", "solve", "--dice", "9" * 100_000], "argument --dice: too large"),
+        (["stick", "simulate", "--games", "9" * 5_000], "argument --games: too large"),
     ]:
         status, err = run(argv, capsys)
         assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err

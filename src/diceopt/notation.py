@@ -59,6 +59,18 @@ def parse_number(word: str) -> float:
     return value
 
 
+def parse_int(word: str) -> int:
+    """A whole number such as ``3`` or ``-2``; InputError if not, or if it has more digits
+    than Python reads (then it is too large, not "not a whole number")."""
+    try:
+        return int(word)
+    except ValueError:
+        digits = word.strip().lstrip("+-").replace("_", "")
+        if digits.isdigit():  # only a length beyond what Python reads fails here
+            raise InputError(f"too large: {word!r}") from None
+        raise InputError(f"not a whole number: {word!r}") from None
+
+
 def parse_numbers(text: str) -> list[float]:
     """Numbers (or fractions) separated by spaces or commas; InputError naming a bad word."""
     return [parse_number(word) for word in text.replace(",", " ").split()]

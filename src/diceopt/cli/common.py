@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.notation import parse_numbers
+from diceopt.notation import parse_int, parse_numbers
 
 
 def print_json(data: dict[str, Any]) -> None:
@@ -63,9 +63,9 @@ MAX_GAMES = 10_000_000
 def games_count(text: str) -> int:
     """argparse type for ``--games``: an integer from 1 to MAX_GAMES."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        value = parse_int(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if not 1 <= value <= MAX_GAMES:
         raise argparse.ArgumentTypeError(f"must be 1 to {MAX_GAMES:,}, got {value}")
     return value
@@ -74,9 +74,9 @@ def games_count(text: str) -> int:
 def seed_value(text: str) -> int:
     """argparse type for ``--seed``: an integer >= 0."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        value = parse_int(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value

@@ -15,6 +15,7 @@ from typing import Any
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value, variant_name
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter
+from diceopt.notation import parse_int
 from diceopt.storage import ENV_VAR
 
 CACHE_ENV = ENV_VAR  # the cache directory override
@@ -45,7 +46,7 @@ def argparse_type(param: Parameter) -> Any:
 
     def parse(text: str) -> Any:
         try:
-            return param.type(text)
+            return parse_int(text) if param.type is int else param.type(text)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
         except (TypeError, ValueError) as exc:
