@@ -165,6 +165,12 @@ def test_huge_numbers_are_too_large_and_long_input_is_cut(capsys):
         (["stick", "advise", "x" * 100_000], "not a number: 'xxx"),
         (["stick", "solve", "--dice", "9" * 100_000], "argument --dice: too large"),
         (["stick", "simulate", "--games", "9" * 5_000], "argument --games: too large"),
+        (["pig", "advise", f"me {'9' * 5_000} | opponent 0"], "too large"),
+        (["shutbox", "advise", f"open 1 {'9' * 5_000}"], "open tiles: too large"),
+        (["shutbox", "solve", "--variant", f"always-two/score/{'9' * 5_000}"], "too large"),
+        (["stick", "solve", "--variant", f"{'9' * 5_000}d6"], "too large"),
+        (["pig", "solve", "--variant", f"goal-{'9' * 5_000}"], "too large"),
+        (["yatzy", "advise", f"dice 1 1 1 1 1 | rerolls {'9' * 5_000}"], "rerolls is too large"),
     ]:
         status, err = run(argv, capsys)
         assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err

@@ -48,7 +48,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
-from diceopt.notation import parse_number, split_fields
+from diceopt.notation import parse_int, parse_number, split_fields
 
 if TYPE_CHECKING:
     from diceopt.engine import CompiledGame, Objective, Solution
@@ -496,7 +496,7 @@ def parse_position(rules: PigRules, text: str) -> PigPosition:
     ).items():
         if POSITION_VALUE_RE.match(value) is None:
             raise InputError(f"cannot read '{key} {value}': write e.g. '{example}'")
-        fields[key] = int(value)
+        fields[key] = parse_int(value)
     return position_of(rules, fields)
 
 
@@ -534,7 +534,7 @@ def rules_for_variant(variant: str | None) -> PigRules:
     m = VARIANT_RE.match(text)
     if m is None:
         raise InputError(f"unknown pig variant {variant!r}; use goal-G or goal-G-dK, e.g. goal-100")
-    return PigRules(goal=int(m.group(1)), sides=int(m.group(2) or 6))
+    return PigRules(goal=parse_int(m.group(1)), sides=parse_int(m.group(2) or "6"))
 
 
 def parse_action(text: str) -> str:

@@ -75,7 +75,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
-from diceopt.notation import split_fields
+from diceopt.notation import parse_int, split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")
 OBJECTIVES = ("score", "shut", "win")
@@ -772,9 +772,11 @@ def _numbers(text: str, what: str) -> list[int]:
     out = []
     for word in text.replace(",", " ").replace("+", " ").split():
         try:
-            out.append(int(word))
-        except ValueError:
-            raise InputError(f"{what}: {word!r} is not a whole number") from None
+            out.append(parse_int(word))
+        except InputError as exc:
+            too_large = str(exc).startswith("too large")
+            reason = exc if too_large else f"{word!r} is not a whole number"
+            raise InputError(f"{what}: {reason}") from None
     return out
 
 
@@ -957,7 +959,7 @@ def variant_parts(variant: str | None) -> dict[str, Any]:
         elif part in OBJECTIVES:
             parts["objective"] = part
         elif part.removesuffix("-tiles").removesuffix("tiles").isdigit():
-            parts["tiles"] = int(part.removesuffix("-tiles").removesuffix("tiles"))
+            parts["tiles"] = parse_int(part.removesuffix("-tiles").removesuffix("tiles"))
         else:
             raise InputError(
                 f"unknown shutbox variant {variant!r}: use RULE/OBJECTIVE[/TILES], "

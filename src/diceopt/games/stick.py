@@ -47,7 +47,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
-from diceopt.notation import parse_number, parse_numbers, split_fields
+from diceopt.notation import parse_int, parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
 
 STICK, REROLL = "stick", "reroll"
@@ -716,7 +716,7 @@ class StickSpec(GameSpec):
         dice, _, sides = text.partition("d")
         if not (dice.isdigit() and sides.isdigit()):
             raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
-        base = {"dice": int(dice), "sides": int(sides)}
+        base = {"dice": parse_int(dice), "sides": parse_int(sides)}
         check_variant_params(variant, base, params)
         for key in ("values", "bias"):
             if params.get(key) is not None:

@@ -53,7 +53,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
-from diceopt.notation import parse_number, split_fields
+from diceopt.notation import parse_int, parse_number, split_fields
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -131,9 +131,10 @@ def _words(text: str, what: str) -> list[str]:
 
 def _int(word: str, what: str) -> int:
     try:
-        return int(word)
-    except ValueError:
-        raise InputError(f"{what} must be a whole number, got {word!r}") from None
+        return parse_int(word)
+    except InputError as exc:
+        reason = "is too large" if str(exc).startswith("too large") else "must be a whole number"
+        raise InputError(f"{what} {reason}, got {word!r}") from None
 
 
 def parse_position(text: str, rules: YatzyRules) -> Position:
