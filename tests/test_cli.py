@@ -171,6 +171,9 @@ def test_huge_numbers_are_too_large_and_long_input_is_cut(capsys):
         (["stick", "solve", "--variant", f"{'9' * 5_000}d6"], "too large"),
         (["pig", "solve", "--variant", f"goal-{'9' * 5_000}"], "too large"),
         (["yatzy", "advise", f"dice 1 1 1 1 1 | rerolls {'9' * 5_000}"], "rerolls is too large"),
+        (["stick", "advise", f'{{"dice": [{"9" * 5_000}]}}'], "too large: '999"),
+        (["stick", "advise", '{"dice": [1, 3, 3], "points": 1e400}'], "too large: '1e400'"),
+        (["yatzy", "advise", '{"dice": [1, 1, 1, 1, 1], "rerolls": 0, "score": 1e400}'], "too"),
     ]:
         status, err = run(argv, capsys)
         assert status == 2 and err.count("\n") == 1 and err.startswith("diceopt: error: "), err

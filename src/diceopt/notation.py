@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from diceopt.errors import InputError
 
@@ -69,6 +71,22 @@ def parse_int(word: str) -> int:
         if digits.isdigit():  # only a length beyond what Python reads fails here
             raise InputError(f"too large: {word!r}") from None
         raise InputError(f"not a whole number: {word!r}") from None
+
+
+def _json_float(word: str) -> float:
+    """A JSON number with a fraction or exponent; InputError when too large for a float."""
+    value = float(word)
+    if math.isinf(value):
+        raise InputError(f"too large: {word!r}")
+    return value
+
+
+def load_json(text: str) -> Any:
+    """JSON text of the user's (a position, an opponent) as Python data: a number too
+    large for a float or longer than Python reads is an InputError ("too large"), never
+    infinite or a ValueError; malformed text raises json.JSONDecodeError, which the caller
+    words."""
+    return json.loads(text, parse_int=parse_int, parse_float=_json_float)
 
 
 def parse_numbers(text: str) -> list[float]:

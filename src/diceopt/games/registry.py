@@ -56,6 +56,7 @@ import numpy as np
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
+from diceopt.notation import load_json
 
 ENTRY_POINT_GROUP = "diceopt.games"
 
@@ -253,7 +254,7 @@ class GameSpec:
         text = position.strip()
         if text.startswith("{"):
             try:
-                data = json.loads(text)
+                data = load_json(text)
             except json.JSONDecodeError as exc:
                 raise InputError(f"position is not valid JSON: {exc.msg} at {exc.pos}") from None
             if not isinstance(data, dict):

@@ -53,7 +53,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
-from diceopt.notation import parse_int, parse_number, split_fields
+from diceopt.notation import load_json, parse_int, parse_number, split_fields
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -142,7 +142,7 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     against the rules; InputError if invalid. ``score`` is None when not given."""
     if isinstance(text, str) and text.lstrip().startswith("{"):
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON position: {exc.msg} at character {exc.pos}") from None
         return position_from_json(data, rules)
