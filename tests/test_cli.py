@@ -212,6 +212,11 @@ def test_no_option_answers_with_a_function_name():
     assert checked > 100
 
 
+def test_rules_values_of_evaluate_say_what_they_must_be(capsys):
+    status, err = run(["evaluate", "stick", "--agent", "a:b", "--rule", "dice=x"], capsys)
+    assert status == 2 and "--rule 'dice=x': not a whole number: 'x'" in err, err
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

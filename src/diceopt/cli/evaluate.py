@@ -53,8 +53,8 @@ def rules_params(spec: Any, words: list[str]) -> dict[str, Any]:
             raise InputError(f"--rule {word!r}: use NAME=VALUE with NAME one of: {known}")
         param = by_name[key]
         try:
-            value = True if param.flag else param.type(text)
-        except (ValueError, TypeError) as exc:
+            value = True if param.flag else param.parse(text)
+        except InputError as exc:
             raise InputError(f"--rule {word!r}: {exc}") from None
         if param.choices is not None and value not in param.choices:
             raise InputError(f"--rule {word!r}: choose from {', '.join(map(str, param.choices))}")

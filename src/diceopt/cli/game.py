@@ -15,7 +15,6 @@ from typing import Any
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value, variant_name
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter
-from diceopt.notation import parse_int
 from diceopt.storage import ENV_VAR
 
 CACHE_ENV = ENV_VAR  # the cache directory override
@@ -35,24 +34,15 @@ class JoinLists(argparse.Action):
         setattr(namespace, self.dest, [x for words in values for x in words])
 
 
-# what a value of a built-in type is, for the message when the text is not one
-TYPE_WORDS = {int: "a whole number", float: "a number"}
-
-
 def argparse_type(param: Parameter) -> Any:
-    """``param.type`` whose errors are argparse's message: the reason an InputError
-    gives, else (a built-in type's ValueError) what the value must be; never "invalid
-    X value" naming a function."""
+    """``param.parse`` with its InputError as argparse's message (what the value must be;
+    never "invalid X value" naming a function)."""
 
     def parse(text: str) -> Any:
         try:
-            return parse_int(text) if param.type is int else param.type(text)
+            return param.parse(text)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-        except (TypeError, ValueError) as exc:
-            word = TYPE_WORDS.get(param.type)
-            reason = f"not {word}: {text!r}" if word else f"{exc or 'invalid value'}: {text!r}"
-            raise argparse.ArgumentTypeError(reason) from None
 
     parse.__name__ = param.name
     return parse

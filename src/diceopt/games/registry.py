@@ -56,9 +56,10 @@ import numpy as np
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
-from diceopt.notation import load_json
+from diceopt.notation import load_json, parse_int
 
 ENTRY_POINT_GROUP = "diceopt.games"
+TYPE_WORDS = {int: "a whole number", float: "a number"}  # a value of a built-in type, in words
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,19 @@ class Parameter:
     def option(self) -> str:
         """The command-line flag, e.g. ``--dice-rule``."""
         return "--" + self.name.replace("_", "-")
+
+    def parse(self, text: str) -> Any:
+        """The value of the option's text (``type``); InputError saying what the value
+        must be (never Python's "invalid literal for int()")."""
+        if self.type is int:
+            return parse_int(text)
+        try:
+            return self.type(text)
+        except InputError:
+            raise
+        except (TypeError, ValueError) as exc:
+            word = TYPE_WORDS.get(self.type)
+            raise InputError(f"not {word}: {text!r}" if word else f"{exc}: {text!r}") from None
 
 
 @dataclass(frozen=True)
