@@ -1,7 +1,8 @@
 """The commands every game gets: ``solve``, ``advise``, ``play``, ``simulate``, ``analyse``.
 
 Built from the game's ``GameSpec``: its rules parameters become options of every command
-(``--variant`` picks a preset, the parameters override it), ``solve_options`` and
+(``--variant`` picks a preset, the parameters set what its name leaves open; one that
+contradicts the name is refused), ``solve_options`` and
 ``simulate_options`` extend those two commands, and ``commands()`` adds the game's own.
 """
 

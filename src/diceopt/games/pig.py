@@ -655,7 +655,8 @@ class PigSpec(GameSpec):
     )
 
     def rules(self, variant: str | None = None, **params: Any) -> PigRules:
-        """Rules of ``goal-G`` or ``goal-G-dK``, with ``goal``/``sides`` overriding them."""
+        """Rules of ``goal-G`` or ``goal-G-dK``; ``goal`` and ``sides`` set what the name
+        leaves open (InputError when they contradict it)."""
         base = rules_for_variant(variant)
         if variant is not None:
             named = VARIANT_RE.match(variant.strip().lower())

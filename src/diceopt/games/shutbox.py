@@ -1170,7 +1170,8 @@ class ShutSpec(GameSpec):
 
     # --- rules ---------------------------------------------------------------------------
     def rules(self, variant: str | None = None, **params: Any) -> ShutRules:
-        """Rules of a variant ``RULE/OBJECTIVE[/TILES]`` with parameters overriding it."""
+        """Rules of a variant ``RULE/OBJECTIVE[/TILES]``; the parameters set what its name
+        leaves open (InputError when they contradict it)."""
         base = variant_of(variant)
         check_variant_params(variant, variant_parts(variant), params)
         objective = params.get("objective")

@@ -711,7 +711,8 @@ class StickSpec(GameSpec):
     solve_options = (Parameter("table", "print every roll, however many", flag=True),)
 
     def rules(self, variant: str | None = None, **params: Any) -> StickRules:
-        """Rules of a variant ``NdK`` (N dice with K sides, penalty 1), parameters override."""
+        """Rules of a variant ``NdK`` (N dice with K sides, penalty 1); the parameters set
+        the rest (dice and sides only as the name says: InputError otherwise)."""
         text = (variant or "3d6").strip().lower()
         dice, _, sides = text.partition("d")
         if not (dice.isdigit() and sides.isdigit()):
