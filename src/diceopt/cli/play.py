@@ -38,6 +38,8 @@ def play(
     if record is not None:
         check_output_path(record, "--record")
     check_stdin("play")  # before the game starts: it reads every move from there
+    if seat != 0 and spec.players_of(rules) == 1:
+        raise InputError(f"{spec.title} with these rules has one player: --seat 2 does not apply")
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
