@@ -253,6 +253,7 @@ def test_rules_values_of_evaluate_say_what_they_must_be(capsys):
         (["evaluate", "stick", "--agent", "a:b", "--variant", ""], "needs a variant name"),
         (["shutbox", "solve", "--variant", "/"], "unknown shutbox variant '/'"),
         (["shutbox", "play", "--seat", "2"], "has one player: --seat 2 does not apply"),
+        (["stick", "play", "--json"], "unrecognized arguments: --json"),
     ],
 )
 def test_conflicting_options_are_refused(argv, message, capsys, tmp_path, monkeypatch):

@@ -138,7 +138,9 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     for param in spec.advise_options:
         add_parameter(advise_p, param)
 
-    play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
+    play_p = command(
+        "play", "play interactively; the solver grades every decision", cmd_play, json=False
+    )
     play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
     play_p.add_argument(
         "--record",
