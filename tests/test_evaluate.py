@@ -127,3 +127,32 @@ def test_the_command(capsys, monkeypatch):
     assert main(["evaluate", "stick", "--agent", "nosuchmodule:x"]) == 2
     assert "cannot import" in capsys.readouterr().err
     assert main(["evaluate", "stick", "--agent", "test_evaluate:discounted", "--rule", "x=1"]) == 2
+
+
+def test_an_agent_that_raises_is_one_line(capsys, tmp_path, monkeypatch):
+    """The agent's exception: its name, the exception and where, exit 2, no traceback."""
+    (tmp_path / "raising_agents.py").write_text(
+        "def agent(spec, rules, position, legal):\n"
+        "    raise ValueError('boom\\nagain')\n"
+        "class Agent:\n"
+        "    def act(self, spec, rules, position, legal):\n"
+        "        return {}['x']\n"
+        "class Broken:\n"
+        "    def __init__(self):\n"
+        "        raise RuntimeError('cannot start')\n"
+    )
+    (tmp_path / "broken_module.py").write_text("x = (\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cases = {
+        "raising_agents:agent": "the agent raising_agents.agent raised ValueError: boom again at ",
+        "raising_agents:Agent": "the agent raising_agents.Agent.act raised KeyError: 'x' at ",
+        "raising_agents:Broken": "cannot make the agent: the agent raising_agents.Broken raised "
+        "RuntimeError: cannot start at ",
+        "broken_module:x": "cannot import agent module 'broken_module': SyntaxError: ",
+    }
+    for ref, message in cases.items():
+        assert main(["evaluate", "stick", "--agent", ref, "--games", "2", "--seed", "1"]) == 2
+        err = capsys.readouterr().err.splitlines()[-1]
+        assert err.startswith(f"diceopt: error: {message}"), err
+        if "import" not in message:
+            assert "raising_agents.py:" in err, err

@@ -293,8 +293,8 @@ def test_simulate_record_bad_input(tmp_path, capsys):
             ["yatzy", "simulate", "--record", str(tmp_path / "r.txt"), "--plot", "h.png"],
             "--plot cannot be combined with --record or --policy random",
         ),
-        (["stick", "simulate", "--record", str(tmp_path / "no" / "r.txt")], "cannot save a record"),
-        (["stick", "simulate", "--record", str(tmp_path)], "cannot save a record"),
+        (["stick", "simulate", "--record", str(tmp_path / "no" / "r.txt")], "cannot write"),
+        (["stick", "simulate", "--record", str(tmp_path)], "--record needs a file name"),
         (["stick", "simulate", "--policy", "greedy"], "invalid choice: 'greedy'"),
     ]
     for argv, message in cases:

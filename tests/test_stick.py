@@ -7,6 +7,7 @@ import pytest
 
 from course_dicegame import DiceGame
 from diceopt.cli import main
+from diceopt.errors import InputError
 from diceopt.games import stick
 from diceopt.games.stick import (
     OptimalAgent,
@@ -235,3 +236,21 @@ def test_solved_is_stored_and_answers_without_the_graph(cache, rules):
     assert again._engine is None  # advice and the table never rebuilt the graph
     # the engine objects come back on demand, with the same values
     assert again.solution.value == pytest.approx(first.value, abs=1e-12)
+
+
+def test_advice_with_large_points_keeps_exact_regrets():
+    """Regrets come from the points still to come: banked points of any allowed size
+    leave them (and the order) exactly as without points; beyond MAX_POINTS the points
+    are refused instead of ranking every action best."""
+    from diceopt.games.registry import get_game
+    from diceopt.games.stick import MAX_POINTS
+
+    spec = get_game("stick")
+    rules = spec.rules()
+    plain = spec.advise(rules, spec.parse(rules, "dice 1 3 3")).actions
+    for points in (-MAX_POINTS, 1e11 + 0.3, MAX_POINTS):
+        far = spec.advise(rules, spec.parse(rules, f"dice 1 3 3 | points {points!r}")).actions
+        assert [(a.action, a.regret) for a in far] == [(a.action, a.regret) for a in plain]
+    for text in ("dice 1 3 3 | points 1e20", '{"dice": [1, 3, 3], "points": 1e20}'):
+        with pytest.raises(InputError, match="points must be between -1e\\+12 and 1e\\+12"):
+            spec.parse(rules, text)

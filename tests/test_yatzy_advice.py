@@ -126,7 +126,7 @@ def test_bad_positions(text, message):
         ("score nan", "score must be a finite number of points, got nan"),
         ("score inf", "score must be a finite number of points, got inf"),
         ("score -inf", "score must be a finite number of points, got -inf"),
-        ("score 1e400", "finite"),
+        ("score 1e400", "score too large, got .1e400."),
         ("score five", "score must be a number"),
         # no game scores more than the variant's maximum (374 in Scandinavian)
         ("score 1e20", "a game of scandinavian scores at most 374 points"),
@@ -171,7 +171,7 @@ JSON_OK = {
     "rerolls": 2,
     "filled": ["ones", "chance"],
     "upper": 3,
-    "score": 5,
+    "score": 9,
 }
 
 
@@ -211,7 +211,7 @@ def test_bad_json_positions(change, message):
 
 def test_json_positions():
     pos = position_from_json(JSON_OK, AMERICAN)
-    text = "dice 1 3 3 5 6 | rerolls 2 | filled ones chance | upper 3 | score 5"
+    text = "dice 1 3 3 5 6 | rerolls 2 | filled ones chance | upper 3 | score 9"
     assert pos == parse_position(text, AMERICAN)
     # the score is optional: missing or null is not given
     for data in ({k: v for k, v in JSON_OK.items() if k != "score"}, JSON_OK | {"score": None}):
@@ -219,9 +219,9 @@ def test_json_positions():
         assert bare.score is None and "score" not in position_to_json(bare)
         assert position_from_json(position_to_json(bare), AMERICAN) == bare
     # integral floats are whole numbers; the score may be any finite number
-    floats = JSON_OK | {"dice": [1.0, 3, 3, 5, 6], "rerolls": 2.0, "upper": 3.0, "score": 5.0}
+    floats = JSON_OK | {"dice": [1.0, 3, 3, 5, 6], "rerolls": 2.0, "upper": 3.0, "score": 9.0}
     assert position_from_json(floats, AMERICAN) == pos
-    assert position_from_json(JSON_OK | {"score": 5.5}, AMERICAN).score == 5.5
+    assert position_from_json(JSON_OK | {"score": 9.5}, AMERICAN).score == 9.5
     missing = {k: v for k, v in JSON_OK.items() if k != "rerolls"}
     with pytest.raises(InputError, match="needs rerolls"):
         position_from_json(missing, AMERICAN)
@@ -531,3 +531,26 @@ def test_ties_follow_the_documented_order(table64):
     )
     policy = turn_policy(flat, 1 << rules.yahtzee_category, 0, 0)
     assert rules.categories[-policy[0, r] - 1] == "fives"
+
+
+@pytest.mark.parametrize(
+    "variant, sheet, least",
+    [
+        ("scandinavian", "filled chance", 5),  # chance holds the sum of the dice
+        ("scandinavian", "filled chance yatzy one_pair", 5),  # the others may hold 0
+        ("scandinavian", "filled ones chance | upper 4", 9),
+        ("maxi", "filled chance", 6),  # six dice
+        ("american", "filled chance", 5),
+        ("american", "filled chance yahtzee | yahtzee-bonus yes", 55),
+        ("american-forced-joker", "filled chance full_house", 5),
+    ],
+)
+def test_scores_below_what_the_sheet_holds_are_refused(variant, sheet, least):
+    from diceopt.games.yatzy.rules import get_rules
+
+    rules = get_rules(variant)
+    dice = " ".join(["1"] * rules.dice)
+    text = f"dice {dice} | rerolls 0 | {sheet}"
+    with pytest.raises(InputError, match=f"hold at least {least} points"):
+        parse_position(f"{text} | score {least - 1}", rules)
+    assert parse_position(f"{text} | score {least}", rules).score == least

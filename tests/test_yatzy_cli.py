@@ -74,3 +74,35 @@ def test_bad_input_one_line_exit_2(cache, capsys, argv, message):
     code, out, err = run(capsys, "yatzy", *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("diceopt: error: ") and message in err
+
+
+def test_theta_values_are_called_certainty_equivalents(cache, capsys):
+    """With --theta the values are certainty equivalents in the text, the JSON units and
+    the advice, never "expected final score"."""
+    args = ["--variant", "scandinavian-forced", "--theta", "0.05"]
+    code, out, _ = run(capsys, "yatzy", "solve", *args)
+    assert code == 0 and "expected" not in out and out.count("certainty equivalent") == 2, out
+    code, out, _ = run(capsys, "yatzy", "solve", *args, "--json")
+    assert json.loads(out)["units"] == "certainty equivalent of the final score (points)"
+    pos = "dice 1 2 3 4 6 | rerolls 2 | filled ones | upper 1"
+    code, out, _ = run(capsys, "yatzy", "advise", pos, *args)
+    assert "values: certainty equivalent of the points still to come (points)" in out, out
+    code, out, _ = run(capsys, "yatzy", "advise", pos + " | score 1", *args, "--json")
+    assert json.loads(out)["value_is"] == "certainty equivalent of the final score (points)"
+    code, out, _ = run(capsys, "yatzy", "solve", "--variant", "scandinavian-forced", "--json")
+    assert json.loads(out)["units"] == "expected final score (points)"
+
+
+def test_a_corrupt_table_is_reported_once_by_advise(cache, capsys, monkeypatch):
+    import diceopt.games.yatzy as yatzy
+
+    args = ["--variant", "scandinavian-forced"]
+    assert run(capsys, "yatzy", "solve", *args)[0] == 0
+    (path,) = (cache / "env" / "yatzy").glob("scandinavian-forced-*.tbl")
+    data = bytearray(path.read_bytes())
+    data[-8:] = b"XXXXXXXX"
+    path.write_bytes(bytes(data))
+    monkeypatch.setattr(yatzy, "_TABLES", {})  # a new process: nothing in memory
+    code, out, err = run(capsys, "yatzy", "advise", "dice 1 2 3 4 6 | rerolls 0", *args)
+    assert code == 0 and "score ones" in out
+    assert err.count("diceopt: warning:") == 1 and "checksum mismatch" in err, err

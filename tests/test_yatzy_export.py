@@ -112,3 +112,39 @@ def test_cli_export(web_env, tmp_path):
     bad = subprocess.run([*cmd, str(tmp_path / "no" / "x.jsonl")], capture_output=True, text=True)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "cannot write" in bad.stderr
+
+
+@pytest.mark.parametrize("where", ["/proc/x.jsonl", "read-only"])
+def test_unwritable_output_refused_before_the_work(small, tmp_path, monkeypatch, where):
+    """A directory that cannot take a file (/proc, a read-only file system) is refused
+    before any game is played, not after the work with a traceback."""
+    import diceopt.games.yatzy.export as export_module
+
+    if where == "read-only":
+
+        def refuse(*args, **kwargs):
+            raise OSError(30, "Read-only file system")
+
+        monkeypatch.setattr("tempfile.mkstemp", refuse)
+        where = str(tmp_path / "x.jsonl")
+    elif not __import__("os").path.isdir("/proc"):
+        pytest.skip("no /proc")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the games were played before the path was checked")
+
+    monkeypatch.setattr(export_module, "play_situations", no_work)
+    with pytest.raises(InputError, match=r"cannot write .*x\.jsonl"):
+        export(small, where, 10)
+
+
+def test_cli_export_to_proc_is_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "diceopt", "yatzy", "export", "--rows", "5", "/proc/x"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "DICEOPT_CACHE": str(tmp_path)},
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("diceopt: error: cannot write /proc/x"), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr

@@ -56,16 +56,18 @@ class Advice:
 
 
 def rank_actions(
-    values: Sequence[tuple[str, float]], lower_is_better: bool = False
+    values: Sequence[tuple[str, float]], lower_is_better: bool = False, offset: float = 0.0
 ) -> list[ActionAdvice]:
     """ActionAdvice list from (action, value) pairs, best first; regret >= 0, 0 for the best.
 
     The sort is stable: equally good actions keep the order the game listed them in
-    (the game's documented tie-break).
+    (the game's documented tie-break). ``offset``: what every action's value shares (e.g.
+    points already banked), added to each value after the ranking: regrets and order come
+    from the values without it, so that a large offset costs them no precision.
     """
     if not values:
         raise InputError("no legal action in this position")
     sign = -1.0 if lower_is_better else 1.0
     best = max(sign * v for _, v in values)
     ranked = sorted(values, key=lambda av: -sign * av[1])
-    return [ActionAdvice(a, float(v), max(0.0, best - sign * v)) for a, v in ranked]
+    return [ActionAdvice(a, float(offset + v), max(0.0, best - sign * v)) for a, v in ranked]

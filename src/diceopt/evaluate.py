@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.errors import InputError, SolveError
+from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.registry import GameSpec, get_game
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -107,14 +107,47 @@ def load_agent(ref: str) -> AgentFn:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise InputError(f"cannot import agent module {module_name!r}: {exc}") from None
+    except Exception as exc:  # the module's own error (a syntax error, a failing import)
+        raise InputError(f"cannot import agent module {module_name!r}: {raised(exc)}") from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise InputError(f"module {module_name!r} has no {attr!r}")
         obj = getattr(obj, part)
     if isinstance(obj, type):
-        obj = obj()
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise InputError(f"cannot make the agent: {agent_failed(obj, exc)}") from None
     return as_agent(obj)
+
+
+def agent_name(agent: Any) -> str:
+    """The agent as its user wrote it: ``module.function``, ``Class.act`` or its type."""
+    owner = getattr(agent, "__self__", None)
+    if owner is not None:  # a bound method (an object's act)
+        return f"{type(owner).__module__}.{type(owner).__qualname__}.{agent.__name__}"
+    name = getattr(agent, "__qualname__", None)
+    module = getattr(agent, "__module__", None)
+    if name is None:
+        return type(agent).__qualname__
+    return f"{module}.{name}" if module else name
+
+
+def raised(exc: BaseException) -> str:
+    """An exception in one line: its type and message and where it was raised
+    (``ValueError: boom at agents.py:12``)."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    message = one_line(exc, 120)
+    return f"{type(exc).__name__}{': ' + message if message else ''}{where}"
+
+
+def agent_failed(agent: Any, exc: BaseException) -> str:
+    """One line saying that ``agent`` raised ``exc`` (:func:`agent_name`, :func:`raised`)."""
+    return f"the agent {agent_name(agent)} raised {raised(exc)}"
 
 
 def legal_of(advice: Any) -> list[str]:
@@ -124,7 +157,10 @@ def legal_of(advice: Any) -> list[str]:
 
 def _choose(agent: AgentFn, spec: GameSpec, rules: Any, pos: Any, legal: list[str]) -> str:
     """The agent's action in the canonical text; InputError naming an illegal choice."""
-    text = agent(spec, rules, pos, list(legal))
+    try:
+        text = agent(spec, rules, pos, list(legal))
+    except Exception as exc:  # the agent's own bug: one line, not a traceback
+        raise InputError(f"{agent_failed(agent, exc)} in '{spec.format(rules, pos)}'") from exc
     if not isinstance(text, str):
         raise InputError(f"the agent must return an action text, got {text!r}")
     try:

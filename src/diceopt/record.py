@@ -196,13 +196,6 @@ def result_line(result: float) -> str:
     return f"{RESULT} {int(value) if value.is_integer() else repr(value)}"
 
 
-def check_record_path(path: str) -> None:
-    """InputError (one line) unless ``path`` can name a file in an existing directory."""
-    target = Path(path)
-    if not path.strip() or target.is_dir() or not target.resolve().parent.is_dir():
-        raise InputError(f"cannot save a record to {path!r}: not a file in an existing directory")
-
-
 def save_record(path: str, lines: Sequence[str]) -> None:
     """Write the record; InputError (one line, the reason) when the write fails."""
     try:

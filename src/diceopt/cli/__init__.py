@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from diceopt import __version__
-from diceopt.errors import InputError, SolveError
+from diceopt.errors import InputError, SolveError, one_line
 from diceopt.interrupt import interruptible
 
 # a value that starts with "-" but is a number: "-1", "-0.5", "-1e-3", "-1/6", "-1,2"
@@ -27,7 +27,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to get help, then exit 2."""
-        self.exit(2, f"diceopt: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"diceopt: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,6 +72,11 @@ def join_negative_values(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
+    from diceopt.cli.streams import check_streams, drop_output, stdout_failed
+
+    closed = check_streams()
+    if closed is not None:
+        return closed
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
@@ -79,16 +84,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         with interruptible():  # Ctrl-C never lost in a finalizer (numba's, llvmlite's)
-            return int(args.handler(args) or 0)
+            status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a full or failing output is an error, not a lost answer
+        return status
     except (InputError, SolveError) as exc:
-        print(f"diceopt: error: {exc}", file=sys.stderr)
+        print(f"diceopt: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("diceopt: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `diceopt ... | head`
-        sys.stderr.close()
+        drop_output()
         return 0
+    except OSError as exc:
+        if not stdout_failed(exc):
+            raise
+        drop_output()
+        print(f"diceopt: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

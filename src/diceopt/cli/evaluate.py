@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value, variant_name
 from diceopt.errors import InputError
 
 
@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--agent", required=True, metavar="MODULE:CALLABLE", help="the agent")
     parser.add_argument("--games", type=games_count, default=1000, help="games (default 1000)")
     parser.add_argument("--seed", type=seed_value, help="random seed (default: fresh)")
-    parser.add_argument("--variant", help="a preset of the game's rules")
+    parser.add_argument("--variant", type=variant_name, help="a preset of the game's rules")
     parser.add_argument(
         "--rule",
         action="append",
@@ -53,8 +53,8 @@ def rules_params(spec: Any, words: list[str]) -> dict[str, Any]:
             raise InputError(f"--rule {word!r}: use NAME=VALUE with NAME one of: {known}")
         param = by_name[key]
         try:
-            value = True if param.flag else param.type(text)
-        except (ValueError, TypeError) as exc:
+            value = True if param.flag else param.parse(text)
+        except InputError as exc:
             raise InputError(f"--rule {word!r}: {exc}") from None
         if param.choices is not None and value not in param.choices:
             raise InputError(f"--rule {word!r}: choose from {', '.join(map(str, param.choices))}")

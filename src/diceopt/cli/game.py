@@ -1,7 +1,8 @@
 """The commands every game gets: ``solve``, ``advise``, ``play``, ``simulate``, ``analyse``.
 
 Built from the game's ``GameSpec``: its rules parameters become options of every command
-(``--variant`` picks a preset, the parameters override it), ``solve_options`` and
+(``--variant`` picks a preset, the parameters set what its name leaves open; one that
+contradicts the name is refused), ``solve_options`` and
 ``simulate_options`` extend those two commands, and ``commands()`` adds the game's own.
 """
 
@@ -12,7 +13,14 @@ import os
 import time
 from typing import Any
 
-from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
+from diceopt.cli.common import (
+    add_json_flag,
+    check_output_path,
+    games_count,
+    print_json,
+    seed_value,
+    variant_name,
+)
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report
 from diceopt.record import POLICIES
@@ -36,15 +44,16 @@ class JoinLists(argparse.Action):
 
 
 def argparse_type(param: Parameter) -> Any:
-    """``param.type`` with InputError turned into argparse's message (the real reason)."""
+    """``param.parse`` with its InputError as argparse's message (what the value must be;
+    never "invalid X value" naming a function)."""
 
     def parse(text: str) -> Any:
         try:
-            return param.type(text)
+            return param.parse(text)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    parse.__name__ = getattr(param.type, "__name__", param.name)
+    parse.__name__ = param.name
     return parse
 
 
@@ -84,6 +93,7 @@ def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
     names = ", ".join(spec.variants)
     parser.add_argument(
         "--variant",
+        type=variant_name,
         help=f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})",
     )
     for param in spec.parameters:
@@ -136,7 +146,9 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     for param in spec.advise_options:
         add_parameter(advise_p, param)
 
-    play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
+    play_p = command(
+        "play", "play interactively; the solver grades every decision", cmd_play, json=False
+    )
     play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
     play_p.add_argument(
         "--record",
@@ -257,13 +269,12 @@ def cmd_play(spec: GameSpec, args: argparse.Namespace) -> int:
 
 def cmd_analyse(spec: GameSpec, args: argparse.Namespace) -> int:
     """Grade every decision of a record: per-decision cost, total, mean, by kind, worst."""
-    import sys
-
     from diceopt.analyse import analyse_record
+    from diceopt.cli.streams import read_stdin
 
     rules = rules_from(spec, args)
     if args.file == "-":
-        text, name = sys.stdin.read(), "stdin"
+        text, name = read_stdin("analyse -"), "stdin"
     else:
         try:
             with open(args.file, encoding="utf-8") as fh:
@@ -324,7 +335,7 @@ def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, game
         if getattr(args, param.name) not in (None, False, param.default):
             raise InputError(f"{param.option} cannot be combined with --record or --policy random")
     if args.record is not None:
-        record.check_record_path(args.record)
+        check_output_path(args.record, "--record")
     what = f"{games} game{'s' if games > 1 else ''}, seed {args.seed}, policy {args.policy}"
     outcomes, lines = record.play_games(
         spec, rules, games, np.random.default_rng(args.seed), args.policy

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.cli.common import prompt, resolve_seed
-from diceopt.errors import InputError
+from diceopt.cli.common import check_output_path, prompt, resolve_seed
+from diceopt.cli.streams import check_stdin
+from diceopt.errors import InputError, one_line
 from diceopt.games.registry import GameSpec
 
 HINT_ACTIONS = 3  # actions listed by the hint
@@ -36,7 +37,10 @@ def play(
     from diceopt import record as rec
 
     if record is not None:
-        rec.check_record_path(record)
+        check_output_path(record, "--record")
+    check_stdin("play")  # before the game starts: it reads every move from there
+    if seat != 0 and spec.players_of(rules) == 1:
+        raise InputError(f"{spec.title} with these rules has one player: --seat 2 does not apply")
     seed = resolve_seed(seed)
     rng = np.random.default_rng(seed)
     pos = spec.new_position(rules, rng)
@@ -125,7 +129,7 @@ def _ask(spec: GameSpec, rules: Any, pos: Any, advice: Any) -> str:
         try:
             entry, _ = spec.evaluate(rules, pos, line)
         except InputError as exc:
-            print(f"  {exc}", file=sys.stderr)
+            print(f"  {one_line(exc)}", file=sys.stderr)
             continue
         return entry.action
 

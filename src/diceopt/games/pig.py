@@ -39,8 +39,16 @@ from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
-from diceopt.notation import split_fields
+from diceopt.games.registry import (
+    Command,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+    simulation_report,
+)
+from diceopt.notation import parse_int, parse_number, split_fields
 
 if TYPE_CHECKING:
     from diceopt.engine import CompiledGame, Objective, Solution
@@ -488,7 +496,7 @@ def parse_position(rules: PigRules, text: str) -> PigPosition:
     ).items():
         if POSITION_VALUE_RE.match(value) is None:
             raise InputError(f"cannot read '{key} {value}': write e.g. '{example}'")
-        fields[key] = int(value)
+        fields[key] = parse_int(value)
     return position_of(rules, fields)
 
 
@@ -526,7 +534,7 @@ def rules_for_variant(variant: str | None) -> PigRules:
     m = VARIANT_RE.match(text)
     if m is None:
         raise InputError(f"unknown pig variant {variant!r}; use goal-G or goal-G-dK, e.g. goal-100")
-    return PigRules(goal=int(m.group(1)), sides=int(m.group(2) or 6))
+    return PigRules(goal=parse_int(m.group(1)), sides=parse_int(m.group(2) or "6"))
 
 
 def parse_action(text: str) -> str:
@@ -642,14 +650,22 @@ class PigSpec(GameSpec):
     position_example = POSITION_EXAMPLE
     small = {"goal": 20}
     solve_options = (
-        Parameter("tolerance", "value-iteration tolerance (engine default)", type=float),
+        Parameter("tolerance", "value-iteration tolerance (engine default)", type=parse_number),
         Parameter("plot", "also draw the roll/hold boundary (png, svg or pdf)", metavar="FILE"),
     )
 
     def rules(self, variant: str | None = None, **params: Any) -> PigRules:
-        """Rules of ``goal-G`` or ``goal-G-dK``, with ``goal``/``sides`` overriding them."""
+        """Rules of ``goal-G`` or ``goal-G-dK``; ``goal`` and ``sides`` set what the name
+        leaves open (InputError when they contradict it)."""
         base = rules_for_variant(variant)
-        return PigRules(params.get("goal", base.goal), params.get("sides", base.sides))
+        if variant is not None:
+            named = VARIANT_RE.match(variant.strip().lower())
+            fixed = {"goal": base.goal} | (
+                {"sides": base.sides} if named and named.group(2) else {}
+            )
+            check_variant_params(variant, fixed, params)
+        goal, sides = params.get("goal"), params.get("sides")
+        return PigRules(base.goal if goal is None else goal, base.sides if sides is None else sides)
 
     def parse_text(self, rules: PigRules, text: str) -> PigPosition:
         """``me 41 | opponent 49 | turn 22`` (``| player 2`` optional)."""

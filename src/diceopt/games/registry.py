@@ -59,8 +59,10 @@ import numpy as np
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
+from diceopt.notation import load_json, parse_int
 
 ENTRY_POINT_GROUP = "diceopt.games"
+TYPE_WORDS = {int: "a whole number", float: "a number"}  # a value of a built-in type, in words
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,19 @@ class Parameter:
     def option(self) -> str:
         """The command-line flag, e.g. ``--dice-rule``."""
         return "--" + self.name.replace("_", "-")
+
+    def parse(self, text: str) -> Any:
+        """The value of the option's text (``type``); InputError saying what the value
+        must be (never Python's "invalid literal for int()")."""
+        if self.type is int:
+            return parse_int(text)
+        try:
+            return self.type(text)
+        except InputError:
+            raise
+        except (TypeError, ValueError) as exc:
+            word = TYPE_WORDS.get(self.type)
+            raise InputError(f"not {word}: {text!r}" if word else f"{exc}: {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -158,6 +173,24 @@ class Command:
     run: Callable[[Any, argparse.Namespace], int]
     options: tuple[Parameter, ...] = ()
     json: bool = True
+
+
+def check_variant_params(
+    variant: str | None, named: Mapping[str, Any], params: Mapping[str, Any]
+) -> None:
+    """InputError (one line) when a parameter given contradicts what a variant given by
+    name sets (``named``: the parameters the variant's name fixes, e.g. the dice of
+    ``2d3``); a parameter the name leaves open, or one that agrees, is fine."""
+    if variant is None:
+        return
+    for name, value in named.items():
+        given = params.get(name)
+        if given is not None and given != value:
+            option = name.replace("_", "-")
+            raise InputError(
+                f"--variant {variant} sets {option} {value}, but --{option} {given} was "
+                "given: drop one"
+            )
 
 
 def plain(rules: Any) -> dict[str, Any]:
@@ -238,7 +271,7 @@ class GameSpec:
         text = position.strip()
         if text.startswith("{"):
             try:
-                data = json.loads(text)
+                data = load_json(text)
             except json.JSONDecodeError as exc:
                 raise InputError(f"position is not valid JSON: {exc.msg} at {exc.pos}") from None
             if not isinstance(data, dict):

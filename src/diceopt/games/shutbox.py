@@ -66,8 +66,16 @@ from diceopt.engine import (
 )
 from diceopt.engine.compile import CHANCE, TERMINAL
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
-from diceopt.notation import split_fields
+from diceopt.games.registry import (
+    Command,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+    simulation_report,
+)
+from diceopt.notation import parse_int, split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")
 OBJECTIVES = ("score", "shut", "win")
@@ -764,9 +772,11 @@ def _numbers(text: str, what: str) -> list[int]:
     out = []
     for word in text.replace(",", " ").replace("+", " ").split():
         try:
-            out.append(int(word))
-        except ValueError:
-            raise InputError(f"{what}: {word!r} is not a whole number") from None
+            out.append(parse_int(word))
+        except InputError as exc:
+            too_large = str(exc).startswith("too large")
+            reason = exc if too_large else f"{word!r} is not a whole number"
+            raise InputError(f"{what}: {reason}") from None
     return out
 
 
@@ -936,30 +946,43 @@ VARIANTS = {
 POSITION_EXAMPLE = "open 1 3 4 7 | roll 8"
 
 
-def variant_of(variant: str | None) -> ShutRules:
-    """Rules of a variant id ``RULE/OBJECTIVE[/N]`` (parts in any order, any case).
-
-    RULE in DICE_RULES (default two-then-one), OBJECTIVE in OBJECTIVES (default score),
-    N the number of tiles (default 9). None = ``two-then-one/score``.
-    """
-    rule, objective, tiles = "two-then-one", "score", 9
+def variant_parts(variant: str | None) -> dict[str, Any]:
+    """What a variant id ``RULE/OBJECTIVE[/N]`` names (parts in any order, any case), as
+    rules parameters: ``dice_rule``, ``objective``, ``tiles`` (only those it names)."""
+    parts: dict[str, Any] = {}
     for part in (variant or "").lower().replace(",", "/").split("/"):
         part = part.strip()
         if not part:
             continue
         if part in DICE_RULES:
-            rule = part
+            parts["dice_rule"] = part
         elif part in OBJECTIVES:
-            objective = part
+            parts["objective"] = part
         elif part.removesuffix("-tiles").removesuffix("tiles").isdigit():
-            tiles = int(part.removesuffix("-tiles").removesuffix("tiles"))
+            parts["tiles"] = parse_int(part.removesuffix("-tiles").removesuffix("tiles"))
         else:
             raise InputError(
                 f"unknown shutbox variant {variant!r}: use RULE/OBJECTIVE[/TILES], "
                 f"e.g. two-then-one/score (rules: {', '.join(DICE_RULES)}; "
                 f"objectives: {', '.join(OBJECTIVES)})"
             )
-    return ShutRules(tiles, rule, objective)
+    if variant is not None and not parts:
+        raise InputError(f"unknown shutbox variant {variant!r}: use RULE/OBJECTIVE[/TILES]")
+    return parts
+
+
+def variant_of(variant: str | None) -> ShutRules:
+    """Rules of a variant id ``RULE/OBJECTIVE[/N]`` (:func:`variant_parts`).
+
+    RULE in DICE_RULES (default two-then-one), OBJECTIVE in OBJECTIVES (default score),
+    N the number of tiles (default 9). None = ``two-then-one/score``.
+    """
+    parts = variant_parts(variant)
+    return ShutRules(
+        parts.get("tiles", 9),
+        parts.get("dice_rule", "two-then-one"),
+        parts.get("objective", "score"),
+    )
 
 
 # --- advice and play -----------------------------------------------------------------
@@ -1147,13 +1170,21 @@ class ShutSpec(GameSpec):
 
     # --- rules ---------------------------------------------------------------------------
     def rules(self, variant: str | None = None, **params: Any) -> ShutRules:
-        """Rules of a variant ``RULE/OBJECTIVE[/TILES]`` with parameters overriding it."""
+        """Rules of a variant ``RULE/OBJECTIVE[/TILES]``; the parameters set what its name
+        leaves open (InputError when they contradict it)."""
         base = variant_of(variant)
+        check_variant_params(variant, variant_parts(variant), params)
         objective = params.get("objective")
         players = params.get("players")
         if players == 2:
             if objective not in (None, "win"):
                 raise InputError(f"two players play for wins: use --objective win, not {objective}")
+            named = variant_parts(variant).get("objective", "win")
+            if named != "win":
+                raise InputError(
+                    f"--variant {variant} sets objective {named}, but --players 2 plays for "
+                    "wins: drop one"
+                )
             objective = "win"
         elif players == 1 and (objective or base.objective) == "win":
             raise InputError("the win objective is the two-player game: use --players 2")

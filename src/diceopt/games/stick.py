@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -38,8 +39,15 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Parameter, Report, Step, simulation_report
-from diceopt.notation import parse_number, parse_numbers, split_fields
+from diceopt.games.registry import (
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+    simulation_report,
+)
+from diceopt.notation import parse_int, parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
 
 STICK, REROLL = "stick", "reroll"
@@ -526,9 +534,7 @@ def parse_position(rules: StickRules, position: str) -> StickPosition:
     counts = rules.parse_dice(fields["dice"])
     points = None
     if "points" in fields:
-        points = parse_number(fields["points"])
-        if not np.isfinite(points):
-            raise InputError(f"points must be finite, got {fields['points']!r}")
+        points = check_points(parse_number(fields["points"]))
     return StickPosition(tuple(int(c) for c in counts), points)
 
 
@@ -546,11 +552,25 @@ def position_from_json(rules: StickRules, data: Mapping[str, Any]) -> StickPosit
     if counts.sum() != rules.dice:
         raise InputError(f"expected {rules.dice} dice, got {len(dice)}")
     points = data.get("points")
-    if points is not None and (
-        not isinstance(points, int | float) or isinstance(points, bool) or not np.isfinite(points)
-    ):
-        raise InputError('"points" must be a number')
-    return StickPosition(tuple(int(c) for c in counts), None if points is None else float(points))
+    if points is not None:
+        if not isinstance(points, int | float) or isinstance(points, bool):
+            raise InputError('"points" must be a number')
+        points = check_points(points)
+    return StickPosition(tuple(int(c) for c in counts), points)
+
+
+def check_points(points: float) -> float:
+    """The points so far as a float; InputError unless finite and at most MAX_POINTS in
+    size (totals beyond that lose the precision that values and regrets need)."""
+    try:
+        value = float(points)
+    except OverflowError:  # an int too large for a float
+        value = math.inf
+    if not math.isfinite(value) or abs(value) > MAX_POINTS:
+        raise InputError(
+            f"points must be between {-MAX_POINTS:g} and {MAX_POINTS:g}, got {points:g}"
+        )
+    return value
 
 
 def format_position(rules: StickRules, pos: StickPosition) -> str:
@@ -697,12 +717,14 @@ class StickSpec(GameSpec):
     solve_options = (Parameter("table", "print every roll, however many", flag=True),)
 
     def rules(self, variant: str | None = None, **params: Any) -> StickRules:
-        """Rules of a variant ``NdK`` (N dice with K sides, penalty 1), parameters override."""
+        """Rules of a variant ``NdK`` (N dice with K sides, penalty 1); the parameters set
+        the rest (dice and sides only as the name says: InputError otherwise)."""
         text = (variant or "3d6").strip().lower()
         dice, _, sides = text.partition("d")
         if not (dice.isdigit() and sides.isdigit()):
             raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
-        base = {"dice": int(dice), "sides": int(sides)}
+        base = {"dice": parse_int(dice), "sides": parse_int(sides)}
+        check_variant_params(variant, base, params)
         for key in ("values", "bias"):
             if params.get(key) is not None:
                 params[key] = tuple(float(v) for v in params[key])
@@ -737,13 +759,12 @@ class StickSpec(GameSpec):
         """Every hold (stick first among equals) with its expected points, best first."""
         sol = solved(rules)
         roll = pos.roll
-        base = pos.points or 0.0
         options = [
-            (format_hold(rules, roll, h), base + sol.hold_value(roll, h))
-            for h in hold_options(roll)
+            (format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(roll)
         ]
         value_is = "expected points still to come" if pos.points is None else self.units
-        return Advice(rank_actions(options), value_is)
+        # ranked by the points to come: the points so far are the same for every action
+        return Advice(rank_actions(options, offset=pos.points or 0.0), value_is)
 
     def canonical_action(self, rules: StickRules, pos: StickPosition, text: str) -> str:
         """``stick``, ``hold 3 3`` or ``hold -`` from any accepted form (``3 3``, ``all``)."""

@@ -39,7 +39,7 @@ import numpy as np
 
 from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
-from diceopt.errors import InputError
+from diceopt.errors import InputError, one_line
 from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
 from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
@@ -63,12 +63,6 @@ TABLE_WAIT = float(os.environ.get("DICEOPT_WEB_TABLE_WAIT", "5"))
 # The work of one request beyond the shared tables (e.g. a solve for an opponent who has
 # finished) is stopped after this long (seconds, 503), or as soon as its client has gone.
 WORK_SECONDS = float(os.environ.get("DICEOPT_WEB_WORK_SECONDS", "60"))
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """A message as one line of at most ``limit`` characters."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class ApiError(Exception):

@@ -33,6 +33,7 @@ from diceopt.games.yatzy.rules import (
     get_rules,
     variant_id,
 )
+from diceopt.notation import parse_number
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
@@ -114,6 +115,12 @@ def saved_table(variant: str, dtype: str = "float32", cache_dir: str | None = No
     return got[0]
 
 
+def _no_theta(args: Any, what: str, instead: str) -> None:
+    """InputError when ``--theta`` was given to a command that does not use it."""
+    if getattr(args, "theta", None) is not None:
+        raise InputError(f"{what} does not use --theta: {instead}")
+
+
 def _no_saved_rerolls(config: YatzyConfig, what: str) -> None:
     """InputError: ``what`` is not available for a saved-rerolls variant."""
     if config.rules.saved_rerolls:
@@ -179,11 +186,12 @@ SWEEP_OPTIONS = (
 )
 
 
-def _probability(text: str) -> float:
-    """argparse type: a probability 0..1."""
-    value = float(text)
+def probability(text: str) -> float:
+    """A probability 0 to 1 (option text, a fraction such as 1/10 too); InputError naming
+    the range."""
+    value = parse_number(text)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"must be 0..1, got {text}")
+        raise InputError(f"a probability must be 0 to 1, got {text}")
     return value
 
 
@@ -203,7 +211,12 @@ EXPORT_OPTIONS = (
         choices=("parquet", "jsonl"),
         type=str.lower,
     ),
-    Parameter("eps", "perturbed player: probability of a random action", 0.1, _probability),
+    Parameter(
+        "eps",
+        "the perturbed player's probability of a random action (default 0.1; only with "
+        "--from perturbed)",
+        type=probability,
+    ),
     Parameter("out", "the file to write", metavar="OUT", positional=True, required=True),
 )
 
@@ -256,12 +269,17 @@ class YatzyConfig:
             return _TABLES[key]
         if self.rules.saved_rerolls:
             return get_solved(self.variant, self.theta, self.dtype)
-        from diceopt.games.yatzy.storage import load_table
+        from diceopt.games.yatzy.storage import get_table, load_table
 
-        if load_table(self.variant, self.theta, self.dtype) is None:
+        loaded = load_table(self.variant, self.theta, self.dtype)  # read (and warned) once
+        if loaded is not None:
+            _TABLES[key] = loaded[0]
+        else:
             with Stage(f"solving {self.variant} (first use)", "layers") as stage:
-                return get_solved(self.variant, self.theta, self.dtype, progress=stage.update)
-        return get_solved(self.variant, self.theta, self.dtype)
+                _TABLES[key], _ = get_table(
+                    self.variant, self.theta, self.dtype, force=True, progress=stage.update
+                )
+        return _TABLES[key]
 
 
 class YatzySpec(GameSpec):
@@ -282,7 +300,7 @@ class YatzySpec(GameSpec):
         Parameter(
             "theta",
             "exponential utility per point: < 0 risk-averse, > 0 risk-seeking, 0 the mean",
-            type=float,
+            type=parse_number,
         ),
         Parameter(
             "dtype", "float type of the table", choices=("float32", "float64"), type=str.lower
@@ -309,9 +327,9 @@ class YatzySpec(GameSpec):
         ),
         Parameter(
             "opponent_plays",
-            "how the opponent plays: for the expected score, or to win (modelled as the "
-            "best of the expected-score and theta -0.05 / +0.05 tables against you)",
-            default="expected",
+            "how the opponent of --opponent plays: for the expected score (the default), or "
+            "to win (modelled as the best of the expected-score and theta -0.05 / +0.05 "
+            "tables against you)",
             choices=("expected", "win"),
             type=str.lower,
         ),
@@ -339,6 +357,12 @@ class YatzySpec(GameSpec):
         if rules.saved_rerolls and theta != 0.0:
             raise InputError(f"{rules.name} (saved rerolls) is solved for theta 0 only")
         return YatzyConfig(rules.name, theta, dtype)
+
+    def units_of(self, rules: YatzyConfig) -> str:
+        """The expected final score, or with theta != 0 its certainty equivalent."""
+        from diceopt.games.yatzy.advice import CE_FINAL
+
+        return self.units if rules.theta == 0.0 else CE_FINAL
 
     def describe(self, rules: YatzyConfig) -> dict[str, Any]:
         """Variant, theta, dtype, the number of dice and the category ids."""
@@ -398,7 +422,7 @@ class YatzySpec(GameSpec):
         pos: Any,
         target: int | None = None,
         opponent: Any = None,
-        opponent_plays: str = "expected",
+        opponent_plays: str | None = None,
     ) -> Advice:
         """Every legal action with its expected final score, best first; with ``target``
         (points) every action's P(final score >= target) instead, with ``opponent`` (their
@@ -407,6 +431,11 @@ class YatzySpec(GameSpec):
 
         if target is not None and opponent is not None:
             raise InputError("give either a target or an opponent, not both")
+        if opponent_plays is not None and opponent is None:
+            raise InputError("--opponent-plays says how an opponent plays: give --opponent too")
+        if (target is not None or opponent is not None) and rules.theta != 0.0:
+            what = "--target" if target is not None else "--opponent"
+            raise InputError(f"{what} ranks actions by a probability: --theta does not apply")
         if opponent is not None:
             from diceopt.games.yatzy.win import advise_opponent
 
@@ -417,7 +446,8 @@ class YatzySpec(GameSpec):
 
             _no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
-        return Advice(advise_position(pos, rules.rules, rules.table()), value_is(pos))
+        table = rules.table()
+        return Advice(advise_position(pos, rules.rules, table), value_is(pos, rules.theta))
 
     def tables(
         self, rules: YatzyConfig, need: str = "advice", pos: Any = None, **options: Any
@@ -572,7 +602,8 @@ class YatzySpec(GameSpec):
             write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
         pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
         lines = [
-            f"table value {table.value:.4f} points; {games:,} games of optimal play",
+            f"table value {table.value:.4f} points ({self.units_of(rules)}); "
+            f"{games:,} games of optimal play",
             f"mean {summary['mean']:.4f} points, std error {summary['std_error']:.4f}, "
             f"std {summary['std']:.4f}",
             f"percentiles: {pct}",
@@ -609,12 +640,14 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.sweep import run_sweep
 
             _no_saved_rerolls(config, "sweep")
+            _no_theta(args, "sweep", "give the values to compare with --thetas")
             return run_sweep(config, args)
 
         def run_duel(config: YatzyConfig, args: Any) -> int:
             from diceopt.games.yatzy.duel import run_duel
 
             _no_saved_rerolls(config, "duel")
+            _no_theta(args, "duel", "name a strategy theta:T with --first or --second")
             return run_duel(config, args)
 
         def run_export(config: YatzyConfig, args: Any) -> int:
@@ -627,6 +660,7 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.targets import run_targets
 
             _no_saved_rerolls(config, "targets")
+            _no_theta(args, "targets", "the target table holds probabilities")
             return run_targets(config, args)
 
         return (

@@ -15,8 +15,9 @@ required, the others optional)::
 - ``upper``: the total written in the upper section so far (uncapped; default 0);
 - ``score``: points so far, bonuses included. Optional: without it the values are the
   expected points still to come; with it, the expected final score (:func:`value_is`).
-  A score the position cannot have is refused: below what the upper section holds, or
-  above the most the filled categories can hold (:func:`most_points`);
+  A score the position cannot have is refused: below the least the filled categories
+  can hold (:func:`least_points`: Chance holds at least the sum of the dice, the others
+  may hold 0), or above the most (:func:`most_points`);
 - American variants with the Yahtzee bonus: ``yahtzee-bonus yes`` when the Yahtzee box
   holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise;
 - variants with saved rerolls (``maxi-saved``): ``saved``, the rerolls saved from
@@ -52,11 +53,14 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
-from diceopt.notation import split_fields
+from diceopt.notation import load_json, parse_int, parse_number, split_fields
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
 VALUE_IS_TO_COME = "expected points still to come (points)"
+# with theta != 0 (exponential utility) a value is a certainty equivalent, not a mean
+CE_FINAL = "certainty equivalent of the final score (points)"
+CE_TO_COME = "certainty equivalent of the points still to come (points)"
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,13 @@ class Position:
         return len(self.filled) == rules.num_categories
 
 
-def value_is(pos: Position) -> str:
+def value_is(pos: Position, theta: float = 0.0) -> str:
     """What the advice values of ``pos`` are: ``"expected final score (points)"`` when the
-    position gives its score, ``"expected points still to come (points)"`` when not."""
+    position gives its score, ``"expected points still to come (points)"`` when not; with
+    ``theta`` != 0 the certainty equivalent of the one or the other (:data:`CE_FINAL`,
+    :data:`CE_TO_COME`)."""
+    if theta != 0.0:
+        return CE_TO_COME if pos.score is None else CE_FINAL
     return VALUE_IS_TO_COME if pos.score is None else VALUE_IS_FINAL
 
 
@@ -123,9 +131,10 @@ def _words(text: str, what: str) -> list[str]:
 
 def _int(word: str, what: str) -> int:
     try:
-        return int(word)
-    except ValueError:
-        raise InputError(f"{what} must be a whole number, got {word!r}") from None
+        return parse_int(word)
+    except InputError as exc:
+        reason = "is too large" if str(exc).startswith("too large") else "must be a whole number"
+        raise InputError(f"{what} {reason}, got {word!r}") from None
 
 
 def parse_position(text: str, rules: YatzyRules) -> Position:
@@ -133,7 +142,7 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     against the rules; InputError if invalid. ``score`` is None when not given."""
     if isinstance(text, str) and text.lstrip().startswith("{"):
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON position: {exc.msg} at character {exc.pos}") from None
         return position_from_json(data, rules)
@@ -157,9 +166,10 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     score: float | None = None
     if "score" in seen:
         try:
-            score = float(seen["score"])
-        except ValueError:
-            raise InputError(f"score must be a number, got {seen['score']!r}") from None
+            score = parse_number(seen["score"])
+        except InputError as exc:
+            reason = "too large" if str(exc).startswith("too large") else "must be a number"
+            raise InputError(f"score {reason}, got {seen['score']!r}") from None
         if score.is_integer():
             score = int(score)
     ybonus = False
@@ -281,6 +291,12 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             f"score {score} is impossible: a game of {rules.name} scores at most "
             f"{rules.max_total} points"
         )
+    fewest = least_points(pos, rules)
+    if pos.score < fewest:
+        raise InputError(
+            f"score {score} is impossible: upper total {pos.upper} and the filled categories "
+            f"({' '.join(pos.filled)}) hold at least {fewest} points"
+        )
     most = most_points(pos, rules)
     if pos.score > most:
         raise InputError(
@@ -303,6 +319,20 @@ def most_points(pos: Position, rules: YatzyRules) -> int:
     if pos.yahtzee_bonus:
         most += rules.yahtzee_bonus * (len(pos.filled) - 1)
     return most
+
+
+def least_points(pos: Position, rules: YatzyRules) -> int:
+    """The fewest points a position's filled categories can hold: its upper total, the
+    upper bonus once earned, each filled lower category at its minimum
+    (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_min`: 0 for a scratch, the
+    sum of the dice for Chance) and, with ``yahtzee-bonus yes``, 50 in the Yahtzee box."""
+    least = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
+    yz = rules.categories[rules.yahtzee_category] if pos.yahtzee_bonus else None
+    for name in pos.filled:
+        c = rules.categories.index(name)
+        if rules.upper_face[c] < 0:
+            least += int(rules.category_max[c] if name == yz else rules.category_min[c])
+    return least
 
 
 def _fmt(x: float) -> str:

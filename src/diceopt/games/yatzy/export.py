@@ -18,7 +18,8 @@ last game may be cut short. Random numbers come from ``numpy.random.default_rng(
 in a fixed order (the same numbers whatever the source: ``perturbed`` with eps 0 plays
 the ``optimal`` games), so a seed gives the same rows (and the same file bytes for one
 pyarrow version). Values are points: the expected points still to come from the
-situation (the score so far excluded; add ``score`` for the expected final score).
+situation (the score so far excluded; add ``score`` for the expected final score); with
+``--theta`` their certainty equivalent (the file's ``values`` metadata says which).
 
 Columns (the README's table): ``game``, ``turn``, ``position``, ``dice``, ``rerolls``,
 ``filled``, ``mask``, ``upper``, ``yahtzee_bonus``, ``score``, ``actions``, ``codes``,
@@ -38,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from diceopt.cli.common import check_output_path
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import Position, format_position
+from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.kernel import YatzyTable
@@ -311,6 +313,27 @@ def write_parquet(records: dict[str, list[Any]], path: Path, metadata: dict[str,
     pq.write_table(table, path, compression="zstd")
 
 
+def check_export(
+    path: str, fmt: str | None = None, source: str = "optimal", eps: float | None = None
+) -> tuple[str, float]:
+    """The format of an export to ``path`` (None: from the name) and the perturbed
+    player's eps (None: DEFAULT_EPS); InputError before any work for an unknown source or
+    format, eps given to another player, parquet without pyarrow, or a path that cannot
+    be written."""
+    if source not in SOURCES:
+        raise InputError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
+    if eps is not None and source != "perturbed":
+        raise InputError(f"--eps is for --from perturbed; the {source} player takes none")
+    if fmt is None:
+        fmt = "parquet" if Path(path).suffix.lower() in (".parquet", ".pq") else "jsonl"
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if fmt == "parquet":
+        require_pyarrow()
+    check_output_path(path, "the export")
+    return fmt, DEFAULT_EPS if eps is None else eps
+
+
 def export(
     table: YatzyTable,
     path: str,
@@ -318,21 +341,15 @@ def export(
     source: str = "optimal",
     seed: int = 0,
     fmt: str | None = None,
-    eps: float = DEFAULT_EPS,
+    eps: float | None = None,
     variant: str = "",
 ) -> dict[str, Any]:
     """Write ``rows`` situations to ``path`` (atomically); returns what was written:
-    rows, games, path, format, source, seed, eps and seconds (wall time)."""
+    rows, games, path, format, source, seed, eps and seconds (wall time). ``eps``: the
+    perturbed player's (None: DEFAULT_EPS); InputError for the other players."""
     t0 = time.perf_counter()
     target = Path(path)
-    if fmt is None:
-        fmt = "parquet" if target.suffix.lower() in (".parquet", ".pq") else "jsonl"
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    if fmt == "parquet":
-        require_pyarrow()
-    if target.is_dir() or not target.resolve().parent.is_dir():
-        raise InputError(f"cannot write {path}: not a file in an existing directory")
+    fmt, eps = check_export(path, fmt, source, eps)
     situations = play_situations(table, rows, source, seed, eps)
     records = situation_records(table, situations)
     meta = {
@@ -341,7 +358,7 @@ def export(
         "source": source,
         "seed": str(seed),
         "eps": repr(float(eps)) if source == "perturbed" else "",
-        "values": "expected points still to come (points)",
+        "values": value_is(Position((), 0, score=None), float(table.theta)),
     }
     fd, tmp = tempfile.mkstemp(prefix=".export-", dir=target.resolve().parent)
     os.close(fd)
@@ -375,6 +392,7 @@ def run_export(config: Any, args: Any) -> int:
     """``diceopt yatzy export``: write the rows; print what was written (or JSON)."""
     from diceopt.cli.common import print_json
 
+    check_export(args.out, args.format, getattr(args, "from"), args.eps)  # before the table
     info = export(
         config.table(),
         args.out,

@@ -277,6 +277,12 @@ class YatzyRules:
         return np.maximum(self.score, self.joker_score).max(axis=0)
 
     @cached_property
+    def category_min(self) -> np.ndarray:
+        """Fewest points each category can hold once written, int64: 0 where a roll scores
+        nothing in it (any open category may take a zero), the sum of the dice in Chance."""
+        return np.minimum(self.score, self.joker_score).min(axis=0)
+
+    @cached_property
     def max_total(self) -> int:
         """An upper bound on the final score of a game: every category at its maximum
         (:attr:`category_max`), the upper bonus when those maxima reach the threshold,

@@ -55,7 +55,7 @@ from diceopt.games.yatzy.kernel import (
     widget_buffers,
 )
 from diceopt.games.yatzy.rules import YatzyRules, get_rules
-from diceopt.notation import split_fields
+from diceopt.notation import load_json, split_fields
 
 
 @numba.njit(cache=True)
@@ -270,7 +270,7 @@ def parse_opponent(value: Any, rules: YatzyRules) -> Position:
         data["filled"] = [] if words in ([], ["-"]) else words
     elif isinstance(value, str):
         try:
-            data = json.loads(value)
+            data = load_json(value)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON opponent: {exc.msg} at character {exc.pos}") from None
     elif isinstance(value, Mapping):
