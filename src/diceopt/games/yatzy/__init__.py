@@ -602,7 +602,7 @@ class YatzySpec(GameSpec):
             write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
         pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
         lines = [
-            f"table value {table.value:.4f} points ({self.units_of(rules)}); "
+            f"table value {table.value:.4f}, {self.units_of(rules)}; "
             f"{games:,} games of optimal play",
             f"mean {summary['mean']:.4f} points, std error {summary['std_error']:.4f}, "
             f"std {summary['std']:.4f}",
