@@ -103,3 +103,41 @@ def test_version_game_names_and_help_on_every_option(capsys):
     for parser, action in every_action(build_parser()):
         if action.option_strings and action.dest != "help":
             assert action.help, f"{parser.prog} {action.option_strings} has no help"
+
+
+def command_paths(parser, path=()):
+    """The words of every command and subcommand (``()`` is ``diceopt`` itself), found by
+    walking argparse's subparsers, so that every registered game's are included."""
+    import argparse
+
+    yield path
+    for action in parser._actions:  # argparse has no public listing of subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from command_paths(sub, (*path, name))
+
+
+def test_help_of_every_command_and_subcommand(capsys):
+    from diceopt.cli import build_parser
+
+    paths = list(command_paths(build_parser()))
+    assert ("yatzy", "duel") in paths and ("evaluate",) in paths and ("serve",) in paths
+    for path in paths:
+        for flag in ("--help", "-h"):
+            with pytest.raises(SystemExit) as done:
+                main([*path, flag])
+            out, err = capsys.readouterr()
+            shown = " ".join(["diceopt", *path, flag])
+            assert done.value.code == 0, f"{shown}: exit {done.value.code}: {err}"
+            assert out.strip(), f"{shown}: no help printed"
+            assert "%%" not in out, f"{shown}: a doubled % in the help"
+            assert "usage: diceopt" in out, shown
+    assert "95% interval" in main_help(capsys, "evaluate")
+    assert "95% interval" in main_help(capsys, "yatzy")
+
+
+def main_help(capsys, *path):
+    """The help text of ``diceopt PATH --help``, lines joined with single spaces."""
+    with pytest.raises(SystemExit):
+        main([*path, "--help"])
+    return " ".join(capsys.readouterr().out.split())

@@ -47,10 +47,19 @@ def argparse_type(param: Parameter) -> Any:
     return parse
 
 
+def help_text(text: str) -> str:
+    """A game's text as argparse ``help``: argparse %-formats help strings, so a literal
+    ``%`` (e.g. "95% interval") is doubled to print as itself. Descriptions are not
+    formatted and take the text as it is."""
+    return text.replace("%", "%%")
+
+
 def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     """``param`` as an argparse option (a switch when ``param.flag``)."""
     if param.flag:
-        parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
+        parser.add_argument(
+            param.option, dest=param.name, action="store_true", help=help_text(param.help)
+        )
         return
     default_text = "" if param.default is None else f" (default {param.default})"
     if param.positional:
@@ -60,7 +69,7 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
             type=argparse_type(param),
             default=param.default,
             metavar=param.metavar,
-            help=param.help + default_text,
+            help=help_text(param.help + default_text),
         )
         return
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
@@ -73,7 +82,7 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
         default=param.default,
         choices=param.choices,
         metavar=param.metavar,
-        help=param.help + default_text,
+        help=help_text(param.help + default_text),
         **extra,
     )
 
@@ -83,7 +92,9 @@ def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
     names = ", ".join(spec.variants)
     parser.add_argument(
         "--variant",
-        help=f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})",
+        help=help_text(
+            f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})"
+        ),
     )
     for param in spec.parameters:
         add_parameter(parser, param)
@@ -105,14 +116,14 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
     """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game."""
     parser = subparsers.add_parser(
         spec.id,
-        help=spec.summary,
+        help=help_text(spec.summary),
         description=f"{spec.summary}\n\n{spec.rules_help}".rstrip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name: str, help_text: str, handler: Any, json: bool = True) -> Any:
-        p = sub.add_parser(name, help=help_text, description=help_text)
+    def command(name: str, text: str, handler: Any, json: bool = True) -> Any:
+        p = sub.add_parser(name, help=help_text(text), description=text)
         add_rules_options(p, spec)
         p.add_argument(
             "--cache-dir",
@@ -130,7 +141,8 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
 
     advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
     advise_p.add_argument(
-        "position", help=f"text notation (e.g. '{spec.position_example}') or a JSON object"
+        "position",
+        help=help_text(f"text notation (e.g. '{spec.position_example}') or a JSON object"),
     )
     for param in spec.advise_options:
         add_parameter(advise_p, param)
