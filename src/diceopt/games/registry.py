@@ -49,13 +49,13 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import import_module
-from importlib.metadata import entry_points
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
+
+if TYPE_CHECKING:  # numpy is imported where it is used: building the CLI needs none
+    import numpy as np
 
 ENTRY_POINT_GROUP = "diceopt.games"
 
@@ -328,6 +328,8 @@ class GameSpec:
         The generic (slow, Python) path; games with a fast simulator override it.
         Outcomes are in the start's terms (``Step.result``).
         """
+        import numpy as np
+
         outcomes = np.empty(games)
         for g in range(games):
             outcomes[g] = self.play_out(rules, rng)
@@ -357,6 +359,8 @@ class GameSpec:
 
 def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Report:
     """Mean, standard error, range and the exact value of simulated outcomes."""
+    import numpy as np
+
     n = len(outcomes)
     mean = float(outcomes.mean())
     std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -398,6 +402,8 @@ def _builtin_specs() -> list[GameSpec]:
 
 def _plugin_specs() -> list[GameSpec]:
     """Games registered by other packages in the ``diceopt.games`` entry-point group."""
+    from importlib.metadata import entry_points
+
     specs = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:

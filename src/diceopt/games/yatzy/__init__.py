@@ -226,10 +226,12 @@ class YatzyConfig:
             return get_solved(self.variant, self.theta, self.dtype)
         from diceopt.games.yatzy.storage import load_table
 
-        if load_table(self.variant, self.theta, self.dtype) is None:
-            with Stage(f"solving {self.variant} (first use)", "layers") as stage:
-                return get_solved(self.variant, self.theta, self.dtype, progress=stage.update)
-        return get_solved(self.variant, self.theta, self.dtype)
+        loaded = load_table(self.variant, self.theta, self.dtype)  # read once, checked
+        if loaded is not None:
+            _TABLES[key] = loaded[0]
+            return loaded[0]
+        with Stage(f"solving {self.variant} (first use)", "layers") as stage:
+            return get_solved(self.variant, self.theta, self.dtype, progress=stage.update)
 
 
 class YatzySpec(GameSpec):
