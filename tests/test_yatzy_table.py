@@ -45,9 +45,7 @@ def test_numpy_widget_is_the_kernel_bit_for_bit(variant, theta):
     K = table.arrays64
     R = K.roll_p.size
     for mask, flag, upper in states(table, 40, seed=len(variant)):
-        want = kernel.widget_detail(
-            mask, flag, upper, table.values, K, theta, kernel.TURN_REROLLS
-        )
+        want = kernel.widget_detail(mask, flag, upper, table.values, K, theta, kernel.TURN_REROLLS)
         got = widget_detail(mask, flag, upper, table.values, K, theta)
         where = f"{variant} theta {theta} state {(mask, flag, upper)}"
         for name, a, b in zip(("roll values", "keep values", "policy"), got, want, strict=False):
