@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import numpy as np
+from diceopt.lazy import numpy as np
 
 MAGIC = b"DICEOPT-TABLE\n"
 FORMAT_VERSION = 1

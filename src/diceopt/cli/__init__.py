@@ -29,19 +29,31 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"diceopt: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every game's subcommands and ``serve``."""
-    from diceopt.cli import evaluate, serve
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every game's subcommands, ``serve`` and ``evaluate``.
+
+    ``command``: the first word of the command line. When it is the id of a built-in
+    game, ``serve`` or ``evaluate``, only what parsing that command needs is built: no
+    other game is loaded (plug-ins included), so the command starts faster. Anything
+    else (``--help``, a plug-in's id, a typo) gets the whole parser.
+    """
     from diceopt.cli.game import register_game
-    from diceopt.games.registry import games
+    from diceopt.games.registry import builtin_game, games
 
     parser = Parser(
         prog="diceopt", description="Exact optimal play for dice games (Bellman equation)."
     )
     parser.add_argument("--version", action="version", version=f"diceopt {__version__}")
     sub = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=Parser)
-    for spec in games().values():
+    spec = builtin_game(command) if command else None
+    if spec is not None:
         register_game(sub, spec)
+        return parser
+    if command not in ("serve", "evaluate"):
+        for spec in games().values():
+            register_game(sub, spec)
+    from diceopt.cli import evaluate, serve  # (serve loads socket: not for a game)
+
     serve.register(sub)
     evaluate.register(sub)
     return parser
@@ -75,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
     try:
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
         return int(args.handler(args) or 0)
     except (InputError, SolveError) as exc:

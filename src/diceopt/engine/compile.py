@@ -8,10 +8,9 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from diceopt.engine.game import Chance, Decision, Game, Handover, Terminal
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 PROBABILITY_TOLERANCE = 1e-9

@@ -15,11 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from diceopt.engine.compile import CompiledGame
 from diceopt.engine.solver import Objective, Solution, solve
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 TIE_TOLERANCE = 1e-9
 

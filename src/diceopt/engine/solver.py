@@ -30,13 +30,13 @@ value is then that of the player to move. ``minimize`` reverses every decision.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from diceopt.engine.compile import CompiledGame
 from diceopt.errors import InputError, SolveError
+from diceopt.lazy import numpy as np
 
 OBJECTIVES = ("expected", "exponential", "win")
 ACCEPT_RESIDUAL = 1e-12
@@ -57,7 +57,7 @@ class Objective:
             raise InputError(
                 f"unknown objective {self.kind!r}; choose from {', '.join(OBJECTIVES)}"
             )
-        if not np.isfinite(self.theta):
+        if not math.isfinite(self.theta):
             raise InputError(f"theta must be finite, got {self.theta}")
 
     @property

@@ -45,8 +45,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine import (
@@ -67,6 +65,7 @@ from diceopt.engine import (
 from diceopt.engine.compile import CHANCE, TERMINAL
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, simulation_report
+from diceopt.lazy import numpy as np
 from diceopt.notation import split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")

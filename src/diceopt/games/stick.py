@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.dice import Dice, KeepLattice, count_multisets
@@ -39,6 +37,7 @@ from diceopt.engine import (
 )
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Parameter, Report, Step, simulation_report
+from diceopt.lazy import numpy as np
 from diceopt.notation import parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
 

@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
@@ -31,6 +29,7 @@ from diceopt.games.yatzy.rules import (
     get_rules,
     variant_id,
 )
+from diceopt.lazy import numpy as np
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt.dice import KeepLattice, multiset_probabilities
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 SCANDINAVIAN_CATEGORIES = UPPER + (
