@@ -97,8 +97,10 @@ def multiset_probabilities(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """
     counts = np.atleast_2d(counts)
     m = counts.sum(axis=1)
-    log_coef = np.array([math.lgamma(int(t) + 1) for t in m]) - np.array(
-        [sum(math.lgamma(int(c) + 1) for c in row) for row in counts]
+    rows = counts.tolist()
+    lg = [math.lgamma(i + 1) for i in range(int(m.max(initial=0)) + 1)]  # log(i!)
+    log_coef = np.array([lg[t] for t in m.tolist()]) - np.array(
+        [sum(lg[c] for c in row) for row in rows]
     )
     with np.errstate(divide="ignore"):
         logp = np.where(counts > 0, counts * np.log(np.where(probs > 0, probs, 1.0)), 0.0)

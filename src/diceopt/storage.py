@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -198,6 +197,8 @@ def _replacing(path: Path, mode: str) -> Iterator[tuple[BinaryIO, str]]:
     """A temporary file beside ``path``, open in ``mode``, and its name: once the block
     ends without an error it is flushed, synced and renamed to ``path`` (atomically);
     after an error it is removed and ``path`` left as it was."""
+    import tempfile  # (writing only: reading a table does not load it)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:

@@ -64,8 +64,8 @@ def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> Kerne
     # remove-one-die edges, valid ones first, padded with the NEG row (index nk)
     rem_pad = np.full((nk, r.sides), nk, dtype=np.int64)
     rem_n = np.zeros(nk, dtype=np.int64)
-    for i in range(nk):
-        valid = [int(j) for j in lat.remove_die[i] if j >= 0]
+    for i, edges in enumerate(lat.remove_die.tolist()):  # (Python ints: no numpy per edge)
+        valid = [j for j in edges if j >= 0]
         rem_pad[i, : len(valid)] = valid
         rem_n[i] = len(valid)
     # per roll: successor rows that score more than the zero row (padded to 4), in
@@ -74,19 +74,20 @@ def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> Kerne
     neg_row = ncat * stride
     ids: list[list[int]] = []
     pts: list[list[float]] = []
-    for ri in range(R):
+    faces = r.upper_face.tolist()
+    for roll, score in zip(r.roll_counts.tolist(), r.score.tolist(), strict=True):
         row_i, row_s = [], []
         for c in range(ncat):
-            f = int(r.upper_face[c])
+            f = faces[c]
             if f >= 0:
-                cnt = int(r.roll_counts[ri, f])
+                cnt = roll[f]
                 if cnt > 0:
                     row_i.append(c * stride + cnt)
                     row_s.append(0.0)
-            elif r.score[ri, c] > 0:
+            elif score[c] > 0:
                 h = 1 if c == r.yahtzee_category else 0
                 row_i.append(c * stride + h)
-                row_s.append(float(r.score[ri, c]))
+                row_s.append(float(score[c]))
         ids.append(row_i)
         pts.append(row_s)
     width = max(4, max(-(-len(x) // 4) * 4 for x in ids))

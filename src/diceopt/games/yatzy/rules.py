@@ -312,17 +312,17 @@ class YatzyRules:
             return 2 * _highest_face(counts >= 2)
         if cat == "two_pairs":
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
                 if len(pairs) >= 2:
                     out[i] = 2 * (pairs[-1] + pairs[-2])
-                elif self.two_pairs_accepts_four and row.max() >= 4:
-                    out[i] = 4 * (int(row.argmax()) + 1)
+                elif self.two_pairs_accepts_four and max(row) >= 4:
+                    out[i] = 4 * (row.index(max(row)) + 1)
             return out
         if cat == "three_pairs":
             # three different faces with at least two dice each: the sum of those six dice
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
                 if len(pairs) >= 3:
                     out[i] = 2 * sum(pairs[-3:])
@@ -335,7 +335,7 @@ class YatzyRules:
             # two different faces: three dice each (castle), four and two (tower)
             need = (3, 3) if cat == "castle" else (4, 2)
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 best = 0
                 for a in range(self.sides):
                     for b in range(self.sides):
@@ -361,7 +361,7 @@ class YatzyRules:
                 return np.where(exact, 25, 0)
             if self.style == "maxi":  # three of one face, two of another; best choice
                 out = np.zeros(r, dtype=np.int64)
-                for i, row in enumerate(counts):
+                for i, row in enumerate(counts.tolist()):
                     best = 0
                     for a in range(self.sides):
                         for b in range(self.sides):
