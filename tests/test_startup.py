@@ -56,6 +56,8 @@ def test_the_whole_command_line_parser_loads_nothing_heavy(plugin_site):  # noqa
         "        parser.parse_args(words)\n"
         "    except SystemExit:\n"
         "        pass\n"
+        "import sys\n"
+        "assert 'numpy._core' not in sys.modules, 'numpy was loaded'  # (diceopt.lazy)\n"
     )
     assert loaded_after(code, str(plugin_site)) == []
 
