@@ -62,7 +62,7 @@ def test_the_whole_command_line_parser_loads_nothing_heavy(plugin_site):  # noqa
     assert loaded_after(code, str(plugin_site)) == []
 
 
-def test_advice_from_a_stored_yatzy_table_loads_no_numba(tmp_path):
+def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
     # a table of the right shape stored without solving (its values do not matter here)
     import numpy as np
 
@@ -73,8 +73,9 @@ def test_advice_from_a_stored_yatzy_table_loads_no_numba(tmp_path):
     shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
     table = YatzyTable(SCANDINAVIAN, np.zeros(shape, dtype=np.float32))
     assert store_table(table, "scandinavian", str(tmp_path))
-    argv = ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2", "--cache-dir", str(tmp_path)]
-    code = f"from diceopt.cli import main\nassert main({argv!r}) == 0\n"
+    advise = ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2", "--cache-dir", str(tmp_path)]
+    solve = ["yatzy", "solve", "--cache-dir", str(tmp_path)]  # loads the stored table
+    code = f"from diceopt.cli import main\nassert main({advise!r}) == main({solve!r}) == 0\n"
     assert loaded_after(code) == []
 
 

@@ -449,7 +449,6 @@ class YatzySpec(GameSpec):
         """Load the stored table, or solve it (``force``: always solve) and store it."""
         if rules.rules.saved_rerolls:
             return _solve_saved(rules, force)
-        from diceopt.games.yatzy.kernel import warm_up
         from diceopt.games.yatzy.storage import get_table, load_table, table_path
 
         path = table_path(rules.variant, rules.theta, rules.dtype)
@@ -460,6 +459,8 @@ class YatzySpec(GameSpec):
             lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
             saved = True
         else:
+            from diceopt.games.yatzy.kernel import warm_up  # numba: only to solve
+
             compile_seconds = warm_up(rules.dtype)
             with Stage(f"solving {rules.variant}", "layers") as stage:
                 table, info = get_table(
