@@ -33,13 +33,11 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diceopt.errors import InputError, SolveError
 from diceopt.games.registry import GameSpec, get_game
-
-if TYPE_CHECKING:  # numpy is imported where it is used: ``import diceopt`` stays light
-    import numpy as np
+from diceopt.lazy import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 AgentFn = Callable[[GameSpec, Any, Any, Sequence[str]], str]
@@ -190,8 +188,6 @@ def evaluate(
     the agent's seat in two-player games. ``exact``: None evaluates exactly where the game
     allows it, True requires it (InputError if not possible), False skips it.
     """
-    import numpy as np
-
     t0 = time.perf_counter()
     if not isinstance(games, int) or games < 1:
         raise InputError(f"games must be a positive whole number, got {games!r}")
@@ -334,8 +330,6 @@ def _edge_of(graph: Any, s: int, wanted: str, text_of: Callable[[Any], str]) -> 
 
 
 def _exact_shutbox(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[float, int]:
-    import numpy as np
-
     from diceopt.engine.compile import DECISION
     from diceopt.games.shutbox import action_text, position_of_state, solved
 
@@ -359,8 +353,6 @@ def _exact_shutbox(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tup
 
 
 def _exact_engine(agent: AgentFn, spec: Any, rules: Any) -> tuple[float, int]:
-    import numpy as np
-
     from diceopt.engine.compile import DECISION
 
     graph, solution, policy = spec.solved(rules)
@@ -378,8 +370,6 @@ def _exact_pig(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[f
     """Pig's graph is written from the mover's point of view (one node serves both
     players), so the agent against the optimal player runs on two copies of it: copy 0
     where the first player moves, copy 1 the second; a hand-over edge crosses copies."""
-    import numpy as np
-
     from diceopt.engine import compile_arrays, evaluate_policy
     from diceopt.engine.compile import DECISION
     from diceopt.games.pig import HOLD, ROLL, PigPosition, decode_node, graph_for, solved

@@ -49,13 +49,11 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
-
-if TYPE_CHECKING:  # numpy is imported where it is used: building the CLI needs none
-    import numpy as np
+from diceopt.lazy import numpy as np
 
 ENTRY_POINT_GROUP = "diceopt.games"
 
@@ -328,8 +326,6 @@ class GameSpec:
         The generic (slow, Python) path; games with a fast simulator override it.
         Outcomes are in the start's terms (``Step.result``).
         """
-        import numpy as np
-
         outcomes = np.empty(games)
         for g in range(games):
             outcomes[g] = self.play_out(rules, rng)
@@ -359,8 +355,6 @@ class GameSpec:
 
 def simulation_report(spec: GameSpec, outcomes: np.ndarray, exact: float) -> Report:
     """Mean, standard error, range and the exact value of simulated outcomes."""
-    import numpy as np
-
     n = len(outcomes)
     mean = float(outcomes.mean())
     std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -445,7 +439,7 @@ def builtin_game(game_id: str) -> GameSpec | None:
     """
     from importlib.util import find_spec
 
-    if not game_id.isidentifier() or game_id == "registry":
+    if not game_id.isidentifier():
         return None
     name = f"diceopt.games.{game_id}"
     if name not in sys.modules and find_spec(name) is None:
