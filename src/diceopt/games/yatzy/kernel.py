@@ -2,7 +2,9 @@
 
 Role: solve every reachable turn-start state of a variant (the lane-vectorised solver,
 :func:`solve_table`) and evaluate one turn exactly (the scalar widget,
-:func:`widget_into`, shared by the advice and the simulation).
+:func:`widget_into`, shared by the simulation and the other kernels; the advice of a
+stored table runs its numpy twin, :mod:`diceopt.games.yatzy.table`, without numba).
+The rules as arrays (``K``) are built in :mod:`diceopt.games.yatzy.arrays`.
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
 category c of the rules), ``flag`` = 1 when the Yahtzee box holds 50 (American with the
