@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import sys
 import time
@@ -286,16 +287,18 @@ def _payload_bytes(specs: list) -> int:
 def read_arrays(path: Path, key: TableKey) -> Stored:
     """The arrays and header of a table file; TableFileError if it must not be used.
 
-    The arrays are writable copies owned by one buffer read from the file.
+    The arrays are writable and private to this process: views of one copy-on-write map
+    of the file (its pages come from the page cache as they are read, and are copied
+    only where written), so a load neither allocates nor copies the table.
     """
+    data: mmap.mmap | bytes = b""
     try:
         with open(path, "rb") as fh:
-            data = bytearray(os.fstat(fh.fileno()).st_size)
-            got = fh.readinto(data)
-        del data[got:]
-    except OSError as exc:
-        raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    header, pos, specs = _parse_header(data, key)  # (a bytearray: the arrays are writable)
+            if os.fstat(fh.fileno()).st_size:
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError) as exc:
+        raise TableFileError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    header, pos, specs = _parse_header(data, key)
     payload = memoryview(data)[pos:]
     nbytes = _payload_bytes(specs)
     if len(payload) != nbytes:
@@ -394,8 +397,6 @@ class BlockCheck:
 
     def check(self, lo: int, hi: int) -> None:
         """Check the blocks holding payload bytes lo .. hi - 1 not checked yet."""
-        import mmap
-
         from diceopt.checksum import checksums
 
         if self.bad is not None:
@@ -434,8 +435,6 @@ def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
     file, after checking its header and size and (``verify`` "full") every block's
     checksum; with ``verify`` "lazy" the blocks are checked when first read through
     ``Stored.check`` (a :class:`BlockCheck`). TableFileError if it must not be used."""
-    import mmap
-
     if verify not in ("full", "lazy"):
         raise ValueError(f"verify must be 'full' or 'lazy', got {verify!r}")
     pre = len(MAPPED_MAGIC) + 40
