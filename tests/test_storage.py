@@ -45,7 +45,8 @@ def test_loaded_arrays_are_private_to_the_process(cache):
     first = read_arrays(info.path, KEY)
     first.arrays["values"][:] = 7.0
     assert info.path.read_bytes() == before
-    np.testing.assert_array_equal(read_arrays(info.path, KEY).arrays["values"], np.linspace(0, 1, 5))
+    again = read_arrays(info.path, KEY).arrays["values"]
+    np.testing.assert_array_equal(again, np.linspace(0, 1, 5))
     info.path.write_bytes(b"")  # an empty file is refused, not mapped
     with pytest.raises(storage.TableFileError, match="not a diceopt table file"):
         read_arrays(info.path, KEY)
