@@ -1,14 +1,15 @@
 """Benchmark: how long the command takes to start, as whole processes.
 
-Times (median of ``--runs`` runs, each a fresh ``python -m diceopt`` subprocess, after
-one untimed run that writes the bytecode caches) ``diceopt --help``, every
-``diceopt GAME --help``, ``python -c "import diceopt"`` and ``diceopt yatzy advise
-POSITION`` with a stored Scandinavian table (solved once into a temporary cache
-directory first, unless ``--cache-dir`` names one that holds it). Targets: 0.15 s for
-a help, 0.1 s for the advice (start-up, table load and checks, the advice). Prints one
-JSON object per line: wall seconds (median, min), the child's CPU seconds (median: less
-sensitive to other work on the machine) and pass/fail against the target (the median
-wall time); then a summary line.
+Times (median of ``--runs`` runs, each a fresh subprocess, after one untimed run that
+writes the bytecode caches) ``diceopt --help``, every ``diceopt GAME --help``, ``python
+-c "import diceopt"`` and ``diceopt yatzy advise POSITION`` with a stored Scandinavian
+table (solved once into a temporary cache directory first, unless ``--cache-dir``
+names one that holds it); for scale also ``python -c pass`` and ``python -c "import
+numpy"``, the floor of any command that computes. Targets: 0.15 s for a help, 0.1 s
+for the advice (start-up, table load and checks, the advice). Prints one JSON object
+per line: wall seconds (median, min), the child's CPU seconds (median) and pass/fail
+against the target (the median wall time); then a summary line with the load average.
+On a shared machine compare with the numpy row of the same run.
 
     .venv/bin/python benchmarks/startup.py [--runs 15] [--cache-dir DIR]
 """
@@ -85,6 +86,8 @@ def main() -> int:
     py = [sys.executable]
     cli = [*py, "-m", "diceopt"]
     rows = [report("python -c pass", [*py, "-c", "pass"], env, args.runs, None)]
+    # the floor of any command that computes (the advice reads its table with numpy)
+    rows.append(report("import numpy", [*py, "-c", "import numpy"], env, args.runs, None))
     rows.append(report("import diceopt", [*py, "-c", "import diceopt"], env, args.runs, None))
     rows.append(report("diceopt --help", [*cli, "--help"], env, args.runs, HELP_TARGET))
     for game in games():
