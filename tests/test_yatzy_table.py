@@ -55,23 +55,3 @@ def test_numpy_widget_is_the_kernel_bit_for_bit(variant, theta):
             a = category_values(mask, flag, upper, r, table.values, K)
             b = kernel.category_values(mask, flag, upper, r, table.values, K, 0)
             assert np.array_equal(a, b), f"category values of roll {r}: {where}"
-
-
-def test_the_table_advises_without_numba():
-    # a stored table's advice runs in numpy: building the widget loads no kernel
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from diceopt.games.yatzy.rules import SCANDINAVIAN\n"
-        "from diceopt.games.yatzy.table import YatzyTable\n"
-        "import numpy as np\n"
-        "rules = SCANDINAVIAN.reduced(('ones', 'chance'), bonus_threshold=3)\n"
-        "V = np.zeros((4, 1, 4), dtype=np.float32)\n"
-        "YatzyTable(rules, V).widget(0, 0, 0)\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'numba'))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
