@@ -30,6 +30,7 @@ def loaded_after(code: str, *path: str) -> list[str]:
     """The heavy top-level packages in ``sys.modules`` after running ``code`` in a new
     process (``path``: more import paths, e.g. a plug-in's)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, SRC]))
+    env.pop("OPENBLAS_NUM_THREADS", None)
     done = subprocess.run(
         [sys.executable, "-c", code + REPORT.format(heavy=HEAVY)],
         capture_output=True,
@@ -75,7 +76,10 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
     assert store_table(table, "scandinavian", str(tmp_path))
     advise = ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2", "--cache-dir", str(tmp_path)]
     solve = ["yatzy", "solve", "--cache-dir", str(tmp_path)]  # loads the stored table
-    code = f"from diceopt.cli import main\nassert main({advise!r}) == main({solve!r}) == 0\n"
+    code = (
+        f"from diceopt.cli import main\nassert main({advise!r}) == main({solve!r}) == 0\n"
+        "import os\nassert os.environ['OPENBLAS_NUM_THREADS'] == '1'  # (numpy loads faster)\n"
+    )
     assert loaded_after(code) == []
 
 

@@ -8,6 +8,7 @@ Games come from the registry (``diceopt.games.registry``); each gets ``solve``,
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -83,6 +84,9 @@ def join_negative_values(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
+    # numpy's OpenBLAS starts a thread per core as numpy loads (half the CPU of importing
+    # numpy); no command does BLAS work worth threads, so one unless the user sets it
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
