@@ -33,6 +33,7 @@ def run(argv, capsys):
         (["serve", "--port", "abc"], "invalid int value: 'abc'"),
         (["nosuchgame"], "invalid choice: 'nosuchgame'"),
         (["stick"], "required: COMMAND"),
+        (["yatzy", "advize"], "invalid choice: 'advize' (choose from 'solve', 'advise', 'play'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):

@@ -30,13 +30,14 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"diceopt: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser with every game's subcommands, ``serve`` and ``evaluate``.
 
-    ``command``: the first word of the command line. When it is the id of a built-in
-    game, ``serve`` or ``evaluate``, only what parsing that command needs is built: no
-    other game is loaded (plug-ins included), so the command starts faster. Anything
-    else (``--help``, a plug-in's id, a typo) gets the whole parser.
+    ``argv``: the command line it is about to parse. When its first word is the id of a
+    built-in game (then only that game is loaded, and of its commands only the one
+    named next, if any), ``serve`` or ``evaluate``, only what parsing it needs is built:
+    a command starts faster. Anything else (``--help``, a plug-in's id, a typo) gets the
+    whole parser.
     """
     from diceopt.cli.game import register_game
     from diceopt.games.registry import builtin_game, games
@@ -46,11 +47,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"diceopt {__version__}")
     sub = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=Parser)
-    spec = builtin_game(command) if command else None
+    first = argv[0] if argv else None
+    spec = builtin_game(first) if first else None
     if spec is not None:
-        register_game(sub, spec)
+        register_game(sub, spec, only=argv[1] if len(argv) > 1 else None)
         return parser
-    if command not in ("serve", "evaluate"):
+    if first not in ("serve", "evaluate"):
         for spec in games().values():
             register_game(sub, spec)
     from diceopt.cli import evaluate, serve  # (serve loads socket: not for a game)
@@ -91,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
     try:
-        parser = build_parser(argv[0] if argv else None)
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         return int(args.handler(args) or 0)
     except (InputError, SolveError) as exc:

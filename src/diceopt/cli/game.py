@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from diceopt.cli.common import add_json_flag, games_count, print_json, seed_value
@@ -112,8 +113,14 @@ def options_of(params: tuple[Parameter, ...], args: argparse.Namespace) -> dict[
     return {p.name: getattr(args, p.name) for p in params}
 
 
-def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> None:
-    """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game."""
+def register_game(
+    subparsers: argparse._SubParsersAction, spec: GameSpec, only: str | None = None
+) -> None:
+    """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game.
+
+    ``only``: the command about to run. When it is one of the game's commands, only its
+    parser is built (the others would cost start-up time and not be used); else all.
+    """
     parser = subparsers.add_parser(
         spec.id,
         help=help_text(spec.summary),
@@ -135,49 +142,64 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
         p.set_defaults(handler=lambda args: with_cache_dir(args.cache_dir, handler, spec, args))
         return p
 
-    solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
-    for param in spec.solve_options:
-        add_parameter(solve_p, param)
+    def solve() -> None:
+        solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
+        for param in spec.solve_options:
+            add_parameter(solve_p, param)
 
-    advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
-    advise_p.add_argument(
-        "position",
-        help=help_text(f"text notation (e.g. '{spec.position_example}') or a JSON object"),
-    )
-    for param in spec.advise_options:
-        add_parameter(advise_p, param)
+    def advise() -> None:
+        advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
+        advise_p.add_argument(
+            "position",
+            help=help_text(f"text notation (e.g. '{spec.position_example}') or a JSON object"),
+        )
+        for param in spec.advise_options:
+            add_parameter(advise_p, param)
 
-    play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
-    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
-    play_p.add_argument(
-        "--record",
-        metavar="FILE",
-        help="save the graded decisions as a record ('POSITION => ACTION' lines) for analyse",
-    )
-    if spec.players == 2:
+    def play() -> None:
+        play_p = command("play", "play interactively; the solver grades every decision", cmd_play)
+        play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
         play_p.add_argument(
-            "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
+            "--record",
+            metavar="FILE",
+            help="save the graded decisions as a record ('POSITION => ACTION' lines) for analyse",
+        )
+        if spec.players == 2:
+            play_p.add_argument(
+                "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
+            )
+
+    def simulate() -> None:
+        sim_p = command("simulate", "play seeded games with the optimal policy", cmd_simulate)
+        sim_p.add_argument(
+            "--games", type=games_count, default=10_000, help="games to play (default 10000)"
+        )
+        sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+        for param in spec.simulate_options:
+            add_parameter(sim_p, param)
+
+    def analyse() -> None:
+        analyse_p = command(
+            "analyse", "the cost of every decision of a played game (a record file)", cmd_analyse
+        )
+        analyse_p.add_argument(
+            "file", metavar="FILE", help="one decision per line: 'POSITION => ACTION' ('-': stdin)"
         )
 
-    sim_p = command("simulate", "play seeded games with the optimal policy", cmd_simulate)
-    sim_p.add_argument(
-        "--games", type=games_count, default=10_000, help="games to play (default 10000)"
-    )
-    sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
-    for param in spec.simulate_options:
-        add_parameter(sim_p, param)
+    def own(extra: Command) -> Callable[[], None]:
+        def build() -> None:
+            p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
+            for param in extra.options:
+                add_parameter(p, param)
 
-    analyse_p = command(
-        "analyse", "the cost of every decision of a played game (a record file)", cmd_analyse
-    )
-    analyse_p.add_argument(
-        "file", metavar="FILE", help="one decision per line: 'POSITION => ACTION' ('-': stdin)"
-    )
+        return build
 
-    for extra in spec.commands():
-        p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
-        for param in extra.options:
-            add_parameter(p, param)
+    builders = {"solve": solve, "advise": advise, "play": play, "simulate": simulate}
+    builders["analyse"] = analyse
+    builders.update((extra.name, own(extra)) for extra in spec.commands())
+    for name, build in builders.items():
+        if only not in builders or name == only:
+            build()
 
 
 def with_cache_dir(directory: str | None, handler: Any, *args: Any) -> int:
