@@ -1344,6 +1344,14 @@ class _UpperPlan(NamedTuple):
     solve_u: np.ndarray  # (subsets, T + 1) totals to solve, padded with -1
     solve_n: np.ndarray  # (subsets,) how many
     rep: np.ndarray  # (subsets, T + 1) representative solved total, -1 if unreachable
+    # the same, row by row without padding (for a layer's states, ``_ragged``): the
+    # totals to solve, and the reachable totals that copy another's value (ascending)
+    solve_flat: np.ndarray  # solve_u's rows, concatenated
+    solve_off: np.ndarray  # (subsets,) where each row starts
+    copy_u: np.ndarray  # totals whose value is their representative's, concatenated
+    copy_rep: np.ndarray  # that representative
+    copy_n: np.ndarray  # (subsets,) how many
+    copy_off: np.ndarray  # (subsets,) where each row starts
 
 
 def _upper_plan(rules: YatzyRules) -> _UpperPlan:
@@ -1370,7 +1378,26 @@ def _upper_plan(rules: YatzyRules) -> _UpperPlan:
         solve_u[s, : len(chosen)] = chosen
         for u in us:
             rep[s, u] = u if u in live or (len(dead) and u == dead[0]) else dead[0]
-    return _UpperPlan(up_cats, solve_u, solve_n, rep)
+    copies = [np.flatnonzero((rep[s] >= 0) & (rep[s] != np.arange(T + 1))) for s in range(nsub)]
+    copy_n = np.array([len(c) for c in copies], dtype=np.int64)
+    copy_u = np.concatenate(copies).astype(np.int64)
+    return _UpperPlan(
+        up_cats,
+        solve_u,
+        solve_n,
+        rep,
+        solve_flat=solve_u[solve_u >= 0],  # row by row: each row's totals come first
+        solve_off=np.cumsum(solve_n) - solve_n,
+        copy_u=copy_u,
+        copy_rep=rep[np.repeat(np.arange(nsub), copy_n), copy_u],
+        copy_n=copy_n,
+        copy_off=np.cumsum(copy_n) - copy_n,
+    )
+
+
+def _ragged(flat: np.ndarray, off: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``flat[off[i] : off[i] + n[i]]`` for every i, concatenated."""
+    return flat[np.arange(int(n.sum())) + np.repeat(off - (np.cumsum(n) - n), n)]
 
 
 def _layer(rules: YatzyRules, masks: np.ndarray, plan: _UpperPlan) -> LayerStates:
@@ -1394,16 +1421,13 @@ def _layer(rules: YatzyRules, masks: np.ndarray, plan: _UpperPlan) -> LayerState
     n = plan.solve_n[s_all]
     st_mask = np.repeat(m_all, n)
     st_flag = np.repeat(f_all, n)
-    cols = plan.solve_u[s_all]
-    st_u = cols[np.arange(cols.shape[1])[None, :] < n[:, None]]
+    st_u = _ragged(plan.solve_flat, plan.solve_off[s_all], n)
     # copies: every reachable u whose representative differs from itself
-    reps = plan.rep[s_all]  # (M, T + 1)
-    uu = np.arange(T + 1)[None, :]
-    need = (reps >= 0) & (reps != uu)
-    mi, ui = np.nonzero(need)
-    fl = rules.flags
-    dst = (m_all[mi] * fl + f_all[mi]) * (T + 1) + ui
-    src = (m_all[mi] * fl + f_all[mi]) * (T + 1) + reps[mi, ui]
+    cn = plan.copy_n[s_all]
+    row = np.repeat((m_all * rules.flags + f_all) * (T + 1), cn)
+    off = plan.copy_off[s_all]
+    dst = row + _ragged(plan.copy_u, off, cn)
+    src = row + _ragged(plan.copy_rep, off, cn)
     return LayerStates(st_mask, st_flag, st_u, dst, src)
 
 
