@@ -24,6 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:

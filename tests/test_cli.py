@@ -33,6 +33,7 @@ def run(argv, capsys):
         (["serve", "--port", "abc"], "invalid int value: 'abc'"),
         (["nosuchgame"], "invalid choice: 'nosuchgame'"),
         (["stick"], "required: COMMAND"),
+        (["yatzy", "advize"], "invalid choice: 'advize' (choose from 'solve', 'advise', 'play'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
@@ -275,3 +276,41 @@ def test_options_that_agree_with_the_variant_are_fine(capsys, tmp_path, monkeypa
     ):
         status, err = run(argv, capsys)
         assert status == 0, (argv, err)
+
+
+def command_paths(parser, path=()):
+    """The words of every command and subcommand (``()`` is ``diceopt`` itself), found by
+    walking argparse's subparsers, so that every registered game's are included."""
+    import argparse
+
+    yield path
+    for action in parser._actions:  # argparse has no public listing of subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from command_paths(sub, (*path, name))
+
+
+def test_help_of_every_command_and_subcommand(capsys):
+    from diceopt.cli import build_parser
+
+    paths = list(command_paths(build_parser()))
+    assert ("yatzy", "duel") in paths and ("evaluate",) in paths and ("serve",) in paths
+    for path in paths:
+        for flag in ("--help", "-h"):
+            with pytest.raises(SystemExit) as done:
+                main([*path, flag])
+            out, err = capsys.readouterr()
+            shown = " ".join(["diceopt", *path, flag])
+            assert done.value.code == 0, f"{shown}: exit {done.value.code}: {err}"
+            assert out.strip(), f"{shown}: no help printed"
+            assert "%%" not in out, f"{shown}: a doubled % in the help"
+            assert "usage: diceopt" in out, shown
+    assert "95% interval" in main_help(capsys, "evaluate")
+    assert "95% interval" in main_help(capsys, "yatzy")
+
+
+def main_help(capsys, *path):
+    """The help text of ``diceopt PATH --help``, lines joined with single spaces."""
+    with pytest.raises(SystemExit):
+        main([*path, "--help"])
+    return " ".join(capsys.readouterr().out.split())

@@ -217,12 +217,12 @@ def test_chunked_distributions_are_the_same(monkeypatch):
 
 
 def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
-    from diceopt.engine import solver
+    from diceopt.engine import kernels, solver
     from diceopt.games.pig import PigRules, build_graph, win_objective
 
     game = build_graph(PigRules(30, 6))
     total = game.components()[1].size - 1
-    real = solver._solve_components
+    real = kernels.solve_components
     calls: list[int] = []
 
     def first_chunk(order, comp_start, *args):
@@ -231,7 +231,7 @@ def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
         signal.raise_signal(signal.SIGINT)
         return got
 
-    monkeypatch.setattr(solver, "_solve_components", first_chunk)
+    monkeypatch.setattr(kernels, "solve_components", first_chunk)
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
     with pytest.raises(KeyboardInterrupt):
         solver.solve(game, win_objective())
@@ -258,11 +258,11 @@ def test_engine_solve_in_chunks_is_the_same(monkeypatch, large):
 
 
 def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkeypatch):
-    from diceopt.engine import solver
+    from diceopt.engine import kernels, solver
     from diceopt.games.pig import PigRules, build_graph, win_objective
 
     game = build_graph(PigRules(30, 6))
-    real = solver._iterate
+    real = kernels.iterate_component
     calls: list[int] = []
 
     def first_chunk(*args):
@@ -271,7 +271,7 @@ def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkey
         signal.raise_signal(signal.SIGINT)
         return done
 
-    monkeypatch.setattr(solver, "_iterate", first_chunk)
+    monkeypatch.setattr(kernels, "iterate_component", first_chunk)
     monkeypatch.setattr(solver, "LARGE_COMPONENT", 1)
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
     with pytest.raises(KeyboardInterrupt):

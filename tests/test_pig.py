@@ -361,11 +361,11 @@ def test_cli_play_eof_ends_quietly(monkeypatch, capsys):
 def test_compiled_graph_is_numbered_in_sweep_order():
     # compile_game numbers nodes in reverse DFS postorder: the stored order must be what a
     # fresh DFS on the arrays finds, and every name must point back to its node
-    from diceopt.engine.compile import _postorder
+    from diceopt.engine.kernels import postorder
 
     g = compile_game(PigGame(PigRules(12)))
     order, acyclic = g.order()
-    fresh, fresh_acyclic = _postorder(g.start, g.target, g.num_states)
+    fresh, fresh_acyclic = postorder(g.start, g.target, g.num_states)
     assert np.array_equal(order, fresh) and not acyclic and not fresh_acyclic
     assert np.array_equal(order, np.arange(g.num_states)[::-1])
     assert g.states[0] == (0, 0, 0, True) and all(g.index[s] == i for i, s in enumerate(g.states))

@@ -37,6 +37,21 @@ def test_round_trip_with_extra_arrays(cache):
         read_arrays(info.path, TableKey("demo", "small", "win", extra=("other",)))
 
 
+def test_loaded_arrays_are_private_to_the_process(cache):
+    # loaded through a copy-on-write map: writing into them changes neither the file nor
+    # a later load
+    _, info = get_or_build(KEY, build)
+    before = info.path.read_bytes()
+    first = read_arrays(info.path, KEY)
+    first.arrays["values"][:] = 7.0
+    assert info.path.read_bytes() == before
+    again = read_arrays(info.path, KEY).arrays["values"]
+    np.testing.assert_array_equal(again, np.linspace(0, 1, 5))
+    info.path.write_bytes(b"")  # an empty file is refused, not mapped
+    with pytest.raises(storage.TableFileError, match="not a diceopt table file"):
+        read_arrays(info.path, KEY)
+
+
 def test_distinct_files_per_key():
     keys = [
         KEY,

@@ -12,9 +12,8 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 PROBABILITY_TOLERANCE = 1e-9
 
@@ -74,11 +73,13 @@ def count_multisets(n: int, k: int) -> int:
 
 def multisets(n: int, k: int) -> np.ndarray:
     """All multisets of n dice with k faces as an (M, k) int64 count array, lexicographic."""
-    rows = np.zeros((count_multisets(n, k), k), dtype=np.int64)
-    for i, faces in enumerate(itertools.combinations_with_replacement(range(k), n)):
+    rows = []
+    for faces in itertools.combinations_with_replacement(range(k), n):
+        row = [0] * k
         for f in faces:
-            rows[i, f] += 1
-    return rows
+            row[f] += 1
+        rows.append(row)
+    return np.array(rows, dtype=np.int64).reshape(count_multisets(n, k), k)
 
 
 def faces_to_counts(faces: tuple[int, ...] | list[int], k: int) -> np.ndarray:
@@ -96,8 +97,10 @@ def multiset_probabilities(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """
     counts = np.atleast_2d(counts)
     m = counts.sum(axis=1)
-    log_coef = np.array([math.lgamma(int(t) + 1) for t in m]) - np.array(
-        [sum(math.lgamma(int(c) + 1) for c in row) for row in counts]
+    rows = counts.tolist()
+    lg = [math.lgamma(i + 1) for i in range(int(m.max(initial=0)) + 1)]  # log(i!)
+    log_coef = np.array([lg[t] for t in m.tolist()]) - np.array(
+        [sum(lg[c] for c in row) for row in rows]
     )
     with np.errstate(divide="ignore"):
         logp = np.where(counts > 0, counts * np.log(np.where(probs > 0, probs, 1.0)), 0.0)
@@ -127,19 +130,22 @@ class KeepLattice:
         self.offset = np.cumsum([0] + [len(b) for b in blocks]).astype(np.int64)
         self.counts = np.concatenate(blocks)
         self.size = self.counts.sum(axis=1)
-        self._index = {self._key(row): i for i, row in enumerate(self.counts)}
-        total = len(self.counts)
-        self.add_die = np.full((total, k), -1, dtype=np.int64)
-        self.remove_die = np.full((total, k), -1, dtype=np.int64)
-        for i, row in enumerate(self.counts):
+        rows = self.counts.tolist()  # Python ints: the edges below cost no numpy calls
+        self._index = {tuple(row): i for i, row in enumerate(rows)}
+        add = [[-1] * k for _ in rows]
+        remove = [[-1] * k for _ in rows]
+        for i, row in enumerate(rows):
+            grow = sum(row) < n
             for f in range(k):
                 row[f] += 1
-                if self.size[i] < n:
-                    self.add_die[i, f] = self._index[self._key(row)]
+                if grow:
+                    add[i][f] = self._index[tuple(row)]
                 row[f] -= 2
                 if row[f] >= 0:
-                    self.remove_die[i, f] = self._index[self._key(row)]
+                    remove[i][f] = self._index[tuple(row)]
                 row[f] += 1
+        self.add_die = np.array(add, dtype=np.int64).reshape(len(rows), k)
+        self.remove_die = np.array(remove, dtype=np.int64).reshape(len(rows), k)
 
     @staticmethod
     def _key(counts: np.ndarray) -> tuple[int, ...]:

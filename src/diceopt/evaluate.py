@@ -35,10 +35,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.registry import GameSpec, get_game
+from diceopt.lazy import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 AgentFn = Callable[[GameSpec, Any, Any, Sequence[str]], str]

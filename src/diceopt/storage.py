@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import numpy as np
+from diceopt.lazy import numpy as np
 
 MAGIC = b"DICEOPT-TABLE\n"
 FORMAT_VERSION = 1
@@ -198,6 +198,8 @@ def _replacing(path: Path, mode: str) -> Iterator[tuple[BinaryIO, str]]:
     """A temporary file beside ``path``, open in ``mode``, and its name: once the block
     ends without an error it is flushed, synced and renamed to ``path`` (atomically);
     after an error it is removed and ``path`` left as it was."""
+    import tempfile  # (writing only: reading a table does not load it)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -285,16 +287,18 @@ def _payload_bytes(specs: list) -> int:
 def read_arrays(path: Path, key: TableKey) -> Stored:
     """The arrays and header of a table file; TableFileError if it must not be used.
 
-    The arrays are writable copies owned by one buffer read from the file.
+    The arrays are writable and private to this process: views of one copy-on-write map
+    of the file (its pages come from the page cache as they are read, and are copied
+    only where written), so a load neither allocates nor copies the table.
     """
+    data: mmap.mmap | bytes = b""
     try:
         with open(path, "rb") as fh:
-            data = bytearray(os.fstat(fh.fileno()).st_size)
-            got = fh.readinto(data)
-        del data[got:]
-    except OSError as exc:
-        raise TableFileError(f"cannot read it ({exc.strerror})") from None
-    header, pos, specs = _parse_header(data, key)  # (a bytearray: the arrays are writable)
+            if os.fstat(fh.fileno()).st_size:
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError) as exc:
+        raise TableFileError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    header, pos, specs = _parse_header(data, key)
     payload = memoryview(data)[pos:]
     nbytes = _payload_bytes(specs)
     if len(payload) != nbytes:
@@ -393,8 +397,6 @@ class BlockCheck:
 
     def check(self, lo: int, hi: int) -> None:
         """Check the blocks holding payload bytes lo .. hi - 1 not checked yet."""
-        import mmap
-
         from diceopt.checksum import checksums
 
         if self.bad is not None:
@@ -433,8 +435,6 @@ def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
     file, after checking its header and size and (``verify`` "full") every block's
     checksum; with ``verify`` "lazy" the blocks are checked when first read through
     ``Stored.check`` (a :class:`BlockCheck`). TableFileError if it must not be used."""
-    import mmap
-
     if verify not in ("full", "lazy"):
         raise ValueError(f"verify must be 'full' or 'lazy', got {verify!r}")
     pre = len(MAPPED_MAGIC) + 40

@@ -8,6 +8,7 @@ Games come from the registry (``diceopt.games.registry``); each gets ``solve``,
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -30,19 +31,33 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"diceopt: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every game's subcommands and ``serve``."""
-    from diceopt.cli import evaluate, serve
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser with every game's subcommands, ``serve`` and ``evaluate``.
+
+    ``argv``: the command line it is about to parse. When its first word is the id of a
+    built-in game (then only that game is loaded, and of its commands only the one
+    named next, if any), ``serve`` or ``evaluate``, only what parsing it needs is built:
+    a command starts faster. Anything else (``--help``, a plug-in's id, a typo) gets the
+    whole parser.
+    """
     from diceopt.cli.game import register_game
-    from diceopt.games.registry import games
+    from diceopt.games.registry import builtin_game, games
 
     parser = Parser(
         prog="diceopt", description="Exact optimal play for dice games (Bellman equation)."
     )
     parser.add_argument("--version", action="version", version=f"diceopt {__version__}")
     sub = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=Parser)
-    for spec in games().values():
-        register_game(sub, spec)
+    first = argv[0] if argv else None
+    spec = builtin_game(first) if first else None
+    if spec is not None:
+        register_game(sub, spec, only=argv[1] if len(argv) > 1 else None)
+        return parser
+    if first not in ("serve", "evaluate"):
+        for spec in games().values():
+            register_game(sub, spec)
+    from diceopt.cli import evaluate, serve  # (serve loads socket: not for a game)
+
     serve.register(sub)
     evaluate.register(sub)
     return parser
@@ -77,11 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     closed = check_streams()
     if closed is not None:
         return closed
+    # numpy's OpenBLAS starts a thread per core as numpy loads (half the CPU of importing
+    # numpy); no command does BLAS work worth threads, so one unless the user sets it
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         with interruptible():  # Ctrl-C never lost in a finalizer (numba's, llvmlite's)
             status = int(args.handler(args) or 0)

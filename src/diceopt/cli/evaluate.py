@@ -18,7 +18,7 @@ def register(subparsers: Any) -> None:
             "Play seeded games with an agent (a callable agent(spec, rules, position, "
             "legal_actions) -> action text, or an object with .act) and report its mean "
             "result, the optimal value and its expected loss (mean summed regret per game, "
-            "95%% interval); small games are also evaluated exactly."
+            "95% interval); small games are also evaluated exactly."
         ),
     )
     parser.add_argument("game_id", metavar="GAME", help="a registered game id, e.g. stick")

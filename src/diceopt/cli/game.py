@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from diceopt.cli.common import (
@@ -57,10 +58,19 @@ def argparse_type(param: Parameter) -> Any:
     return parse
 
 
+def help_text(text: str) -> str:
+    """A game's text as argparse ``help``: argparse %-formats help strings, so a literal
+    ``%`` (e.g. "95% interval") is doubled to print as itself. Descriptions are not
+    formatted and take the text as it is."""
+    return text.replace("%", "%%")
+
+
 def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     """``param`` as an argparse option (a switch when ``param.flag``)."""
     if param.flag:
-        parser.add_argument(param.option, dest=param.name, action="store_true", help=param.help)
+        parser.add_argument(
+            param.option, dest=param.name, action="store_true", help=help_text(param.help)
+        )
         return
     default_text = "" if param.default is None else f" (default {param.default})"
     if param.positional:
@@ -70,7 +80,7 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
             type=argparse_type(param),
             default=param.default,
             metavar=param.metavar,
-            help=param.help + default_text,
+            help=help_text(param.help + default_text),
         )
         return
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
@@ -83,7 +93,7 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
         default=param.default,
         choices=param.choices,
         metavar=param.metavar,
-        help=param.help + default_text,
+        help=help_text(param.help + default_text),
         **extra,
     )
 
@@ -94,7 +104,9 @@ def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
     parser.add_argument(
         "--variant",
         type=variant_name,
-        help=f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})",
+        help=help_text(
+            f"a preset of the rules (default {next(iter(spec.variants))}; choose from {names})"
+        ),
     )
     for param in spec.parameters:
         add_parameter(parser, param)
@@ -112,18 +124,24 @@ def options_of(params: tuple[Parameter, ...], args: argparse.Namespace) -> dict[
     return {p.name: getattr(args, p.name) for p in params}
 
 
-def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> None:
-    """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game."""
+def register_game(
+    subparsers: argparse._SubParsersAction, spec: GameSpec, only: str | None = None
+) -> None:
+    """Add ``diceopt GAME solve|advise|play|simulate|...`` for one game.
+
+    ``only``: the command about to run. When it is one of the game's commands, only its
+    parser is built (the others would cost start-up time and not be used); else all.
+    """
     parser = subparsers.add_parser(
         spec.id,
-        help=spec.summary,
+        help=help_text(spec.summary),
         description=f"{spec.summary}\n\n{spec.rules_help}".rstrip(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name: str, help_text: str, handler: Any, json: bool = True) -> Any:
-        p = sub.add_parser(name, help=help_text, description=help_text)
+    def command(name: str, text: str, handler: Any, json: bool = True) -> Any:
+        p = sub.add_parser(name, help=help_text(text), description=text)
         add_rules_options(p, spec)
         p.add_argument(
             "--cache-dir",
@@ -135,70 +153,88 @@ def register_game(subparsers: argparse._SubParsersAction, spec: GameSpec) -> Non
         p.set_defaults(handler=lambda args: with_cache_dir(args.cache_dir, handler, spec, args))
         return p
 
-    solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
-    for param in spec.solve_options:
-        add_parameter(solve_p, param)
+    def solve() -> None:
+        solve_p = command("solve", f"solve exactly: {spec.units} from the start", cmd_solve)
+        for param in spec.solve_options:
+            add_parameter(solve_p, param)
 
-    advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
-    advise_p.add_argument(
-        "position", help=f"text notation (e.g. '{spec.position_example}') or a JSON object"
-    )
-    for param in spec.advise_options:
-        add_parameter(advise_p, param)
+    def advise() -> None:
+        advise_p = command("advise", "every legal action in a position, best first", cmd_advise)
+        advise_p.add_argument(
+            "position",
+            help=help_text(f"text notation (e.g. '{spec.position_example}') or a JSON object"),
+        )
+        for param in spec.advise_options:
+            add_parameter(advise_p, param)
 
-    play_p = command(
-        "play", "play interactively; the solver grades every decision", cmd_play, json=False
-    )
-    play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
-    play_p.add_argument(
-        "--record",
-        metavar="FILE",
-        help="save the game as a record for analyse: every move ('POSITION => ACTION' for "
-        "yours), the dice and the result",
-    )
-    if spec.players == 2:
+    def play() -> None:
+        play_p = command(
+            "play", "play interactively; the solver grades every decision", cmd_play, json=False
+        )
+        play_p.add_argument("--seed", type=seed_value, default=None, help="random seed")
         play_p.add_argument(
-            "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
+            "--record",
+            metavar="FILE",
+            help="save the game as a record for analyse: every move ('POSITION => ACTION' for "
+            "yours), the dice and the result",
+        )
+        if spec.players == 2:
+            play_p.add_argument(
+                "--seat", type=int, choices=(1, 2), default=1, help="your seat (1 moves first)"
+            )
+
+    def simulate() -> None:
+        sim_p = command(
+            "simulate", "play seeded games (the optimal policy by default)", cmd_simulate
+        )
+        sim_p.add_argument(
+            "--games", type=games_count, help="games to play (default 10000; 1 with --record)"
+        )
+        sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+        sim_p.add_argument(
+            "--record",
+            metavar="FILE",
+            help="save every game, moves, dice and results, as one record file for analyse "
+            "(played move by move through the solver's advice: slower)",
+        )
+        sim_p.add_argument(
+            "--policy",
+            choices=POLICIES,
+            default="optimal",
+            help="optimal (default), or random: a legal action picked uniformly at every move "
+            "(played move by move, as with --record)",
+        )
+        for param in spec.simulate_options:
+            add_parameter(sim_p, param)
+
+    def analyse() -> None:
+        analyse_p = command(
+            "analyse",
+            "the cost of every decision of played games (a record file) and, with the rolls, "
+            "the luck of every roll",
+            cmd_analyse,
+        )
+        analyse_p.add_argument(
+            "file",
+            metavar="FILE",
+            help="a record of play --record or simulate --record, or 'POSITION => ACTION' lines "
+            "('-': stdin)",
         )
 
-    sim_p = command("simulate", "play seeded games (the optimal policy by default)", cmd_simulate)
-    sim_p.add_argument(
-        "--games", type=games_count, help="games to play (default 10000; 1 with --record)"
-    )
-    sim_p.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
-    sim_p.add_argument(
-        "--record",
-        metavar="FILE",
-        help="save every game, moves, dice and results, as one record file for analyse "
-        "(played move by move through the solver's advice: slower)",
-    )
-    sim_p.add_argument(
-        "--policy",
-        choices=POLICIES,
-        default="optimal",
-        help="optimal (default), or random: a legal action picked uniformly at every move "
-        "(played move by move, as with --record)",
-    )
-    for param in spec.simulate_options:
-        add_parameter(sim_p, param)
+    def own(extra: Command) -> Callable[[], None]:
+        def build() -> None:
+            p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
+            for param in extra.options:
+                add_parameter(p, param)
 
-    analyse_p = command(
-        "analyse",
-        "the cost of every decision of played games (a record file) and, with the rolls, "
-        "the luck of every roll",
-        cmd_analyse,
-    )
-    analyse_p.add_argument(
-        "file",
-        metavar="FILE",
-        help="a record of play --record or simulate --record, or 'POSITION => ACTION' lines "
-        "('-': stdin)",
-    )
+        return build
 
-    for extra in spec.commands():
-        p = command(extra.name, extra.help, _extra_handler(extra), json=extra.json)
-        for param in extra.options:
-            add_parameter(p, param)
+    builders = {"solve": solve, "advise": advise, "play": play, "simulate": simulate}
+    builders["analyse"] = analyse
+    builders.update((extra.name, own(extra)) for extra in spec.commands())
+    for name, build in builders.items():
+        if only not in builders or name == only:
+            build()
 
 
 def with_cache_dir(directory: str | None, handler: Any, *args: Any) -> int:

@@ -1,7 +1,8 @@
 """The generic exact solver: any finite game written to the protocol in ``game.py``.
 
-Names are imported on first use (PEP 562), so that code needing only the protocol or
-stored values (e.g. advice from a stored table) does not load numba.
+Names are imported on first use (PEP 562). The numba kernels are in ``kernels.py``,
+imported by the functions that run them, so that the protocol, compiled graphs,
+objectives and solutions (e.g. advice from stored values) load without numba.
 """
 
 from __future__ import annotations

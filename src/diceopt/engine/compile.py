@@ -8,11 +8,9 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
-import numpy as np
-
 from diceopt.engine.game import Chance, Decision, Game, Handover, Terminal
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 PROBABILITY_TOLERANCE = 1e-9
@@ -127,7 +125,9 @@ class CompiledGame:
     def order(self) -> tuple[np.ndarray, bool]:
         """Depth-first postorder from node 0 (successors first) and whether the graph is acyclic."""
         if self._order is None:
-            order, acyclic = _postorder(self.start, self.target, self.num_states)
+            from diceopt.engine.kernels import postorder
+
+            order, acyclic = postorder(self.start, self.target, self.num_states)
             self._order = (order, bool(acyclic))
         return self._order
 
@@ -140,7 +140,9 @@ class CompiledGame:
         one node, or an edge back to itself).
         """
         if self._components is None:
-            self._components = _strong_components(self.start, self.target, self.num_states)
+            from diceopt.engine.kernels import strong_components
+
+            self._components = strong_components(self.start, self.target, self.num_states)
         return self._components
 
     @property
@@ -286,7 +288,9 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
     kind_a = np.fromiter(kind, dtype=np.int8, count=num)
     start_a = np.fromiter(start, dtype=np.int64, count=num + 1)
     prob_a = np.fromiter(prob, dtype=np.float64, count=len(prob))
-    bad, why = _first_bad_chance(kind_a, start_a, prob_a, PROBABILITY_TOLERANCE)
+    from diceopt.engine.kernels import first_bad_chance
+
+    bad, why = first_bad_chance(kind_a, start_a, prob_a, PROBABILITY_TOLERANCE)
     if bad >= 0:
         p = prob_a[start_a[bad] : start_a[bad + 1]].tolist()
         if why == 1:
@@ -370,7 +374,9 @@ def compile_arrays(
             raise InputError(f"a node array has shape {a.shape}, expected ({n},)")
         return a
 
-    bad, why = _first_bad_chance(kind, start, prob, PROBABILITY_TOLERANCE)
+    from diceopt.engine.kernels import first_bad_chance
+
+    bad, why = first_bad_chance(kind, start, prob, PROBABILITY_TOLERANCE)
     if bad >= 0:
         what = "a negative or invalid probability" if why == 1 else "probabilities not summing to 1"
         raise InputError(f"node {bad} has {what}")
@@ -403,26 +409,6 @@ def _kind_of(node: Any, state: Hashable) -> int:
     raise InputError(f"game.node returned {type(node).__name__}, not a node, at {state!r}")
 
 
-@numba.njit(cache=True)
-def _first_bad_chance(
-    kind: np.ndarray, start: np.ndarray, prob: np.ndarray, tol: float
-) -> tuple[int, int]:
-    """First chance node with an invalid probability (reason 1) or a sum other than 1
-    (reason 2); (-1, 0) when all are fine."""
-    for s in range(kind.size):
-        if kind[s] != 1:
-            continue
-        total = 0.0
-        for e in range(start[s], start[s + 1]):
-            p = prob[e]
-            if not (p >= 0.0 and np.isfinite(p)):
-                return s, 1
-            total += p
-        if abs(total - 1.0) > tol:
-            return s, 2
-    return -1, 0
-
-
 def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
     """The graph renumbered in reverse DFS postorder (node 0 stays node 0), with actions.
 
@@ -430,7 +416,9 @@ def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
     postorder is simply n-1, ..., 0: it is stored instead of being recomputed.
     """
     n = g.num_states
-    order, acyclic = _postorder(g.start, g.target, n)
+    from diceopt.engine.kernels import postorder
+
+    order, acyclic = postorder(g.start, g.target, n)
     perm = order[::-1].copy()  # new id -> old id
     new_id = np.empty(n, dtype=np.int64)
     new_id[perm] = np.arange(n, dtype=np.int64)
@@ -465,122 +453,6 @@ def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
     )
     out._order = (np.arange(n - 1, -1, -1, dtype=np.int64), bool(acyclic))
     return out
-
-
-@numba.njit(cache=True)
-def _postorder(start: np.ndarray, target: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
-    """Iterative DFS from node 0: postorder of reachable nodes and acyclicity."""
-    color = np.zeros(n, dtype=np.int8)  # 0 new, 1 on stack, 2 done
-    next_edge = start[:-1].copy()
-    stack = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    count = 0
-    acyclic = True
-    for root in range(n):
-        if color[root] != 0:
-            continue
-        top = 0
-        stack[0] = root
-        color[root] = 1
-        while top >= 0:
-            v = stack[top]
-            e = next_edge[v]
-            if e < start[v + 1]:
-                next_edge[v] = e + 1
-                w = target[e]
-                if color[w] == 0:
-                    color[w] = 1
-                    top += 1
-                    stack[top] = w
-                elif color[w] == 1:
-                    acyclic = False
-            else:
-                color[v] = 2
-                order[count] = v
-                count += 1
-                top -= 1
-    return order, acyclic
-
-
-@numba.njit(cache=True)
-def _strong_components(
-    start: np.ndarray, target: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Tarjan's algorithm, iterative: components successors first, postorder inside."""
-    index = np.full(n, -1, dtype=np.int64)
-    low = np.zeros(n, dtype=np.int64)
-    on_stack = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
-    call = np.empty(n, dtype=np.int64)
-    next_edge = start[:-1].copy()
-    comp = np.empty(n, dtype=np.int64)
-    by_post = np.empty(n, dtype=np.int64)
-    counter, sp, ncomp, done = 0, 0, 0, 0
-    for root in range(n):
-        if index[root] >= 0:
-            continue
-        top = 0
-        call[0] = root
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        on_stack[root] = True
-        while top >= 0:
-            v = call[top]
-            e = next_edge[v]
-            if e < start[v + 1]:
-                next_edge[v] = e + 1
-                w = target[e]
-                if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
-                    top += 1
-                    call[top] = w
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-            else:
-                by_post[done] = v
-                done += 1
-                if low[v] == index[v]:
-                    while True:
-                        sp -= 1
-                        w = stack[sp]
-                        on_stack[w] = False
-                        comp[w] = ncomp
-                        if w == v:
-                            break
-                    ncomp += 1
-                top -= 1
-                if top >= 0:
-                    u = call[top]
-                    if low[v] < low[u]:
-                        low[u] = low[v]
-    size = np.zeros(ncomp + 1, dtype=np.int64)
-    for v in range(n):
-        size[comp[v] + 1] += 1
-    comp_start = np.cumsum(size)
-    fill = comp_start[:-1].copy()
-    order = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        v = by_post[i]
-        c = comp[v]
-        order[fill[c]] = v
-        fill[c] += 1
-    cyclic = np.zeros(ncomp, dtype=np.bool_)
-    for c in range(ncomp):
-        if comp_start[c + 1] - comp_start[c] > 1:
-            cyclic[c] = True
-    for v in range(n):
-        for e in range(start[v], start[v + 1]):
-            if target[e] == v:
-                cyclic[comp[v]] = True
-    return order, comp_start, cyclic
 
 
 def _hashable(value: Any) -> Any:

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-import numpy as np
-
 from diceopt.engine.compile import CHANCE, DECISION, CompiledGame
 from diceopt.errors import InputError, SolveError
+from diceopt.lazy import numpy as np
 
 
 @dataclass(frozen=True)

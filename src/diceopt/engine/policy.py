@@ -15,12 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numba
-import numpy as np
-
 from diceopt.engine.compile import CompiledGame
 from diceopt.engine.solver import Objective, Solution, solve
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 TIE_TOLERANCE = 1e-9
 
@@ -78,8 +76,10 @@ def action_values(solution: Solution, s: int) -> list[ActionValue]:
 
 def extract_policy(solution: Solution) -> np.ndarray:
     """The optimal policy of a solution (edge per decision node, tie-break above)."""
+    from diceopt.engine.kernels import extract_policy_edges
+
     g = solution.game
-    return _extract(
+    return extract_policy_edges(
         g.kind,
         g.player,
         g.start,
@@ -102,42 +102,3 @@ def evaluate_policy(
     if policy.shape != (game.num_states,):
         raise InputError(f"policy has shape {policy.shape}, expected ({game.num_states},)")
     return solve(game, objective, choice=policy, **kwargs)
-
-
-@numba.njit(cache=True)
-def _extract(
-    kind: np.ndarray,
-    player: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    values: np.ndarray,
-    discount: float,
-    tol: float,
-) -> np.ndarray:
-    policy = np.full(kind.size, -1, dtype=np.int64)
-    for s in range(kind.size):
-        if kind[s] != 2:
-            continue
-        minimise = (player[s] == 1) != minimize
-        best = values[s]
-        slack = tol * max(1.0, abs(best))
-        top = start[s]
-        qt = np.inf if minimise else -np.inf
-        for e in range(start[s], start[s + 1]):
-            w = values[target[e]]
-            if flip[e]:
-                w = base - w
-            q = reward[e] + discount * w
-            gap = (q - best) if minimise else (best - q)
-            if gap <= slack:
-                policy[s] = e
-                break
-            if (q < qt) if minimise else (q > qt):
-                top, qt = e, q
-        if policy[s] < 0:  # values not converged at this node: take the best edge
-            policy[s] = top
-    return policy

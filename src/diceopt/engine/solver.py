@@ -33,12 +33,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numba
-import numpy as np
-
 from diceopt.engine.compile import CompiledGame
 from diceopt.errors import InputError, SolveError
 from diceopt.interrupt import run_chunks
+from diceopt.lazy import numpy as np
 
 OBJECTIVES = ("expected", "exponential", "win")
 ACCEPT_RESIDUAL = 1e-12
@@ -134,6 +132,8 @@ def solve(
     t0 = time.perf_counter()
     order, comp_start, cyclic = game.components()
     values = np.zeros(game.num_states, dtype=np.float64)
+    from diceopt.engine.kernels import iterate_component, solve_components
+
     found = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
     args = (
         game.kind, game.player, game.terminal_value, game.start, game.target, game.reward,
@@ -144,7 +144,7 @@ def solve(
 
     def components(lo: int, hi: int) -> None:
         """Components lo .. hi - 1 in one numba call (their successors are solved)."""
-        sweeps, residual, failed = _solve_components(
+        sweeps, residual, failed = solve_components(
             order, comp_start[lo : hi + 1], cyclic[lo:hi], *args, max_sweeps
         )
         if failed >= 0:
@@ -156,7 +156,9 @@ def solve(
         """One large cyclic component, its value iteration in chunks of sweeps."""
         carry = np.array([np.inf, 0.0, 0.0, np.inf])
         lo, hi = int(comp_start[c]), int(comp_start[c + 1])
-        run_chunks(lambda _, until: _iterate(order, lo, hi, *args, until, carry), max_sweeps)
+        run_chunks(
+            lambda _, until: iterate_component(order, lo, hi, *args, until, carry), max_sweeps
+        )
         sweeps, residual = int(carry[2]), float(carry[3])
         if not residual <= max(tolerance, ACCEPT_RESIDUAL):
             found[:] = [sweeps, residual, c]
@@ -185,163 +187,3 @@ def solve(
         )
     seconds = time.perf_counter() - t0
     return Solution(game, values, objective, discount, max(1, sweeps), residual, seconds)
-
-
-@numba.njit(cache=True)
-def _solve_components(
-    order: np.ndarray,
-    comp_start: np.ndarray,
-    cyclic: np.ndarray,
-    kind: np.ndarray,
-    player: np.ndarray,
-    terminal_value: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    prob: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    theta: float,
-    discount: float,
-    choice: np.ndarray,
-    values: np.ndarray,
-    tolerance: float,
-    accept: float,
-    stall: int,
-    max_sweeps: int,
-) -> tuple[int, float, int]:
-    """Every component successors first; (most sweeps, worst residual, failed component
-    or -1)."""
-    most, worst = 0, 0.0
-    for c in range(comp_start.size - 1):
-        lo, hi = comp_start[c], comp_start[c + 1]
-        if not cyclic[c]:
-            _sweep(
-                order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
-                flip, base, minimize, theta, discount, choice, values,
-            )  # fmt: skip
-            continue
-        carry = np.array([np.inf, 0.0, 0.0, np.inf])
-        _iterate(
-            order, lo, hi, kind, player, terminal_value, start, target, reward, prob, flip,
-            base, minimize, theta, discount, choice, values, tolerance, accept, stall,
-            max_sweeps, carry,
-        )  # fmt: skip
-        sweeps, residual = int(carry[2]), carry[3]
-        if sweeps > most:
-            most = sweeps
-        if not residual <= max(tolerance, accept):
-            return sweeps, residual, c
-        if residual > worst:
-            worst = residual
-    return most, worst, -1
-
-
-@numba.njit(cache=True)
-def _iterate(
-    order: np.ndarray, lo: int, hi: int, kind: np.ndarray, player: np.ndarray,
-    terminal_value: np.ndarray, start: np.ndarray, target: np.ndarray, reward: np.ndarray,
-    prob: np.ndarray, flip: np.ndarray, base: float, minimize: bool, theta: float,
-    discount: float, choice: np.ndarray, values: np.ndarray, tolerance: float,
-    accept: float, stall: int, until: int, carry: np.ndarray,
-) -> bool:  # fmt: skip
-    """Value iteration of the cyclic component ``order[lo:hi]`` on from ``carry`` = (best
-    residual, its sweep, sweeps done, last residual; float64, updated), up to ``until``
-    sweeps in all; True once it stopped (converged, or stalled at rounding noise)."""
-    best, best_sweep, sweeps, residual = carry[0], int(carry[1]), int(carry[2]), carry[3]
-    done = False
-    while sweeps < until:
-        residual = _sweep(
-            order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
-            flip, base, minimize, theta, discount, choice, values,
-        )  # fmt: skip
-        sweeps += 1
-        if residual <= tolerance:
-            done = True
-            break
-        if residual < best:
-            best, best_sweep = residual, sweeps
-        elif best <= accept and sweeps - best_sweep >= stall:
-            residual = best
-            done = True
-            break
-    carry[0], carry[1], carry[2], carry[3] = best, best_sweep, sweeps, residual
-    return done
-
-
-@numba.njit(cache=True)
-def _sweep(
-    order: np.ndarray,
-    lo: int,
-    hi: int,
-    kind: np.ndarray,
-    player: np.ndarray,
-    terminal_value: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    prob: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    theta: float,
-    discount: float,
-    choice: np.ndarray,
-    values: np.ndarray,
-) -> float:
-    """One in-place Bellman sweep over ``order[lo:hi]``; returns the largest relative change.
-
-    An edge is worth ``reward + discount * w`` with ``w = values[target]``, or
-    ``base - values[target]`` across a hand-over (``flip``).
-    """
-    residual = 0.0
-    for i in range(lo, hi):
-        s = order[i]
-        k = kind[s]
-        if k == 0:
-            new = terminal_value[s]
-        elif k == 1:
-            if theta == 0.0:
-                new = 0.0
-                for e in range(start[s], start[s + 1]):
-                    w = values[target[e]]
-                    if flip[e]:
-                        w = base - w
-                    new += prob[e] * (reward[e] + discount * w)
-            else:  # no hand-over edges here (Objective.check_game)
-                top = -np.inf
-                for e in range(start[s], start[s + 1]):
-                    if prob[e] > 0.0:
-                        x = theta * (reward[e] + discount * values[target[e]])
-                        if x > top:
-                            top = x
-                acc = 0.0
-                for e in range(start[s], start[s + 1]):
-                    if prob[e] > 0.0:
-                        acc += prob[e] * np.exp(
-                            theta * (reward[e] + discount * values[target[e]]) - top
-                        )
-                new = (top + np.log(acc)) / theta
-        else:
-            c = choice[s]
-            if c >= 0:
-                w = values[target[c]]
-                if flip[c]:
-                    w = base - w
-                new = reward[c] + discount * w
-            else:
-                minimise = (player[s] == 1) != minimize
-                new = np.inf if minimise else -np.inf
-                for e in range(start[s], start[s + 1]):
-                    w = values[target[e]]
-                    if flip[e]:
-                        w = base - w
-                    q = reward[e] + discount * w
-                    if (q < new) if minimise else (q > new):
-                        new = q
-        diff = abs(new - values[s]) / max(1.0, abs(new))
-        if not diff <= residual:  # also catches nan
-            residual = diff if diff == diff else np.inf
-        values[s] = new
-    return residual

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-import numpy as np
-
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine import (
     CompiledGame,
@@ -30,6 +28,7 @@ from diceopt.engine import (
 from diceopt.engine.compile import DECISION, TERMINAL
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec, Report, Step, simulation_report
+from diceopt.lazy import numpy as np
 
 
 class EngineGameSpec(GameSpec):

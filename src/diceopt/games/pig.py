@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
@@ -48,6 +46,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
+from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, split_fields
 
 if TYPE_CHECKING:

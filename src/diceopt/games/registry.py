@@ -52,13 +52,11 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from importlib import import_module
-from importlib.metadata import entry_points
 from typing import Any
-
-import numpy as np
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 from diceopt.notation import load_json, parse_int
 
 ENTRY_POINT_GROUP = "diceopt.games"
@@ -446,6 +444,8 @@ def _builtin_specs() -> list[GameSpec]:
 
 def _plugin_specs() -> list[GameSpec]:
     """Games registered by other packages in the ``diceopt.games`` entry-point group."""
+    from importlib.metadata import entry_points
+
     specs = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
@@ -478,10 +478,32 @@ def games() -> dict[str, GameSpec]:
     return _GAMES
 
 
+def builtin_game(game_id: str) -> GameSpec | None:
+    """The built-in game of an id, loading its module only, or None (no such built-in).
+
+    A built-in game's module is named by its id (``diceopt.games.yatzy`` holds the game
+    ``yatzy``; tests check it), so one command does not load every game, nor look for
+    plug-ins (a plug-in cannot take a built-in's id: :func:`games` keeps the built-in).
+    """
+    from importlib.util import find_spec
+
+    if not game_id.isidentifier():
+        return None
+    name = f"diceopt.games.{game_id}"
+    if name not in sys.modules and find_spec(name) is None:
+        return None
+    spec = getattr(import_module(name), "SPEC", None)
+    return spec if isinstance(spec, GameSpec) and spec.id == game_id else None
+
+
 def get_game(game_id: str) -> GameSpec:
     """The game of an id (case-insensitive); InputError naming the nearest id."""
-    registry = games()
     key = (game_id or "").strip().lower()
+    if _GAMES is None:  # a built-in game needs no discovery of the others
+        spec = builtin_game(key)
+        if spec is not None:
+            return spec
+    registry = games()
     if key in registry:
         return registry[key]
     near = difflib.get_close_matches(key, list(registry), n=1)

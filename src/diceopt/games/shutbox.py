@@ -45,8 +45,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine import (
@@ -75,6 +73,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
+from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")

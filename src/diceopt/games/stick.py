@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.dice import Dice, KeepLattice, count_multisets
@@ -47,6 +45,7 @@ from diceopt.games.registry import (
     check_variant_params,
     simulation_report,
 )
+from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
 

@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from diceopt.advice import Advice
 from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
@@ -33,6 +31,7 @@ from diceopt.games.yatzy.rules import (
     get_rules,
     variant_id,
 )
+from diceopt.lazy import numpy as np
 from diceopt.notation import parse_number
 from diceopt.progress import Stage
 
@@ -533,7 +532,6 @@ class YatzySpec(GameSpec):
         """Load the stored table, or solve it (``force``: always solve) and store it."""
         if rules.rules.saved_rerolls:
             return _solve_saved(rules, force)
-        from diceopt.games.yatzy.kernel import warm_up
         from diceopt.games.yatzy.storage import get_table, load_table, table_path
 
         path = table_path(rules.variant, rules.theta, rules.dtype)
@@ -544,6 +542,8 @@ class YatzySpec(GameSpec):
             lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
             saved = True
         else:
+            from diceopt.games.yatzy.kernel import warm_up  # numba: only to solve
+
             compile_seconds = warm_up(rules.dtype)
             with Stage(f"solving {rules.variant}", "layers") as stage:
                 table, info = get_table(

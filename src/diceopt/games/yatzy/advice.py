@@ -50,9 +50,10 @@ import numpy as np
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
+from diceopt.games.yatzy.arrays import NEG
 from diceopt.games.yatzy.engine_game import legal_categories, score_points
-from diceopt.games.yatzy.kernel import NEG, YatzyTable
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import load_json, parse_int, parse_number, split_fields
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")

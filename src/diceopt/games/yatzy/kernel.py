@@ -2,7 +2,9 @@
 
 Role: solve every reachable turn-start state of a variant (the lane-vectorised solver,
 :func:`solve_table`) and evaluate one turn exactly (the scalar widget,
-:func:`widget_into`, shared by the advice and the simulation).
+:func:`widget_into`, shared by the simulation and the other kernels; the advice of a
+stored table runs its numpy twin, :mod:`diceopt.games.yatzy.table`, without numba).
+The rules as arrays (``K``) are built in :mod:`diceopt.games.yatzy.arrays`.
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
 category c of the rules), ``flag`` = 1 when the Yahtzee box holds 50 (American with the
@@ -77,7 +79,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from typing import NamedTuple
 
 import numba
@@ -86,130 +87,16 @@ from numba import types
 from numba.extending import overload
 
 from diceopt.errors import InputError
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules, check_theta, reachable_upper_totals
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
-NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
 # Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
 # a Python caller passes (a literal 2 or an omitted default would each compile the widget
 # once more)
 TURN_REROLLS = np.int64(2)
-
-
-class KernelArrays(NamedTuple):
-    """The rules and the keep lattice as the arrays the numba kernels take (``K``).
-
-    Shapes: nk multisets in the flat lattice, R rolls, C categories; ``dt`` is the
-    table's dtype (float32 or float64). Built by :func:`kernel_arrays`.
-    """
-
-    add_die: np.ndarray  # (nk, sides) int64: one more die of face f (-1 at full size)
-    remove_die: np.ndarray  # (nk, sides) int64: one die of face f fewer (-1 if none)
-    offset: np.ndarray  # (dice + 2,) int64: flat index of the first multiset of each size
-    fprob: np.ndarray  # (sides,) dt: probability of each face
-    roll_p: np.ndarray  # (R,) dt: probability of each sorted roll
-    score: np.ndarray  # (R, C) dt: points of writing roll r into c normally
-    joker: np.ndarray  # (R, C) dt: points of writing roll r into c as a joker
-    roll_cnt: np.ndarray  # (R, sides) int64: dice of each face in roll r
-    yz_face: np.ndarray  # (R,) int64: the face of a Yahtzee roll, -1 for other rolls
-    upper_face: np.ndarray  # (C,) int64: face of an upper category, -1 for lower ones
-    rem_pad: np.ndarray  # (nk, sides) int64: remove_die, valid edges first, padded with nk
-    rem_n: np.ndarray  # (nk,) int64: number of valid remove-one-die edges
-    pos_id: np.ndarray  # (R, width) int64: successor row of each category where r scores
-    pos_s: np.ndarray  # (R, width) dt: its points (0 for upper: the row holds them)
-    pos_c: np.ndarray  # (R, width) int64: its category (C for padding)
-    threshold: int  # upper bonus threshold
-    bonus: int  # upper bonus points
-    yz_cat: int  # index of the Yatzy/Yahtzee category, -1 if none
-    joker_code: int  # 0 no joker, 1 free-choice joker, 2 forced joker
-    ybonus: int  # points per further Yahtzee (0: the flag is never set)
-    forced: int  # 1: categories are filled in the order listed
-    saved_cap: int  # saved rerolls: writing with t rerolls left saves min(t, saved_cap); 0: none
-    levels: int  # most rerolls a turn can have (2 without saved rerolls)
-    zero: np.floating  # 0 in dt
-    neg: np.floating  # NEG in dt
-
-
-def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> KernelArrays:
-    """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
-    r = rules
-    lat = r.lattice
-    dt = np.dtype(dtype)
-    nk = int(lat.offset[-1])
-    nd = r.dice
-    R = len(r.roll_counts)
-    ncat = r.num_categories
-    yz_face = np.where(r.is_yahtzee_roll, r.roll_counts.argmax(axis=1), -1).astype(np.int64)
-    # remove-one-die edges, valid ones first, padded with the NEG row (index nk)
-    rem_pad = np.full((nk, r.sides), nk, dtype=np.int64)
-    rem_n = np.zeros(nk, dtype=np.int64)
-    for i in range(nk):
-        valid = [int(j) for j in lat.remove_die[i] if j >= 0]
-        rem_pad[i, : len(valid)] = valid
-        rem_n[i] = len(valid)
-    # per roll: successor rows that score more than the zero row (padded to 4), in
-    # category order
-    stride = nd + 1
-    neg_row = ncat * stride
-    ids: list[list[int]] = []
-    pts: list[list[float]] = []
-    for ri in range(R):
-        row_i, row_s = [], []
-        for c in range(ncat):
-            f = int(r.upper_face[c])
-            if f >= 0:
-                cnt = int(r.roll_counts[ri, f])
-                if cnt > 0:
-                    row_i.append(c * stride + cnt)
-                    row_s.append(0.0)
-            elif r.score[ri, c] > 0:
-                h = 1 if c == r.yahtzee_category else 0
-                row_i.append(c * stride + h)
-                row_s.append(float(r.score[ri, c]))
-        ids.append(row_i)
-        pts.append(row_s)
-    width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
-    pos_id = np.full((R, width), neg_row, dtype=np.int64)
-    pos_s = np.zeros((R, width), dtype=dt)
-    for ri in range(R):
-        pos_id[ri, : len(ids[ri])] = ids[ri]
-        pos_s[ri, : len(pts[ri])] = pts[ri]
-    return KernelArrays(
-        add_die=lat.add_die.astype(np.int64),
-        remove_die=lat.remove_die.astype(np.int64),
-        offset=lat.offset.astype(np.int64),
-        fprob=np.full(r.sides, 1.0 / r.sides, dtype=dt),
-        roll_p=r.roll_probs.astype(dt),
-        score=r.score.astype(dt),
-        joker=r.joker_score.astype(dt),
-        roll_cnt=r.roll_counts.astype(np.int64),
-        yz_face=yz_face,
-        upper_face=r.upper_face.astype(np.int64),
-        rem_pad=rem_pad,
-        rem_n=rem_n,
-        pos_id=pos_id,
-        pos_s=pos_s,
-        pos_c=pos_id // stride,
-        threshold=int(r.bonus_threshold),
-        bonus=int(r.bonus),
-        yz_cat=int(r.yahtzee_category),
-        joker_code=int(r.joker_code),
-        ybonus=int(r.yahtzee_bonus if r.tracks_yahtzee else 0),
-        forced=int(r.forced_order),
-        saved_cap=_saved_cap(r),
-        levels=int(r.max_rerolls),
-        zero=dt.type(0.0),
-        neg=dt.type(NEG),
-    )
-
-
-def _saved_cap(rules: YatzyRules) -> int:
-    """The kernel's ``saved_cap``: 0 without saved rerolls, else the pool's cap (2 x the
-    categories when uncapped, more than any turn can leave unused)."""
-    if not rules.saved_rerolls:
-        return 0
-    return int(rules.saved_cap) if rules.saved_cap is not None else 2 * rules.num_categories
 
 
 class SavedLayer(NamedTuple):
@@ -1482,6 +1369,14 @@ class _UpperPlan(NamedTuple):
     solve_u: np.ndarray  # (subsets, T + 1) totals to solve, padded with -1
     solve_n: np.ndarray  # (subsets,) how many
     rep: np.ndarray  # (subsets, T + 1) representative solved total, -1 if unreachable
+    # the same, row by row without padding (for a layer's states, ``_ragged``): the
+    # totals to solve, and the reachable totals that copy another's value (ascending)
+    solve_flat: np.ndarray  # solve_u's rows, concatenated
+    solve_off: np.ndarray  # (subsets,) where each row starts
+    copy_u: np.ndarray  # totals whose value is their representative's, concatenated
+    copy_rep: np.ndarray  # that representative
+    copy_n: np.ndarray  # (subsets,) how many
+    copy_off: np.ndarray  # (subsets,) where each row starts
 
 
 def _upper_plan(rules: YatzyRules) -> _UpperPlan:
@@ -1508,7 +1403,26 @@ def _upper_plan(rules: YatzyRules) -> _UpperPlan:
         solve_u[s, : len(chosen)] = chosen
         for u in us:
             rep[s, u] = u if u in live or (len(dead) and u == dead[0]) else dead[0]
-    return _UpperPlan(up_cats, solve_u, solve_n, rep)
+    copies = [np.flatnonzero((rep[s] >= 0) & (rep[s] != np.arange(T + 1))) for s in range(nsub)]
+    copy_n = np.array([len(c) for c in copies], dtype=np.int64)
+    copy_u = np.concatenate(copies).astype(np.int64)
+    return _UpperPlan(
+        up_cats,
+        solve_u,
+        solve_n,
+        rep,
+        solve_flat=solve_u[solve_u >= 0],  # row by row: each row's totals come first
+        solve_off=np.cumsum(solve_n) - solve_n,
+        copy_u=copy_u,
+        copy_rep=rep[np.repeat(np.arange(nsub), copy_n), copy_u],
+        copy_n=copy_n,
+        copy_off=np.cumsum(copy_n) - copy_n,
+    )
+
+
+def _ragged(flat: np.ndarray, off: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``flat[off[i] : off[i] + n[i]]`` for every i, concatenated."""
+    return flat[np.arange(int(n.sum())) + np.repeat(off - (np.cumsum(n) - n), n)]
 
 
 def _layer(rules: YatzyRules, masks: np.ndarray, plan: _UpperPlan) -> LayerStates:
@@ -1532,16 +1446,13 @@ def _layer(rules: YatzyRules, masks: np.ndarray, plan: _UpperPlan) -> LayerState
     n = plan.solve_n[s_all]
     st_mask = np.repeat(m_all, n)
     st_flag = np.repeat(f_all, n)
-    cols = plan.solve_u[s_all]
-    st_u = cols[np.arange(cols.shape[1])[None, :] < n[:, None]]
+    st_u = _ragged(plan.solve_flat, plan.solve_off[s_all], n)
     # copies: every reachable u whose representative differs from itself
-    reps = plan.rep[s_all]  # (M, T + 1)
-    uu = np.arange(T + 1)[None, :]
-    need = (reps >= 0) & (reps != uu)
-    mi, ui = np.nonzero(need)
-    fl = rules.flags
-    dst = (m_all[mi] * fl + f_all[mi]) * (T + 1) + ui
-    src = (m_all[mi] * fl + f_all[mi]) * (T + 1) + reps[mi, ui]
+    cn = plan.copy_n[s_all]
+    row = np.repeat((m_all * rules.flags + f_all) * (T + 1), cn)
+    off = plan.copy_off[s_all]
+    dst = row + _ragged(plan.copy_u, off, cn)
+    src = row + _ragged(plan.copy_rep, off, cn)
     return LayerStates(st_mask, st_flag, st_u, dst, src)
 
 
@@ -1563,46 +1474,6 @@ def layer_states(rules: YatzyRules) -> list[LayerStates]:
 def count_states(rules: YatzyRules) -> int:
     """Number of reachable turn-start states (mask, flag, upper total)."""
     return int(sum(s.mask.size + s.copy_dst.size for s in iter_layer_states(rules)))
-
-
-@dataclass
-class YatzyTable:
-    """A solved table: ``values[mask, flag, upper]`` (points to come; NaN = unreachable).
-
-    ``seconds``: time of the solve (numba compile excluded when warmed up).
-    """
-
-    rules: YatzyRules
-    values: np.ndarray
-    theta: float = 0.0
-    seconds: float = 0.0
-    states: int = 0
-
-    @property
-    def value(self) -> float:
-        """Optimal value of the whole game from the first turn (points)."""
-        return float(self.values[0, 0, 0])
-
-    @cached_property
-    def arrays64(self) -> KernelArrays:
-        """Kernel arrays in float64 (for the scalar widget)."""
-        return kernel_arrays(self.rules, np.float64)
-
-    def widget(
-        self, mask: int, flag: int, upper: int, levels: int = 2
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """``widget_detail`` for one turn-start state (see there), in float64; ``levels``
-        is 2 (a table without saved rerolls; the argument matches ``SavedTable``)."""
-        if levels != 2:
-            raise InputError(f"a turn has 2 rerolls without saved rerolls, got {levels}")
-        return widget_detail(mask, flag, upper, self.values, self.arrays64, self.theta, levels)
-
-    def category_values(
-        self, mask: int, flag: int, upper: int, roll: int, rerolls: int = 0
-    ) -> np.ndarray:
-        """Value of writing roll index ``roll`` into each category (NEG: not allowed);
-        ``rerolls`` left unused only matter with saved rerolls (``SavedTable``)."""
-        return category_values(mask, flag, upper, roll, self.values, self.arrays64, rerolls)
 
 
 def solve_table(

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from diceopt.dice import KeepLattice, multiset_probabilities
 from diceopt.errors import InputError
+from diceopt.lazy import numpy as np
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 SCANDINAVIAN_CATEGORIES = UPPER + (
@@ -319,17 +318,17 @@ class YatzyRules:
             return 2 * _highest_face(counts >= 2)
         if cat == "two_pairs":
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
                 if len(pairs) >= 2:
                     out[i] = 2 * (pairs[-1] + pairs[-2])
-                elif self.two_pairs_accepts_four and row.max() >= 4:
-                    out[i] = 4 * (int(row.argmax()) + 1)
+                elif self.two_pairs_accepts_four and max(row) >= 4:
+                    out[i] = 4 * (row.index(max(row)) + 1)
             return out
         if cat == "three_pairs":
             # three different faces with at least two dice each: the sum of those six dice
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
                 if len(pairs) >= 3:
                     out[i] = 2 * sum(pairs[-3:])
@@ -342,7 +341,7 @@ class YatzyRules:
             # two different faces: three dice each (castle), four and two (tower)
             need = (3, 3) if cat == "castle" else (4, 2)
             out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts):
+            for i, row in enumerate(counts.tolist()):
                 best = 0
                 for a in range(self.sides):
                     for b in range(self.sides):
@@ -368,7 +367,7 @@ class YatzyRules:
                 return np.where(exact, 25, 0)
             if self.style == "maxi":  # three of one face, two of another; best choice
                 out = np.zeros(r, dtype=np.int64)
-                for i, row in enumerate(counts):
+                for i, row in enumerate(counts.tolist()):
                     best = 0
                     for a in range(self.sides):
                         for b in range(self.sides):

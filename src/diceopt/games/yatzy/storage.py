@@ -16,8 +16,8 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import YatzyTable, solve_table
 from diceopt.games.yatzy.rules import get_rules, variant_id
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.storage import MAGIC, TableFileError, TableInfo, warn
 
 __all__ = [
@@ -136,6 +136,8 @@ def get_table(
             return table, TableInfo(
                 storage.table_path(key, directory), True, seconds, table.seconds
             )
+    from diceopt.games.yatzy.kernel import solve_table  # numba: only when solving
+
     table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
     saved = store_table(table, variant, directory)
     info = TableInfo(storage.table_path(key, directory), False, table.seconds, table.seconds, saved)

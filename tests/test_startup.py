@@ -1,0 +1,97 @@
+"""Start-up: ``import diceopt`` and building the command line load no numba, no web
+framework and no research extra (each a fresh process, so that nothing imported by
+other tests hides a load)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_plugin import plugin_site  # noqa: F401  (the example plug-in, pip-installed)
+
+import diceopt
+from diceopt.games import registry
+
+HEAVY = ("numba", "fastapi", "starlette", "uvicorn", "gymnasium", "pettingzoo", "pyarrow", "ray")
+SRC = str(Path(diceopt.__file__).resolve().parents[1])
+
+REPORT = """
+import json, sys
+heavy = {heavy!r}
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set(heavy))))
+"""
+
+
+def loaded_after(code: str, *path: str) -> list[str]:
+    """The heavy top-level packages in ``sys.modules`` after running ``code`` in a new
+    process (``path``: more import paths, e.g. a plug-in's)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, SRC]))
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code + REPORT.format(heavy=HEAVY)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_import_diceopt_loads_nothing_heavy():
+    code = "import diceopt\nassert callable(diceopt.evaluate)\n"
+    assert loaded_after(code) == []
+
+
+def test_the_whole_command_line_parser_loads_nothing_heavy(plugin_site):  # noqa: F811
+    code = (
+        "from diceopt.cli import build_parser\n"
+        "from diceopt.games.registry import games\n"
+        "parser = build_parser()\n"
+        "assert 'bust' in games() and 'yatzy' in games()\n"
+        "for words in (['--help'], ['yatzy', '--help'], ['bust', 'solve', '--help']):\n"
+        "    try:\n"
+        "        parser.parse_args(words)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "import sys\n"
+        "assert 'numpy._core' not in sys.modules, 'numpy was loaded'  # (diceopt.lazy)\n"
+    )
+    assert loaded_after(code, str(plugin_site)) == []
+
+
+def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
+    # a table of the right shape stored without solving (its values do not matter here)
+    import numpy as np
+
+    from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.storage import store_table
+    from diceopt.games.yatzy.table import YatzyTable
+
+    shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
+    table = YatzyTable(SCANDINAVIAN, np.zeros(shape, dtype=np.float32))
+    assert store_table(table, "scandinavian", str(tmp_path))
+    advise = ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2", "--cache-dir", str(tmp_path)]
+    solve = ["yatzy", "solve", "--cache-dir", str(tmp_path)]  # loads the stored table
+    code = (
+        f"from diceopt.cli import main\nassert main({advise!r}) == main({solve!r}) == 0\n"
+        "import os\nassert os.environ['OPENBLAS_NUM_THREADS'] == '1'  # (numpy loads faster)\n"
+    )
+    assert loaded_after(code) == []
+
+
+@pytest.mark.parametrize("spec", list(registry.games().values()), ids=lambda s: s.id)
+def test_a_builtin_game_is_found_by_its_module_alone(spec):
+    # the command line loads only the game it runs: a built-in's module is named by its id
+    if not type(spec).__module__.startswith("diceopt.games."):
+        pytest.skip("a plug-in")
+    assert registry.builtin_game(spec.id) is spec
+    assert registry.get_game(spec.id.upper()) is spec
+
+
+def test_words_that_are_no_builtin_game():
+    for word in ("registry", "engine_spec", "nosuch", "pig-2", ""):
+        assert registry.builtin_game(word) is None
