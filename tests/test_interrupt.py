@@ -111,7 +111,7 @@ def test_cli_exits_130_on_a_ctrl_c_inside_a_finalizer(monkeypatch, capsys):
 
     parser = argparse.ArgumentParser()
     parser.set_defaults(handler=handler)
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=(): parser)
     assert cli.main([]) == 130
     assert capsys.readouterr().err == "diceopt: interrupted\n" and unraisable == []
     assert went_on == [True]  # raised at the block's end, the next check
