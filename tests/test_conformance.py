@@ -245,7 +245,8 @@ def check_advise_options(spec: GameSpec) -> None:
 
 def check_distribution(spec: GameSpec) -> None:
     """The score distribution, where offered: probabilities summing to 1 whose mean and
-    spread are the reported ones; None where not offered."""
+    spread are the reported ones, the mean that of the best advised action (games in
+    points); None where not offered."""
     rules = small_rules(spec)
     pos = positions(spec, rules)[-1]
     dist = spec.distribution(rules, pos)
@@ -261,6 +262,10 @@ def check_distribution(spec: GameSpec) -> None:
     std = math.sqrt(max(float(((scores - mean) ** 2) @ pmf), 0.0))
     assert math.isclose(dist["mean"], mean, rel_tol=1e-6, abs_tol=1e-6), (spec.id, mean)
     assert math.isclose(dist["std"], std, rel_tol=1e-4, abs_tol=1e-4), (spec.id, std)
+    units = spec.units_of(rules)
+    if not units.startswith("probab"):  # points: the mean is the best advised value
+        best = spec.advise(rules, pos).best.value
+        assert math.isclose(dist["mean"], best, rel_tol=1e-5, abs_tol=1e-6), (spec.id, best)
     json.dumps(dist, allow_nan=False)
 
 
