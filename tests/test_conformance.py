@@ -437,6 +437,48 @@ def test_a_registry_that_misses_a_game_fails_the_check() -> None:
         check_registry(registry, builtin_modules())
 
 
+def id_literals(source: str, ids: set[str]) -> list[int]:
+    """Lines of ``source`` where a string constant is a game id, outside docstrings and
+    parameter defaults (a table keyed by ids, a comparison with one, a call naming one)."""
+    import ast
+
+    tree = ast.parse(source)
+    allowed: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            allowed.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.arguments):
+            allowed.update(id(d) for d in (*node.defaults, *node.kw_defaults) if d is not None)
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.lower() in ids
+        and id(node) not in allowed
+    ]
+
+
+def test_no_module_outside_the_games_names_a_game() -> None:
+    root = Path(diceopt.games.__file__).parent.parent
+    ids = set(games())
+    for path in sorted(root.rglob("*.py")):
+        if root / "games" in path.parents:
+            continue
+        lines = id_literals(path.read_text(encoding="utf-8"), ids)
+        assert not lines, f"{path.relative_to(root)} names a game id at lines {lines}"
+
+
+def test_a_table_of_game_ids_is_found() -> None:
+    source = '''"""Names stick in its docstring."""
+NAMES = {"stick": "Stick"}
+def make(game="stick"):
+    return game == "pig"
+'''
+    assert sorted(set(id_literals(source, {"stick", "pig"}))) == [2, 4]
+
+
 # --- every check can fail: broken specs ------------------------------------------------------
 
 
