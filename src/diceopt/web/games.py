@@ -40,7 +40,7 @@ import numpy as np
 from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError, one_line
-from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
+from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game, offers
 from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
 
@@ -139,7 +139,7 @@ def option_json(param: Parameter) -> dict[str, Any]:
 
 def has_distribution(spec: GameSpec) -> bool:
     """Whether the game gives score distributions (it overrides ``GameSpec.distribution``)."""
-    return type(spec).distribution is not GameSpec.distribution
+    return offers(spec, "distribution")
 
 
 def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
