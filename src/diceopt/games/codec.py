@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
+
+if TYPE_CHECKING:  # numpy is imported where used: the registry imports this module
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class Codec:
 
     def mask(self, legal: list[str]) -> np.ndarray:
         """int8 vector over ``actions``: 1 where the action is in ``legal``."""
+        import numpy as np
+
         out = np.zeros(len(self.actions), dtype=np.int8)
         index = self.index
         for a in legal:
@@ -67,6 +70,8 @@ class Codec:
 
 def observation(values: list[int], nvec: tuple[int, ...]) -> np.ndarray:
     """int64 entries, checked against their bounds (a bug, not bad input, if outside)."""
+    import numpy as np
+
     out = np.asarray(values, dtype=np.int64)
     if out.shape != (len(nvec),) or (out < 0).any() or (out >= np.asarray(nvec)).any():
         raise AssertionError(f"observation {out.tolist()} outside its space {list(nvec)}")

@@ -5,11 +5,12 @@ exactly by the engine."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
+
+if TYPE_CHECKING:  # numpy is imported where used: the registry imports this module
+    import numpy as np
 
 
 def mixed_policy_value(
