@@ -20,6 +20,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest -q
 

@@ -19,11 +19,12 @@ agent takes ``seat`` 1 or 2 and the optimal player the other) and reports
   lower-is-better games, so a loss is always >= 0), with a 95% interval (normal
   approximation) and far less variance than comparing mean results.
 
-For games small enough to walk whole (stick or reroll; Shut the Box, Pig and engine
-plug-ins through their compiled game graphs) a deterministic agent is also queried once
-at every decision of the game and its policy is evaluated exactly, without sampling:
-``exact_value`` and ``exact_loss``. The exact path assumes the agent's choice depends on
-the decision state only (stick: the dice shown, queried with the points omitted).
+For games small enough to walk whole (those whose GameSpec offers ``exact_evaluation``:
+stick or reroll; Shut the Box, Pig and engine plug-ins through their compiled game
+graphs) a deterministic agent is also queried once at every decision of the game and its
+policy is evaluated exactly, without sampling: ``exact_value`` and ``exact_loss``. The
+exact path assumes the agent's choice depends on the decision state only (stick: the
+dice shown, queried with the points omitted).
 """
 
 from __future__ import annotations
@@ -311,130 +312,13 @@ def report_lines(ev: Evaluation) -> list[str]:
 
 
 def exact_value(agent: AgentFn, spec: GameSpec, rules: Any, seat: int = 1) -> tuple[float, int]:
-    """The agent's exact value from the start (its seat's terms) and the decisions queried.
+    """The agent's exact value from the start (its seat's terms) and the decisions queried,
+    through the game's ``exact_evaluation`` hook.
 
     NotImplementedError where the game has no exact path (e.g. Yatzy: too many states).
     """
-    from diceopt.games.engine_spec import EngineGameSpec
 
-    module = type(spec).__module__
-    if spec.id == "stick" and module == "diceopt.games.stick":
-        return _exact_stick(agent, spec, rules)
-    if spec.id == "shutbox" and module == "diceopt.games.shutbox":
-        return _exact_shutbox(agent, spec, rules, seat)
-    if spec.id == "pig" and module == "diceopt.games.pig":
-        return _exact_pig(agent, spec, rules, seat)
-    if isinstance(spec, EngineGameSpec) and spec.players_of(rules) == 1:
-        return _exact_engine(agent, spec, rules)
-    raise NotImplementedError(f"{spec.title} is too large to evaluate exactly; sampled only")
+    def choose(pos: Any, legal: list[str]) -> str:
+        return _choose(agent, spec, rules, pos, legal)
 
-
-def _exact_stick(agent: AgentFn, spec: GameSpec, rules: Any) -> tuple[float, int]:
-    from diceopt.games.stick import StickPosition, evaluate_stick_policy, parse_hold
-
-    lat = rules.lattice
-    policy: dict[int, int | None] = {}
-    for i in lat.full():
-        pos = StickPosition(tuple(int(c) for c in lat.counts[i]), None)
-        action = _choose(agent, spec, rules, pos, legal_of(spec.advise(rules, pos)))
-        held = parse_hold(rules, pos.roll, action)
-        policy[int(i)] = None if (held == pos.roll).all() else lat.index(held)
-    return float(evaluate_stick_policy(rules, policy)), len(policy)
-
-
-def _exact_graph(
-    graph: Any,
-    objective: Any,
-    optimal: np.ndarray,
-    agent_edges: Callable[[int], int],
-    agent_nodes: np.ndarray,
-) -> float:
-    """Value at node 0 when ``agent_nodes`` follow ``agent_edges`` and the rest ``optimal``."""
-    from diceopt.engine import evaluate_policy
-
-    policy = optimal.copy()
-    for s in agent_nodes.tolist():
-        policy[s] = agent_edges(s)
-    return float(evaluate_policy(graph, policy, objective).values[0])
-
-
-def _edge_of(graph: Any, s: int, wanted: str, text_of: Callable[[Any], str]) -> int:
-    for e in range(int(graph.start[s]), int(graph.start[s + 1])):
-        if text_of(graph.actions[e]) == wanted:
-            return e
-    raise InputError(f"action {wanted!r} has no edge at node {s}")
-
-
-def _exact_shutbox(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[float, int]:
-    from diceopt.engine.compile import DECISION
-    from diceopt.games.shutbox import action_text, position_of_state, solved
-
-    sol = solved(rules)
-    g = sol.graph
-    decisions = np.flatnonzero(g.kind == DECISION)
-    if rules.players == 2:
-        decisions = decisions[g.player[decisions] == seat - 1]
-
-    def edge(s: int) -> int:
-        pos = position_of_state(g.states[s])
-        legal = sorted(
-            action_text(g.actions[e]) for e in range(int(g.start[s]), int(g.start[s + 1]))
-        )
-        return _edge_of(g, s, _choose(agent, spec, rules, pos, legal), action_text)
-
-    value = _exact_graph(g, sol.solution.objective, sol.policy, edge, decisions)
-    if rules.players == 2 and seat == 2:
-        value = 1.0 - value
-    return value, len(decisions)
-
-
-def _exact_engine(agent: AgentFn, spec: Any, rules: Any) -> tuple[float, int]:
-    from diceopt.engine.compile import DECISION
-
-    graph, solution, policy = spec.solved(rules)
-    decisions = np.flatnonzero(graph.kind == DECISION)
-
-    def edge(s: int) -> int:
-        pos = graph.states[s]
-        action = _choose(agent, spec, rules, pos, legal_of(spec.advise(rules, pos)))
-        return _edge_of(graph, s, action, str)
-
-    return _exact_graph(graph, solution.objective, policy, edge, decisions), len(decisions)
-
-
-def _exact_pig(agent: AgentFn, spec: GameSpec, rules: Any, seat: int) -> tuple[float, int]:
-    """Pig's graph is written from the mover's point of view (one node serves both
-    players), so the agent against the optimal player runs on two copies of it: copy 0
-    where the first player moves, copy 1 the second; a hand-over edge crosses copies."""
-    from diceopt.engine import compile_arrays, evaluate_policy
-    from diceopt.engine.compile import DECISION
-    from diceopt.games.pig import HOLD, ROLL, PigPosition, decode_node, graph_for, solved
-
-    g = graph_for(rules)
-    sol = solved(rules)
-    n, m = g.num_states, g.num_edges
-    flip = g.flip.astype(np.int64)
-    target = np.concatenate([g.target + n * flip, g.target + n * (1 - flip)])
-    start = np.concatenate([g.start[:-1], g.start + m])
-    doubled = compile_arrays(
-        np.concatenate([g.kind, g.kind]),
-        start,
-        target,
-        np.concatenate([g.prob, g.prob]),
-        reward=np.concatenate([g.reward, g.reward]),
-        terminal_value=np.concatenate([g.terminal_value, g.terminal_value]),
-        flip=np.concatenate([g.flip, g.flip]),
-    )
-    optimal = sol.policy
-    policy = np.concatenate([optimal, np.where(optimal >= 0, optimal + m, -1)])
-    decisions = np.flatnonzero(g.kind == DECISION)
-    offset = 0 if seat == 1 else n
-    for s in decisions.tolist():
-        me, opponent, turn, _ = decode_node(rules.goal, s)
-        pos = PigPosition(me, opponent, turn, seat - 1)
-        action = _choose(agent, spec, rules, pos, [HOLD, ROLL])
-        policy[s + offset] = (
-            int(g.start[s]) + (0 if action == HOLD else 1) + (m if seat == 2 else 0)
-        )
-    value = float(evaluate_policy(doubled, policy, sol.solution.objective).values[0])
-    return (value if seat == 1 else 1.0 - value), len(decisions)
+    return spec.exact_evaluation(rules, choose, seat)

@@ -36,15 +36,15 @@ __all__ = [
     "register_all",
 ]
 
-NAMES = {"stick": "Stick", "yatzy": "Yatzy", "shutbox": "ShutTheBox", "pig": "Pig"}
 GYM_IDS: dict[str, dict[str, Any]] = {}  # Gymnasium id -> keyword arguments of DiceEnv
 AEC_IDS: dict[str, tuple[str, dict[str, Any]]] = {}  # AEC id -> (kind, keyword arguments)
 
 
 def env_name(spec: GameSpec) -> str:
-    """The environment name of a game: built-in names, else its title in CamelCase."""
-    if spec.id in NAMES and type(spec).__module__.startswith("diceopt.games"):
-        return NAMES[spec.id]
+    """The environment name of a game: its spec's ``env_name``, else its title in
+    CamelCase."""
+    if spec.env_name:
+        return spec.env_name
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", spec.title) if w)
 
 
@@ -67,8 +67,8 @@ def register_all() -> None:
         name = env_name(spec)
         if spec.players_of(spec.rules()) == 1:
             _register_gym(f"diceopt/{name}-v0", {"game": spec.id})
-            if spec.id == "yatzy" and name == "Yatzy":
-                _register_gym("diceopt/Yahtzee-v0", {"game": "yatzy", "variant": "american"})
+            for preset, rules in spec.env_presets.items():
+                _register_gym(f"diceopt/{preset}-v0", {"game": spec.id, **rules})
             AEC_IDS.setdefault(f"diceopt/{name}Duel-v0", ("duel", {"game": spec.id}))
         if spec.players == 2:
             variant = _two_player_variant(spec)

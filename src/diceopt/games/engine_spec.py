@@ -10,7 +10,7 @@ from it (a game that shows a running total keeps it in its state).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from diceopt.advice import Advice, rank_actions
@@ -114,3 +114,40 @@ class EngineGameSpec(GameSpec):
 
         graph, solution, policy = self.solved(rules)
         return simulation_report(self, simulate(graph, policy, games, rng), solution.value)
+
+    def env_codec(self, rules: Any) -> Any:
+        """Environments: the distinct actions of the compiled graph (edge order) and one
+        entry, the position's node number."""
+        from diceopt.games.codec import Codec, observation
+
+        graph, _, _ = self.solved(rules)
+        seen: dict[str, None] = {}
+        for s in np.flatnonzero(graph.kind == DECISION):
+            for e in range(int(graph.start[s]), int(graph.start[s + 1])):
+                seen.setdefault(str(graph.actions[e]), None)
+        nvec = (int(graph.num_states),)
+
+        def encode(pos: Any, viewer: int = 0) -> np.ndarray:
+            return observation([self.node_of(rules, pos)], nvec)
+
+        return Codec(tuple(seen), nvec, ("node",), encode)
+
+    def exact_evaluation(
+        self, rules: Any, choose: Callable[[Any, list[str]], str], seat: int = 1
+    ) -> tuple[float, int]:
+        """The policy queried at every decision node of the compiled graph: its exact
+        value from the start (the objective's units). One-player rules only."""
+        from diceopt.games.exact import edge_of, mixed_policy_value
+
+        if self.players_of(rules) != 1:
+            return super().exact_evaluation(rules, choose, seat)
+        graph, solution, policy = self.solved(rules)
+        decisions = np.flatnonzero(graph.kind == DECISION)
+
+        def edge(s: int) -> int:
+            pos = graph.states[s]
+            legal = sorted(a.action for a in self.advise(rules, pos).actions)
+            return edge_of(graph, s, choose(pos, legal), str)
+
+        value = mixed_policy_value(graph, solution.objective, policy, edge, decisions)
+        return value, len(decisions)

@@ -632,6 +632,7 @@ class PigSpec(GameSpec):
 
     id = "pig"
     title = "Pig"
+    env_name = "Pig"
     summary = "Pig: two players race to a goal, each maximising P(win)"
     rules_help = (
         "On your turn roll a die as often as you like, adding the pips to a turn total;\n"
@@ -735,7 +736,7 @@ class PigSpec(GameSpec):
         **options: Any,
     ) -> Report:
         """The first player's win probability (stored solution, or a solve at ``tolerance``)."""
-        from diceopt.cli.common import check_plot_path, write_plot
+        from diceopt.output import check_plot_path, write_plot
 
         if tolerance is not None and not 0 < tolerance < 1:
             raise InputError(f"--tolerance must be between 0 and 1, got {tolerance}")
@@ -789,6 +790,60 @@ class PigSpec(GameSpec):
             ),
         )
 
+    def env_codec(self, rules: PigRules) -> Any:
+        """Environments: ``hold``, ``roll``; entries seen by ``viewer``: own banked points,
+        the other player's, and the turn total at risk (the mover's; environments add who
+        moves)."""
+        from diceopt.games.codec import Codec, observation
+
+        nvec = (rules.goal + rules.sides, rules.goal + rules.sides, rules.goal)
+        fields = ("my points", "opponent's points", "turn total")
+
+        def encode(pos: Any, viewer: int = 0) -> np.ndarray:
+            mine = pos.player == viewer
+            me, other = (pos.me, pos.opponent) if mine else (pos.opponent, pos.me)
+            return observation([me, other, pos.turn], nvec)
+
+        return Codec((HOLD, ROLL), nvec, fields, encode)
+
+    def exact_evaluation(
+        self, rules: PigRules, choose: Callable[[Any, list[str]], str], seat: int = 1
+    ) -> tuple[float, int]:
+        """The policy in ``seat`` against the optimal player, exactly (the seat's chance
+        of winning). Pig's graph is written from the mover's point of view (one node
+        serves both players), so this runs on two copies of it: copy 0 where the first
+        player moves, copy 1 the second; a hand-over edge crosses copies."""
+        from diceopt.engine import compile_arrays, evaluate_policy
+        from diceopt.engine.compile import DECISION
+
+        g = graph_for(rules)
+        sol = solved(rules)
+        n, m = g.num_states, g.num_edges
+        flip = g.flip.astype(np.int64)
+        target = np.concatenate([g.target + n * flip, g.target + n * (1 - flip)])
+        start = np.concatenate([g.start[:-1], g.start + m])
+        doubled = compile_arrays(
+            np.concatenate([g.kind, g.kind]),
+            start,
+            target,
+            np.concatenate([g.prob, g.prob]),
+            reward=np.concatenate([g.reward, g.reward]),
+            terminal_value=np.concatenate([g.terminal_value, g.terminal_value]),
+            flip=np.concatenate([g.flip, g.flip]),
+        )
+        optimal = sol.policy
+        policy = np.concatenate([optimal, np.where(optimal >= 0, optimal + m, -1)])
+        decisions = np.flatnonzero(g.kind == DECISION)
+        offset = 0 if seat == 1 else n
+        for s in decisions.tolist():
+            me, opponent, turn, _ = decode_node(rules.goal, s)
+            action = choose(PigPosition(me, opponent, turn, seat - 1), [HOLD, ROLL])
+            policy[s + offset] = (
+                int(g.start[s]) + (0 if action == HOLD else 1) + (m if seat == 2 else 0)
+            )
+        value = float(evaluate_policy(doubled, policy, sol.solution.objective).values[0])
+        return (value if seat == 1 else 1.0 - value), len(decisions)
+
     def main_job(self, out: Callable[[str], None] = print) -> None:
         """The published Pig figure, reproduced."""
         rules = PigRules()
@@ -808,7 +863,7 @@ def run_boundary(rules: PigRules, args: Any) -> int:
     """``diceopt pig boundary``: the hold-from table (or JSON) and an optional plot."""
     import math
 
-    from diceopt.cli.common import check_plot_path, print_json, write_plot
+    from diceopt.output import check_plot_path, print_json, write_plot
 
     goal = rules.goal
     step = args.step if args.step is not None else (BOUNDARY_STEP if goal > 20 else 1)

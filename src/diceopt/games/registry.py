@@ -36,6 +36,26 @@ Optional, for the web page and API (the defaults say "not offered"):
 9. ``tables(rules, need, **options)``: the stored tables an answer reads
    (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
    processes and answers "being built" instead of solving within a request.
+10. page metadata: ``featured`` (True: the page opens on this game the first time) and
+    ``page_sheet(rules)`` -> the score sheet's layout (``upper`` boxes,
+    ``bonus_threshold``, ``bonus``) as JSON data, or None: no sheet.
+
+Optional, for the research front ends (defaults: not offered):
+
+11. environments: ``env_codec(rules)`` -> a :class:`diceopt.games.codec.Codec` (the fixed
+    action list and observation encoding; None: no environments), ``env_name`` (the
+    environments' name, e.g. ``ShutTheBox``; empty: the title in CamelCase) and
+    ``env_presets`` (further one-player environments: name -> rules keyword arguments,
+    e.g. ``{"Yahtzee": {"variant": "american"}}``);
+12. ``exact_evaluation(rules, choose, seat)`` -> (the exact value from the start of a
+    policy, in seat ``seat``'s terms; the decisions queried), where ``choose(pos, legal)``
+    returns the policy's action among the sorted legal action texts: a deterministic
+    agent's policy evaluated without sampling (``diceopt.evaluate``). NotImplementedError
+    (the default) where the game has no exact path (e.g. too many states).
+
+Whatever a front end needs from a game comes through these hooks: no front end names a
+game's id or keeps a table keyed by game ids. :func:`offers` says whether a spec overrides
+an optional hook.
 
 Values are always in the mover's terms: the expected final score (points), or the
 probability that the player to move wins (a draw counts 1/2); ``regret`` is how much an
@@ -219,6 +239,9 @@ class GameSpec:
     computer_strategies: tuple[str, ...] = ()  # play against the computer: how it may play
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
+    featured: bool = False  # the page opens on this game the first time
+    env_name: str = ""  # the environments' name (empty: the title in CamelCase)
+    env_presets: Mapping[str, Mapping[str, Any]] = {}  # further environments: name -> rules
 
     # --- rules -----------------------------------------------------------------------
     def rules(self, variant: str | None = None, **params: Any) -> Any:
@@ -350,6 +373,26 @@ class GameSpec:
         builds what it reads on first use)."""
         return ()
 
+    # --- optional: page metadata, environments, exact evaluation -------------------------
+    def page_sheet(self, rules: Any) -> dict[str, Any] | None:
+        """The score sheet's layout for the page (``upper`` boxes, ``bonus_threshold``,
+        ``bonus``) as JSON data, or None: the game has no score sheet (the default)."""
+        return None
+
+    def env_codec(self, rules: Any) -> Any:
+        """The :class:`diceopt.games.codec.Codec` of the rules for environments (fixed
+        action list, observation encoding), or None: no environments (the default)."""
+        return None
+
+    def exact_evaluation(
+        self, rules: Any, choose: Callable[[Any, list[str]], str], seat: int = 1
+    ) -> tuple[float, int]:
+        """The exact value from the start (seat ``seat``'s terms, 1 or 2) when the seat's
+        decisions follow ``choose(pos, legal)`` (legal: the action texts, sorted; returns
+        one of them) and any other seat plays optimally; with the decisions queried.
+        NotImplementedError (the default): the game has no exact path."""
+        raise NotImplementedError(f"{self.title} is too large to evaluate exactly; sampled only")
+
     # --- what the rules make of the game (defaults: the class attributes) --------------
     def players_of(self, rules: Any) -> int:
         """Players under these rules (1 or 2); ``players`` is the most any rules have."""
@@ -395,6 +438,12 @@ class GameSpec:
         report = self.solve(self.rules())
         out(f"== {self.title} ==")
         out(f"optimal value from the start: {report.value:.9f} ({self.units})")
+
+
+def offers(spec: GameSpec, hook: str) -> bool:
+    """Whether ``spec`` overrides the optional method ``hook`` of GameSpec (e.g.
+    ``"env_codec"``), i.e. offers what it stands for; nothing is built or called."""
+    return getattr(type(spec), hook, None) is not getattr(GameSpec, hook)
 
 
 def simulation_report(

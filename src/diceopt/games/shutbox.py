@@ -1129,6 +1129,7 @@ class ShutSpec(GameSpec):
 
     id = "shutbox"
     title = "Shut the Box"
+    env_name = "ShutTheBox"
     summary = "one player (lowest score or best chance to shut) or two players (most wins)"
     rules_help = (
         "Tiles 1..N start open. Roll (two dice; one die once the open tiles sum to 6 or\n"
@@ -1392,6 +1393,50 @@ class ShutSpec(GameSpec):
             ),
         )
 
+    def env_codec(self, rules: ShutRules) -> Any:
+        """Environments: ``roll``, ``roll one die``, ``roll two dice``, ``end turn``, then
+        ``shut T ...`` for every set of tiles summing to 12 or less (by sum, then the
+        game's canonical order); entries: each tile open (0/1), the roll shown (0 = none
+        yet), player 2's target (0 = none: player 1's or the only player's position)."""
+        from diceopt.games.codec import Codec, observation
+
+        shut = [
+            action_text(tiles_of(m)) for roll in range(1, 13) for m in rules.moves(rules.full, roll)
+        ]
+        top = rules.total(rules.full)
+        nvec = (2,) * rules.tiles + (13, top + 1)
+        fields = tuple(f"tile {t} open" for t in range(1, rules.tiles + 1)) + ("roll", "target")
+
+        def encode(pos: Any, viewer: int = 0) -> np.ndarray:
+            tiles = [(pos.open >> t) & 1 for t in range(rules.tiles)]
+            return observation([*tiles, pos.roll or 0, pos.target or 0], nvec)
+
+        return Codec((ROLL, DICE_LABELS[1], DICE_LABELS[2], END_TURN, *shut), nvec, fields, encode)
+
+    def exact_evaluation(
+        self, rules: ShutRules, choose: Callable[[Any, list[str]], str], seat: int = 1
+    ) -> tuple[float, int]:
+        """The policy queried at every decision of the seat in the solved graph, the other
+        player optimal: its exact value (the seat's terms)."""
+        from diceopt.engine.compile import DECISION
+        from diceopt.games.exact import edge_of, mixed_policy_value
+
+        sol = solved(rules)
+        g = sol.graph
+        decisions = np.flatnonzero(g.kind == DECISION)
+        if rules.players == 2:
+            decisions = decisions[g.player[decisions] == seat - 1]
+
+        def edge(s: int) -> int:
+            edges = range(int(g.start[s]), int(g.start[s + 1]))
+            legal = sorted(action_text(g.actions[e]) for e in edges)
+            return edge_of(g, s, choose(position_of_state(g.states[s]), legal), action_text)
+
+        value = mixed_policy_value(g, sol.solution.objective, sol.policy, edge, decisions)
+        if rules.players == 2 and seat == 2:
+            value = 1.0 - value
+        return value, len(decisions)
+
     def main_job(self, out: Callable[[str], None] = print) -> None:
         """``make run`` section: one- and two-player results for 9 tiles."""
         rules = ShutRules()
@@ -1414,7 +1459,7 @@ class ShutSpec(GameSpec):
 def run_diff(rules: ShutRules, args: argparse.Namespace) -> int:
     """``shutbox diff``: the table (or JSON) of positions where the win-optimal and the
     score-optimal moves differ; returns the exit status."""
-    from diceopt.cli.common import print_json
+    from diceopt.output import print_json
 
     if args.limit is not None and args.limit < 0:
         raise InputError(f"--limit must be >= 0, got {args.limit}")

@@ -680,6 +680,7 @@ class StickSpec(GameSpec):
 
     id = "stick"
     title = "Stick or reroll"
+    env_name = "Stick"
     summary = "stick or reroll (the course dice game): hold dice, pay to reroll"
     rules_help = (
         "Roll n dice. Either stick: every value that shows on two or more dice flips to\n"
@@ -828,6 +829,41 @@ class StickSpec(GameSpec):
         """Seeded games of optimal play on the engine's simulator (final scores, points)."""
         sol = solved(rules)
         return simulation_report(self, play_games(sol, games, rng), sol.value)
+
+    def env_codec(self, rules: StickRules) -> Any:
+        """Environments: ``stick``, ``hold -`` and ``hold V ...`` for every multiset of
+        fewer than n dice (lattice order); entries: how many dice show each face (0..n)."""
+        from diceopt.games.codec import Codec, observation
+
+        lat = rules.lattice
+        holds = [
+            "hold " + (" ".join(format_value(v) for v in rules.values_of(lat.counts[i])) or "-")
+            for i in range(len(lat.counts))
+            if lat.size[i] < rules.dice
+        ]
+        nvec = (rules.dice + 1,) * rules.sides
+        fields = tuple(f"dice showing {format_value(v)}" for v in rules.die.values)
+        return Codec(
+            (STICK, *holds),
+            nvec,
+            fields,
+            lambda pos, viewer=0: observation(list(pos.counts), nvec),
+            points=lambda pos: pos.points,
+        )
+
+    def exact_evaluation(
+        self, rules: StickRules, choose: Callable[[Any, list[str]], str], seat: int = 1
+    ) -> tuple[float, int]:
+        """The policy queried once per roll shown (points omitted: the choice may depend on
+        the dice only), evaluated exactly (expected final score, points)."""
+        lat = rules.lattice
+        policy: dict[int, int | None] = {}
+        for i in lat.full():
+            pos = StickPosition(tuple(int(c) for c in lat.counts[i]), None)
+            action = choose(pos, sorted(a.action for a in self.advise(rules, pos).actions))
+            held = parse_hold(rules, pos.roll, action)
+            policy[int(i)] = None if (held == pos.roll).all() else lat.index(held)
+        return float(evaluate_stick_policy(rules, policy)), len(policy)
 
     def main_job(self, out: Callable[[str], None] = print) -> None:
         """3d6: the exact expectation and what discounted course agents leave behind."""

@@ -40,7 +40,7 @@ import numpy as np
 from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError, one_line
-from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game
+from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game, offers
 from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
 
@@ -139,7 +139,7 @@ def option_json(param: Parameter) -> dict[str, Any]:
 
 def has_distribution(spec: GameSpec) -> bool:
     """Whether the game gives score distributions (it overrides ``GameSpec.distribution``)."""
-    return type(spec).distribution is not GameSpec.distribution
+    return offers(spec, "distribution")
 
 
 def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -168,11 +168,8 @@ def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
 def page_sheet(spec: GameSpec, rules: Any) -> dict[str, Any]:
     """The score sheet's layout for the page (the spec's optional ``page_sheet(rules)``:
     ``upper`` boxes, ``bonus_threshold``, ``bonus``), as plain JSON; {} without one."""
-    hook = getattr(spec, "page_sheet", None)
-    if hook is None:
-        return {}
     try:
-        return jsonable(hook(rules) or {})
+        return jsonable(spec.page_sheet(rules) or {})
     except Exception as exc:  # the page then draws the sheet without a bonus line
         log.warning("%s: no sheet layout: %s", spec.id, one_line(exc))
         return {}
@@ -731,7 +728,7 @@ class GameTables:
                     "advise_options": [option_json(p) for p in spec.advise_options],
                     "distribution": has_distribution(spec),
                     "computer_strategies": list(spec.computer_strategies),
-                    "featured": bool(getattr(spec, "featured", False)),
+                    "featured": bool(spec.featured),
                 }
             )
         return {"games": out}

@@ -46,6 +46,11 @@ class BustSpec(EngineGameSpec):
     id = "bust"
     title = "Bust"
     summary = "roll to add pips, stop to score the total; over the limit scores 0"
+    rules_help = (
+        "Roll a die as often as you like, adding its pips to your total; stop to score the\n"
+        "total. A total above the limit scores nothing. Positions: 'total 7'. Actions:\n"
+        "'roll', 'stop'."
+    )
     units = "expected final score (points)"
     parameters = (
         Parameter("limit", "highest total that still scores", type=int),

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
-from diceopt.cli.common import games_count, seed_value
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
 from diceopt.games.yatzy.rules import (
@@ -33,6 +32,7 @@ from diceopt.games.yatzy.rules import (
 )
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_number
+from diceopt.options import games_count, seed_value
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
@@ -336,6 +336,14 @@ class YatzySpec(GameSpec):
 
     computer_strategies = ("expected", "win")
     featured = True  # the web page opens on Yatzy the first time
+    env_name = "Yatzy"
+    env_presets = {"Yahtzee": {"variant": "american"}}
+
+    def env_codec(self, rules: YatzyConfig) -> Any:
+        """Environments: keeps, then ``score CATEGORY`` (``diceopt.games.yatzy.codec``)."""
+        from diceopt.games.yatzy.codec import yatzy_codec
+
+        return yatzy_codec(rules)
 
     def page_sheet(self, rules: YatzyConfig) -> dict[str, Any]:
         """The web page's score sheet: the upper boxes and the bonus they earn."""
@@ -581,13 +589,13 @@ class YatzySpec(GameSpec):
         **options: Any,
     ) -> Report:
         """Optimal games grouped by state: mean, std, percentiles, rates and a histogram."""
-        from diceopt.cli.common import check_plot_path, write_plot
         from diceopt.games.yatzy.simulation import (
             histogram_lines,
             histogram_png,
             simulate,
             warm_up,
         )
+        from diceopt.output import check_plot_path, write_plot
 
         _no_saved_rerolls(rules, "simulate")
         check_plot_path(plot)

@@ -972,8 +972,8 @@ def summary_lines(dist: ScoreDistribution, box: str = "Yatzy (50)") -> list[str]
 
 def run_distribution(config: Any, args: Any) -> int:
     """``diceopt yatzy distribution [POSITION]``: the exact final-score distribution."""
-    from diceopt.cli.common import check_plot_path, print_json, write_plot
     from diceopt.games.yatzy.advice import format_position, parse_position
+    from diceopt.output import check_plot_path, print_json, write_plot
 
     check_plot_path(args.plot)
     rules = config.rules

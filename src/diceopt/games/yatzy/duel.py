@@ -308,7 +308,7 @@ def win_inputs(variant: str, expected: Any) -> tuple[Any, Any]:
 
 def run_duel(config: Any, args: Any) -> int:
     """``diceopt yatzy duel``: play, then the win rate with its interval (or JSON)."""
-    from diceopt.cli.common import print_json
+    from diceopt.output import print_json
     from diceopt.progress import Stage
 
     first = parse_strategy(args.first)

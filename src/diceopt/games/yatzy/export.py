@@ -39,12 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from diceopt.cli.common import check_output_path
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.kernel import YatzyTable
+from diceopt.output import check_output_path
 
 SOURCES = ("optimal", "random", "perturbed")
 FORMATS = ("parquet", "jsonl")
@@ -390,7 +390,7 @@ def export(
 
 def run_export(config: Any, args: Any) -> int:
     """``diceopt yatzy export``: write the rows; print what was written (or JSON)."""
-    from diceopt.cli.common import print_json
+    from diceopt.output import print_json
 
     check_export(args.out, args.format, getattr(args, "from"), args.eps)  # before the table
     info = export(

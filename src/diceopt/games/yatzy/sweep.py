@@ -142,8 +142,8 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
     """``diceopt yatzy sweep``: a table (or JSON) per theta and a frontier plot."""
     import time
 
-    from diceopt.cli.common import check_plot_path, print_json, write_plot
     from diceopt.games.yatzy.distribution import warm_up
+    from diceopt.output import check_plot_path, print_json, write_plot
 
     thetas = parse_thetas(args.thetas)
     check_plot_path(args.plot)

@@ -1037,7 +1037,7 @@ def run_targets(config: Any, args: Any) -> int:
     on stderr) and store it; where it is, seconds, size, P(final >= K) from the start."""
     import resource
 
-    from diceopt.cli.common import print_json
+    from diceopt.output import print_json
     from diceopt.progress import Stage
 
     t0 = time.perf_counter()
