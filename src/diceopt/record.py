@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from diceopt.errors import InputError
 from diceopt.games.registry import GameSpec
+from diceopt.lazy import numpy as np
 
 DECISION = "=>"  # a graded decision
 MOVE = "->"  # a move that is not graded (the only legal one, or the other player's)

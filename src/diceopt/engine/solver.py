@@ -58,7 +58,7 @@ class Objective:
             raise InputError(
                 f"unknown objective {self.kind!r}; choose from {', '.join(OBJECTIVES)}"
             )
-        if not np.isfinite(self.theta):
+        if not math.isfinite(self.theta):
             raise InputError(f"theta must be finite, got {self.theta}")
 
     @property
