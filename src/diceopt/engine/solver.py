@@ -30,6 +30,7 @@ value is then that of the player to move. ``minimize`` reverses every decision.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
