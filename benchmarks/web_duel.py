@@ -4,14 +4,17 @@ Starts ``diceopt serve`` on 127.0.0.1 (a free port, one worker, ``--wait-warm``)
 subprocess and plays ``--games`` whole Yatzy games against each computer strategy
 (``expected``, ``win``) over HTTP with httpx, one request at a time, as the page does:
 
-- ``duel/new``: a new game (the first roll and the win probability of the first turn);
+- ``duel/new``: a new game (the first roll), asked without the estimate (``estimate``
+  false), which comes in a second request, as on the page:
+- ``duel/estimate``: the human's win probability at the start of each turn, for the
+  opponent model it names (the computer's strategy);
 - ``advice``: the expected-score advice of each decision (what the page shows first);
 - ``advice_opponent``: the second kind of hint, the advice to beat this computer from
   here (``/api/advice`` with ``opponent`` = the computer's side, ``opponent_plays`` = its
   strategy), with its win probability: asked once per decision, like the page;
 - ``duel/apply``: each move; ``duel/apply_keep`` (a keep, the turn goes on) and
-  ``duel/apply_turn`` (a category written: the computer's whole turn, the next roll and
-  the win probability at the start of the next turn) are also given apart.
+  ``duel/apply_turn`` (a category written: the computer's whole turn and the next roll)
+  are also given apart.
 
 The human side plays the best expected-score move (the first action of ``advice``).
 The tables are loaded or built before the clock starts (not timed: ``diceopt serve
@@ -88,11 +91,15 @@ def play_game(
 ) -> float:
     """One whole game; the human's result (1 win, 1/2 draw, 0 loss)."""
     game = {"game": "yatzy", "variant": variant}
-    data = post(client, "/api/duel/new", {**game, "strategy": strategy, "seed": seed}, times,
-                "duel/new")  # fmt: skip
+    body = {**game, "strategy": strategy, "seed": seed, "estimate": False}
+    data = post(client, "/api/duel/new", body, times, "duel/new")
     step = 0
     while not data["game_over"]:
         state = data["state"]
+        if data["you"]["rerolls"] == 2:  # a turn's start
+            estimate = post(client, "/api/duel/estimate", {**game, "state": state}, times,
+                            "duel/estimate")  # fmt: skip
+            assert 0.0 <= estimate["win_probability"] <= 1.0
         advice = post(client, "/api/advice", {**game, "position": state["you"]}, times, "advice")
         hint = {**game, "position": state["you"], "opponent": state["computer"],
                 "opponent_plays": strategy}  # fmt: skip
@@ -100,7 +107,8 @@ def play_game(
         action = advice["actions"][0]["action"]
         kind = "duel/apply_turn" if action.startswith("score") else "duel/apply_keep"
         step += 1
-        body = {**game, "state": state, "action": action, "seed": seed * 1000 + step}
+        body = {**game, "state": state, "action": action, "seed": seed * 1000 + step,
+                "estimate": False}  # fmt: skip
         data = post(client, "/api/duel/apply", body, times, kind)
         times.setdefault("duel/apply", []).append(times[kind][-1])
     return float(data["result"])
@@ -153,7 +161,7 @@ def main() -> None:
                 for k, v in line["requests"].items():
                     worst[k] = max(worst.get(k, 0.0), v["p95_ms"])
         moves = max(worst["duel/new"], worst["duel/apply"])
-        win = worst["advice_opponent"]
+        win = max(worst["advice_opponent"], worst["duel/estimate"])
         print(
             json.dumps(
                 {

@@ -487,12 +487,30 @@ class YatzySpec(GameSpec):
             "plot": None,
         }
 
-    def versus_start(self, rules: YatzyConfig, strategy: str, rng: np.random.Generator) -> Versus:
+    def versus_start(
+        self,
+        rules: YatzyConfig,
+        strategy: str,
+        rng: np.random.Generator,
+        estimate: bool = True,
+    ) -> Versus:
         """A game against the computer (see ``games.yatzy.versus``): the first roll."""
         _no_saved_rerolls(rules, "play against the computer")
         from diceopt.games.yatzy.versus import start
 
-        return start(rules, strategy, rng)
+        return start(rules, strategy, rng, estimate)
+
+    def versus_estimate(
+        self, rules: YatzyConfig, you: Any, computer: Any, strategy: str
+    ) -> tuple[float, str]:
+        """Your estimated chance of winning at the start of your turn, and what it is (see
+        ``games.yatzy.versus.estimate``)."""
+        _no_saved_rerolls(rules, "play against the computer")
+        from diceopt.games.yatzy.versus import estimate, win_text
+
+        pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
+        strategy = strategy.strip().lower()
+        return estimate(rules, pos, computer, strategy), win_text(strategy)
 
     def versus_play(
         self,
@@ -502,14 +520,16 @@ class YatzySpec(GameSpec):
         strategy: str,
         action: str,
         rng: np.random.Generator,
+        estimate: bool = True,
     ) -> Versus:
         """Your action; after a written category the computer's whole turn, your next roll
-        and your estimated chance of winning (see ``games.yatzy.versus``)."""
+        and (``estimate``) your estimated chance of winning (see ``games.yatzy.versus``)."""
         from diceopt.games.yatzy.versus import check_strategy, play
 
         strategy = check_strategy(strategy)
         pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
-        return play(rules, pos, computer, strategy, self.canonical_action(rules, pos, action), rng)
+        action = self.canonical_action(rules, pos, action)
+        return play(rules, pos, computer, strategy, action, rng, estimate)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
