@@ -454,8 +454,10 @@ class YatzySpec(GameSpec):
     ) -> tuple:
         """The tables an answer reads (see ``games.yatzy.tables.needed``): the expected-score
         table; with a target or an opponent, or against the computer, the target rows from
-        the start; for an opponent who plays to win, the theta -0.05 / +0.05 tables. With
-        ``pos``, InputError (one line) for a request that would fail once they are built."""
+        the start; for an opponent who plays to win, the theta -0.05 / +0.05 tables;
+        against the computer, the stored distributions of the first turns' states under
+        each of those (``games.yatzy.early``). With ``pos``, InputError (one line) for a
+        request that would fail once they are built."""
         from diceopt.games.yatzy.tables import needed
 
         return needed(rules, need, pos, **options)

@@ -320,7 +320,9 @@ def points_to_come(table: Any, mask: int, flag: int, upper: int) -> np.ndarray:
     (``mask``, ``flag``, ``upper``) under ``table``'s policy: the exact distribution
     (:func:`diceopt.games.yatzy.distribution.distribution`), kept for the process's
     next asks (the last PMF_CACHE_SIZE states; a read-only array). From the start of a
-    Scandinavian game about 3 s, after one turn about 1 s, after five 0.1 s (2 cores)."""
+    Scandinavian game about 3 s, after one turn about 1 s, after five 0.1 s (2 cores),
+    unless the stored rows of the first turns are loaded
+    (:mod:`diceopt.games.yatzy.early`): then at once."""
     from diceopt.games.yatzy.distribution import distribution
 
     key = (id(table), int(mask), int(flag), int(upper))
@@ -329,7 +331,12 @@ def points_to_come(table: Any, mask: int, flag: int, upper: int) -> np.ndarray:
         if hit is not None and hit[0] is table:
             _PMFS.move_to_end(key)
             return hit[1]
-    pmf = distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
+    from diceopt.games.yatzy.early import lookup
+
+    early = lookup(table)  # the first turns' rows, when they are loaded (the same numbers)
+    pmf = early.pmf(mask, flag, upper) if early is not None else None
+    if pmf is None:
+        pmf = distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
     pmf.flags.writeable = False
     with _PMFS_LOCK:
         _PMFS[key] = (table, pmf)  # the table kept with it: its id is not reused meanwhile
