@@ -11,8 +11,8 @@ are computed once, in one backward pass over every state
 numbers the pass from one state gives), and stored memory-mapped beside the other
 tables (objective ``early-pmfs``; arrays ``values`` (the rows end to end), ``off``,
 ``length``, ``keys`` (sorted flat state keys) and ``rows`` (each key's row)).
-Scandinavian: about 20 s per table on 2 cores (1.5 GB of memory while it runs), about
-0.1 GB stored.
+Scandinavian: about 15-30 s per table on 2 cores (1.5 GB of memory while it runs), 17 MB
+stored.
 """
 
 from __future__ import annotations
