@@ -873,7 +873,9 @@ AHEAD_OF_ME = (
 )
 
 
-def test_against_the_computer_both_hints_where_they_differ_on_a_phone(page, live_server):
+def test_against_the_computer_both_hints_where_they_differ_on_a_phone(
+    page, live_server, artifacts_dir
+):
     page.set_viewport_size({"width": 390, "height": 844})
     query = urlencode(
         {**FORCED, "mode": "play", "pos": BEHIND, "vs": "expected", "computer": AHEAD_OF_ME}
@@ -903,6 +905,7 @@ def test_against_the_computer_both_hints_where_they_differ_on_a_phone(page, live
     for sel in ("#play-dice", "#play-best", "#win-hint", "#play-sheet tr[data-cat]"):
         assert in_viewport(page, sel), sel
     assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-two-hints.png"))
     # the move for the score played: the next decision gets its own second hint
     page.click("#play-best")
     page.wait_for_function(
