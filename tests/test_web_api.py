@@ -1350,6 +1350,97 @@ def bad_state(**changes: Any) -> dict[str, Any]:
     return state | changes
 
 
+def test_duel_without_the_estimate_then_the_estimate_apart(client):
+    # the page asks for the move without the estimate, then for the estimate: the same
+    # number as the answer that carries it, for the opponent model it names
+    for strategy in ("expected", "win"):
+        body = {"strategy": strategy, "seed": 11}
+        full = duel(client, "/api/duel/new", body)
+        quick = duel(client, "/api/duel/new", {**body, "estimate": False})
+        assert quick["win_probability"] is None
+        assert {**quick, "win_probability": full["win_probability"]} == full
+        apart = client.post("/api/duel/estimate", json={**FORCED, "state": quick["state"]})
+        assert apart.status_code == 200, apart.text
+        apart = apart.json()
+        assert set(apart) == {"win_probability", "win_probability_is"}
+        assert apart["win_probability"] == full["win_probability"]
+        assert apart["win_probability_is"] == full["win_probability_is"]
+        assert strategy in apart["win_probability_is"]
+        # a whole turn: the estimate at the start of the next one
+        state = quick["state"]
+        for action in ("keep -", "keep -", "score ones"):
+            step = {"state": state, "action": action, "seed": 2}
+            done = duel(client, "/api/duel/apply", {**step, "estimate": False})
+            assert done["win_probability"] is None
+            state = done["state"]
+        with_it = duel(client, "/api/duel/apply", step)
+        assert with_it["state"] == done["state"] and with_it["win_probability"] is not None
+        apart = client.post("/api/duel/estimate", json={**FORCED, "state": state}).json()
+        assert apart["win_probability"] == with_it["win_probability"]
+        assert apart["win_probability"] == pytest.approx(library_win(state), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"state": bad_state(strategy="lucky")}, 400, "unknown strategy"),
+        ({"state": bad_state(computer="filled ones | upper 1 | score 1")}, 400, "not level"),
+        ({"state": bad_state(you=MID.replace(" | score 9", ""))}, 400, "your score"),
+        ({"state": bad_state(computer='{"filled": []')}, 400, "malformed JSON"),
+        ({"state": {"you": MID}}, 422, "state"),
+        ({}, 422, "state"),
+        ({"state": bad_state(), "estimate": True}, 422, "estimate"),
+    ],
+)
+def test_bad_estimate_requests_are_one_line_4xx(client, body, status, words):
+    assert_error(client.post("/api/duel/estimate", json={**FORCED, **body}), status, words)
+    bad = {**FORCED, "strategy": "win", "estimate": "no"}
+    assert_error(client.post("/api/duel/new", json=bad), 422, "estimate")
+    still_serving(client)
+
+
+# Late in a forced-order game and 20 points behind: the best move for the expected score
+# keeps two pairs (a full house), the best to beat this opponent keeps 5 5 6 (a chance at
+# the big categories still to come), a different move.
+BEHIND = (
+    "dice 1 1 5 5 6 | rerolls 2 | filled ones twos threes fours fives sixes one_pair "
+    "two_pairs three_of_a_kind four_of_a_kind small_straight large_straight | upper 63 "
+    "| score 150"
+)
+AHEAD_OF_ME = (
+    "filled ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind "
+    "four_of_a_kind small_straight large_straight | upper 63 | score 170"
+)
+
+
+def test_two_kinds_of_hint_differ_late_and_behind(client):
+    # the duel's state gives both: its ``you`` is the position, its ``computer`` the
+    # opponent of the second hint, its strategy how that opponent plays
+    plain = client.post("/api/advice", json={**FORCED, "position": BEHIND}).json()
+    body = {**FORCED, "position": BEHIND, "opponent": AHEAD_OF_ME, "opponent_plays": "expected"}
+    to_win = client.post("/api/advice", json=body)
+    assert to_win.status_code == 200, to_win.text
+    to_win = to_win.json()
+    assert to_win["actions"] == forced_library(BEHIND, opponent=AHEAD_OF_ME)["actions"]
+    for_score, for_win = plain["actions"][0], to_win["actions"][0]
+    assert for_score["action"] == "keep 1 1 5 5" and for_win["action"] == "keep 5 5 6"
+    # by how much they differ: in win probability and in expected points
+    same_move = next(a for a in to_win["actions"] if a["action"] == for_score["action"])
+    gain = for_win["value"] - same_move["value"]
+    cost = for_score["value"] - for_win["expected"]
+    assert gain == pytest.approx(0.1861 - 0.1024, abs=5e-4) and gain > 0.05
+    assert cost == pytest.approx(183.97 - 182.53, abs=0.01) and cost > 1.0
+    # each hint's own number agrees with the other list
+    assert same_move["expected"] == pytest.approx(for_score["value"], abs=1e-9)
+    plain_of_win = next(a for a in plain["actions"] if a["action"] == for_win["action"])
+    assert plain_of_win["value"] == pytest.approx(for_win["expected"], abs=1e-9)
+    # level with this opponent: the chance is higher, the hints are the library's too
+    level = AHEAD_OF_ME.replace("score 170", "score 150")
+    even = client.post("/api/advice", json={**body, "opponent": level}).json()
+    assert even["actions"] == forced_library(BEHIND, opponent=level)["actions"]
+    assert even["actions"][0]["value"] > for_win["value"] + 0.2
+
+
 @pytest.mark.parametrize(
     "path, body, status, words",
     [

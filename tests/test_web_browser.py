@@ -10,6 +10,7 @@ too big for the suite).
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -818,6 +819,8 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
         assert page.locator("#play-position").get_attribute("data-position") == data["state"]["you"]
         turns = len(data["you"]["filled"]) + 1
         page.wait_for_selector(f"#win-estimate[data-turns='{turns}']")
+        # the second hint: the best move to beat the computer, under the best move
+        page.wait_for_selector("#best-move #win-hint[data-same]")
         last = last if data["win_probability"] is None else data["win_probability"]
         assert float(estimate.get_attribute("data-value")) == pytest.approx(last, abs=1e-12)
         if turn == 0:  # a reroll of every die first, then write the dice (forced order)
@@ -855,6 +858,62 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
     assert page.locator("#play-log tbody tr.opp").count() == 15
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-yatzy-duel-end.png"), full_page=True)
+
+
+# Late in a forced-order game and 20 points behind (tests/test_web_api.py): the best move
+# for the expected score and the best to beat the computer differ.
+BEHIND = (
+    "dice 1 1 5 5 6 | rerolls 2 | filled ones twos threes fours fives sixes one_pair "
+    "two_pairs three_of_a_kind four_of_a_kind small_straight large_straight | upper 63 "
+    "| score 150"
+)
+AHEAD_OF_ME = (
+    "filled ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind "
+    "four_of_a_kind small_straight large_straight | upper 63 | score 170"
+)
+
+
+def test_against_the_computer_both_hints_where_they_differ_on_a_phone(
+    page, live_server, artifacts_dir
+):
+    page.set_viewport_size({"width": 390, "height": 844})
+    query = urlencode(
+        {**FORCED, "mode": "play", "pos": BEHIND, "vs": "expected", "computer": AHEAD_OF_ME}
+    )
+    page.goto(f"{live_server}/#{query}")
+    page.wait_for_selector("body[data-ready='true']")
+    hint = page.locator("#win-hint")
+    page.wait_for_selector("#best-move #win-hint[data-same='false']")
+    plain = api(live_server, "/api/advice", {**FORCED, "position": BEHIND})["actions"]
+    to_win = api(
+        live_server,
+        "/api/advice",
+        {**FORCED, "position": BEHIND, "opponent": AHEAD_OF_ME, "opponent_plays": "expected"},
+    )["actions"]
+    assert page.locator("#play-best").get_attribute("data-action") == plain[0]["action"]
+    assert hint.get_attribute("data-action") == to_win[0]["action"] == "keep 5 5 6"
+    same = next(a for a in to_win if a["action"] == plain[0]["action"])
+    gain = to_win[0]["value"] - same["value"]
+    cost = plain[0]["value"] - to_win[0]["expected"]
+    assert float(hint.get_attribute("data-gain")) == pytest.approx(gain, abs=1e-12)
+    assert float(hint.get_attribute("data-cost")) == pytest.approx(cost, abs=1e-9)
+    text = hint.inner_text()
+    assert "keep 5 5 6" in text and f"{100 * to_win[0]['value']:.1f}%" in text, text
+    assert f"+{100 * gain:.1f}%" in text and f"−{cost:.2f} pts" in text, text
+    # the first screen still holds the dice, the best move, the hint and the sheet's box
+    page.evaluate("() => window.scrollTo(0, 0)")
+    for sel in ("#play-dice", "#play-best", "#win-hint", "#play-sheet tr[data-cat]"):
+        assert in_viewport(page, sel), sel
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-two-hints.png"))
+    # the move for the score played: the next decision gets its own second hint
+    page.click("#play-best")
+    page.wait_for_function(
+        """before => document.querySelector('#play-position').dataset.position !== before
+                     && document.querySelector('#best-move #win-hint[data-same]')""",
+        arg=BEHIND,
+    )
+    assert in_viewport(page, "#win-hint")
 
 
 def test_the_page_shows_a_table_being_built_and_asks_again(browser, tmp_path):

@@ -386,3 +386,39 @@ def test_main_job_section_names_its_game_count_and_interval(monkeypatch, capsys)
     games = [line for line in lines if "300 games, seed 0: win rate" in line]
     assert len(games) == 1 and "95% interval" in games[0] and "a small sample" in games[0]
     assert any(line.strip().startswith("mean final score: win ") for line in lines)
+
+
+def test_early_rows_are_the_distributions_of_the_first_turns():
+    # stored once, read back memory-mapped: the very numbers of a pass from each state,
+    # and ``points_to_come`` reads them (forced order: few states, small tables)
+    from diceopt.games.registry import get_game
+    from diceopt.games.yatzy import early as early_module
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.win import points_to_come
+
+    variant = "scandinavian-forced"
+    solved = get_solved(variant, 0.0, "float32")
+    table = early_module.early_table(variant)
+    assert table.build(None) is True and table.ready() and table.is_stored()
+    early_module._LOADED.clear()
+    assert not table.ready() and table.load() and table.ready()
+    rows = early_module.lookup(solved)
+    per = rows.flags * (rows.threshold + 1)
+    seen = 0
+    for key in rows.keys[:: max(1, rows.keys.size // 12)]:
+        mask, rest = divmod(int(key), per)
+        flag, upper = divmod(rest, rows.threshold + 1)
+        assert bin(mask).count("1") <= early_module.EARLY_FILLED
+        want = distribution(solved, mask=mask, flag=flag, upper=upper, base=None).pmf
+        assert np.array_equal(rows.pmf(mask, flag, upper), want)
+        assert np.array_equal(points_to_come(solved, mask, flag, upper), want)
+        seen += 1
+    assert seen >= 10
+    late = (1 << (early_module.EARLY_FILLED + 1)) - 1  # more boxes filled: not stored
+    assert rows.pmf(late, 0, 0) is None
+    spec = get_game("yatzy")
+    config = spec.rules(variant)
+    names = [t.name for t in spec.tables(config, "versus", strategy="win")]
+    assert sum("early distributions" in n for n in names) == 3  # theta 0, -0.05, +0.05
+    names = [t.name for t in spec.tables(config, "versus", strategy="expected")]
+    assert sum("early distributions" in n for n in names) == 1

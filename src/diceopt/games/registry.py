@@ -32,7 +32,9 @@ Optional, for the web page and API (the defaults say "not offered"):
 8. play against the computer: ``computer_strategies`` (how the computer may play; empty:
    not offered), ``versus_start(rules, strategy, rng)`` and ``versus_play(rules, you,
    computer, strategy, action, rng)`` -> :class:`Versus` (both sides, the computer's
-   moves, the result, the human's estimated chance of winning; ``POST /api/duel/...``).
+   moves, the result, the human's estimated chance of winning; ``POST /api/duel/...``;
+   ``estimate=False``: without that chance, asked apart with ``versus_estimate(rules,
+   you, computer, strategy)``, ``POST /api/duel/estimate``).
 9. ``tables(rules, need, **options)``: the stored tables an answer reads
    (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
    processes and answers "being built" instead of solving within a request.
@@ -342,9 +344,21 @@ class GameSpec:
         the probability of each score 0, 1, ...), or None: the game has none."""
         return None
 
-    def versus_start(self, rules: Any, strategy: str, rng: np.random.Generator) -> Versus:
+    def versus_start(
+        self, rules: Any, strategy: str, rng: np.random.Generator, estimate: bool = True
+    ) -> Versus:
         """A new game against the computer playing ``strategy`` (one of
-        ``computer_strategies``): the human's first position (dice rolled with ``rng``)."""
+        ``computer_strategies``): the human's first position (dice rolled with ``rng``);
+        ``estimate`` False: without the human's chance of winning (``versus_estimate``)."""
+        raise InputError(f"{self.title or self.id} has no play against the computer")
+
+    def versus_estimate(
+        self, rules: Any, you: Any, computer: Any, strategy: str
+    ) -> tuple[float, str]:
+        """The human's estimated chance of winning (0-1, a draw counting 1/2) at the start
+        of their turn (``you``: their position, text or JSON; ``computer``: its side as
+        ``Versus.computer`` wrote it) against the computer playing ``strategy``, and what
+        that number is, in words. InputError (one line) for bad input."""
         raise InputError(f"{self.title or self.id} has no play against the computer")
 
     def versus_play(
@@ -355,10 +369,13 @@ class GameSpec:
         strategy: str,
         action: str,
         rng: np.random.Generator,
+        estimate: bool = True,
     ) -> Versus:
         """The human plays ``action`` in ``you`` (a position, text or JSON); when that ends
         their turn the computer (``computer``: its side as ``Versus.computer`` wrote it)
-        plays a whole turn with ``strategy``. InputError (one line) for bad input."""
+        plays a whole turn with ``strategy`` (``estimate`` False: the answer leaves out the
+        human's chance of winning, see ``versus_estimate``). InputError (one line) for bad
+        input."""
         raise InputError(f"{self.title or self.id} has no play against the computer")
 
     def tables(

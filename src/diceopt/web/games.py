@@ -538,14 +538,38 @@ class GameTables:
             + " or ".join(spec.computer_strategies),
         )
 
-    def duel_new(self, game: str, variant: str, strategy: str, seed: int | None) -> dict[str, Any]:
-        """A new game against the computer (the human's first roll with ``seed``)."""
+    def duel_new(
+        self, game: str, variant: str, strategy: str, seed: int | None, estimate: bool = True
+    ) -> dict[str, Any]:
+        """A new game against the computer (the human's first roll with ``seed``);
+        ``estimate`` False: without the human's chance of winning (``duel_estimate``)."""
         spec = self.spec(game)
         strategy = self.check_strategy(spec, strategy)
         rules = self.rules(game, variant)
         rng = np.random.default_rng(seed)
-        versus = self.run(game, variant, lambda: spec.versus_start(rules, strategy, rng))
+        extra = {} if estimate else {"estimate": False}
+        versus = self.run(game, variant, lambda: spec.versus_start(rules, strategy, rng, **extra))
         return self._duel_data(spec, rules, strategy, versus)
+
+    def duel_estimate(self, game: str, variant: str, state: Mapping[str, Any]) -> bytes:
+        """JSON bytes of ``{"win_probability", "win_probability_is"}``: the human's
+        estimated chance of winning (0-1, a draw counting 1/2) at the start of their turn
+        in ``state`` (as an answer of ``duel_new`` / ``duel_apply`` gave it), cached."""
+        spec = self.spec(game)
+        strategy = self.check_strategy(spec, str(state["strategy"]))
+        rules = self.rules(game, variant)
+        options = {"computer": state["computer"], "strategy": strategy}
+        key = self._key(game, variant, state["you"], options, what="estimate")
+        body = self._cached(key)
+        if body is not None:
+            return body
+
+        def estimate() -> tuple[float, str]:
+            return spec.versus_estimate(rules, state["you"], state["computer"], strategy)
+
+        value, what = self.run(game, variant, estimate)
+        data = {"win_probability": float(value), "win_probability_is": what}
+        return self._store(key, dumps(data))
 
     def duel_apply(
         self,
@@ -554,16 +578,21 @@ class GameTables:
         state: Mapping[str, Any],
         action: str,
         seed: int | None,
+        estimate: bool = True,
     ) -> dict[str, Any]:
         """The human's action in a game against the computer (``state`` as the last answer
-        gave it); after a turn, the computer's whole turn (dice rolled with ``seed``)."""
+        gave it); after a turn, the computer's whole turn (dice rolled with ``seed``) and
+        (``estimate``) the human's chance of winning from their next turn."""
         spec = self.spec(game)
         strategy = self.check_strategy(spec, str(state["strategy"]))
         rules = self.rules(game, variant)
         rng = np.random.default_rng(seed)
+        extra = {} if estimate else {"estimate": False}
 
         def play() -> Versus:
-            return spec.versus_play(rules, state["you"], state["computer"], strategy, action, rng)
+            return spec.versus_play(
+                rules, state["you"], state["computer"], strategy, action, rng, **extra
+            )
 
         return self._duel_data(spec, rules, strategy, self.run(game, variant, play))
 

@@ -101,6 +101,8 @@ from diceopt.web.schemas import (
     ApplyRequest,
     DistributionOut,
     DuelApplyRequest,
+    DuelEstimateOut,
+    DuelEstimateRequest,
     DuelNewRequest,
     DuelOut,
     EvaluateOut,
@@ -555,8 +557,9 @@ def create_app(
         game = tables.spec(body.game).id
         await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
         return await guarded(
-            request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed
-        )
+            request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed,
+            body.estimate,
+        )  # fmt: skip
 
     @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
     async def duel_apply(body: DuelApplyRequest, request: Request) -> dict[str, Any]:
@@ -568,8 +571,19 @@ def create_app(
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         return await guarded(
             request, heavy_threads(), tables.duel_apply, game, variant, state, body.action,
-            body.seed,
+            body.seed, body.estimate,
         )  # fmt: skip
+
+    @app.post("/api/duel/estimate", response_model=DuelEstimateOut, responses=ERRORS)
+    async def duel_estimate(body: DuelEstimateRequest, request: Request) -> Response:
+        """Your estimated chance of winning from the start of your turn in ``state`` (what
+        /api/duel/new and /api/duel/apply answer unless asked with ``estimate`` false)."""
+        variant = tables.variant(body.game, body.variant)
+        game = tables.spec(body.game).id
+        state = body.state.model_dump()
+        await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
+        data = await guarded(request, heavy_threads(), tables.duel_estimate, game, variant, state)
+        return Response(data, media_type="application/json")
 
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:

@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+)
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -127,11 +134,22 @@ Strategy = Annotated[
 ]
 
 
+Estimate = Annotated[
+    StrictBool,
+    Field(
+        description="with your estimated chance of winning (default); false: "
+        "win_probability is null, asked apart (POST /api/duel/estimate) so that the move "
+        "comes at once"
+    ),
+]
+
+
 class DuelNewRequest(GameRequest):
     """Start a game against the computer playing ``strategy``."""
 
     strategy: Strategy
     seed: Seed = None
+    estimate: Estimate = True
 
 
 class DuelState(BaseModel):
@@ -149,6 +167,14 @@ class DuelApplyRequest(GameRequest):
     state: DuelState
     action: ActionText
     seed: Seed = None
+    estimate: Estimate = True
+
+
+class DuelEstimateRequest(GameRequest):
+    """Your estimated chance of winning at the start of your turn (``state`` as the last
+    /api/duel answer gave it)."""
+
+    state: DuelState
 
 
 class PreviewRequest(PositionRequest):
@@ -226,6 +252,13 @@ class DuelStateOut(BaseModel):
     strategy: str
     you: str = Field(description="your position (canonical text)")
     computer: str = Field(description="the computer's side between its turns")
+
+
+class DuelEstimateOut(BaseModel):
+    """Your estimated chance of winning from the start of your turn."""
+
+    win_probability: float = Field(description="0-1, a draw counting 1/2")
+    win_probability_is: str = Field(description="what it is (its opponent model), in words")
 
 
 class DuelOut(BaseModel):

@@ -461,8 +461,10 @@ class YatzySpec(GameSpec):
     ) -> tuple:
         """The tables an answer reads (see ``games.yatzy.tables.needed``): the expected-score
         table; with a target or an opponent, or against the computer, the target rows from
-        the start; for an opponent who plays to win, the theta -0.05 / +0.05 tables. With
-        ``pos``, InputError (one line) for a request that would fail once they are built."""
+        the start; for an opponent who plays to win, the theta -0.05 / +0.05 tables;
+        against the computer, the stored distributions of the first turns' states under
+        each of those (``games.yatzy.early``). With ``pos``, InputError (one line) for a
+        request that would fail once they are built."""
         from diceopt.games.yatzy.tables import needed
 
         return needed(rules, need, pos, **options)
@@ -494,12 +496,30 @@ class YatzySpec(GameSpec):
             "plot": None,
         }
 
-    def versus_start(self, rules: YatzyConfig, strategy: str, rng: np.random.Generator) -> Versus:
+    def versus_start(
+        self,
+        rules: YatzyConfig,
+        strategy: str,
+        rng: np.random.Generator,
+        estimate: bool = True,
+    ) -> Versus:
         """A game against the computer (see ``games.yatzy.versus``): the first roll."""
         _no_saved_rerolls(rules, "play against the computer")
         from diceopt.games.yatzy.versus import start
 
-        return start(rules, strategy, rng)
+        return start(rules, strategy, rng, estimate)
+
+    def versus_estimate(
+        self, rules: YatzyConfig, you: Any, computer: Any, strategy: str
+    ) -> tuple[float, str]:
+        """Your estimated chance of winning at the start of your turn, and what it is (see
+        ``games.yatzy.versus.estimate``)."""
+        _no_saved_rerolls(rules, "play against the computer")
+        from diceopt.games.yatzy.versus import estimate, win_text
+
+        pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
+        strategy = strategy.strip().lower()
+        return estimate(rules, pos, computer, strategy), win_text(strategy)
 
     def versus_play(
         self,
@@ -509,14 +529,16 @@ class YatzySpec(GameSpec):
         strategy: str,
         action: str,
         rng: np.random.Generator,
+        estimate: bool = True,
     ) -> Versus:
         """Your action; after a written category the computer's whole turn, your next roll
-        and your estimated chance of winning (see ``games.yatzy.versus``)."""
+        and (``estimate``) your estimated chance of winning (see ``games.yatzy.versus``)."""
         from diceopt.games.yatzy.versus import check_strategy, play
 
         strategy = check_strategy(strategy)
         pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
-        return play(rules, pos, computer, strategy, self.canonical_action(rules, pos, action), rng)
+        action = self.canonical_action(rules, pos, action)
+        return play(rules, pos, computer, strategy, action, rng, estimate)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""

@@ -265,6 +265,12 @@ def needed(config: Any, need: str = "advice", pos: Any = None, **options: Any) -
         to_win = True
     if to_win:
         tables += [expected_table(v, theta, dtype) for theta in RISK_THETAS]
+    if need == "versus" or need == "all" and to_win:
+        from diceopt.games.yatzy.early import early_table
+
+        # a game against the computer: the distributions of the first turns' states
+        thetas = (0.0, *RISK_THETAS) if to_win else (0.0,)
+        tables += [early_table(v, theta, dtype) for theta in thetas]
     seen: dict[str, Table] = {}
     for t in tables:
         seen.setdefault(t.name, t)

@@ -60,15 +60,16 @@ def _roll(rules: Any, rng: np.random.Generator) -> tuple[int, ...]:
     return tuple(sorted(int(d) for d in rng.integers(1, rules.sides + 1, size=rules.dice)))
 
 
-def start(config: Any, strategy: str, rng: np.random.Generator) -> Versus:
-    """A new game: the human's first roll (``rng``), empty sheets, the estimate."""
+def start(config: Any, strategy: str, rng: np.random.Generator, estimate: bool = True) -> Versus:
+    """A new game: the human's first roll (``rng``), empty sheets, the estimate (None
+    when not ``estimate``)."""
     from diceopt.games.yatzy.win import parse_opponent, win_probability
 
     strategy = check_strategy(strategy)
     rules = config.rules
     you = Position(_roll(rules, rng), 2, score=0)
     computer = parse_opponent({"filled": [], "upper": 0, "score": 0}, rules)
-    win = win_probability(config, you, computer, strategy)
+    win = win_probability(config, you, computer, strategy) if estimate else None
     return Versus(
         you,
         side_text(computer, rules),
@@ -103,6 +104,19 @@ def check_sides(config: Any, you: Position, computer: Any) -> Position:
     return theirs
 
 
+def estimate(config: Any, you: Position, computer: Any, strategy: str) -> float:
+    """The human's estimated P(win) + 1/2 P(draw) (0-1) with win-seeking play from the
+    start of their turn (``you``: its sheet and score; its dice and rerolls are ignored)
+    against the computer (its side, text or JSON) playing ``strategy``, the opponent model of
+    :func:`diceopt.games.yatzy.win.win_probability`: what :func:`start` and :func:`play`
+    answer at a turn's start. InputError (one line): as :func:`play`."""
+    from diceopt.games.yatzy.win import win_probability
+
+    strategy = check_strategy(strategy)
+    theirs = check_sides(config, you, computer)
+    return win_probability(config, you, theirs, strategy)
+
+
 def play(
     config: Any,
     you: Position,
@@ -110,6 +124,7 @@ def play(
     strategy: str,
     action: str,
     rng: np.random.Generator,
+    estimate: bool = True,
 ) -> Versus:
     """The human plays ``action`` (canonical text) in ``you``; when it writes a category the
     computer (``computer``: its side, text or JSON) plays its whole turn with ``strategy``
@@ -118,7 +133,8 @@ def play(
 
     InputError (one line): an unknown strategy, a bad side, a position without a score,
     sides that are not level (the human moves first: at the start of the human's turn both
-    have filled as many boxes), a game that is over, an illegal action.
+    have filled as many boxes), a game that is over, an illegal action. ``estimate``
+    False: ``win_probability`` None (ask :func:`estimate` apart).
     """
     from diceopt.games.yatzy.advice import apply_action
     from diceopt.games.yatzy.win import computer_turn, parse_opponent, win_probability
@@ -169,7 +185,7 @@ def play(
         )
     mine = replace(mine, dice=_roll(rules, rng))  # the human's next roll, after the computer
     events.append(f"your roll: dice {' '.join(map(str, mine.dice))}")
-    win = win_probability(config, mine, theirs, strategy)
+    win = win_probability(config, mine, theirs, strategy) if estimate else None
     return Versus(
         mine,
         side_text(theirs, rules),

@@ -45,7 +45,34 @@ function bestPanel(p, holds, byCat) {
     title: `${o.action}: loses ${fmtValue(o.regret)}`, onclick: () => choose(o) },
   el("span", { text: o.action }), el("small", { class: "loss", text: ` −${o.regret >= 0.01 ? o.regret.toFixed(2) : fmtValue(o.regret)}` })));
   box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }), go, value),
+    winHint(p, best),
     others.length ? el("div", { class: "next-best", role: "group", "aria-label": "next best, with what each loses" }, ...others) : "");
+}
+// Against the computer: the best move to beat it (p._win, its advice with the computer as
+// the opponent), one compact line; where it is not the best move for the score, by how
+// much it raises the chance of winning and what it costs in expected points.
+function winHint(p, best) {
+  const w = p._win;
+  if (!p.duel || !w || w.position !== p.position || !w.actions.length) return "";
+  const top = w.actions[0];
+  const same = w.actions.find((a) => a.action === best.action);
+  const pct = (x) => `${(100 * x).toFixed(1)}%`;
+  const line = el("p", { class: "win-hint", id: "win-hint", "data-action": top.action, "data-value": top.value });
+  const tag = el("span", { class: "tag", text: "To win" });
+  if (!same || top.value - same.value <= 1e-9) {
+    line.dataset.same = "true";
+    const p0 = same ? same.value : top.value;
+    line.title = `the best move for the score is also the best to beat the computer: ${pct(p0)} to win (estimate)`;
+    line.append(tag, ` the same move · ${pct(p0)} to win`);
+    return line;
+  }
+  const gain = top.value - same.value;
+  const cost = best.value - (top.expected ?? best.value);
+  Object.assign(line.dataset, { same: "false", gain: String(gain), cost: String(cost) });
+  line.title = `to beat the computer ${top.action} is better: ${pct(top.value)} to win (estimate), ` +
+    `${pct(gain)} more than ${best.action}, for ${fmtValue(cost)} fewer expected points`;
+  line.append(tag, " ", el("strong", { text: top.action }), ` · ${pct(top.value)} win (+${pct(gain)}) · −${cost.toFixed(2)} pts`);
+  return line;
 }
 const fmtValue = (x) => (Math.abs(x) < 5e-10 ? "0" : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4));
 const shortUnits = (u) => (!u ? "" : /probab/.test(u) ? "(win chance)" : /score|points/.test(u) ? "expected" : "");

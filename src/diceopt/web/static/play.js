@@ -129,7 +129,7 @@ async function newGame() {
     p._busy = true;
     if (p.duel) {
       const data = await api("/api/duel/new", {
-        game: p.game, variant: p.variant, strategy: p.duel.strategy, seed: nextSeed(p),
+        game: p.game, variant: p.variant, strategy: p.duel.strategy, seed: nextSeed(p), estimate: false,
       });
       p.record.push("~> new game");
       if (S.play === p) await duelStep(p, data);
@@ -189,11 +189,41 @@ async function duelStep(p, data) {
   if (typeof data.win_probability === "number") {
     d.estimates.push({ at: p.decisions, p: data.win_probability });
     d.estimateIs = data.win_probability_is;
+  } else if (!data.game_over && data.you && data.you.rerolls === 2) {
+    loadEstimate(p, data.state);  // asked apart, so the move shows at once; not awaited
   }
   const step = { position: data.state.you, position_json: data.you, game_over: data.game_over,
     to_move: 0, events: data.events, result: data.result };
   if (data.game_over) return finish(p, step);
   return showTurn(p, step);
+}
+// The user's chance of winning from the start of their turn (a second request: the move
+// is on screen meanwhile), added to the estimates once it comes.
+async function loadEstimate(p, state) {
+  const at = p.decisions;
+  try {
+    const data = await api("/api/duel/estimate", { game: p.game, variant: p.variant, state });
+    if (S.play !== p || !p.duel || p.duel.state !== state) return;
+    p.duel.estimates.push({ at, p: data.win_probability });
+    p.duel.estimateIs = data.win_probability_is;
+    renderPlay();
+    save();
+  } catch (err) { if (S.play === p) showError(err, "#play-message"); }
+}
+// The second kind of hint in a game against the computer: the advice to beat it from
+// here (its strategy as the opponent model), beside the best move for the expected score.
+async function loadWinHint(p, data) {
+  const d = p.duel;
+  if (!d || !d.state) return;
+  try {
+    const win = await api("/api/advice", {
+      game: p.game, variant: p.variant, position: data.position,
+      opponent: d.state.computer, opponent_plays: d.strategy,
+    });
+    if (S.play !== p || p.position !== data.position) return;
+    p._win = { position: data.position, actions: win.actions };
+    renderPlay();
+  } catch (err) { /* a help only: the best move for the score stays */ }
 }
 // After a step: the game ends, the optimal player moves (two-player games, seat 2), or
 // it is the user's turn.
@@ -227,9 +257,11 @@ async function showTurn(p, step) {
   p.valueIs = data.value_is;
   if (p.start === null) p.start = data.actions[0].value;
   p._points = {};
+  p._win = null;
   renderPlay();
   save();
   loadPoints(p, data);  // not awaited: the buttons work meanwhile
+  loadWinHint(p, data);
 }
 // What each open box would score with the dice shown (dice-sheet games), then redrawn.
 async function loadPoints(p, data) {
@@ -286,6 +318,7 @@ async function choose(option) {
     if (p.duel) {
       const data = await api("/api/duel/apply", {
         game: p.game, variant: p.variant, state: p.duel.state, action: option.action, seed: nextSeed(p),
+        estimate: false,
       });
       if (S.play !== p) return;
       const cat = Object.keys(sheetActions([option]))[0];
