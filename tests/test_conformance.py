@@ -271,12 +271,13 @@ def check_distribution(spec: GameSpec) -> None:
 
 def check_versus(spec: GameSpec) -> None:
     """Play against the computer: a game that names strategies for the computer offers
-    ``versus_start`` and ``versus_play`` and says which tables each strategy reads; one
-    that names none refuses in one line."""
+    ``versus_start``, ``versus_play`` and ``versus_estimate`` and says which tables each
+    strategy reads; one that names none refuses in one line."""
     strategies = spec.computer_strategies
     assert len(set(strategies)) == len(strategies), (spec.id, strategies)
     if strategies:
-        assert offers(spec, "versus_start") and offers(spec, "versus_play"), spec.id
+        hooks = ("versus_start", "versus_play", "versus_estimate")
+        assert all(offers(spec, hook) for hook in hooks), spec.id
         rules = small_rules(spec)
         for strategy in strategies:  # what a game against it reads (nothing is built)
             tables = spec.tables(rules, "versus", strategy=strategy)
