@@ -930,8 +930,11 @@ def test_the_page_shows_a_table_being_built_and_asks_again(browser, tmp_path):
         page.goto(f"{base}/#gated")
         message = page.locator("#message")
         message.wait_for(state="visible")
-        # "being built", or "about to be built" when the page asked before the build began
-        assert re.search(r"the gated table is (being|about to be) built", message.inner_text())
+        # the stage when the page asked: queued, loading (looking for a stored copy) or
+        # building; each says so, with the time so far
+        shown = message.inner_text()
+        assert re.search(r"the gated table is (about to be built|being loaded|being built)", shown)
+        assert "s so far" in shown
         assert "GET /api/tables" in message.inner_text()
         spec.gate.set()  # the build ends; the page asks again after Retry-After
         page.wait_for_selector("#advice tbody tr[data-action='a']", timeout=60_000)
