@@ -1082,6 +1082,13 @@ def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(pag
     # rounds shows the dice, the best move and, when writing is best, its box unscrolled
     page.set_viewport_size({"width": 390, "height": 844})
     open_game(page, live_server, "yatzy")
+    # the chosen game's tab is in view, though the tabs scroll sideways at this width
+    assert page.evaluate(
+        """() => { const nav = document.querySelector('#games');
+                   const a = nav.getBoundingClientRect();
+                   const b = nav.querySelector('button.on').getBoundingClientRect();
+                   return b.left >= a.left - 1 && b.right <= a.right + 1; }"""
+    )
     page.click("#mode-play")
     page.fill("#seed", "21")
     page.click("#new-game")
