@@ -414,7 +414,8 @@ async function advise(position, fromText = false) {
   try {
     const data = await api("/api/advice", { game: S.game, variant: S.variant, position, ...options });
     if (seq !== S.seq) return;
-    showError(null);
+    // an answer that arrives after the switch to play leaves play's messages alone
+    if (S.mode === "advise") showError(null);
     // probabilities (a target, an opponent) come with each action's expected final score
     const expected = data.actions.some((a) => typeof a.expected === "number");
     $("#advice th.expected").hidden = !expected;
