@@ -79,6 +79,9 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
     code = (
         f"from diceopt.cli import main\nassert main({advise!r}) == main({solve!r}) == 0\n"
         "import os\nassert os.environ['OPENBLAS_NUM_THREADS'] == '1'  # (numpy loads faster)\n"
+        "import sys\n"
+        "for name in ('shutil', 'tempfile'):  # (writing only; shutil brings bz2 and lzma)\n"
+        "    assert name not in sys.modules, name + ' was loaded'\n"
     )
     assert loaded_after(code) == []
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,8 @@ def check_output_path(path: str, what: str = "the output") -> Path:
     if not folder.is_dir():
         raise InputError(f"cannot write {path}: no such directory")
     try:
+        import tempfile  # (only when an output path is checked: advice does not load it)
+
         fd, probe = tempfile.mkstemp(prefix=".diceopt-", dir=folder)
     except OSError as exc:
         reason = exc.strerror or exc

@@ -12,9 +12,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from diceopt import __version__
+from diceopt.cli.common import HelpFormatter
 from diceopt.errors import InputError, SolveError, one_line
 from diceopt.interrupt import interruptible
 
@@ -25,6 +26,10 @@ NUMBER = re.compile(r"^-?(\d|\.\d)[\d.eE+\-/,]*$")
 
 class Parser(argparse.ArgumentParser):
     """argparse with one error line, ``diceopt: error: ...``, and exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to get help, then exit 2."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from diceopt.errors import InputError
 from diceopt.notation import parse_numbers
@@ -14,6 +16,33 @@ from diceopt.output import check_output_path as check_output_path
 from diceopt.output import check_plot_path as check_plot_path
 from diceopt.output import print_json as print_json
 from diceopt.output import write_plot as write_plot
+
+
+def help_width() -> int:
+    """Columns (characters) for help text, as argparse measures them by default: ``$COLUMNS``
+    or the terminal's width (80 when neither is known), less 2. Measured here without
+    ``shutil``, which argparse would import for it (and with it bz2 and lzma): start-up."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns, 12) - 2
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout at :func:`help_width`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24) -> None:
+        super().__init__(prog, indent_increment, max_help_position, help_width())
+
+
+class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """As :class:`HelpFormatter`, with descriptions printed as written (line breaks kept)."""
 
 
 def number_list(text: str) -> list[float]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diceopt.cli.common import (
+    RawDescriptionHelpFormatter,
     add_json_flag,
     check_output_path,
     games_count,
@@ -136,7 +137,7 @@ def register_game(
         spec.id,
         help=help_text(spec.summary),
         description=f"{spec.summary}\n\n{spec.rules_help}".rstrip(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
