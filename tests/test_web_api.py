@@ -1273,13 +1273,13 @@ def duel(client, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def library_win(state: dict[str, Any]) -> float:
-    from diceopt.games.yatzy.win import parse_opponent, win_probability
+    from diceopt.games.yatzy.win import parse_opponent, win_chance
 
     spec = get_game("yatzy")
     rules = spec.rules("scandinavian-forced")
     you = spec.parse(rules, state["you"])
     theirs = parse_opponent(state["computer"], rules.rules)
-    return win_probability(rules, you, theirs, state["strategy"])
+    return win_chance(rules, you, theirs, state["strategy"])
 
 
 def test_duel_new_is_seeded_with_empty_sheets_and_an_estimate(client):
@@ -1292,7 +1292,11 @@ def test_duel_new_is_seeded_with_empty_sheets_and_an_estimate(client):
     assert first["state"]["computer"] == "filled - | upper 0 | score 0"
     assert first["computer_moves"] == [] and first["result"] is None
     assert first["win_probability"] == pytest.approx(library_win(first["state"]))
-    assert 0.3 < first["win_probability"] < 0.7 and "estimate" in first["win_probability_is"]
+    assert 0.3 < first["win_probability"] < 0.5 + 1e-12
+    assert "exact for this model" in first["win_probability_is"]
+    # against the computer playing for the expected score, level sheets are an even game
+    even = duel(client, "/api/duel/new", {"strategy": "expected", "seed": 5})
+    assert even["win_probability"] == pytest.approx(0.5, abs=1e-9)
 
 
 def test_duel_turn_the_computer_plays_after_you_write(client):

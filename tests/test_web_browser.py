@@ -838,7 +838,7 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
             moves = page.locator("#computer-moves li").all_inner_texts()
             assert moves == [m["action"] for m in data["computer_moves"]]
             assert page.locator("#play-log tbody tr.opp").count() == 3
-            assert "%" in estimate.inner_text() and "estimate" in estimate.inner_text()
+            assert "%" in estimate.inner_text() and "exact for this model" in estimate.inner_text()
             assert no_horizontal_scroll(page)
             page.screenshot(path=str(artifacts_dir / "web-yatzy-duel.png"), full_page=True)
             # a typed action that is not legal: the error beside the action field

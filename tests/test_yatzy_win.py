@@ -309,6 +309,24 @@ def test_expected_against_itself_is_even(duel_inputs):
         assert abs(s.mean() - table.value) < 4 * s.std() / np.sqrt(s.size)
 
 
+@pytest.mark.parametrize("lead", [0, 3, -5])
+def test_the_chance_of_two_fixed_policies_is_exact_against_their_duel(duel_inputs, lead):
+    # win_chance's method: the two final scores have exact independent distributions and
+    # the chance is their convolution; a seeded duel of the same two policies agrees
+    # within 4 standard errors
+    table, _, _ = duel_inputs
+    risky = solve_table(DUEL, dtype="float32", theta=0.05)
+    ours = distribution(table, base=None).pmf
+    theirs = distribution(risky, base=None).pmf
+    exact = chance_to_beat(ours, theirs, lead)
+    res = play_duel(parse_strategy("expected"), parse_strategy("theta:0.05"), (table, risky),
+                    40_000, np.random.default_rng(11))  # fmt: skip
+    mine, other = res.scores[:, 0] + lead, res.scores[:, 1]
+    outcome = (mine > other) + 0.5 * (mine == other)
+    assert abs(outcome.mean() - exact) < 4 * outcome.std() / np.sqrt(outcome.size)
+    assert 0.05 < exact < 0.95  # a case where the two differ
+
+
 def test_win_beats_expected(duel_inputs):
     table, targets, dist = duel_inputs
     w, e = parse_strategy("win"), parse_strategy("expected")

@@ -32,9 +32,9 @@ Optional, for the web page and API (the defaults say "not offered"):
 8. play against the computer: ``computer_strategies`` (how the computer may play; empty:
    not offered), ``versus_start(rules, strategy, rng)`` and ``versus_play(rules, you,
    computer, strategy, action, rng)`` -> :class:`Versus` (both sides, the computer's
-   moves, the result, the human's estimated chance of winning; ``POST /api/duel/...``;
-   ``estimate=False``: without that chance, asked apart with ``versus_estimate(rules,
-   you, computer, strategy)``, ``POST /api/duel/estimate``).
+   moves, the result, the human's chance of winning for a model it names; ``POST
+   /api/duel/...``; ``estimate=False``: without that chance, asked apart with
+   ``versus_estimate(rules, you, computer, strategy)``, ``POST /api/duel/estimate``).
 9. ``tables(rules, need, **options)``: the stored tables an answer reads
    (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
    processes and answers "being built" instead of solving within a request.
@@ -156,8 +156,9 @@ class Versus:
     text and JSON that ``versus_play`` reads back; ``moves``: the computer's actions in
     this call, each with its position after it; ``events``: what happened, in words;
     ``result``: when over, the human's outcome (1 win, 1/2 draw, 0 loss);
-    ``win_probability``: the human's estimated chance of winning (a draw counting 1/2)
-    at the start of their turn, None in mid-turn; ``win_probability_is`` says what it is.
+    ``win_probability``: the human's chance of winning (a draw counting 1/2) at the
+    start of their turn, None in mid-turn; ``win_probability_is`` says what it is (the
+    model of both players' play it is exact for).
     """
 
     you: Any
@@ -355,7 +356,7 @@ class GameSpec:
     def versus_estimate(
         self, rules: Any, you: Any, computer: Any, strategy: str
     ) -> tuple[float, str]:
-        """The human's estimated chance of winning (0-1, a draw counting 1/2) at the start
+        """The human's chance of winning (0-1, a draw counting 1/2) at the start
         of their turn (``you``: their position, text or JSON; ``computer``: its side as
         ``Versus.computer`` wrote it) against the computer playing ``strategy``, and what
         that number is, in words. InputError (one line) for bad input."""

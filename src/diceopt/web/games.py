@@ -553,8 +553,9 @@ class GameTables:
 
     def duel_estimate(self, game: str, variant: str, state: Mapping[str, Any]) -> bytes:
         """JSON bytes of ``{"win_probability", "win_probability_is"}``: the human's
-        estimated chance of winning (0-1, a draw counting 1/2) at the start of their turn
-        in ``state`` (as an answer of ``duel_new`` / ``duel_apply`` gave it), cached."""
+        chance of winning (0-1, a draw counting 1/2; ``win_probability_is`` names its
+        model) at the start of their turn in ``state`` (as an answer of ``duel_new`` /
+        ``duel_apply`` gave it), cached."""
         spec = self.spec(game)
         strategy = self.check_strategy(spec, str(state["strategy"]))
         rules = self.rules(game, variant)

@@ -564,7 +564,8 @@ def create_app(
     @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
     async def duel_apply(body: DuelApplyRequest, request: Request) -> dict[str, Any]:
         """Your action; when it ends your turn, the computer's whole turn and your next
-        roll (dice rolled with ``seed``), with your estimated chance of winning."""
+        roll (dice rolled with ``seed``), with your chance of winning (exact for the model
+        it names)."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         state = body.state.model_dump()
@@ -576,8 +577,9 @@ def create_app(
 
     @app.post("/api/duel/estimate", response_model=DuelEstimateOut, responses=ERRORS)
     async def duel_estimate(body: DuelEstimateRequest, request: Request) -> Response:
-        """Your estimated chance of winning from the start of your turn in ``state`` (what
-        /api/duel/new and /api/duel/apply answer unless asked with ``estimate`` false)."""
+        """Your chance of winning (exact for the model it names) from the start of your
+        turn in ``state`` (what /api/duel/new and /api/duel/apply answer unless asked with
+        ``estimate`` false)."""
         variant = tables.variant(body.game, body.variant)
         game = tables.spec(body.game).id
         state = body.state.model_dump()

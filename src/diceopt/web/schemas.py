@@ -137,7 +137,7 @@ Strategy = Annotated[
 Estimate = Annotated[
     StrictBool,
     Field(
-        description="with your estimated chance of winning (default); false: "
+        description="with your chance of winning (exact for the model it names) (default); false: "
         "win_probability is null, asked apart (POST /api/duel/estimate) so that the move "
         "comes at once"
     ),
@@ -171,8 +171,8 @@ class DuelApplyRequest(GameRequest):
 
 
 class DuelEstimateRequest(GameRequest):
-    """Your estimated chance of winning at the start of your turn (``state`` as the last
-    /api/duel answer gave it)."""
+    """Your chance of winning (exact for the model it names) at the start of your turn
+    (``state`` as the last /api/duel answer gave it)."""
 
     state: DuelState
 
@@ -255,7 +255,7 @@ class DuelStateOut(BaseModel):
 
 
 class DuelEstimateOut(BaseModel):
-    """Your estimated chance of winning from the start of your turn."""
+    """Your chance of winning (exact for the model it names) from the start of your turn."""
 
     win_probability: float = Field(description="0-1, a draw counting 1/2")
     win_probability_is: str = Field(description="what it is (its opponent model), in words")
@@ -263,7 +263,7 @@ class DuelEstimateOut(BaseModel):
 
 class DuelOut(BaseModel):
     """A game against the computer after a call: both sides, the computer's moves, the
-    result and your estimated chance of winning at the start of your turn."""
+    result and your chance of winning (exact for the model it names) at the start of your turn."""
 
     state: DuelStateOut
     you: dict[str, Any] = Field(description="your position's JSON form")

@@ -512,8 +512,8 @@ class YatzySpec(GameSpec):
     def versus_estimate(
         self, rules: YatzyConfig, you: Any, computer: Any, strategy: str
     ) -> tuple[float, str]:
-        """Your estimated chance of winning at the start of your turn, and what it is (see
-        ``games.yatzy.versus.estimate``)."""
+        """Your chance of winning at the start of your turn (exact for the model it names),
+        and that model in words (see ``games.yatzy.versus.estimate``)."""
         _no_saved_rerolls(rules, "play against the computer")
         from diceopt.games.yatzy.versus import estimate, win_text
 
@@ -532,7 +532,7 @@ class YatzySpec(GameSpec):
         estimate: bool = True,
     ) -> Versus:
         """Your action; after a written category the computer's whole turn, your next roll
-        and (``estimate``) your estimated chance of winning (see ``games.yatzy.versus``)."""
+        and (``estimate``) your chance of winning (see ``games.yatzy.versus``)."""
         from diceopt.games.yatzy.versus import check_strategy, play
 
         strategy = check_strategy(strategy)

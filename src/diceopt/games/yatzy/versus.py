@@ -6,9 +6,11 @@ on until both sheets are full. Nothing is kept between calls: the state is the h
 position (with the dice of their turn) and the computer's side between its turns, its
 sheet and score (``filled ... | upper N | score S``, the opponent notation of
 :func:`diceopt.games.yatzy.win.parse_opponent`). At the start of each of the human's
-turns the answer carries the human's estimated chance of winning with win-seeking play
-from there (:func:`diceopt.games.yatzy.win.win_probability`, the computer's strategy as
-the opponent model).
+turns the answer carries the human's chance of winning if both play on as a named model
+(:func:`diceopt.games.yatzy.win.win_chance`, exact for that model): the human for the
+expected score, the computer for the expected score (strategy ``expected``, as it plays)
+or as the risk table that beats that play most often (strategy ``win``, a model of its
+win-seeking play, which reacts to the human's sheet turn by turn).
 """
 
 from __future__ import annotations
@@ -49,10 +51,16 @@ def side_json(pos: Position) -> dict[str, Any]:
 
 
 def win_text(strategy: str) -> str:
-    """What ``Versus.win_probability`` is."""
+    """What ``Versus.win_probability`` is: its model, in words."""
+    computer = (
+        "the computer playing for the expected score, as it does"
+        if strategy == "expected"
+        else "the computer modelled as the one risk table (theta 0 or +-0.05) that beats "
+        "that play most often (its real win-seeking play reacts to your sheet each turn)"
+    )
     return (
-        "your estimated probability of winning (a draw counting 1/2) with win-seeking play "
-        f"from the start of your turn, the computer playing {strategy}"
+        "your probability of winning (a draw counting 1/2), exact for this model: you play "
+        f"for the expected score from the start of your turn, {computer}"
     )
 
 
@@ -63,13 +71,13 @@ def _roll(rules: Any, rng: np.random.Generator) -> tuple[int, ...]:
 def start(config: Any, strategy: str, rng: np.random.Generator, estimate: bool = True) -> Versus:
     """A new game: the human's first roll (``rng``), empty sheets, the estimate (None
     when not ``estimate``)."""
-    from diceopt.games.yatzy.win import parse_opponent, win_probability
+    from diceopt.games.yatzy.win import parse_opponent, win_chance
 
     strategy = check_strategy(strategy)
     rules = config.rules
     you = Position(_roll(rules, rng), 2, score=0)
     computer = parse_opponent({"filled": [], "upper": 0, "score": 0}, rules)
-    win = win_probability(config, you, computer, strategy) if estimate else None
+    win = win_chance(config, you, computer, strategy) if estimate else None
     return Versus(
         you,
         side_text(computer, rules),
@@ -105,16 +113,16 @@ def check_sides(config: Any, you: Position, computer: Any) -> Position:
 
 
 def estimate(config: Any, you: Position, computer: Any, strategy: str) -> float:
-    """The human's estimated P(win) + 1/2 P(draw) (0-1) with win-seeking play from the
-    start of their turn (``you``: its sheet and score; its dice and rerolls are ignored)
-    against the computer (its side, text or JSON) playing ``strategy``, the opponent model of
-    :func:`diceopt.games.yatzy.win.win_probability`: what :func:`start` and :func:`play`
+    """The human's P(win) + 1/2 P(draw) (0-1) from the start of their turn (``you``: its
+    sheet and score; its dice and rerolls are ignored) against the computer (its side,
+    text or JSON) with ``strategy``, exact for the model :func:`win_text` names
+    (:func:`diceopt.games.yatzy.win.win_chance`): what :func:`start` and :func:`play`
     answer at a turn's start. InputError (one line): as :func:`play`."""
-    from diceopt.games.yatzy.win import win_probability
+    from diceopt.games.yatzy.win import win_chance
 
     strategy = check_strategy(strategy)
     theirs = check_sides(config, you, computer)
-    return win_probability(config, you, theirs, strategy)
+    return win_chance(config, you, theirs, strategy)
 
 
 def play(
@@ -137,7 +145,7 @@ def play(
     False: ``win_probability`` None (ask :func:`estimate` apart).
     """
     from diceopt.games.yatzy.advice import apply_action
-    from diceopt.games.yatzy.win import computer_turn, parse_opponent, win_probability
+    from diceopt.games.yatzy.win import computer_turn, parse_opponent, win_chance
 
     strategy = check_strategy(strategy)
     rules = config.rules
@@ -185,7 +193,7 @@ def play(
         )
     mine = replace(mine, dice=_roll(rules, rng))  # the human's next roll, after the computer
     events.append(f"your roll: dice {' '.join(map(str, mine.dice))}")
-    win = win_probability(config, mine, theirs, strategy) if estimate else None
+    win = win_chance(config, mine, theirs, strategy) if estimate else None
     return Versus(
         mine,
         side_text(theirs, rules),

@@ -382,6 +382,29 @@ def opponent_distribution(
     return pmf
 
 
+def win_chance(config: Any, mine: Position, opponent: Position, plays: str = "expected") -> float:
+    """P(win) + 1/2 P(draw) (0-1), exact for its model: from the start of ``mine``'s turn
+    (its sheet and score; its dice are ignored) it plays for the expected score to the
+    end, and ``opponent`` plays as :func:`opponent_distribution` models ``plays``
+    (``expected``: for the expected score; ``win``: the one risk table, fixed from now on,
+    that beats that play most often). Both final scores then have exact, independent
+    distributions (:func:`points_to_come`), and the chance is their convolution
+    (:func:`chance_to_beat`). 1, 1/2 or 0 when both have finished."""
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.advice import state_of
+
+    rules = config.rules
+    if mine.score is None or opponent.score is None:
+        raise InputError("the chance of winning needs both scores ('score N')")
+    if mine.over(rules):
+        ours = np.ones(1)
+    else:
+        table = get_solved(config.variant, 0.0, config.dtype)
+        ours = points_to_come(table, *state_of(mine, rules))
+    theirs = opponent_distribution(config, opponent, mine, plays)
+    return chance_to_beat(ours, theirs, float(mine.score) - float(opponent.score))
+
+
 def chance_to_beat(theirs: np.ndarray, ours: np.ndarray, lead: float) -> float:
     """P(X + lead > Y) + 1/2 P(X + lead = Y) for independent X ~ ``theirs`` and Y ~
     ``ours`` (pmfs over 0, 1, ... points), ``lead`` a whole number of points."""

@@ -283,7 +283,8 @@ function renderSummary(p) {
     el("span", { text: " in expectation." }));
   box.dataset.decisions = p.decisions;
 }
-// Both sheets, the computer's last turn and the user's estimated chance of winning.
+// Both sheets, the computer's last turn and the user's chance of winning (exact for its
+// model, which the small print names).
 function renderDuel(p) {
   const d = p && p.duel;
   $("#computer-box").hidden = !d;
@@ -299,6 +300,6 @@ function renderDuel(p) {
   box.dataset.turns = String(d.estimates.length);
   const you = p.json && typeof p.json.score === "number" ? num(p.json.score) : "–";
   const them = d.computer && typeof d.computer.score === "number" ? num(d.computer.score) : "–";
-  box.replaceChildren(el("strong", { text: `You ${you} · computer ${them} · your chance of winning (estimate): ${pct(last)}` }),
+  box.replaceChildren(el("strong", { text: `You ${you} · computer ${them} · your chance of winning: ${pct(last)}` }),
     el("small", { class: "why", text: ` ${d.estimateIs || ""}` }));
 }
