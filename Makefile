@@ -1,5 +1,5 @@
-# Two entry points: `make run` (the main job) and `make test` (lint, format check, the docs
-# build, tests).
+# Two entry points: `make run` (the main job) and `make test` (lint, format check, import
+# layers, type check, the docs build, tests).
 # Both create or reuse .venv with the package installed in editable mode.
 PYTHON ?= python3
 VENV := .venv
@@ -21,6 +21,7 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest -q
 

@@ -77,7 +77,7 @@ class EngineGameSpec(GameSpec):
         node = 0 if graph.kind[0] != 1 else advance(graph, 0, None, rng).node
         return graph.states[node]
 
-    def advise(self, rules: Any, pos: Hashable) -> Advice:
+    def advise(self, rules: Any, pos: Hashable, **options: Any) -> Advice:
         """Every action of the position's decision node with its value, best first."""
         graph, solution, _ = self.solved(rules)
         node = self.node_of(rules, pos)

@@ -51,6 +51,7 @@ from diceopt.notation import parse_int, parse_number, split_fields
 
 if TYPE_CHECKING:
     from diceopt.engine import CompiledGame, Objective, Solution
+    from diceopt.engine.solver import SolveOptions
 
 GOAL_MAX = 150
 SIDES_MAX = 20
@@ -387,7 +388,7 @@ def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution
     t0 = time.perf_counter()
     graph = build_graph(rules)
     t1 = time.perf_counter()
-    kwargs = {} if tolerance is None else {"tolerance": tolerance}
+    kwargs: SolveOptions = {} if tolerance is None else {"tolerance": tolerance}
     solution = solve(graph, win_objective(), **kwargs)
     t2 = time.perf_counter()
     return PigSolution(
@@ -701,7 +702,7 @@ class PigSpec(GameSpec):
             f"opponent {pos.opponent} (goal {rules.goal})"
         ]
 
-    def advise(self, rules: PigRules, pos: PigPosition) -> Advice:
+    def advise(self, rules: PigRules, pos: PigPosition, **options: Any) -> Advice:
         """Roll and hold with the mover's win probability, best first (stored values)."""
         values = solved(rules).action_values(pos.me, pos.opponent, pos.turn)
         order = [a for a in (HOLD, ROLL) if a in values]

@@ -755,7 +755,7 @@ class StickSpec(GameSpec):
         roll = reroll(rules, np.zeros(rules.sides, dtype=np.int64), rng)
         return StickPosition(tuple(int(c) for c in roll), 0.0)
 
-    def advise(self, rules: StickRules, pos: StickPosition) -> Advice:
+    def advise(self, rules: StickRules, pos: StickPosition, **options: Any) -> Advice:
         """Every hold (stick first among equals) with its expected points, best first."""
         sol = solved(rules)
         roll = pos.roll
