@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
@@ -101,8 +101,12 @@ class PigRules:
 # --- node numbers -------------------------------------------------------------------------
 
 
-def block_start(goal: int, me: int) -> int:
-    """First node of the blocks of a mover with ``me`` banked points."""
+Points = TypeVar("Points", int, "np.ndarray")  # a number of points, or an array of them
+
+
+def block_start(goal: int, me: Points) -> Points:
+    """First node of the blocks of a mover with ``me`` banked points (elementwise for an
+    array)."""
     return goal * me * (2 * goal - me)
 
 
@@ -593,7 +597,7 @@ def play_action(
         node = decision_node(g, pos.me, pos.opponent, pos.turn)
         edge = int(graph.start[node]) + (0 if action == HOLD else 1)
         step = advance(graph, node, edge, rng, stop_on_handover=True)
-    rolled = tuple(int(x) for x in step.labels)
+    rolled = tuple(int(cast(int, x)) for x in step.labels)  # the labels are the faces
     if step.node == win_node(g):
         final = PigPosition(pos.me + pos.turn + sum(rolled), pos.opponent, 0, pos.player)
         return PigStep(final, True, rolled, False)

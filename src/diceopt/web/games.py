@@ -127,7 +127,7 @@ def board_kind(position_json: Mapping[str, Any]) -> str:
 
 def option_json(param: Parameter) -> dict[str, Any]:
     """An advice option for /api/games: name, help, value type (int, float, text), choices."""
-    kind = {int: "int", float: "float"}.get(param.type, "text")
+    kind = "int" if param.type is int else "float" if param.type is float else "text"
     return {
         "name": param.name,
         "help": param.help,
