@@ -30,4 +30,4 @@ bench: $(STAMP)
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .ruff_cache .mypy_cache

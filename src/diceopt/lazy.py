@@ -34,7 +34,8 @@ class _Deferred(ModuleType):
                     _LOADING.add(name)  # its own code reads its attributes: no reload
                     try:
                         ModuleType.__getattribute__(self, "__spec__").loader.exec_module(self)
-                        self.__class__ = ModuleType  # type: ignore[assignment]  # the switch
+                        # now a plain module (a class switch the type checker cannot follow)
+                        self.__class__ = ModuleType  # type: ignore[assignment]
                     finally:
                         _LOADING.discard(name)
         return ModuleType.__getattribute__(self, attr)

@@ -255,8 +255,8 @@ class GameTables:
     def variant(self, game: str, variant: str | None) -> str:
         """The variant id (None or "" = the game's default); InputError if not offered."""
         spec = self.spec(game)
-        if variant in spec.variants:
-            return variant  # type: ignore[return-value]
+        if variant is not None and variant in spec.variants:
+            return variant
         return spec.variant_id(variant or None)
 
     def rules(self, game: str, variant: str) -> Any:
