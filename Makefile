@@ -1,5 +1,5 @@
-# Two entry points: `make run` (the main job) and `make test` (lint, format check, the docs
-# build, tests).
+# Two entry points: `make run` (the main job) and `make test` (lint, format check, import
+# layers, type check, the docs build, tests).
 # Both create or reuse .venv with the package installed in editable mode.
 PYTHON ?= python3
 VENV := .venv
@@ -21,6 +21,7 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest -q
 
@@ -29,4 +30,4 @@ bench: $(STAMP)
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site src/*.egg-info .pytest_cache .ruff_cache .mypy_cache

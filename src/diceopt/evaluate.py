@@ -192,7 +192,9 @@ def play_one(
         advice = spec.advise(rules, pos)
         if not two or spec.to_move(rules, pos) == seat - 1:
             action = _choose(agent, spec, rules, pos, legal_of(advice))
-            regret += advice.find(action).regret
+            entry = advice.find(action)
+            assert entry is not None  # _choose returns a legal action
+            regret += entry.regret
             decisions += 1
         else:
             action = advice.best.action

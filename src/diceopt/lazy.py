@@ -17,7 +17,7 @@ import importlib.util
 import sys
 import threading
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _LOCK = threading.RLock()
 _LOADING: set[str] = set()  # modules whose code runs now (in the thread holding _LOCK)
@@ -34,7 +34,8 @@ class _Deferred(ModuleType):
                     _LOADING.add(name)  # its own code reads its attributes: no reload
                     try:
                         ModuleType.__getattribute__(self, "__spec__").loader.exec_module(self)
-                        self.__class__ = ModuleType
+                        # now a plain module (a class switch the type checker cannot follow)
+                        self.__class__ = ModuleType  # type: ignore[assignment]
                     finally:
                         _LOADING.discard(name)
         return ModuleType.__getattribute__(self, attr)
@@ -54,4 +55,7 @@ def lazy_import(name: str) -> ModuleType:
     return module
 
 
-numpy = lazy_import("numpy")
+if TYPE_CHECKING:  # a type checker sees numpy itself (what the first access gives)
+    import numpy
+else:
+    numpy = lazy_import("numpy")

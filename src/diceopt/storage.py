@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 from diceopt.lazy import numpy as np
 
@@ -181,7 +181,7 @@ def save_arrays(
     items = _contiguous(arrays)
     digest = hashlib.sha256()
     for _, a in items:
-        digest.update(memoryview(a).cast("B"))
+        digest.update(a.data.cast("B"))
     header = _header(meta, key, items, FORMAT_VERSION)
     header["sha256"] = digest.hexdigest()
     head = json.dumps(header, sort_keys=True).encode()
@@ -190,11 +190,11 @@ def save_arrays(
         fh.write(len(head).to_bytes(8, "little"))
         fh.write(head)
         for _, a in items:
-            fh.write(memoryview(a).cast("B"))
+            fh.write(a.data.cast("B"))
 
 
 @contextmanager
-def _replacing(path: Path, mode: str) -> Iterator[tuple[BinaryIO, str]]:
+def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryIO, str]]:
     """A temporary file beside ``path``, open in ``mode``, and its name: once the block
     ends without an error it is flushed, synced and renamed to ``path`` (atomically);
     after an error it is removed and ``path`` left as it was."""
@@ -259,7 +259,9 @@ def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, n
     return specs
 
 
-def _parse_header(data: bytes | bytearray | memoryview, key: TableKey) -> tuple[dict, int, list]:
+def _parse_header(
+    data: bytes | bytearray | memoryview | mmap.mmap, key: TableKey
+) -> tuple[dict, int, list]:
     """(header, payload offset, array specs) of a file's first bytes, checked against
     ``key``; TableFileError if it must not be used."""
     if bytes(data[: len(MAGIC)]) != MAGIC:
@@ -364,7 +366,7 @@ def save_mapped(
             flat = a.reshape(-1).view(np.uint8)
             step = 1 << 26
             for lo in range(0, flat.size, step):
-                fh.write(memoryview(flat[lo : lo + step]))
+                fh.write(flat[lo : lo + step].data)
         fh.flush()
         if len(items) == 1 and main.nbytes == nbytes:  # the payload is the array itself
             header["checksums"] = checksums(main.reshape(-1).view(np.uint8), block)

@@ -86,5 +86,7 @@ def resolve_seed(seed: int | None) -> int:
     if seed is None:
         import numpy as np
 
-        return int(np.random.SeedSequence().entropy % (1 << 63))
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # drawn from the OS: one int
+        return int(entropy % (1 << 63))
     return seed

@@ -84,11 +84,11 @@ def prepare_tables(warm: bool | list[str]) -> int:
     variant of the warm games (``warm`` False: every game), progress on stderr, one line
     each on stdout; the number that could not be made ready (reported, not fatal: they
     are built on demand then)."""
-    from diceopt.tables import prepare
+    from diceopt.tables import Table, prepare
     from diceopt.web.games import GameTables, served_games
 
     tables = GameTables(served_games(None if isinstance(warm, bool) else warm))
-    wanted = []
+    wanted: list[Table] = []
     for game in tables.specs:
         wanted += tables.needed(game, tables.variant(game, None), "all")
     if not wanted:

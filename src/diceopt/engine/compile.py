@@ -6,9 +6,9 @@ import gc
 import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
 
-from diceopt.engine.game import Chance, Decision, Game, Handover, Terminal
+from diceopt.engine.game import Chance, Decision, Game, Handover, S, Terminal
 from diceopt.errors import InputError
 from diceopt.lazy import numpy as np
 
@@ -17,8 +17,8 @@ PROBABILITY_TOLERANCE = 1e-9
 
 
 @dataclass
-class CompiledGame:
-    """A game as arrays. Node 0 is the initial state.
+class CompiledGame(Generic[S]):
+    """A game as arrays (``S``: the type of its states). Node 0 is the initial state.
 
     ``kind[s]`` is TERMINAL, CHANCE or DECISION; the edges of node s are
     ``start[s]:start[s + 1]`` with ``target``, ``reward`` (points on the edge), ``prob``
@@ -36,11 +36,12 @@ class CompiledGame:
     target: np.ndarray
     reward: np.ndarray
     prob: np.ndarray
-    states: list[Hashable] | None = None
+    states: list[S] | None = None
     actions: list[Any] | None = None
-    index: dict[Hashable, int] | None = field(default=None, repr=False)
-    flip: np.ndarray | None = field(default=None, repr=False)
-    label_code: np.ndarray | None = field(default=None, repr=False)
+    index: dict[S, int] | None = field(default=None, repr=False)
+    # Omitted (None): no edge flips, no edge has a label; __post_init__ fills in the arrays.
+    flip: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
+    label_code: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
     label_table: list[Hashable] = field(default_factory=list, repr=False)
     _order: tuple[np.ndarray, bool] | None = field(default=None, repr=False)
     _components: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
@@ -66,12 +67,15 @@ class CompiledGame:
         return arrays, names
 
     @classmethod
-    def from_table(cls, arrays: Mapping[str, np.ndarray], names: Mapping[str, Any]) -> CompiledGame:
+    def from_table(
+        cls, arrays: Mapping[str, np.ndarray], names: Mapping[str, Any]
+    ) -> CompiledGame[Any]:
         """A game stored with ``to_table`` (names rebuilt as hashable tuples)."""
         states = [_hashable(x) for x in names["states"]]
         actions = names["actions"]
+        fields: dict[str, Any] = {name: np.asarray(arrays[name]) for name in cls.ARRAYS}
         return cls(
-            **{name: np.asarray(arrays[name]) for name in cls.ARRAYS},
+            **fields,
             states=states,
             actions=None if actions is None else [_hashable(a) for a in actions],
             index={state: i for i, state in enumerate(states)},
@@ -109,7 +113,7 @@ class CompiledGame:
         """Number of edges."""
         return len(self.target)
 
-    def state_id(self, state: Hashable) -> int:
+    def state_id(self, state: S) -> int:
         """Node number of a state; InputError if the state is not reachable."""
         if self.index is None:
             raise InputError("this game was built from arrays and has no state names")
@@ -151,7 +155,7 @@ class CompiledGame:
         return self.order()[1]
 
 
-def compile_game(game: Game, progress: Callable[[int], None] | None = None) -> CompiledGame:
+def compile_game(game: Game[S], progress: Callable[[int], None] | None = None) -> CompiledGame[S]:
     """Explore every state reachable from ``game.initial_state()`` into a CompiledGame.
 
     Nodes are numbered in reverse depth-first postorder from node 0 (the initial state):
@@ -171,12 +175,14 @@ def compile_game(game: Game, progress: Callable[[int], None] | None = None) -> C
             gc.enable()
 
 
-def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[CompiledGame, list[Any]]:
+def _explore(
+    game: Game[S], progress: Callable[[int], None] | None
+) -> tuple[CompiledGame[S], list[Any]]:
     """Breadth-first exploration: the graph numbered in discovery order (``actions``
     left None) and the actions of the decision edges in edge order."""
     first = game.initial_state()
-    index: dict[Hashable, int] = {first: 0}
-    states: list[Hashable] = [first]
+    index: dict[S, int] = {first: 0}
+    states: list[S] = [first]
     kind: list[int] = []
     start: list[int] = [0]
     target: list[int] = []
@@ -205,7 +211,7 @@ def _explore(game: Game, progress: Callable[[int], None] | None) -> tuple[Compil
     s, report = 0, 100_000
     while s < len(states):
         state = states[s]
-        node = node_of(state)
+        node: Any = node_of(state)  # its kind comes from a dict on its class, not isinstance
         k = kinds.get(type(node))
         if k is None:
             k = _kind_of(node, state)
@@ -336,7 +342,7 @@ def compile_arrays(
     flip: np.ndarray | None = None,
     label_code: np.ndarray | None = None,
     label_table: list[Hashable] | None = None,
-) -> CompiledGame:
+) -> CompiledGame[Any]:
     """A CompiledGame straight from CSR arrays (vectorised game builders), validated.
 
     Same meaning as the fields of CompiledGame; node 0 is the initial state and the
@@ -409,7 +415,7 @@ def _kind_of(node: Any, state: Hashable) -> int:
     raise InputError(f"game.node returned {type(node).__name__}, not a node, at {state!r}")
 
 
-def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
+def _renumber(g: CompiledGame[S], decision_actions: list[Any]) -> CompiledGame[S]:
     """The graph renumbered in reverse DFS postorder (node 0 stays node 0), with actions.
 
     A DFS on the renumbered graph visits the same states in the same sequence, so its
@@ -435,6 +441,7 @@ def _renumber(g: CompiledGame, decision_actions: list[Any]) -> CompiledGame:
         first = np.cumsum(width) - width
         where = np.repeat(lo - first, width) + np.arange(int(width.sum()))
         actions[where] = np.fromiter(decision_actions, dtype=object, count=len(decision_actions))
+    assert g.states is not None  # _explore names every state
     states = np.fromiter(g.states, dtype=object, count=n)[perm].tolist()
     out = CompiledGame(
         kind=g.kind[perm],

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +63,16 @@ class Decision:
 
 
 Node = Terminal | Chance | Decision
+S = TypeVar("S", bound=Hashable)  # a game's type of states (``Game[S]``, ``CompiledGame[S]``)
 
 
-class Game(Protocol):
-    """What the engine needs from a game."""
+class Game(Protocol[S]):
+    """What the engine needs from a game (``S``: its type of states)."""
 
-    def initial_state(self) -> Hashable:
+    def initial_state(self) -> S:
         """The state the game starts in."""
         ...
 
-    def node(self, state: Hashable) -> Node:
+    def node(self, state: S) -> Node:
         """The node at ``state``."""
         ...

@@ -13,10 +13,10 @@ objectives, player 1 in absolute-value two-player games).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from diceopt.engine.compile import CompiledGame
-from diceopt.engine.solver import Objective, Solution, solve
+from diceopt.engine.solver import Objective, Solution, SolveOptions, solve
 from diceopt.errors import InputError
 from diceopt.lazy import numpy as np
 
@@ -95,7 +95,10 @@ def extract_policy(solution: Solution) -> np.ndarray:
 
 
 def evaluate_policy(
-    game: CompiledGame, policy: np.ndarray, objective: Objective | None = None, **kwargs: float
+    game: CompiledGame,
+    policy: np.ndarray,
+    objective: Objective | None = None,
+    **kwargs: Unpack[SolveOptions],
 ) -> Solution:
     """Exact value of every node when decision nodes follow ``policy`` (same units as solve)."""
     policy = np.asarray(policy, dtype=np.int64)

@@ -33,6 +33,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
+from typing import TypedDict
 
 from diceopt.engine.compile import CompiledGame
 from diceopt.errors import InputError, SolveError
@@ -43,6 +45,14 @@ OBJECTIVES = ("expected", "exponential", "win")
 ACCEPT_RESIDUAL = 1e-12
 STALL_SWEEPS = 50
 LARGE_COMPONENT = 1 << 15  # nodes of a cyclic component iterated in chunks of sweeps
+
+
+class SolveOptions(TypedDict, total=False):
+    """The keyword options of :func:`solve` that callers pass through (same meaning)."""
+
+    discount: float
+    tolerance: float
+    max_sweeps: int
 
 
 @dataclass(frozen=True)
@@ -135,7 +145,7 @@ def solve(
     values = np.zeros(game.num_states, dtype=np.float64)
     from diceopt.engine.kernels import iterate_component, solve_components
 
-    found = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
+    found: list[float] = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
     args = (
         game.kind, game.player, game.terminal_value, game.start, game.target, game.reward,
         game.prob, game.flip, objective.handover_base, objective.minimize,
@@ -143,8 +153,9 @@ def solve(
         STALL_SWEEPS,
     )  # fmt: skip
 
-    def components(lo: int, hi: int) -> None:
-        """Components lo .. hi - 1 in one numba call (their successors are solved)."""
+    def components(lo: int, hi: int, at: int = 0) -> None:
+        """Components at + lo .. at + hi - 1 in one numba call (their successors are solved)."""
+        lo, hi = at + lo, at + hi
         sweeps, residual, failed = solve_components(
             order, comp_start[lo : hi + 1], cyclic[lo:hi], *args, max_sweeps
         )
@@ -173,7 +184,7 @@ def solve(
     at = 0
     for c in [*big.tolist(), ncomp]:
         if c > at:
-            run_chunks(lambda lo, hi, at=at: components(at + lo, at + hi), c - at)
+            run_chunks(partial(components, at=at), c - at)
         if found[2] >= 0 or c == ncomp:
             break
         iterate(c)
@@ -187,4 +198,4 @@ def solve(
             f"(tolerance {tolerance:g}): some policy may never end the game"
         )
     seconds = time.perf_counter() - t0
-    return Solution(game, values, objective, discount, max(1, sweeps), residual, seconds)
+    return Solution(game, values, objective, discount, max(1, int(sweeps)), residual, seconds)

@@ -318,7 +318,9 @@ class DuelEnv(_AECBase):
             if self.advices[1 - i] is not None:
                 self.mover = 1 - i
         if all(a is None for a in self.advices):
-            a, b = (self.sign * r for r in self.results)
+            first, second = self.results
+            assert first is not None and second is not None  # both games are over
+            a, b = self.sign * first, self.sign * second
             self._finish(1.0 if a > b else 0.5 if a == b else 0.0)
         self.agent_selection = AGENTS[self.mover]
         self._set_infos()

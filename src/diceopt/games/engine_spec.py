@@ -75,9 +75,10 @@ class EngineGameSpec(GameSpec):
         """The first decision of a game (chance nodes before it rolled with ``rng``)."""
         graph, _, _ = self.solved(rules)
         node = 0 if graph.kind[0] != 1 else advance(graph, 0, None, rng).node
+        assert graph.states is not None  # compile_game names them
         return graph.states[node]
 
-    def advise(self, rules: Any, pos: Hashable) -> Advice:
+    def advise(self, rules: Any, pos: Hashable, **options: Any) -> Advice:
         """Every action of the position's decision node with its value, best first."""
         graph, solution, _ = self.solved(rules)
         node = self.node_of(rules, pos)
@@ -99,6 +100,7 @@ class EngineGameSpec(GameSpec):
         events = tuple(self.describe_label(label) for label in walk.labels)
         over = graph.kind[walk.node] == TERMINAL
         result = walk.reward + float(graph.terminal_value[walk.node]) if over else None
+        assert graph.states is not None  # compile_game names them
         return Step(graph.states[walk.node], bool(over), 0, events, result)
 
     def solve(self, rules: Any, **options: Any) -> Report:
@@ -121,6 +123,7 @@ class EngineGameSpec(GameSpec):
         from diceopt.games.codec import Codec, observation
 
         graph, _, _ = self.solved(rules)
+        assert graph.actions is not None  # compile_game names them
         seen: dict[str, None] = {}
         for s in np.flatnonzero(graph.kind == DECISION):
             for e in range(int(graph.start[s]), int(graph.start[s + 1])):
@@ -142,10 +145,12 @@ class EngineGameSpec(GameSpec):
         if self.players_of(rules) != 1:
             return super().exact_evaluation(rules, choose, seat)
         graph, solution, policy = self.solved(rules)
+        states = graph.states
+        assert states is not None  # compile_game names them
         decisions = np.flatnonzero(graph.kind == DECISION)
 
         def edge(s: int) -> int:
-            pos = graph.states[s]
+            pos = states[s]
             legal = sorted(a.action for a in self.advise(rules, pos).actions)
             return edge_of(graph, s, choose(pos, legal), str)
 

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
@@ -51,6 +51,7 @@ from diceopt.notation import parse_int, parse_number, split_fields
 
 if TYPE_CHECKING:
     from diceopt.engine import CompiledGame, Objective, Solution
+    from diceopt.engine.solver import SolveOptions
 
 GOAL_MAX = 150
 SIDES_MAX = 20
@@ -100,8 +101,12 @@ class PigRules:
 # --- node numbers -------------------------------------------------------------------------
 
 
-def block_start(goal: int, me: int) -> int:
-    """First node of the blocks of a mover with ``me`` banked points."""
+Points = TypeVar("Points", int, "np.ndarray")  # a number of points, or an array of them
+
+
+def block_start(goal: int, me: Points) -> Points:
+    """First node of the blocks of a mover with ``me`` banked points (elementwise for an
+    array)."""
     return goal * me * (2 * goal - me)
 
 
@@ -387,7 +392,7 @@ def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution
     t0 = time.perf_counter()
     graph = build_graph(rules)
     t1 = time.perf_counter()
-    kwargs = {} if tolerance is None else {"tolerance": tolerance}
+    kwargs: SolveOptions = {} if tolerance is None else {"tolerance": tolerance}
     solution = solve(graph, win_objective(), **kwargs)
     t2 = time.perf_counter()
     return PigSolution(
@@ -592,7 +597,7 @@ def play_action(
         node = decision_node(g, pos.me, pos.opponent, pos.turn)
         edge = int(graph.start[node]) + (0 if action == HOLD else 1)
         step = advance(graph, node, edge, rng, stop_on_handover=True)
-    rolled = tuple(int(x) for x in step.labels)
+    rolled = tuple(int(cast(int, x)) for x in step.labels)  # the labels are the faces
     if step.node == win_node(g):
         final = PigPosition(pos.me + pos.turn + sum(rolled), pos.opponent, 0, pos.player)
         return PigStep(final, True, rolled, False)
@@ -701,7 +706,7 @@ class PigSpec(GameSpec):
             f"opponent {pos.opponent} (goal {rules.goal})"
         ]
 
-    def advise(self, rules: PigRules, pos: PigPosition) -> Advice:
+    def advise(self, rules: PigRules, pos: PigPosition, **options: Any) -> Advice:
         """Roll and hold with the mover's win probability, best first (stored values)."""
         values = solved(rules).action_values(pos.me, pos.opponent, pos.turn)
         order = [a for a in (HOLD, ROLL) if a in values]

@@ -82,7 +82,8 @@ from diceopt.lazy import numpy as np
 from diceopt.notation import load_json, parse_int
 
 ENTRY_POINT_GROUP = "diceopt.games"
-TYPE_WORDS = {int: "a whole number", float: "a number"}  # a value of a built-in type, in words
+# a value of a built-in type, in words
+TYPE_WORDS: dict[Callable[[str], Any], str] = {int: "a whole number", float: "a number"}
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ def plain(rules: Any) -> dict[str, Any]:
     """A rules object as JSON-ready data (``describe()`` if it has one, else its fields)."""
     if hasattr(rules, "describe"):
         return rules.describe()
-    if is_dataclass(rules):
+    if is_dataclass(rules) and not isinstance(rules, type):
         return asdict(rules)
     return {"rules": str(rules)}
 

@@ -40,10 +40,10 @@ import argparse
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from diceopt import storage
 from diceopt.advice import Advice, rank_actions
@@ -88,6 +88,7 @@ ROLL = "roll"
 DIFF_TOLERANCE = 1e-12  # win probability a move must lose to count as a different move
 DIFF_LIMIT = 25  # rows ``diff`` prints without --limit
 TERMINALS = ("end", "p1shut", "p2end", "p2won")
+ShutState = tuple[Any, ...]  # an engine state: (tag, ...), see the module docstring
 ENGINE_OBJECTIVES = {
     "score": Objective("expected", minimize=True),
     "shut": Objective("expected"),
@@ -215,7 +216,7 @@ def roll_distribution(n: int) -> tuple[tuple[int, float], ...]:
     return ONE_DIE if n == 1 else TWO_DICE
 
 
-def target_of(state: Hashable) -> int | None:
+def target_of(state: ShutState) -> int | None:
     """Player 2's target (player 1's score) in a player-2 state, else None."""
     tag = state[0]
     if tag == "turn2":
@@ -234,19 +235,19 @@ class ShutGame:
     """
 
     def __init__(
-        self, rules: ShutRules, order: np.ndarray | None = None, start: Hashable | None = None
+        self, rules: ShutRules, order: np.ndarray | None = None, start: ShutState | None = None
     ) -> None:
         self.rules = rules
         self.objective = rules.objective
         self.order = order
         self.start = start if start is not None else ("turn", rules.full)
 
-    def initial_state(self) -> Hashable:
+    def initial_state(self) -> ShutState:
         """The first roll of the game (or the given start)."""
         return self.start
 
     # successors ----------------------------------------------------------------------
-    def after(self, mask: int, target: int | None) -> Hashable:
+    def after(self, mask: int, target: int | None) -> ShutState:
         """State after a move leaves ``mask`` open (target None: player 1 / one player)."""
         if target is not None:
             if self.rules.total(mask) < target:
@@ -256,7 +257,7 @@ class ShutGame:
             return ("p1shut",) if self.objective == "win" else ("end", 0)
         return ("turn", mask)
 
-    def ended(self, mask: int, target: int | None) -> Hashable:
+    def ended(self, mask: int, target: int | None) -> ShutState:
         """State when a roll leaves no move with ``mask`` open: the turn is over."""
         score = self.rules.total(mask)
         if target is not None:
@@ -289,7 +290,7 @@ class ShutGame:
             outcomes.append((p, 0.0, nxt, roll))
         return Chance(outcomes)
 
-    def node(self, state: Hashable) -> Terminal | Chance | Decision:
+    def node(self, state: ShutState) -> Terminal | Chance | Decision:
         """The node of a state (see the module docstring)."""
         tag = state[0]
         if tag in ("turn", "turn2"):
@@ -297,6 +298,7 @@ class ShutGame:
             options = self.rules.dice_options(mask)
             if len(options) == 1:
                 return self._roll_outcomes(mask, options[0], target)
+            nexts: list[ShutState]
             if target is None:
                 nexts = [("dice", mask, n) for n in options]
             else:
@@ -316,7 +318,7 @@ class ShutGame:
             )
         return Terminal(self.terminal_value(state))
 
-    def terminal_value(self, state: Hashable) -> float:
+    def terminal_value(self, state: ShutState) -> float:
         """Value of a terminal state: points (score), 0/1 (shut), player 1's win share (win)."""
         tag = state[0]
         if tag == "end":
@@ -334,10 +336,10 @@ class ShutGame:
         raise InputError(f"not a shut-the-box state: {state!r}")
 
 
-def settle(rules: ShutRules, state: Hashable) -> Hashable:
+def settle(rules: ShutRules, state: ShutState) -> ShutState:
     """A player-2 state before the roll whose open tiles already beat the target: won."""
-    tag = state[0]
-    if tag in ("turn2", "dice2") and rules.total(state[1]) < target_of(state):
+    target = target_of(state)
+    if state[0] in ("turn2", "dice2") and target is not None and rules.total(state[1]) < target:
         return ("p2won", state[1])
     return state
 
@@ -355,7 +357,7 @@ class ShutSolution:
     """
 
     rules: ShutRules
-    graph: CompiledGame
+    graph: CompiledGame[ShutState]
     solution: Solution
     policy: np.ndarray
     compile_seconds: float
@@ -375,9 +377,10 @@ class ShutSolution:
     @property
     def game(self) -> ShutGame:
         """The protocol game behind the graph (for successor states)."""
+        assert self.graph.states is not None  # compile_game names them
         return ShutGame(self.rules, self.order, self.graph.states[0])
 
-    def locate(self, state: Hashable) -> tuple[ShutSolution, int]:
+    def locate(self, state: ShutState) -> tuple[ShutSolution, int]:
         """The solution holding a non-terminal state and its node there (a subgame is
         solved, once, for a state that is not reachable from the start)."""
         index = self.graph.index
@@ -388,7 +391,7 @@ class ShutSolution:
                 return sol, sol.graph.index[state]
         return solved(self.rules, start=state), 0
 
-    def value_of(self, state: Hashable) -> float:
+    def value_of(self, state: ShutState) -> float:
         """Engine value of any state of this game (see the class docstring for units)."""
         state = settle(self.rules, state)
         if state[0] in TERMINALS:
@@ -397,7 +400,7 @@ class ShutSolution:
         return float(sol.solution.values[node])
 
 
-def score_state(state: Hashable) -> Hashable:
+def score_state(state: ShutState) -> ShutState:
     """The one-player state with the same tiles and roll (player 2's target dropped)."""
     tag = state[0]
     if tag in ("turn2", "dice2", "roll2"):
@@ -405,22 +408,23 @@ def score_state(state: Hashable) -> Hashable:
     return state
 
 
-def _score_order(rules: ShutRules, starts: tuple[Hashable, ...]) -> np.ndarray:
+def _score_order(rules: ShutRules, starts: tuple[ShutState, ...]) -> np.ndarray:
     """Expected final score (points) by mask under score-optimal play (nan if not needed)."""
     order = np.full(1 << rules.tiles, np.nan)
     order[0] = 0.0
     for start in starts:
         sol = solved(rules.with_objective("score"), start=start)
+        assert sol.graph.states is not None  # compile_game names them
         for s, state in enumerate(sol.graph.states):
             if state[0] == "turn":
                 order[state[1]] = sol.solution.values[s]
     return order
 
 
-_SOLVED: dict[tuple[ShutRules, Hashable], ShutSolution] = {}
+_SOLVED: dict[tuple[ShutRules, ShutState], ShutSolution] = {}
 
 
-def solve_shutbox(rules: ShutRules, *, start: Hashable | None = None) -> ShutSolution:
+def solve_shutbox(rules: ShutRules, *, start: ShutState | None = None) -> ShutSolution:
     """Compile and solve one Shut the Box game exactly (backward induction).
 
     ``start`` (optional) roots the game at another state (e.g. an unreachable position).
@@ -442,7 +446,7 @@ def solve_shutbox(rules: ShutRules, *, start: Hashable | None = None) -> ShutSol
     return ShutSolution(rules, graph, sol, policy, t1 - t0, t2 - t1, order)
 
 
-def solved(rules: ShutRules, start: Hashable | None = None) -> ShutSolution:
+def solved(rules: ShutRules, start: ShutState | None = None) -> ShutSolution:
     """The solution of a game, solved once per process. The whole game (no ``start``) is
     stored through ``diceopt.storage`` (graph, values and policy) and loaded from there;
     subgames rooted at unreachable positions are small and only kept in memory."""
@@ -534,6 +538,8 @@ def score_policy_in(target: ShutSolution, score: ShutSolution) -> np.ndarray:
     score-minimising player takes with the same tiles and roll.
     """
     g, sg = target.graph, score.graph
+    # compile_game names every state and action
+    assert g.states is not None and g.actions is not None and sg.actions is not None
     choice = np.full(g.num_states, -1, dtype=np.int64)
     for d in np.flatnonzero(g.kind == 2).tolist():
         label = sg.actions[score.policy[sg.state_id(score_state(g.states[d]))]]
@@ -549,6 +555,8 @@ def policy_on_score_graph(
 ) -> np.ndarray:
     """A policy of player 1's moves in ``source`` written on the one-player score graph."""
     g, sg = source.graph, score.graph
+    # compile_game names every state and action
+    assert g.actions is not None and sg.states is not None and sg.actions is not None
     out = np.full(sg.num_states, -1, dtype=np.int64)
     for d in np.flatnonzero(sg.kind == 2).tolist():
         label = g.actions[choice[g.state_id(sg.states[d])]]
@@ -595,6 +603,7 @@ def duel_report(rules: ShutRules) -> dict[str, Any]:
     tv = np.zeros(g.num_states)
     shut = np.zeros(g.num_states)
     order = win.order
+    assert g.states is not None and order is not None  # the win game has a score order
     for s, state in enumerate(g.states):
         tag = state[0]
         if tag == "p2end":
@@ -646,6 +655,8 @@ def differing_positions(rules: ShutRules) -> list[dict[str, Any]]:
     """
     win, score = solved(rules.with_objective("win")), solved(rules.with_objective("score"))
     g, sg = win.graph, score.graph
+    # compile_game names every state and action
+    assert g.states is not None and g.actions is not None and sg.actions is not None
     score_pol = score_policy_in(win, score)
     rows = []
     for d in np.flatnonzero(g.kind == 2).tolist():
@@ -737,7 +748,7 @@ class ShutPosition:
         return out
 
 
-def position_state(pos: ShutPosition) -> Hashable:
+def position_state(pos: ShutPosition) -> ShutState:
     """The engine state of a position (``turn``/``roll`` and their player-2 forms)."""
     if pos.roll is None:
         return ("turn", pos.open) if pos.target is None else ("turn2", pos.open, pos.target)
@@ -746,7 +757,7 @@ def position_state(pos: ShutPosition) -> Hashable:
     return ("roll2", pos.open, pos.roll, pos.target)
 
 
-def position_of_state(state: Hashable) -> ShutPosition:
+def position_of_state(state: ShutState) -> ShutPosition:
     """The position of a ``turn``/``dice``/``roll`` engine state (dice count dropped)."""
     tag = state[0]
     if tag in ("turn", "dice"):
@@ -1001,10 +1012,13 @@ def move_values(rules: ShutRules, pos: ShutPosition) -> list[tuple[str, float]]:
     to_mover = (lambda v: 1.0 - v) if pos.target is not None else (lambda v: v)
     if isinstance(node, Chance):
         return [(ROLL, to_mover(sol.value_of(state)))]
-    return [(action_text(a), to_mover(sol.value_of(nxt))) for a, _, nxt in node.actions]
+    assert isinstance(node, Decision)  # tiles are open: the game is not over
+    return [
+        (action_text(a), to_mover(sol.value_of(cast(ShutState, nxt)))) for a, _, nxt in node.actions
+    ]
 
 
-def _consequence(rules: ShutRules, state: Hashable, target: int | None) -> list[str]:
+def _consequence(rules: ShutRules, state: ShutState, target: int | None) -> list[str]:
     """What reaching ``state`` means, in words (the turn or the game ending)."""
     tag = state[0]
     if tag == "end":
@@ -1029,7 +1043,7 @@ def _consequence(rules: ShutRules, state: Hashable, target: int | None) -> list[
     return []
 
 
-def _roll_event(rules: ShutRules, src: Hashable, roll: int, dst: Hashable) -> str:
+def _roll_event(rules: ShutRules, src: ShutState, roll: int, dst: ShutState) -> str:
     """One roll of a walk through the graph, in words (``rolled 11: no tiles sum to it,
     the turn ends with score 7``)."""
     mask, target = src[1], target_of(src)
@@ -1046,7 +1060,7 @@ def _roll_event(rules: ShutRules, src: Hashable, roll: int, dst: Hashable) -> st
     return f"{head}: {', '.join(parts)}"
 
 
-def _final_position(state: Hashable, mask: int, roll: int | None, target: int | None) -> Any:
+def _final_position(state: ShutState, mask: int, roll: int | None, target: int | None) -> Any:
     """The position a game ended in: terminal ``state`` reached from tiles ``mask`` with
     ``roll`` shown (player 2's ``target``)."""
     tag = state[0]
@@ -1061,7 +1075,7 @@ def _final_position(state: Hashable, mask: int, roll: int | None, target: int | 
 
 def play_on(
     rules: ShutRules,
-    state: Hashable,
+    state: ShutState,
     context: tuple[int, int | None, int | None],
     rng: np.random.Generator,
     events: list[str],
@@ -1076,13 +1090,15 @@ def play_on(
     if state[0] not in TERMINALS:
         owner, node = sol.locate(state)
         g = owner.graph
+        assert g.states is not None  # compile_game names them
         if g.kind[node] == CHANCE:
             walk = advance(g, node, None, rng)
             src = node
             for e, label in zip(walk.edges, walk.labels):
                 dst = int(g.target[e])
-                events.append(_roll_event(rules, g.states[src], int(label), g.states[dst]))
-                context = (g.states[src][1], int(label), target_of(g.states[src]))
+                roll = int(cast(int, label))  # every chance edge is labelled with its roll
+                events.append(_roll_event(rules, g.states[src], roll, g.states[dst]))
+                context = (g.states[src][1], roll, target_of(g.states[src]))
                 src = dst
             node = walk.node
         state = g.states[node]
@@ -1098,6 +1114,7 @@ def policy_rows(sol: ShutSolution) -> list[dict[str, Any]]:
     """Every decision of the game (player 1's in the two-player game): position, move and
     value (objective units), sorted by open tiles, then roll, numerically."""
     g = sol.graph
+    assert g.states is not None and g.actions is not None  # compile_game names them
     rows = []
     for d in np.flatnonzero(g.kind == 2).tolist():
         if sol.objective == "win" and g.player[d] != 0:
@@ -1233,7 +1250,8 @@ class ShutSpec(GameSpec):
         g = solved(rules).graph
         if g.kind[0] != CHANCE:
             return ShutPosition(rules.full)
-        return ShutPosition(rules.full, int(g.label(sample_edge(g, 0, rng))))
+        roll = g.label(sample_edge(g, 0, rng))
+        return ShutPosition(rules.full, int(cast(int, roll)))  # labelled with its roll
 
     def show(self, rules: ShutRules, pos: ShutPosition) -> list[str]:
         """The position, who is to move, and what may be done before a roll."""
@@ -1262,7 +1280,7 @@ class ShutSpec(GameSpec):
         return 0 if pos.target is None else 1
 
     # --- play ------------------------------------------------------------------------------
-    def advise(self, rules: ShutRules, pos: ShutPosition) -> Advice:
+    def advise(self, rules: ShutRules, pos: ShutPosition, **options: Any) -> Advice:
         """Every legal action with its value for the mover, best first."""
         values = move_values(rules, pos)
         lower = self.lower_is_better_of(rules)
@@ -1293,8 +1311,8 @@ class ShutSpec(GameSpec):
         node = sol.game.node(state)
         context = (pos.open, pos.roll, pos.target)
         events: list[str] = []
-        if not isinstance(node, Chance):  # a decision: the action's successor
-            found = [n for a, _, n in node.actions if action_text(a) == move]
+        if isinstance(node, Decision):  # the action's successor
+            found = [cast(ShutState, n) for a, _, n in node.actions if action_text(a) == move]
             if not found:
                 raise InputError(f"{action.strip()!r} is not a legal action here")
             state = found[0]
@@ -1423,14 +1441,16 @@ class ShutSpec(GameSpec):
 
         sol = solved(rules)
         g = sol.graph
+        states, actions = g.states, g.actions
+        assert states is not None and actions is not None  # compile_game names them
         decisions = np.flatnonzero(g.kind == DECISION)
         if rules.players == 2:
             decisions = decisions[g.player[decisions] == seat - 1]
 
         def edge(s: int) -> int:
             edges = range(int(g.start[s]), int(g.start[s + 1]))
-            legal = sorted(action_text(g.actions[e]) for e in edges)
-            return edge_of(g, s, choose(position_of_state(g.states[s]), legal), action_text)
+            legal = sorted(action_text(actions[e]) for e in edges)
+            return edge_of(g, s, choose(position_of_state(states[s]), legal), action_text)
 
         value = mixed_policy_value(g, sol.solution.objective, sol.policy, edge, decisions)
         if rules.players == 2 and seat == 2:

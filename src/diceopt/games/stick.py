@@ -18,7 +18,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -161,6 +161,9 @@ def format_value(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
+StickState = tuple[str, int]  # an engine state: (tag, lattice index), see the module docstring
+
+
 class StickGame:
     """Stick or reroll written to the engine's game protocol (optimal play chooses freely).
 
@@ -181,11 +184,11 @@ class StickGame:
             rules.score(c) if s == self._n else 0.0 for c, s in zip(lat.counts, self._size)
         ]
 
-    def initial_state(self) -> Hashable:
+    def initial_state(self) -> StickState:
         """Nothing kept yet: roll all the dice."""
         return ("keep", 0)
 
-    def node(self, state: Hashable) -> Terminal | Chance | Decision:
+    def node(self, state: StickState) -> Terminal | Chance | Decision:
         """The node at ``state`` (see the module docstring)."""
         tag, i = state
         if tag == "keep":
@@ -199,14 +202,16 @@ class StickGame:
                 return Decision([(REROLL, -self.rules.penalty, self.keep_state(held))])
             return Decision([stick, (REROLL, -self.rules.penalty, ("drop", i))])
         if tag in ("drop", "sub"):
-            actions = [("hold", 0.0, self.keep_state(i))] if tag == "sub" else []
+            actions: list[tuple[str | int, float, StickState]] = (
+                [("hold", 0.0, self.keep_state(i))] if tag == "sub" else []
+            )
             for f, j in enumerate(self._remove[i]):
                 if j >= 0:
                     actions.append((f, 0.0, ("sub", j)))
             return Decision(actions)
         return Terminal(0.0)
 
-    def keep_state(self, i: int) -> tuple[str, int]:
+    def keep_state(self, i: int) -> StickState:
         """State after holding multiset i: a full roll if it has every die, else a keep."""
         return ("roll" if self._size[i] == self._n else "keep", i)
 
@@ -216,7 +221,7 @@ class _Solved:
     """The engine objects of a fresh solve."""
 
     game: StickGame
-    graph: CompiledGame
+    graph: CompiledGame[StickState]
     solution: Solution
     policy: np.ndarray
 
@@ -262,6 +267,7 @@ class StickSolution:
         """Lattice values and best holds read off a solved engine graph."""
         lat = rules.lattice
         g, game, pol = solved.graph, solved.game, solved.policy
+        assert g.states is not None and g.actions is not None  # compile_game names them
         values = np.full(len(lat.counts), np.nan)
         best = np.full(len(lat.counts), -1, dtype=np.int64)
         for i in range(len(lat.counts)):
@@ -755,16 +761,14 @@ class StickSpec(GameSpec):
         roll = reroll(rules, np.zeros(rules.sides, dtype=np.int64), rng)
         return StickPosition(tuple(int(c) for c in roll), 0.0)
 
-    def advise(self, rules: StickRules, pos: StickPosition) -> Advice:
+    def advise(self, rules: StickRules, pos: StickPosition, **options: Any) -> Advice:
         """Every hold (stick first among equals) with its expected points, best first."""
         sol = solved(rules)
         roll = pos.roll
-        options = [
-            (format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(roll)
-        ]
+        holds = [(format_hold(rules, roll, h), sol.hold_value(roll, h)) for h in hold_options(roll)]
         value_is = "expected points still to come" if pos.points is None else self.units
         # ranked by the points to come: the points so far are the same for every action
-        return Advice(rank_actions(options, offset=pos.points or 0.0), value_is)
+        return Advice(rank_actions(holds, offset=pos.points or 0.0), value_is)
 
     def canonical_action(self, rules: StickRules, pos: StickPosition, text: str) -> str:
         """``stick``, ``hold 3 3`` or ``hold -`` from any accepted form (``3 3``, ``all``)."""
@@ -843,13 +847,11 @@ class StickSpec(GameSpec):
         ]
         nvec = (rules.dice + 1,) * rules.sides
         fields = tuple(f"dice showing {format_value(v)}" for v in rules.die.values)
-        return Codec(
-            (STICK, *holds),
-            nvec,
-            fields,
-            lambda pos, viewer=0: observation(list(pos.counts), nvec),
-            points=lambda pos: pos.points,
-        )
+
+        def encode(pos: Any, viewer: int = 0) -> np.ndarray:
+            return observation(list(pos.counts), nvec)
+
+        return Codec((STICK, *holds), nvec, fields, encode, points=lambda pos: pos.points)
 
     def exact_evaluation(
         self, rules: StickRules, choose: Callable[[Any, list[str]], str], seat: int = 1

@@ -127,7 +127,7 @@ def board_kind(position_json: Mapping[str, Any]) -> str:
 
 def option_json(param: Parameter) -> dict[str, Any]:
     """An advice option for /api/games: name, help, value type (int, float, text), choices."""
-    kind = {int: "int", float: "float"}.get(param.type, "text")
+    kind = "int" if param.type is int else "float" if param.type is float else "text"
     return {
         "name": param.name,
         "help": param.help,
@@ -255,8 +255,8 @@ class GameTables:
     def variant(self, game: str, variant: str | None) -> str:
         """The variant id (None or "" = the game's default); InputError if not offered."""
         spec = self.spec(game)
-        if variant in spec.variants:
-            return variant  # type: ignore[return-value]
+        if variant is not None and variant in spec.variants:
+            return variant
         return spec.variant_id(variant or None)
 
     def rules(self, game: str, variant: str) -> Any:
