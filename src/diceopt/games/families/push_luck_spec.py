@@ -30,7 +30,9 @@ from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
 
 BUST = "bust"
-ACTION_RE = re.compile(r"^(?:set aside|keep|aside)?\s*([\d\s,]*?)\s*,?\s*(roll|bank)\b.*$")
+ACTION_RE = re.compile(
+    r"^(?:set aside|keep|aside)?\s*([\d\s,]*?)\s*,?\s*(?:and\s+|then\s+)?(roll|bank)\b.*$"
+)
 
 
 @dataclass(frozen=True)
