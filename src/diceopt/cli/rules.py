@@ -8,6 +8,7 @@ A rule file names its family (``family = "push-luck"``); the family's module che
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tomllib
 from importlib import import_module
@@ -32,8 +33,20 @@ def register(subparsers: Any) -> None:
             "and the estimated memory and time of a solve."
         ),
     )
-    check.add_argument("file", metavar="FILE", help="the rule file (TOML)")
+    check.add_argument(
+        "file", metavar="FILE", help="the rule file (TOML), or a shipped one's name (zilch)"
+    )
     check.set_defaults(handler=cmd_check)
+
+
+def shipped(name: str) -> str | None:
+    """The path of a rule file shipped with diceopt (``games/rules/NAME.toml``), or None."""
+    from importlib import resources
+
+    if not name.replace("-", "").replace("_", "").isalnum():
+        return None
+    path = resources.files("diceopt.games").joinpath(f"rules/{name}.toml")
+    return str(path) if path.is_file() else None
 
 
 def family_module(path: str) -> tuple[Any, list[str]]:
@@ -42,7 +55,7 @@ def family_module(path: str) -> tuple[Any, list[str]]:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except FileNotFoundError:
-        return None, [f"{path}: no such file"]
+        return None, [f"{path}: no such file (nor a shipped rule file of that name)"]
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [f"{path}: cannot read it as TOML: {exc}"]
     family = data.get("family")
@@ -54,12 +67,13 @@ def family_module(path: str) -> tuple[Any, list[str]]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Print each problem of the file (stderr, exit 2) or its size line (stdout, exit 0)."""
-    module, problems = family_module(args.file)
+    path = args.file if os.path.exists(args.file) else shipped(args.file) or args.file
+    module, problems = family_module(path)
     if module is not None:
-        problems = [f"{args.file}: {p}" for p in module.check_file(args.file)]
+        problems = [f"{args.file}: {p}" for p in module.check_file(path)]
     if problems:
         for line in problems:
             print(line, file=sys.stderr)
         return 2
-    print(f"{args.file}: ok; {module.size_line(args.file)}")
+    print(f"{args.file}: ok; {module.size_line(path)}")
     return 0
