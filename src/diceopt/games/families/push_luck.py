@@ -210,8 +210,8 @@ def _check_combination(
     if not any(values) or (not per_face and values[0] <= 0):
         problems.append(f"{where}: scores no points (a set-aside must score)")
     default_count = {"single": 1, "of-a-kind": 3, "straight": sides, "pairs": 3, "nothing": dice}
-    count = entry.get("count", default_count[kind])
-    used = {"pairs": 2 * count if _whole(count) else 0}.get(kind, count)
+    count: Any = entry.get("count", default_count[kind])
+    used: Any = {"pairs": 2 * count if _whole(count) else 0}.get(kind, count)
     if kind == "single" and count != 1:
         problems.append(f"{where}: a single is one die (count 1), got count {count!r}")
     elif kind == "straight" and count != sides:
@@ -264,8 +264,9 @@ def _parse(data: dict[str, Any], default_name: str) -> tuple[PushLuckRules | Non
     if not isinstance(entries, list) or not entries:
         problems.append("no [[combination]] given: nothing scores")
         entries = []
-    combos = [_check_combination(i, e, dice, sides, problems) for i, e in enumerate(entries)]
-    if problems:
+    checked = [_check_combination(i, e, dice, sides, problems) for i, e in enumerate(entries)]
+    combos = [c for c in checked if c is not None]
+    if problems or len(combos) != len(checked):
         return None, problems
     step = math.gcd(*(p for c in combos for p in c.points if p))
     rules = PushLuckRules(

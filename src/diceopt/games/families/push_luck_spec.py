@@ -210,7 +210,7 @@ class PushLuckSpec(GameSpec):
         options = set_asides(family, pos.dice)
         if not options:
             return [(BUST, None, False)]
-        out = []
+        out: list[tuple[str, SetAside | None, bool]] = []
         for option in options:
             total = pos.turn + option.points
             out.append((action_text(option, False, total, family.dice), option, False))
@@ -220,13 +220,15 @@ class PushLuckSpec(GameSpec):
 
     def advise(self, rules: Any, pos: PushLuckPosition, **options: Any) -> Advice:
         """Every set-aside with rolling on and (where allowed) banking, best first."""
-        values = []
+        values: list[tuple[str, float]] = []
         for text, option, banks in self.legal(rules, pos):
             if option is None:
                 values.append((text, self.bust_value(rules, pos)))
                 continue
             bank, roll = self.choice_values(rules, pos, pos.turn + option.points, option.left)
-            values.append((text, bank if banks else roll))
+            if banks and bank is None:  # (legal() offers a bank only where one is allowed)
+                raise AssertionError(f"{text}: banking is not allowed here")
+            values.append((text, bank if banks and bank is not None else roll))
         return Advice(rank_actions(values), self.units_of(rules))
 
     def canonical_action(self, rules: Any, pos: PushLuckPosition, text: str) -> str:
