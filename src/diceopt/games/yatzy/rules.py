@@ -139,6 +139,7 @@ class YatzyRules:
         if len(set(self.categories)) != len(self.categories):
             raise InputError(f"repeated category in {self.categories}")
         object.__setattr__(self, "categories", tuple(self.categories))
+        derived = not self.specs  # scoring from the style's category names
         object.__setattr__(self, "specs", self._category_specs())
         for c, spec in zip(self.categories, self.specs, strict=True):
             if spec.kind == "face" and spec.face > self.sides:
@@ -152,7 +153,7 @@ class YatzyRules:
         if self.joker not in JOKER_MODES:
             raise InputError(f"joker mode must be one of {', '.join(JOKER_MODES)}")
         if self.joker != "none" or self.yahtzee_bonus:
-            if self.style in ("scandinavian", "maxi"):
+            if derived and self.style in ("scandinavian", "maxi"):
                 raise InputError("jokers and the Yahtzee bonus are American rules")
             if self.yahtzee_category < 0:
                 raise InputError(
@@ -388,58 +389,32 @@ def _with_flags(spec: CategoryRule, fh_accepts: bool, tp_accepts: bool) -> Categ
     return spec
 
 
-SCANDINAVIAN = YatzyRules(name="scandinavian")
-MAXI = YatzyRules(
-    style="maxi",
-    categories=MAXI_CATEGORIES,
-    dice=6,
-    bonus_threshold=75,
-    bonus=50,
-    name="maxi",
-)
-"""Maxi Yatzy, Finnish rules: six dice, 20 categories (20 turns), up to two rerolls a turn
-(no saved rerolls), any open category may take a zero, upper bonus 50 points once Ones..Sixes
-total at least 75, no Yatzy bonus and no joker. Lower categories (points): One Pair, Two
-Pairs (two different faces), Three Pairs (three different faces, the sum of all six), Three
-/ Four / Five of a Kind (the highest face shown that often, the sum of those dice), Small
-Straight (1-2-3-4-5 among the dice: 15), Large Straight (2-3-4-5-6 among the dice: 20),
-Full Straight (1-2-3-4-5-6: 21), Full House (three of one face and two of another, best
-choice, the sum of those five dice), Castle or Super House (two different triples: the sum
-of all six), Tower (four of one face and two of another: the sum of all six), Chance (the
-sum of all six), Maxi Yatzy (six of a kind: 100). More matching dice still qualify, and
-where several choices qualify the highest-scoring one counts. Published optimal expected
-final score: 383.305389 (float32-rounded)."""
-AMERICAN = YatzyRules(
-    style="american",
-    categories=AMERICAN_CATEGORIES,
-    bonus=35,
-    joker="free",
-    yahtzee_bonus=100,
-    name="american",
-)
+_VARIANT_RULES: dict[str, YatzyRules] = {}
 
-VARIANT_RULES: dict[str, YatzyRules] = {
-    "scandinavian": SCANDINAVIAN,
-    "scandinavian-accepts": replace(
-        SCANDINAVIAN,
-        full_house_accepts_yatzy=True,
-        two_pairs_accepts_four=True,
-        name="scandinavian-accepts",
-    ),
-    "scandinavian-fh-accepts": replace(
-        SCANDINAVIAN, full_house_accepts_yatzy=True, name="scandinavian-fh-accepts"
-    ),
-    "scandinavian-tp-accepts": replace(
-        SCANDINAVIAN, two_pairs_accepts_four=True, name="scandinavian-tp-accepts"
-    ),
-    "scandinavian-forced": replace(SCANDINAVIAN, forced_order=True, name="scandinavian-forced"),
-    "american": AMERICAN,
-    "american-forced-joker": replace(AMERICAN, joker="forced", name="american-forced-joker"),
-    "american-no-joker": replace(AMERICAN, joker="none", name="american-no-joker"),
-    "american-no-bonus": replace(AMERICAN, joker="none", yahtzee_bonus=0, name="american-no-bonus"),
-    "maxi": MAXI,
-    "maxi-saved": replace(MAXI, saved_rerolls=True, name="maxi-saved"),
-}
+
+def _variant_rules() -> dict[str, YatzyRules]:
+    """The built-in variants by id, compiled from their shipped rule files on first use
+    (:func:`diceopt.games.families.category.builtin_variants`); the same dict every time,
+    so that adding to it (tests) adds a variant."""
+    if not _VARIANT_RULES:
+        from diceopt.games.families.category import builtin_variants
+
+        _VARIANT_RULES.update(builtin_variants())
+    return _VARIANT_RULES
+
+
+_CONSTANTS = {"SCANDINAVIAN": "scandinavian", "AMERICAN": "american", "MAXI": "maxi"}
+
+
+def __getattr__(name: str) -> Any:
+    """``VARIANT_RULES`` (every built-in variant by id) and the ``SCANDINAVIAN``,
+    ``AMERICAN`` and ``MAXI`` rules, read from the shipped rule files on first use."""
+    if name == "VARIANT_RULES":
+        return _variant_rules()
+    if name in _CONSTANTS:
+        return _variant_rules()[_CONSTANTS[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 VARIANTS: dict[str, str] = {
     "scandinavian": "Scandinavian Yatzy: 15 categories, 50 bonus at 63 (default)",
@@ -491,14 +466,15 @@ def variant_id(variant: str | None) -> str:
     if not isinstance(key, str):
         raise InputError(f"a Yatzy variant is a name, got {key!r}")
     norm = "-".join(key.lower().replace("_", " ").replace("-", " ").split())
-    if norm in VARIANT_RULES:
+    variants = _variant_rules()
+    if norm in variants:
         return norm
-    close = difflib.get_close_matches(norm, list(VARIANT_RULES), n=1)
+    close = difflib.get_close_matches(norm, list(variants), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(VARIANT_RULES)}")
+    raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(variants)}")
 
 
 def get_rules(variant: str | None) -> YatzyRules:
     """The rules of a variant (None: the default; names as :func:`variant_id` reads them);
     InputError for an unknown name."""
-    return VARIANT_RULES[variant_id(variant)]
+    return _variant_rules()[variant_id(variant)]
