@@ -241,7 +241,7 @@ def test_bad_files_get_one_clear_line_and_status_2(case, tmp_path, capsys):
     assert main(["rules", "check", str(path)]) == 2
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err
-    assert all(line.startswith(f"diceopt: {path}: ") for line in err.splitlines())
+    assert all(line.startswith(f"diceopt: error: {path}: ") for line in err.splitlines())
 
 
 def test_every_problem_is_its_own_line(tmp_path, capsys):

@@ -69,7 +69,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print_json(out)
     else:
         for line in problems:
-            print(f"diceopt: {args.file}: {line}", file=sys.stderr)
+            print(f"diceopt: error: {args.file}: {line}", file=sys.stderr)
         if not problems and rules is not None:
             saved = " (saved rerolls: table values)" if rules.saved_rerolls else ""
             print(
