@@ -169,12 +169,13 @@ def test_rules_check_command(tmp_path, capsys):
     good = write(tmp_path, GOOD)
     assert main(["rules", "check", good]) == 0
     out = capsys.readouterr().out
-    assert "ok;" in out and "states" in out and "MiB" in out
+    assert out.startswith("game: 4,002 states") and "MiB" in out
     bad = tmp_path / "bad.toml"
     bad.write_text('family = "push-luck"\ndice = 0\ncolour = 1\n')
     assert main(["rules", "check", str(bad)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 3 and all(line.startswith(str(bad)) for line in lines), lines
+    assert len(lines) == 3, lines
+    assert all(line.startswith(f"diceopt: error: {bad}: ") for line in lines), lines
     other = tmp_path / "other.toml"
     other.write_text('family = "dominoes"\n')
     assert main(["rules", "check", str(other)]) == 2

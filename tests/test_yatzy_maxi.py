@@ -165,8 +165,10 @@ def test_maxi_rules_checked():
         SCANDINAVIAN.reduced(("castle",))
     with pytest.raises(InputError, match="bonus threshold must be 1..126"):
         MAXI.reduced(("ones",), bonus_threshold=127)
-    with pytest.raises(InputError, match="jokers and the Yahtzee bonus are American rules"):
+    with pytest.raises(InputError, match="jokers and the Yahtzee bonus need a Yatzy box"):
         MAXI.reduced(("ones",), joker="free")
+    with pytest.raises(InputError, match="jokers and the Yahtzee bonus are American rules"):
+        YatzyRules(style="maxi", categories=("ones", "maxi_yatzy"), dice=6, joker="free")
 
 
 REDUCED_MAXI = {

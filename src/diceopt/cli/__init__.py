@@ -42,9 +42,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     ``argv``: the command line it is about to parse. When its first word is the id of a
     built-in game (then only that game is loaded, and of its commands only the one
-    named next, if any), ``serve``, ``evaluate`` or ``rules``, only what parsing it needs is built:
-    a command starts faster. Anything else (``--help``, a plug-in's id, a typo) gets the
-    whole parser.
+    named next, if any), ``serve``, ``evaluate`` or ``rules``, only what parsing it needs
+    is built: a command starts faster. Anything else (``--help``, a plug-in's id, a typo)
+    gets the whole parser.
     """
     from diceopt.cli.game import register_game
     from diceopt.games.registry import builtin_game, games

@@ -1,79 +1,140 @@
-"""``diceopt rules check FILE``: check a rule file of any rule family, one line per problem.
+"""``diceopt rules check FILE`` and ``diceopt rules list``: rule files of every family.
 
-A rule file names its family (``family = "push-luck"``); the family's module checks it
-(``check_file(path) -> list[str]``, one line per problem) and sizes it
-(``size_line(path) -> str``: states, estimated memory and time).
+A rule file names its family (``family = "push-luck"``; none: the Yatzy family); the
+family's module checks it (:mod:`diceopt.games.families`): one line per problem and exit
+status 2, or the state count and the estimated memory and solve time.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tomllib
-from importlib import import_module
 from typing import Any
 
-FAMILIES = {  # a rule file's family -> the module that checks it
-    "push-luck": "diceopt.games.families.push_luck",
-}
+from diceopt.cli.common import add_json_flag, print_json
+from diceopt.errors import InputError
 
 
 def register(subparsers: Any) -> None:
-    """Add ``rules check FILE``."""
-    parser = subparsers.add_parser("rules", help="rule files: check one")
+    """Add ``rules check FILE [--json]`` and ``rules list [--json]``."""
+    parser = subparsers.add_parser(
+        "rules",
+        help="check a rule file (TOML) or list the shipped ones",
+        description="Rule files (Yatzy family, push-your-luck family): check one, or list "
+        "the shipped ones.",
+    )
     sub = parser.add_subparsers(dest="rules_command", metavar="COMMAND", required=True)
     check = sub.add_parser(
         "check",
-        help="check a rule file: one line per problem (exit 2), else its size",
+        help="one line per problem (exit status 2), else the state count, memory and time",
         description=(
-            "Check a rule file of a rule family (family = "
-            + ", ".join(f'"{f}"' for f in FAMILIES)
-            + "): every problem on one line each and exit status 2, or the state count "
-            "and the estimated memory and time of a solve."
+            "Check a rule file: print one line per problem (an unknown key, category or "
+            "combination kind, 0 dice, a negative score, a bonus no sheet can reach, a "
+            "state space too large for this machine) and exit with status 2; otherwise "
+            "print the number of states and the estimated memory and solve time."
         ),
     )
     check.add_argument(
-        "file", metavar="FILE", help="the rule file (TOML), or a shipped one's name (zilch)"
+        "file", metavar="FILE", help="a path, or a shipped file's name (yacht, zilch)"
     )
+    add_json_flag(check)
     check.set_defaults(handler=cmd_check)
+    listing = sub.add_parser("list", help="the shipped rule files")
+    add_json_flag(listing)
+    listing.set_defaults(handler=cmd_list)
 
 
-def shipped(name: str) -> str | None:
-    """The path of a rule file shipped with diceopt (``games/rules/NAME.toml``), or None."""
-    from importlib import resources
-
-    if not name.replace("-", "").replace("_", "").isalnum():
-        return None
-    path = resources.files("diceopt.games").joinpath(f"rules/{name}.toml")
-    return str(path) if path.is_file() else None
+def size_words(n: float) -> str:
+    """A size (bytes) in words: ``8.4 MB``, ``1.3 GB``."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{int(n)} bytes"
 
 
-def family_module(path: str) -> tuple[Any, list[str]]:
-    """The family module of a rule file, or None with the problem (one line)."""
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return None, [f"{path}: no such file (nor a shipped rule file of that name)"]
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return None, [f"{path}: cannot read it as TOML: {exc}"]
-    family = data.get("family")
-    if family not in FAMILIES:
-        known = ", ".join(f'"{f}"' for f in FAMILIES)
-        return None, [f"{path}: family must be one of {known}, got {family!r}"]
-    return import_module(FAMILIES[family]), []
+def seconds_words(s: float) -> str:
+    """A duration (seconds) in words, rounded: ``0.3 s``, ``2 minutes``."""
+    if s < 60:
+        return f"{s:.1g} s" if s < 1 else f"{s:.0f} s"
+    if s < 3600:
+        return f"{s / 60:.0f} minute" + ("s" if round(s / 60) != 1 else "")
+    return f"{s / 3600:.1f} hours"
+
+
+def check_category(source: str) -> tuple[list[str], dict[str, Any], str]:
+    """A Yatzy-family file: (problems, JSON data, the summary line)."""
+    from diceopt.games.families.category import check_file
+
+    rules, problems, size = check_file(source)
+    if rules is None or problems:
+        return problems, {}, ""
+    data = {"name": rules.name, "key": rules.storage_key, "categories": rules.num_categories}
+    saved = " (saved rerolls: table values)" if rules.saved_rerolls else ""
+    line = (
+        f"{rules.name}: {rules.num_categories} categories, {rules.dice} dice of "
+        f"{rules.sides} sides; {size['states']:,} states{saved}; table "
+        f"{size_words(size['table_bytes'])} (float32), about "
+        f"{size_words(size['memory_bytes'])} of memory to solve; solve time about "
+        f"{seconds_words(size['seconds'])} (one core, rough estimate)"
+    )
+    return [], data | size, line
+
+
+def check_push_luck(source: str) -> tuple[list[str], dict[str, Any], str]:
+    """A push-your-luck file: (problems, JSON data, the summary line)."""
+    from diceopt.games.families import push_luck
+
+    problems = push_luck.check_file(source)
+    if problems:
+        return problems, {}, ""
+    rules = push_luck.load_rules(source)
+    line = push_luck.size_line(source)
+    return [], {"name": rules.name, "players": rules.players}, f"{rules.name}: {line}"
+
+
+CHECKS = {"category": check_category, "push-luck": check_push_luck}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Print each problem of the file (stderr, exit 2) or its size line (stdout, exit 0)."""
-    path = args.file if os.path.exists(args.file) else shipped(args.file) or args.file
-    module, problems = family_module(path)
-    if module is not None:
-        problems = [f"{args.file}: {p}" for p in module.check_file(path)]
-    if problems:
-        for line in problems:
-            print(line, file=sys.stderr)
-        return 2
-    print(f"{args.file}: ok; {module.size_line(path)}")
+    """``rules check``: problems (stderr, exit 2) or the size of the solve (exit 0)."""
+    from diceopt.games.families import family_of
+
+    family: str | None = None
+    data: dict[str, Any] = {}
+    line = ""
+    try:
+        family = family_of(args.file)
+    except InputError as exc:
+        problems = [str(exc)]
+    else:
+        problems, data, line = CHECKS[family](args.file)
+    if args.json:
+        print_json({"file": args.file, "family": family, "ok": not problems,
+                    "problems": problems} | data)  # fmt: skip
+    else:
+        for problem in problems:
+            print(f"diceopt: error: {args.file}: {problem}", file=sys.stderr)
+        if not problems:
+            print(line)
+    return 2 if problems else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """``rules list``: the shipped rule files, their family and description."""
+    import tomllib
+
+    from diceopt.games.families import SHIPPED_DIR, shipped_family, shipped_names
+
+    rows = {}
+    for name in shipped_names():
+        path = SHIPPED_DIR / f"{name}.toml"
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        words = data.get("description") or data.get("title") or ""
+        rows[name] = {"family": shipped_family(path), "description": str(words)}
+    if args.json:
+        print_json({"rules": rows})
+    else:
+        width = max(map(len, rows))
+        for name, row in rows.items():
+            print(f"{name:<{width}}  {row['family']:<9}  {row['description']}")
     return 0

@@ -27,7 +27,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from diceopt.engine import Chance, Decision, Terminal
-from diceopt.games.yatzy.rules import JOKER_POINTS, YatzyRules
+from diceopt.games.yatzy.rules import YatzyRules
 
 
 class YatzyEngineGame:
@@ -124,13 +124,7 @@ def legal_categories(rules: YatzyRules, mask: int, counts: np.ndarray) -> tuple[
         open_c = open_c[:1]
     yz = rules.yahtzee_category
     five = int(np.max(counts)) == n
-    if (
-        rules.style != "american"
-        or rules.joker == "none"
-        or yz < 0
-        or not mask >> yz & 1
-        or not five
-    ):
+    if rules.joker == "none" or yz < 0 or not mask >> yz & 1 or not five:
         return open_c, False
     face = int(np.argmax(counts))
     match = [c for c in open_c if rules.upper_face[c] == face]
@@ -166,13 +160,13 @@ def score_points(
             pts += rules.bonus
         new_upper = min(rules.bonus_threshold, upper + got)
     else:
-        cat = rules.categories[c]
         ri = _roll_index(rules, counts)
         got = int(rules.score[ri, c])
-        if joker and cat in JOKER_POINTS:
-            got = JOKER_POINTS[cat]
+        joker_points = rules.specs[c].joker
+        if joker and joker_points is not None:
+            got = joker_points
         pts += got
-        if c == rules.yahtzee_category and got == 50 and rules.tracks_yahtzee:
+        if c == rules.yahtzee_category and got > 0 and rules.tracks_yahtzee:
             new_flag = 1
     return pts, mask | (1 << c), new_flag, new_upper
 

@@ -1,12 +1,16 @@
 """Yatzy, Yahtzee and Maxi Yatzy rules as data.
 
-A variant is a :class:`YatzyRules`: the dice, the categories (ids), the upper bonus and
-the option flags. Scoring is a pair of numpy tables over every sorted roll of the dice
-(rolls in :class:`~diceopt.dice.KeepLattice` order):
+A variant is a :class:`YatzyRules`: the dice, the categories (ids, each with its scoring
+rule, a :class:`~diceopt.games.yatzy.categories.CategoryRule`), the upper bonus and the
+option flags. Scoring is a pair of numpy tables over every sorted roll of the dice (rolls
+in :class:`~diceopt.dice.KeepLattice` order), made from the category rules:
 
 - ``score[r, c]``: points for writing roll r into category c normally;
 - ``joker_score[r, c]``: points when roll r is written as a joker (American: a Yahtzee whose
   Yahtzee box is already filled; Full House, Small and Large Straight score 25/30/40).
+
+The built-in variants (:data:`VARIANT_RULES`) are the rule files shipped in
+``diceopt/games/rules`` (read by :mod:`diceopt.games.families.category` on first use).
 
 Faces are numbered 0..sides-1 and show 1..sides pips.
 """
@@ -22,9 +26,9 @@ from typing import Any
 
 from diceopt.dice import KeepLattice, multiset_probabilities
 from diceopt.errors import InputError
+from diceopt.games.yatzy.categories import UPPER, CategoryRule, category_points, style_rule
 from diceopt.lazy import numpy as np
 
-UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 SCANDINAVIAN_CATEGORIES = UPPER + (
     "one_pair",
     "two_pairs",
@@ -61,7 +65,7 @@ MAXI_CATEGORIES = UPPER + (
     "chance",
     "maxi_yatzy",
 )
-STYLES = ("scandinavian", "american", "maxi")
+STYLES = ("scandinavian", "american", "maxi", "custom")  # custom: a rule file's own sheet
 STYLE_CATEGORIES = {
     "scandinavian": SCANDINAVIAN_CATEGORIES,
     "american": AMERICAN_CATEGORIES,
@@ -75,22 +79,25 @@ CATEGORY_ALIASES = {
     "super_house": "castle",
     "superhouse": "castle",
 }
-JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
 
 @dataclass(frozen=True)
 class YatzyRules:
     """One Yatzy/Yahtzee/Maxi Yatzy variant.
 
-    ``style`` is ``"scandinavian"``, ``"american"`` or ``"maxi"`` (it decides what the
-    lower categories score and which ones exist; see :data:`STYLE_CATEGORIES`). ``bonus``
-    points are added once the upper total reaches ``bonus_threshold`` (points).
-    American only: ``joker`` in JOKER_MODES and ``yahtzee_bonus`` (points for each
-    further Yahtzee once the Yahtzee box holds 50; 0 disables it). Scandinavian only:
-    the two "accepts" flags. ``forced_order``: categories are filled in the order
-    listed. ``saved_rerolls``: each turn gives two rerolls and the ones not used are
-    added to a pool the player may spend in any later turn (``saved_cap``: the most
-    rerolls the pool may hold, None for no cap); see :meth:`max_saved`.
+    ``specs``: each category's scoring rule (a :class:`CategoryRule`, aligned with
+    ``categories``). Left empty, they follow from ``style`` (``"scandinavian"``,
+    ``"american"`` or ``"maxi"``: the category names of :data:`STYLE_CATEGORIES` and what
+    they score in RULES.md); rule files give them (style ``"custom"`` or the family they
+    follow). ``bonus`` points are added once the upper total reaches ``bonus_threshold``
+    (points). With a Yatzy box (a category of kind ``yatzy``): ``joker`` in JOKER_MODES
+    and ``yahtzee_bonus`` (points for each further Yahtzee once the Yahtzee box holds its
+    points; 0 disables it). The two "accepts" flags set ``same_face`` of the full house
+    and of the two-pairs categories (kind ``pairs`` with two groups). ``forced_order``:
+    categories are filled in the order listed. ``saved_rerolls``: each turn gives two
+    rerolls and the ones not used are added to a pool the player may spend in any later
+    turn (``saved_cap``: the most rerolls the pool may hold, None for no cap); see
+    :meth:`max_saved`.
     ``dice``/``sides`` and a subset of ``categories`` give the reduced variants used to
     test the kernel against the generic engine.
     """
@@ -108,7 +115,15 @@ class YatzyRules:
     yahtzee_bonus: int = 0
     saved_rerolls: bool = False
     saved_cap: int | None = None
+    specs: tuple[CategoryRule, ...] = ()
     name: str = field(default="custom", compare=False)
+    key: str = field(default="", compare=False)
+
+    @property
+    def storage_key(self) -> str:
+        """The name stored tables are filed under: ``key`` (a rule file's name and content
+        hash) or, for a built-in variant, its name."""
+        return self.key or self.name
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -117,31 +132,65 @@ class YatzyRules:
             raise InputError(f"the number of dice must be 1..8, got {self.dice}")
         if not 2 <= self.sides <= 6:
             raise InputError(f"the number of sides must be 2..6, got {self.sides}")
-        known = STYLE_CATEGORIES[self.style]
         if not self.categories:
             raise InputError("a variant needs at least one category")
         if len(self.categories) > 20:
             raise InputError("at most 20 categories are supported")
         if len(set(self.categories)) != len(self.categories):
             raise InputError(f"repeated category in {self.categories}")
-        for c in self.categories:
-            if c not in known:
-                raise InputError(f"unknown {self.style} category {c!r}")
-            if c in UPPER and UPPER.index(c) >= self.sides:
-                raise InputError(f"category {c!r} needs at least {UPPER.index(c) + 1} sides")
+        object.__setattr__(self, "categories", tuple(self.categories))
+        derived = not self.specs  # scoring from the style's category names
+        object.__setattr__(self, "specs", self._category_specs())
+        for c, spec in zip(self.categories, self.specs, strict=True):
+            if spec.kind == "face" and spec.face > self.sides:
+                raise InputError(f"category {c!r} needs at least {spec.face} sides")
+        if sum(spec.kind == "yatzy" for spec in self.specs) > 1:
+            raise InputError("at most one category may be of kind 'yatzy' (the Yatzy box)")
         # 63, or more where every die of every upper box can reach it (Maxi: 126)
         top = max(63, self.dice * self.sides * (self.sides + 1) // 2)
         if not 1 <= self.bonus_threshold <= top:
             raise InputError(f"bonus threshold must be 1..{top}, got {self.bonus_threshold}")
         if self.joker not in JOKER_MODES:
             raise InputError(f"joker mode must be one of {', '.join(JOKER_MODES)}")
-        if self.style != "american" and (self.joker != "none" or self.yahtzee_bonus):
-            raise InputError("jokers and the Yahtzee bonus are American rules")
+        if self.joker != "none" or self.yahtzee_bonus:
+            if derived and self.style in ("scandinavian", "maxi"):
+                raise InputError("jokers and the Yahtzee bonus are American rules")
+            if self.yahtzee_category < 0:
+                raise InputError(
+                    "jokers and the Yahtzee bonus need a Yatzy box (a category of kind 'yatzy')"
+                )
+        if self.yahtzee_bonus < 0 or self.bonus < 0:
+            raise InputError("bonus points cannot be negative")
         if self.saved_cap is not None:
             if not self.saved_rerolls:
                 raise InputError("a cap on saved rerolls needs saved_rerolls")
             if isinstance(self.saved_cap, bool) or not 1 <= self.saved_cap <= 40:
                 raise InputError(f"the saved-rerolls cap must be 1..40, got {self.saved_cap}")
+
+    def _category_specs(self) -> tuple[CategoryRule, ...]:
+        """``specs`` as given (checked against ``categories``) or, left empty, from
+        ``style``; the two "accepts" flags set ``same_face`` where they apply."""
+        if not self.specs:
+            if self.style == "custom":
+                raise InputError("custom rules need a scoring rule for every category")
+            known = STYLE_CATEGORIES[self.style]
+            for c in self.categories:
+                if c not in known:
+                    raise InputError(f"unknown {self.style} category {c!r}")
+            return tuple(
+                style_rule(
+                    self.style, c, self.full_house_accepts_yatzy, self.two_pairs_accepts_four
+                )
+                for c in self.categories
+            )
+        specs = tuple(self.specs)
+        if len(specs) != len(self.categories):
+            raise InputError(f"{len(specs)} scoring rules for {len(self.categories)} categories")
+        for spec in specs:
+            if not isinstance(spec, CategoryRule):
+                raise InputError(f"a category's scoring rule must be a CategoryRule, got {spec!r}")
+        fh, tp = self.full_house_accepts_yatzy, self.two_pairs_accepts_four
+        return tuple(_with_flags(s, fh, tp) for s in specs)
 
     # --- structure -------------------------------------------------------------------
 
@@ -166,15 +215,14 @@ class YatzyRules:
     @cached_property
     def upper_face(self) -> np.ndarray:
         """Face index (0-based) of each upper category, -1 for the lower ones."""
-        return np.array(
-            [UPPER.index(c) if c in UPPER else -1 for c in self.categories], dtype=np.int64
-        )
+        return np.array([spec.upper_face for spec in self.specs], dtype=np.int64)
 
     @cached_property
     def yahtzee_category(self) -> int:
-        """Index of the Yatzy/Yahtzee (Maxi: Maxi Yatzy) category, -1 if there is none."""
-        for i, c in enumerate(self.categories):
-            if c in ("yatzy", "yahtzee", "maxi_yatzy"):
+        """Index of the Yatzy/Yahtzee (Maxi: Maxi Yatzy) category, the one of kind ``yatzy``;
+        -1 if there is none."""
+        for i, spec in enumerate(self.specs):
+            if spec.kind == "yatzy":
                 return i
         return -1
 
@@ -191,7 +239,7 @@ class YatzyRules:
     @property
     def tracks_yahtzee(self) -> bool:
         """Whether the state must remember that the Yahtzee box holds 50 (bonus Yahtzees)."""
-        return self.style == "american" and self.yahtzee_bonus > 0 and self.yahtzee_category >= 0
+        return self.yahtzee_bonus > 0 and self.yahtzee_category >= 0
 
     @property
     def flags(self) -> int:
@@ -201,7 +249,7 @@ class YatzyRules:
     @property
     def joker_code(self) -> int:
         """0 no joker, 1 free-choice joker, 2 forced joker (0 without a Yahtzee category)."""
-        if self.style != "american" or self.yahtzee_category < 0:
+        if self.yahtzee_category < 0:
             return 0
         return {"none": 0, "free": 1, "forced": 2}[self.joker]
 
@@ -257,7 +305,7 @@ class YatzyRules:
     def score(self) -> np.ndarray:
         """Points of every roll in every category, shape (R, C), int64 (normal scoring)."""
         counts = self.roll_counts
-        return np.stack([self._score_category(c, counts) for c in self.categories], axis=1)
+        return np.stack([category_points(spec, counts) for spec in self.specs], axis=1)
 
     @cached_property
     def joker_score(self) -> np.ndarray:
@@ -265,9 +313,9 @@ class YatzyRules:
         out = self.score.copy()
         if self.joker_code:
             yz = self.is_yahtzee_roll
-            for i, c in enumerate(self.categories):
-                if c in JOKER_POINTS:
-                    out[yz, i] = JOKER_POINTS[c]
+            for i, spec in enumerate(self.specs):
+                if spec.joker is not None:
+                    out[yz, i] = spec.joker
         return out
 
     @cached_property
@@ -300,99 +348,6 @@ class YatzyRules:
             total += self.yahtzee_bonus * (self.num_categories - 1)
         return total
 
-    def _score_category(self, cat: str, counts: np.ndarray) -> np.ndarray:
-        pips = np.arange(1, self.sides + 1)
-        total = counts @ pips
-        r = len(counts)
-        american = self.style == "american"
-        if cat in UPPER:
-            f = UPPER.index(cat)
-            return counts[:, f] * (f + 1)
-        if cat == "chance":
-            return total
-        if cat in ("yatzy", "yahtzee"):
-            return np.where((counts == self.dice).any(axis=1), 50, 0)
-        if cat == "maxi_yatzy":
-            return np.where((counts == self.dice).any(axis=1), 100, 0)
-        if cat == "one_pair":
-            return 2 * _highest_face(counts >= 2)
-        if cat == "two_pairs":
-            out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts.tolist()):
-                pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
-                if len(pairs) >= 2:
-                    out[i] = 2 * (pairs[-1] + pairs[-2])
-                elif self.two_pairs_accepts_four and max(row) >= 4:
-                    out[i] = 4 * (row.index(max(row)) + 1)
-            return out
-        if cat == "three_pairs":
-            # three different faces with at least two dice each: the sum of those six dice
-            out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts.tolist()):
-                pairs = [f + 1 for f in range(self.sides) if row[f] >= 2]
-                if len(pairs) >= 3:
-                    out[i] = 2 * sum(pairs[-3:])
-            return out
-        if cat == "five_of_a_kind":
-            return 5 * _highest_face(counts >= 5)
-        if cat == "full_straight":
-            return np.where((counts == 1).all(axis=1) & (self.dice == self.sides), 21, 0)
-        if cat in ("castle", "tower"):
-            # two different faces: three dice each (castle), four and two (tower)
-            need = (3, 3) if cat == "castle" else (4, 2)
-            out = np.zeros(r, dtype=np.int64)
-            for i, row in enumerate(counts.tolist()):
-                best = 0
-                for a in range(self.sides):
-                    for b in range(self.sides):
-                        if a != b and row[a] >= need[0] and row[b] >= need[1]:
-                            best = max(best, need[0] * (a + 1) + need[1] * (b + 1))
-                out[i] = best
-            return out
-        if cat == "three_of_a_kind":
-            has = counts >= 3
-            if american:
-                return np.where(has.any(axis=1), total, 0)
-            return 3 * _highest_face(has)
-        if cat == "four_of_a_kind":
-            has = counts >= 4
-            if american:
-                return np.where(has.any(axis=1), total, 0)
-            return 4 * _highest_face(has)
-        if cat == "full_house":
-            srt = np.sort(counts, axis=1)[:, ::-1]
-            # two different faces cover every die, at least 3 of one and 2 of the other
-            exact = (srt[:, 0] >= 3) & (srt[:, 1] >= 2) & (srt[:, :2].sum(axis=1) == self.dice)
-            if american:
-                return np.where(exact, 25, 0)
-            if self.style == "maxi":  # three of one face, two of another; best choice
-                out = np.zeros(r, dtype=np.int64)
-                for i, row in enumerate(counts.tolist()):
-                    best = 0
-                    for a in range(self.sides):
-                        for b in range(self.sides):
-                            if a != b and row[a] >= 3 and row[b] >= 2:
-                                best = max(best, 3 * (a + 1) + 2 * (b + 1))
-                    out[i] = best
-                return out
-            ok = exact | (self.full_house_accepts_yatzy & (srt[:, 0] == self.dice))
-            return np.where(ok, total, 0)
-        if cat == "small_straight":
-            if american:
-                return np.where(_has_run(counts, 4), 30, 0)
-            if self.style == "maxi":  # 1-2-3-4-5 among the dice
-                return np.where((counts[:, 0:5] >= 1).all(axis=1), 15, 0)
-            return np.where(_exactly(counts, range(0, 5), self.dice), 15, 0)
-        if cat == "large_straight":
-            if american:
-                return np.where(_has_run(counts, 5), 40, 0)
-            if self.style == "maxi":  # 2-3-4-5-6 among the dice
-                if self.sides < 6:
-                    return np.zeros(r, dtype=np.int64)
-                return np.where((counts[:, 1:6] >= 1).all(axis=1), 20, 0)
-            return np.where(_exactly(counts, range(1, 6), self.dice), 20, 0)
-        raise InputError(f"unknown category {cat!r}")  # pragma: no cover
-
     def describe(self) -> dict[str, Any]:
         """The rules as plain JSON-ready data."""
         return {
@@ -414,83 +369,52 @@ class YatzyRules:
 
     def reduced(self, categories: tuple[str, ...], **changes: Any) -> YatzyRules:
         """The same rules on a subset of categories (and optionally fewer dice or sides)."""
-        return replace(self, categories=tuple(categories), name="reduced", **changes)
+        spec_of = dict(zip(self.categories, self.specs, strict=True))
+        for c in categories:
+            if c not in spec_of:
+                raise InputError(f"unknown {self.style} category {c!r}")
+        specs = tuple(spec_of[c] for c in categories)
+        return replace(
+            self, categories=tuple(categories), specs=specs, name="reduced", key="", **changes
+        )
 
 
-def _highest_face(mask: np.ndarray) -> np.ndarray:
-    """Pips (1-based) of the highest face where ``mask`` is true, 0 where none is."""
-    pips = np.arange(1, mask.shape[1] + 1)
-    return np.where(mask, pips[None, :], 0).max(axis=1)
+def _with_flags(spec: CategoryRule, fh_accepts: bool, tp_accepts: bool) -> CategoryRule:
+    """``spec`` with ``same_face`` set by the "accepts" flags where one applies (a full
+    house; two pairs); other rules unchanged."""
+    if spec.kind == "full_house":
+        return replace(spec, same_face=fh_accepts)
+    if spec.kind == "pairs" and len(spec.groups) == 2:
+        return replace(spec, same_face=tp_accepts)
+    return spec
 
 
-def _has_run(counts: np.ndarray, length: int) -> np.ndarray:
-    """True where ``length`` consecutive faces all show."""
-    present = counts > 0
-    out = np.zeros(len(counts), dtype=bool)
-    for start in range(counts.shape[1] - length + 1):
-        out |= present[:, start : start + length].all(axis=1)
-    return out
+_VARIANT_RULES: dict[str, YatzyRules] = {}
 
 
-def _exactly(counts: np.ndarray, faces: range, dice: int) -> np.ndarray:
-    """True where the roll is exactly one die of each face in ``faces``."""
-    if dice != len(faces) or faces.stop > counts.shape[1]:
-        return np.zeros(len(counts), dtype=bool)
-    return (counts[:, faces.start : faces.stop] == 1).all(axis=1)
+def _variant_rules() -> dict[str, YatzyRules]:
+    """The built-in variants by id, compiled from their shipped rule files on first use
+    (:func:`diceopt.games.families.category.builtin_variants`); the same dict every time,
+    so that adding to it (tests) adds a variant."""
+    if not _VARIANT_RULES:
+        from diceopt.games.families.category import builtin_variants
+
+        _VARIANT_RULES.update(builtin_variants())
+    return _VARIANT_RULES
 
 
-SCANDINAVIAN = YatzyRules(name="scandinavian")
-MAXI = YatzyRules(
-    style="maxi",
-    categories=MAXI_CATEGORIES,
-    dice=6,
-    bonus_threshold=75,
-    bonus=50,
-    name="maxi",
-)
-"""Maxi Yatzy, Finnish rules: six dice, 20 categories (20 turns), up to two rerolls a turn
-(no saved rerolls), any open category may take a zero, upper bonus 50 points once Ones..Sixes
-total at least 75, no Yatzy bonus and no joker. Lower categories (points): One Pair, Two
-Pairs (two different faces), Three Pairs (three different faces, the sum of all six), Three
-/ Four / Five of a Kind (the highest face shown that often, the sum of those dice), Small
-Straight (1-2-3-4-5 among the dice: 15), Large Straight (2-3-4-5-6 among the dice: 20),
-Full Straight (1-2-3-4-5-6: 21), Full House (three of one face and two of another, best
-choice, the sum of those five dice), Castle or Super House (two different triples: the sum
-of all six), Tower (four of one face and two of another: the sum of all six), Chance (the
-sum of all six), Maxi Yatzy (six of a kind: 100). More matching dice still qualify, and
-where several choices qualify the highest-scoring one counts. Published optimal expected
-final score: 383.305389 (float32-rounded)."""
-AMERICAN = YatzyRules(
-    style="american",
-    categories=AMERICAN_CATEGORIES,
-    bonus=35,
-    joker="free",
-    yahtzee_bonus=100,
-    name="american",
-)
+_CONSTANTS = {"SCANDINAVIAN": "scandinavian", "AMERICAN": "american", "MAXI": "maxi"}
 
-VARIANT_RULES: dict[str, YatzyRules] = {
-    "scandinavian": SCANDINAVIAN,
-    "scandinavian-accepts": replace(
-        SCANDINAVIAN,
-        full_house_accepts_yatzy=True,
-        two_pairs_accepts_four=True,
-        name="scandinavian-accepts",
-    ),
-    "scandinavian-fh-accepts": replace(
-        SCANDINAVIAN, full_house_accepts_yatzy=True, name="scandinavian-fh-accepts"
-    ),
-    "scandinavian-tp-accepts": replace(
-        SCANDINAVIAN, two_pairs_accepts_four=True, name="scandinavian-tp-accepts"
-    ),
-    "scandinavian-forced": replace(SCANDINAVIAN, forced_order=True, name="scandinavian-forced"),
-    "american": AMERICAN,
-    "american-forced-joker": replace(AMERICAN, joker="forced", name="american-forced-joker"),
-    "american-no-joker": replace(AMERICAN, joker="none", name="american-no-joker"),
-    "american-no-bonus": replace(AMERICAN, joker="none", yahtzee_bonus=0, name="american-no-bonus"),
-    "maxi": MAXI,
-    "maxi-saved": replace(MAXI, saved_rerolls=True, name="maxi-saved"),
-}
+
+def __getattr__(name: str) -> Any:
+    """``VARIANT_RULES`` (every built-in variant by id) and the ``SCANDINAVIAN``,
+    ``AMERICAN`` and ``MAXI`` rules, read from the shipped rule files on first use."""
+    if name == "VARIANT_RULES":
+        return _variant_rules()
+    if name in _CONSTANTS:
+        return _variant_rules()[_CONSTANTS[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 VARIANTS: dict[str, str] = {
     "scandinavian": "Scandinavian Yatzy: 15 categories, 50 bonus at 63 (default)",
@@ -542,14 +466,15 @@ def variant_id(variant: str | None) -> str:
     if not isinstance(key, str):
         raise InputError(f"a Yatzy variant is a name, got {key!r}")
     norm = "-".join(key.lower().replace("_", " ").replace("-", " ").split())
-    if norm in VARIANT_RULES:
+    variants = _variant_rules()
+    if norm in variants:
         return norm
-    close = difflib.get_close_matches(norm, list(VARIANT_RULES), n=1)
+    close = difflib.get_close_matches(norm, list(variants), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(VARIANT_RULES)}")
+    raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(variants)}")
 
 
 def get_rules(variant: str | None) -> YatzyRules:
     """The rules of a variant (None: the default; names as :func:`variant_id` reads them);
     InputError for an unknown name."""
-    return VARIANT_RULES[variant_id(variant)]
+    return _variant_rules()[variant_id(variant)]
