@@ -1,0 +1,1 @@
+"""Rule families: games described by rule files rather than by code."""
