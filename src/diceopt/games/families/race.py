@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from diceopt import storage
 from diceopt.errors import InputError
+from diceopt.games.registry import Command, Parameter
 from diceopt.lazy import numpy as np
 
 TOLERANCE = 1e-15  # a pair's fixed point: both turn starts reproduce themselves to this
@@ -159,9 +161,7 @@ def solve_race(rolls: RaceRolls, goal: int, step: int = 1) -> RaceSolution:
     if goal < 1:
         raise InputError(f"the goal must be at least one step, got {goal}")
     wall, cpu = time.perf_counter(), time.process_time()
-    w, passes, states, rounds, residual = k.solve_race(
-        *rolls.arrays(), goal, TOLERANCE, MAX_ROUNDS
-    )
+    w, passes, states, rounds, residual = k.solve_race(*rolls.arrays(), goal, TOLERANCE, MAX_ROUNDS)
     seconds = time.perf_counter() - wall
     stats = {
         "seconds": seconds,
@@ -184,8 +184,30 @@ def decision_states(dice: int, goal: int) -> int:
 
 
 def table_key(game: str, rules_hash: str, goal: int) -> storage.TableKey:
-    """The storage key of a solved race: the game, its rule file's hash and the goal."""
-    return storage.TableKey(game, f"goal{goal}-{rules_hash[:16]}", "win", 0.0, "float64", (goal, goal))
+    """The storage key of a solved race: the game, its rules' hash and the goal (steps)."""
+    return storage.TableKey(
+        game, f"goal{goal}-{rules_hash[:16]}", "win", 0.0, "float64", (goal, goal)
+    )
+
+
+def rules_hash(rules: Any) -> str:
+    """A hash of a rule file's content and of every rule (a goal or dice given on the
+    command line changes it)."""
+    import hashlib
+    import json
+
+    text = json.dumps(rules.describe(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def race_solution(game: str, rules: Any, cache_dir: Any = None) -> RaceSolution:
+    """The race of push-your-luck rules (``PushLuckRules``, two players) solved once: its
+    roll table compiled, the goal in steps (rounded up), stored under ``game``."""
+    from diceopt.games.families.push_luck import compile_rolls
+
+    rolls = compact_rolls(compile_rolls(rules))
+    goal = -(-rules.goal // rules.step)
+    return solved(game, rules_hash(rules), rolls, goal, rules.step, cache_dir)
 
 
 _SOLVED: dict[Any, RaceSolution] = {}
@@ -274,8 +296,8 @@ def versus_max_score(sol: RaceSolution, top: int | None = None) -> dict[str, Any
 
 def simulate(sol: RaceSolution, games: int, seed: int, start_opp: int = 0) -> dict[str, Any]:
     """Seeded games of the optimal policy against itself (the opponent starting with
-    ``start_opp`` steps): the first player's win rate, its standard error and a 4-sigma
-    bound around the exact value."""
+    ``start_opp`` steps): each game's outcome (1: the first player won), the win rate,
+    its standard error and a 4-sigma bound around the exact value."""
     from diceopt.games.families import race_kernels as k
 
     if games < 1:
@@ -290,6 +312,7 @@ def simulate(sol: RaceSolution, games: int, seed: int, start_opp: int = 0) -> di
     mean = float(out.mean())
     sigma = math.sqrt(exact * (1 - exact) / games)
     return {
+        "outcomes": out,
         "games": games,
         "mean": mean,
         "exact": exact,
@@ -297,3 +320,37 @@ def simulate(sol: RaceSolution, games: int, seed: int, start_opp: int = 0) -> di
         "bound": 4 * sigma,
         "within": abs(mean - exact) <= 4 * sigma,
     }
+
+
+def fair_command(solution_of: Callable[[Any], RaceSolution]) -> Command:
+    """The ``fair`` subcommand of a race game: ``solution_of(rules)`` is its solved race."""
+
+    def run(rules: Any, args: Any) -> int:
+        from diceopt.output import print_json
+
+        if args.candidates is not None and args.candidates < 0:
+            raise InputError(f"--candidates must be >= 0, got {args.candidates}")
+        sol = solution_of(rules)
+        answer = fair(sol, args.candidates)
+        if args.json:
+            print_json({"rules": rules.describe(), **answer})
+            return 0
+        print(f"compensation for the second player: {answer['compensation']} points")
+        for row in answer["candidates"]:
+            mark = "  <- fairest" if row["compensation"] == answer["compensation"] else ""
+            print(f"{row['compensation']:>6}: first player wins {row['win_probability']:.9f}{mark}")
+        return 0
+
+    return Command(
+        "fair",
+        "the start bonus for the second player that makes the game fairest",
+        run,
+        (
+            Parameter(
+                "candidates",
+                "largest compensation tried, in scoring steps (default: until the first "
+                "player's chance falls below 1/2, and two more)",
+                type=int,
+            ),
+        ),
+    )

@@ -22,11 +22,27 @@ import numba
 import numpy as np
 from numba import prange
 
+Arr = np.ndarray  # every array argument: see the module docstring
+
 WIN_KEY = 1e300  # the choice key of an option that reaches the goal (a fixed policy takes it)
 
 
 @numba.njit(cache=True)
-def roll_value(n, t, rem, gs, gp, os_, op, od, bust, z, v, given, use_given):
+def roll_value(
+    n: int,
+    t: int,
+    rem: int,
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    z: float,
+    v: Arr,
+    given: Arr,
+    use_given: bool,
+) -> tuple[float, float, float]:
     """(choice value, a, b) of rolling ``n`` dice at turn total ``t`` (see the module
     docstring): each outcome group takes its best option by the choice values.
     ``v[t, n]`` holds (choice, a, b) of the decision states already evaluated."""
@@ -59,7 +75,22 @@ def roll_value(n, t, rem, gs, gp, os_, op, od, bust, z, v, given, use_given):
 
 
 @numba.njit(cache=True)
-def turn(gs, gp, os_, op, od, bust, dice, rem, bank_choice, bank_eval, z, given, gbank, v):
+def turn(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    rem: int,
+    bank_choice: Arr,
+    bank_eval: Arr,
+    z: float,
+    given: Arr,
+    gbank: Arr,
+    v: Arr,
+) -> tuple[float, float, float]:
     """Fill v[t, n] = (choice, a, b) for one turn (t < rem) and return the turn start's.
 
     ``bank_choice[t]``/``bank_eval[t]``: the mover's value of banking turn total t (for
@@ -84,7 +115,22 @@ def turn(gs, gp, os_, op, od, bust, dice, rem, bank_choice, bank_eval, z, given,
 
 
 @numba.njit(cache=True)
-def _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, i, j, z, v, bank):
+def _own_turn(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    i: int,
+    j: int,
+    z: float,
+    v: Arr,
+    bank: Arr,
+) -> tuple[float, float, float]:
     """The mover's optimal turn at (i, j) against the solved ``w`` for banking."""
     for t in range(1, goal - i):
         bank[t] = 1.0 - w[j, i + t]
@@ -94,7 +140,12 @@ def _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, i, j, z, v, bank):
 
 
 @numba.njit(cache=True)
-def guess(w, goal, i, j):
+def guess(
+    w: Arr,
+    goal: int,
+    i: int,
+    j: int,
+) -> float:
     """A first guess of w[i, j] from the solved neighbours (i + 1, j), (i, j + 1) and
     (i + 1, j + 1): a plane through them."""
     up = w[i + 1, j] if i + 1 < goal else 1.0
@@ -106,7 +157,18 @@ def guess(w, goal, i, j):
 
 
 @numba.njit(cache=True, parallel=True)
-def solve_race(gs, gp, os_, op, od, bust, dice, goal, tol, max_iter):
+def solve_race(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    tol: float,
+    max_iter: int,
+) -> tuple[Arr, int, int, int, float]:
     """W[i, j]: the win probability of the mover at the start of a turn with i banked
     against j (steps, both < goal), both players optimal.
 
@@ -142,7 +204,9 @@ def solve_race(gs, gp, os_, op, od, bust, dice, goal, tol, max_iter):
             resid = 1.0
             while rounds < max_iter:
                 rounds += 1
-                _, a1, b1 = _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - v, vals, bank)
+                _, a1, b1 = _own_turn(
+                    gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - v, vals, bank
+                )
                 p_passes[p] += 1
                 p_states[p] += (goal - i - 1) * dice + 1
                 if i == j:
@@ -153,7 +217,9 @@ def solve_race(gs, gp, os_, op, od, bust, dice, goal, tol, max_iter):
                     u = nu
                     v = nu
                     continue
-                _, a2, b2 = _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, j, i, 1.0 - u, vals, bank)
+                _, a2, b2 = _own_turn(
+                    gs, gp, os_, op, od, bust, dice, goal, w, j, i, 1.0 - u, vals, bank
+                )
                 p_passes[p] += 1
                 p_states[p] += (goal - j - 1) * dice + 1
                 resid = max(abs(a1 + b1 * (1.0 - v) - u), abs(a2 + b2 * (1.0 - u) - v))
@@ -174,7 +240,19 @@ def solve_race(gs, gp, os_, op, od, bust, dice, goal, tol, max_iter):
 
 
 @numba.njit(cache=True)
-def turn_tables(gs, gp, os_, op, od, bust, dice, goal, w, i, j):
+def turn_tables(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    i: int,
+    j: int,
+) -> tuple[Arr, float]:
     """The optimal turn at (i, j) given the solved ``w``: the decision values c[t, n]
     (win probability, t < goal - i) and the turn start's value."""
     v = np.zeros((goal + 1, dice + 1, 3))
@@ -184,7 +262,16 @@ def turn_tables(gs, gp, os_, op, od, bust, dice, goal, w, i, j):
 
 
 @numba.njit(cache=True)
-def max_score(gs, gp, os_, op, od, bust, dice, top):
+def max_score(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    top: int,
+) -> tuple[Arr, Arr]:
     """The expected turn score (steps) of the policy that maximises it, m[t, n] for turn
     totals t <= top (banking assumed from ``top`` on), and its bank flags."""
     m = np.zeros((top + 1, dice + 1))
@@ -209,7 +296,19 @@ def max_score(gs, gp, os_, op, od, bust, dice, top):
 
 
 @numba.njit(cache=True, parallel=True)
-def versus_fixed(gs, gp, os_, op, od, bust, dice, goal, w, given, gbank):
+def versus_fixed(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    given: Arr,
+    gbank: Arr,
+) -> tuple[Arr, Arr]:
     """Player A (optimal policy of ``w``) against player B (the fixed policy
     ``given``/``gbank``): x[i, j] = P(A wins) with A to move, A at i, B at j; y[j, i] =
     P(B wins) with B to move. Both policies fixed: each pair is a 2x2 linear system."""
@@ -229,10 +328,27 @@ def versus_fixed(gs, gp, os_, op, od, bust, dice, goal, w, given, gbank):
             for t in range(1, goal - i):
                 choice[t] = 1.0 - w[j, i + t]
                 ev[t] = 1.0 - y[j, i + t]
-            _, a1, b1 = turn(gs, gp, os_, op, od, bust, dice, goal - i, choice, ev, 1.0 - w[j, i], empty, flags, vals)
+            _, a1, b1 = turn(
+                gs,
+                gp,
+                os_,
+                op,
+                od,
+                bust,
+                dice,
+                goal - i,
+                choice,
+                ev,
+                1.0 - w[j, i],
+                empty,
+                flags,
+                vals,
+            )
             for t in range(1, goal - j):
                 ev[t] = 1.0 - x[i, j + t]
-            _, a2, b2 = turn(gs, gp, os_, op, od, bust, dice, goal - j, ev, ev, 0.0, given, gbank, vals)
+            _, a2, b2 = turn(
+                gs, gp, os_, op, od, bust, dice, goal - j, ev, ev, 0.0, given, gbank, vals
+            )
             # x = a1 + b1 (1 - y), y = a2 + b2 (1 - x)
             xv = (a1 + b1 - b1 * (a2 + b2)) / (1.0 - b1 * b2)
             x[i, j] = xv
@@ -241,7 +357,21 @@ def versus_fixed(gs, gp, os_, op, od, bust, dice, goal, w, given, gbank):
 
 
 @numba.njit(cache=True)
-def simulate_race(gs, gp, os_, op, od, bust, dice, goal, w, start_opp, games, seed, cum):
+def simulate_race(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    start_opp: int,
+    games: int,
+    seed: int,
+    cum: Arr,
+) -> Arr:
     """Seeded games of the optimal policy against itself from (0, start_opp): the first
     player's wins (1 or 0 per game). ``cum``: cumulative group probabilities per number
     of dice (busts last). Turn tables are computed once per (i, j) met and kept."""
