@@ -110,15 +110,15 @@ def check_position(rules: FarkleRules, pos: FarklePosition) -> None:
 
 def position_of(rules: FarkleRules, fields: Mapping[str, Any]) -> FarklePosition:
     """A checked position from its fields (``me``, ``opponent``, ``turn`` (default 0),
-    ``roll`` (a list of faces), ``player`` 1 or 2 (default 1))."""
-    for key in ("me", "opponent", "roll"):
+    ``dice`` (the faces rolled, a list), ``player`` 1 or 2 (default 1))."""
+    for key in ("me", "opponent", "dice"):
         if key not in fields:
             raise InputError(f"the position needs '{key}', e.g. '{POSITION_EXAMPLE}'")
-    roll = fields["roll"]
+    roll = fields["dice"]
     if not isinstance(roll, list | tuple) or not all(
         isinstance(d, int) and not isinstance(d, bool) for d in roll
     ):
-        raise InputError(f"roll must be a list of dice faces, got {roll!r}")
+        raise InputError(f"dice must be a list of faces, got {roll!r}")
     for key in ("me", "opponent", "turn", "player"):
         value = fields.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int):
@@ -137,14 +137,17 @@ def parse_position(rules: FarkleRules, text: str) -> FarklePosition:
     """Parse ``me 4000 | opponent 3500 | turn 300 | roll 1 3 5 5`` (turn, player optional)."""
     fields: dict[str, Any] = {}
     parts = split_fields(
-        text, ("me", "opponent", "turn", "roll", "player"), POSITION_EXAMPLE, {"opp": "opponent"}
+        text,
+        ("me", "opponent", "turn", "roll", "player"),
+        POSITION_EXAMPLE,
+        {"opp": "opponent", "dice": "roll"},
     )
     for key, value in parts.items():
         words = value.replace(",", " ").split()
         if not words or not all(re.fullmatch(r"\d+", w) for w in words):
             raise InputError(f"cannot read '{key} {value}': write e.g. '{POSITION_EXAMPLE}'")
         if key == "roll":
-            fields[key] = [parse_int(w) for w in words]
+            fields["dice"] = [parse_int(w) for w in words]
         elif len(words) == 1:
             fields[key] = parse_int(words[0])
         else:
@@ -219,8 +222,9 @@ class FarkleSpec(GameSpec):
         return parse_position(rules, text)
 
     def parse_json(self, rules: FarkleRules, data: Mapping[str, Any]) -> FarklePosition:
-        """``{"me", "opponent", "turn", "roll": [1, 3, 5, 5], "player"}``."""
-        unknown = set(data) - {"me", "opponent", "turn", "roll", "player"}
+        """``{"me", "opponent", "turn", "dice": [1, 3, 5, 5], "player"}`` (dice: the
+        faces rolled; the page draws them as dice)."""
+        unknown = set(data) - {"me", "opponent", "turn", "dice", "player"}
         if unknown:
             raise InputError(f"unknown position field(s) {sorted(unknown)}")
         return position_of(rules, data)
@@ -230,12 +234,12 @@ class FarkleSpec(GameSpec):
         return pos.text()
 
     def to_json(self, rules: FarkleRules, pos: FarklePosition) -> dict[str, Any]:
-        """``{"me", "opponent", "turn", "roll", "player"}`` (player 1 or 2)."""
+        """``{"me", "opponent", "turn", "dice", "player"}`` (player 1 or 2)."""
         return {
             "me": pos.me,
             "opponent": pos.opponent,
             "turn": pos.turn,
-            "roll": list(pos.roll),
+            "dice": list(pos.roll),
             "player": pos.player + 1,
         }
 
