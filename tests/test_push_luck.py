@@ -161,3 +161,22 @@ def test_missing_file_is_one_line():
     assert check_file("no/such/file.toml")[0].startswith("no rule file")
     with pytest.raises(InputError, match="no rule file"):
         load_rules("no/such/file.toml")
+
+
+def test_rules_check_command(tmp_path, capsys):
+    from diceopt.cli import main
+
+    good = write(tmp_path, GOOD)
+    assert main(["rules", "check", good]) == 0
+    out = capsys.readouterr().out
+    assert "ok;" in out and "states" in out and "MiB" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('family = "push-luck"\ndice = 0\ncolour = 1\n')
+    assert main(["rules", "check", str(bad)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith(str(bad)) for line in lines), lines
+    other = tmp_path / "other.toml"
+    other.write_text('family = "dominoes"\n')
+    assert main(["rules", "check", str(other)]) == 2
+    assert "family must be one of" in capsys.readouterr().err
+    assert main(["rules", "check", str(tmp_path / "none.toml")]) == 2

@@ -32,11 +32,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The argument parser with every game's subcommands, ``serve`` and ``evaluate``.
+    """The argument parser with every game's subcommands, ``serve``, ``evaluate`` and
+    ``rules``.
 
     ``argv``: the command line it is about to parse. When its first word is the id of a
     built-in game (then only that game is loaded, and of its commands only the one
-    named next, if any), ``serve`` or ``evaluate``, only what parsing it needs is built:
+    named next, if any), ``serve``, ``evaluate`` or ``rules``, only what parsing it needs is built:
     a command starts faster. Anything else (``--help``, a plug-in's id, a typo) gets the
     whole parser.
     """
@@ -53,13 +54,14 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     if spec is not None:
         register_game(sub, spec, only=argv[1] if len(argv) > 1 else None)
         return parser
-    if first not in ("serve", "evaluate"):
+    if first not in ("serve", "evaluate", "rules"):
         for spec in games().values():
             register_game(sub, spec)
-    from diceopt.cli import evaluate, serve  # (serve loads socket: not for a game)
+    from diceopt.cli import evaluate, rules, serve  # (serve loads socket: not for a game)
 
     serve.register(sub)
     evaluate.register(sub)
+    rules.register(sub)
     return parser
 
 

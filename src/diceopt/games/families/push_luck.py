@@ -68,7 +68,7 @@ POINTS_MAX = 10**7
 ONE_PLAYER_STATES_MAX = 10**7  # streak x turn total (steps, up to the cap) x dice to roll
 TWO_PLAYER_STATES_MAX = 2 * 10**8  # banked x banked x turn total x dice to roll
 STATE_BYTES = 8  # one float64 value per state
-STATES_PER_SECOND = 2e7  # rough speed of a solve (states x options per second), for estimates
+OPTIONS_PER_SECOND = 1.5e8  # rough speed of a kernel (set-asides weighed per second, one core)
 TOP_KEYS = {
     "family": "the rule family: push-luck",
     "name": "the game's name",
@@ -317,6 +317,12 @@ def check_file(source: str) -> list[str]:
     return _parse(data, name)[1]
 
 
+def size_line(source: str) -> str:
+    """One line for a rule file without problems: states, estimated memory and time."""
+    rules = load_rules(source)
+    return size_summary(rules, compile_rolls(rules))
+
+
 def load_rules(source: str) -> PushLuckRules:
     """The rules of a TOML file (a path) or of a shipped one by name ("zilch", "farkle",
     "pig"); InputError with the first problem (and how many there are)."""
@@ -376,18 +382,18 @@ def size_problems(rules: PushLuckRules) -> list[str]:
 
 
 def size_summary(rules: PushLuckRules, table: RollTable) -> str:
-    """One line: states, estimated memory and (roughly: one sweep for one player, a
-    guessed 30 value-iteration sweeps for two) time of a solve."""
+    """One line: states, estimated memory and (roughly) time of a solve."""
     states = state_count(rules)
     outcomes = len(table.outcome_prob)
     options = len(table.option_points)
     work = states * (options / max(outcomes, 1)) * (outcomes / rules.dice)
-    sweeps = 1 if rules.players == 1 else 30  # value-iteration sweeps of a race (rough)
-    seconds = work * sweeps / STATES_PER_SECOND
+    # one player: about 4 policy iterations per streak; two: a guessed 30 sweeps
+    sweeps = 4 * max(rules.bust_streak, 1) if rules.players == 1 else 30
+    seconds = work * sweeps / OPTIONS_PER_SECOND
     memory = states * STATE_BYTES
     return (
         f"{states:,} states, {outcomes:,} roll outcomes, {options:,} set-asides; "
-        f"about {memory / 2**20:,.1f} MiB and {seconds:,.1f} s per solve"
+        f"about {memory / 2**20:,.1f} MiB and roughly {seconds:,.1f} s per solve"
     )
 
 

@@ -1,0 +1,284 @@
+"""The game contract shared by the push-your-luck games (positions, advice, play).
+
+A position is a roll just made and what it was made from: the dice showing (sorted), the
+turn total before them (points), the busts in a row before the turn (one player, when
+the rules penalise a streak) and both banked scores (two players). Text:
+``streak 1 | turn 350 | dice 1 1 2 3 5 6`` (two players: ``me 3000 | opponent 2500 |
+turn 350 | dice ...``); JSON: the same fields, ``dice`` a list (the page draws it as
+dice). An action sets dice aside and rolls on or banks: ``set aside 1 5, roll 4``,
+``set aside 1 5, bank 500`` (the dice left to roll, the total banked); on a roll with
+nothing to set aside the one action is ``bust``. Of the set-asides that leave the same
+number of dice only the one with the most points is offered (more points never hurt).
+
+A game subclasses :class:`PushLuckSpec` and supplies ``family_rules`` (its rules as
+:class:`PushLuckRules`), ``choice_values`` (the value of banking and of rolling after a
+set-aside), ``bust_value`` and ``end_turn`` (what a bank or a bust leads to).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from diceopt.advice import Advice, rank_actions
+from diceopt.errors import InputError
+from diceopt.games.families.push_luck import PushLuckRules, SetAside, set_asides
+from diceopt.games.registry import GameSpec, Step
+from diceopt.lazy import numpy as np
+from diceopt.notation import parse_int, split_fields
+
+BUST = "bust"
+ACTION_RE = re.compile(
+    r"^(?:set aside|keep|aside)?\s*([\d\s,]*?)\s*,?\s*(?:and\s+|then\s+)?(roll|bank)\b.*$"
+)
+
+
+@dataclass(frozen=True)
+class PushLuckPosition:
+    """A roll to set dice aside from: the dice (faces, sorted), the turn total before it
+    (points), the busts in a row before the turn, the banked scores (points)."""
+
+    dice: tuple[int, ...]
+    turn: int = 0
+    streak: int = 0
+    me: int = 0
+    opponent: int = 0
+
+
+def fields_of(rules: PushLuckRules) -> tuple[str, ...]:
+    """The position's fields under these rules, in the order the text writes them."""
+    if rules.players == 2:
+        return ("me", "opponent", "turn", "dice")
+    return ("streak", "turn", "dice") if rules.bust_streak > 1 else ("turn", "dice")
+
+
+def check_position(rules: PushLuckRules, pos: PushLuckPosition) -> None:
+    """InputError (one line) unless the position can occur under the rules."""
+    if not 1 <= len(pos.dice) <= rules.dice:
+        raise InputError(f"a roll is 1 to {rules.dice} dice, got {len(pos.dice)}")
+    if any(not 1 <= f <= rules.sides for f in pos.dice):
+        raise InputError(f"dice show faces 1 to {rules.sides}, got {list(pos.dice)}")
+    for key in ("turn", "me", "opponent"):
+        value = getattr(pos, key)
+        if value < 0 or value % rules.step:
+            raise InputError(f"{key} must be a multiple of {rules.step} points >= 0, got {value}")
+    if pos.turn == 0 and len(pos.dice) != rules.dice:
+        raise InputError(f"a turn starts with all {rules.dice} dice, got {len(pos.dice)}")
+    if not 0 <= pos.streak < max(rules.bust_streak, 1):
+        top = max(rules.bust_streak - 1, 0)
+        raise InputError(f"streak (busts in a row before the turn) is 0 to {top}")
+    if rules.players == 2:
+        for key in ("me", "opponent"):
+            if getattr(pos, key) >= rules.goal:
+                raise InputError(f"{key} {getattr(pos, key)} has reached the goal: game over")
+
+
+def position_of(rules: PushLuckRules, fields: Mapping[str, Any]) -> PushLuckPosition:
+    """A checked position from its fields (``dice`` a list of faces, the rest whole
+    numbers, optional but ``dice``); InputError (one line) otherwise."""
+    if "dice" not in fields:
+        raise InputError(f"the position needs the dice, e.g. '{example(rules)}'")
+    dice = fields["dice"]
+    if not isinstance(dice, list | tuple) or not all(
+        isinstance(f, int) and not isinstance(f, bool) for f in dice
+    ):
+        raise InputError(f"dice must be a list of faces, got {dice!r}")
+    values = {}
+    for key in fields_of(rules)[:-1]:
+        value = fields.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{key} must be a whole number, got {value!r}")
+        values[key] = value
+    pos = PushLuckPosition(tuple(sorted(dice)), **values)
+    check_position(rules, pos)
+    return pos
+
+
+def example(rules: PushLuckRules) -> str:
+    """An example position's text."""
+    head = {"me": "me 3000", "opponent": "opponent 2500", "streak": "streak 1"}
+    parts = [head[k] for k in fields_of(rules) if k in head]
+    dice = " ".join(str(f) for f in ([1, 2, 3, 3, 5, 6] + [4] * 10)[: rules.dice])
+    return " | ".join([*parts, "turn 0", f"dice {dice}"])
+
+
+def parse_position(rules: PushLuckRules, text: str) -> PushLuckPosition:
+    """A position from its text (fields in any order; ``dice`` may be written 113356)."""
+    found = split_fields(text, fields_of(rules), example(rules), {"roll": "dice"})
+    fields: dict[str, Any] = {}
+    for key, value in found.items():
+        if key == "dice":
+            words = value.replace(",", " ").split()
+            if len(words) == 1 and words[0].isdigit():
+                words = list(words[0])
+            fields[key] = [parse_int(w) for w in words]
+        else:
+            fields[key] = parse_int(value)
+    return position_of(rules, fields)
+
+
+def format_position(rules: PushLuckRules, pos: PushLuckPosition) -> str:
+    """The position's text (parses back to the same position)."""
+    parts = []
+    for key in fields_of(rules):
+        value = getattr(pos, key)
+        parts.append(f"dice {' '.join(map(str, value))}" if key == "dice" else f"{key} {value}")
+    return " | ".join(parts)
+
+
+def action_text(option: SetAside, bank: bool, total: int, dice: int) -> str:
+    """``set aside 1 5, roll 4`` (the dice to roll: all ``dice`` after hot dice) or
+    ``set aside 1 5, bank 500`` (the total banked)."""
+    kept = " ".join(map(str, option.dice))
+    if bank:
+        return f"set aside {kept}, bank {total}"
+    return f"set aside {kept}, roll {option.left or dice}"
+
+
+class PushLuckSpec(GameSpec):
+    """Positions, notation, advice and play of a push-your-luck game (subclass: see the
+    module docstring)."""
+
+    bust_word = "bust"  # what the game calls a roll with nothing to set aside
+
+    # --- what a game supplies ----------------------------------------------------------
+    def family_rules(self, rules: Any) -> PushLuckRules:
+        """The family's rules of the game's rules object."""
+        raise NotImplementedError
+
+    def choice_values(
+        self, rules: Any, pos: PushLuckPosition, total: int, left: int
+    ) -> tuple[float | None, float]:
+        """After a set-aside bringing the turn total to ``total`` points with ``left``
+        dice to roll (hot dice: all of them): the value of banking (None: not allowed)
+        and of rolling, in the game's units."""
+        raise NotImplementedError
+
+    def bust_value(self, rules: Any, pos: PushLuckPosition) -> float:
+        """The value of the bust of ``pos``'s roll, in the game's units."""
+        raise NotImplementedError
+
+    def end_turn(
+        self, rules: Any, pos: PushLuckPosition, banked: int | None, rng: np.random.Generator
+    ) -> Step:
+        """The step after the turn of ``pos`` ends: a bank of ``banked`` points (the turn
+        total), or a bust (None); ``Step.events`` is filled in by the caller."""
+        raise NotImplementedError
+
+    # --- the shared contract -------------------------------------------------------------
+    def parse_text(self, rules: Any, text: str) -> PushLuckPosition:
+        """``streak 1 | turn 350 | dice 1 1 2 3 5 6`` (see the module docstring)."""
+        return parse_position(self.family_rules(rules), text)
+
+    def parse_json(self, rules: Any, data: Mapping[str, Any]) -> PushLuckPosition:
+        """``{"dice": [1, 1, 2, 3, 5, 6], "turn": 350, ...}`` (fields as the text's)."""
+        family = self.family_rules(rules)
+        unknown = set(data) - set(fields_of(family))
+        if unknown:
+            raise InputError(f"unknown position field(s) {sorted(unknown)}")
+        return position_of(family, data)
+
+    def format(self, rules: Any, pos: PushLuckPosition) -> str:
+        """The position's text."""
+        return format_position(self.family_rules(rules), pos)
+
+    def to_json(self, rules: Any, pos: PushLuckPosition) -> dict[str, Any]:
+        """The position's fields, ``dice`` a list."""
+        family = self.family_rules(rules)
+        return {k: list(pos.dice) if k == "dice" else getattr(pos, k) for k in fields_of(family)}
+
+    def roll(self, rules: Any, n: int, rng: np.random.Generator) -> tuple[int, ...]:
+        """n dice rolled with ``rng``, sorted."""
+        sides = self.family_rules(rules).sides
+        return tuple(sorted(int(f) for f in rng.integers(1, sides + 1, size=n)))
+
+    def show(self, rules: Any, pos: PushLuckPosition) -> list[str]:
+        """The roll and the turn total (and the streak or the scores)."""
+        family = self.family_rules(rules)
+        lines = [f"rolled {' '.join(map(str, pos.dice))} with {pos.turn} points in the turn"]
+        if family.players == 2:
+            lines.append(f"banked: you {pos.me}, opponent {pos.opponent} (goal {family.goal})")
+        elif family.bust_streak > 1:
+            lines.append(f"{self.bust_word}s in a row before this turn: {pos.streak}")
+        return lines
+
+    def legal(self, rules: Any, pos: PushLuckPosition) -> list[tuple[str, SetAside | None, bool]]:
+        """Every legal action as (text, set-aside, banks), in the advice's tie order."""
+        family = self.family_rules(rules)
+        options = set_asides(family, pos.dice)
+        if not options:
+            return [(BUST, None, False)]
+        out = []
+        for option in options:
+            total = pos.turn + option.points
+            out.append((action_text(option, False, total, family.dice), option, False))
+            if total >= max(family.bank_minimum, 1):
+                out.append((action_text(option, True, total, family.dice), option, True))
+        return out
+
+    def advise(self, rules: Any, pos: PushLuckPosition, **options: Any) -> Advice:
+        """Every set-aside with rolling on and (where allowed) banking, best first."""
+        values = []
+        for text, option, banks in self.legal(rules, pos):
+            if option is None:
+                values.append((text, self.bust_value(rules, pos)))
+                continue
+            bank, roll = self.choice_values(rules, pos, pos.turn + option.points, option.left)
+            values.append((text, bank if banks else roll))
+        return Advice(rank_actions(values), self.units_of(rules))
+
+    def canonical_action(self, rules: Any, pos: PushLuckPosition, text: str) -> str:
+        """The advice's text of an action written as ``set aside 1 5, roll``, ``15 bank``,
+        ``keep 1 5 roll``, ``bust``: the dice and the word roll or bank."""
+        words = " ".join(text.lower().replace(",", " , ").split())
+        if words in (BUST, self.bust_word):
+            return BUST
+        match = ACTION_RE.match(words)
+        if match is None:
+            return words
+        faces = match.group(1).replace(",", " ").split()
+        if len(faces) == 1 and faces[0].isdigit():
+            faces = list(faces[0])
+        kept = tuple(sorted(int(f) for f in faces if f.isdigit()))
+        for action, option, banks in self.legal(rules, pos):
+            if option is not None and option.dice == kept and banks == (match.group(2) == "bank"):
+                return action
+        return words
+
+    def apply(
+        self, rules: Any, pos: PushLuckPosition, action: str, rng: np.random.Generator
+    ) -> Step:
+        """Set the dice aside and roll on (the new roll with ``rng``) or bank."""
+        family = self.family_rules(rules)
+        wanted = self.canonical_action(rules, pos, action)
+        chosen = [(o, b) for text, o, b in self.legal(rules, pos) if text == wanted]
+        if not chosen:
+            self.evaluate(rules, pos, action)  # the one-line error naming the legal actions
+            raise InputError(f"{action!r} is not a legal action here")
+        option, banks = chosen[0]
+        if option is None:
+            step = self.end_turn(rules, pos, None, rng)
+            return _with_events(step, (f"{self.bust_word}: the turn total is lost",))
+        total = pos.turn + option.points
+        if banks:
+            step = self.end_turn(rules, pos, total, rng)
+            return _with_events(
+                step, (f"set aside {' '.join(map(str, option.dice))}", f"banked {total}")
+            )
+        n = option.left or family.dice
+        new = PushLuckPosition(self.roll(rules, n, rng), total, pos.streak, pos.me, pos.opponent)
+        events = [f"set aside {' '.join(map(str, option.dice))}"]
+        if not option.left:
+            events.append(f"hot dice: roll all {family.dice} again")
+        events.append(f"rolled {' '.join(map(str, new.dice))}")
+        if not set_asides(family, new.dice):
+            step = self.end_turn(rules, new, None, rng)
+            return _with_events(step, (*events, f"{self.bust_word}: the turn total is lost"))
+        return Step(new, False, self.to_move(rules, new), tuple(events))
+
+
+def _with_events(step: Step, events: tuple[str, ...]) -> Step:
+    """The step with ``events`` before its own."""
+    return Step(step.position, step.game_over, step.to_move, events + step.events, step.result)

@@ -1,0 +1,144 @@
+"""Zilch (RULES §9), one player: the maximum long-run expected score per turn.
+
+The rules come from the push-your-luck rule file ``zilch.toml`` (or any one-player rule
+file of the family, ``--rule-file``); the solve is
+:mod:`diceopt.games.families.push_luck_solo`, positions and play
+:mod:`diceopt.games.families.push_luck_spec`. A game here is one turn, started after
+``streak`` zilches in a row; its result is the turn's worth: the points banked (less 500
+on a third zilch) plus the change of the relative value h of the zilch streak, so that
+every turn is worth the long-run average per turn (620.855) in expectation, and advice
+values and regrets are long-run points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diceopt.errors import InputError
+from diceopt.games.families.push_luck import PushLuckRules, load_rules
+from diceopt.games.families.push_luck_spec import PushLuckPosition, PushLuckSpec
+from diceopt.games.registry import Parameter, Report, Step
+from diceopt.lazy import numpy as np
+
+UNITS = "expected turn score in long-run points (a zilch counted at its cost to later turns)"
+
+
+class ZilchSpec(PushLuckSpec):
+    """Zilch in the registry (see ``diceopt.games.registry``)."""
+
+    id = "zilch"
+    title = "Zilch"
+    summary = "Zilch: set scoring dice aside, roll on or bank; most points per turn in the long run"
+    rules_help = (
+        "Roll six dice; set aside scoring dice (1 = 100, 5 = 50, three of a kind, a\n"
+        "straight, three pairs, ...), then roll the rest or bank (at least 300). A roll\n"
+        "with nothing to set aside is a zilch: the turn total is lost; the third in a row\n"
+        "costs 500. All six set aside: roll six again. Positions: 'streak 1 | turn 350 |\n"
+        "dice 1 1 2 3 5 6' (zilches in a row before the turn, the turn total before the\n"
+        "roll). Actions: 'set aside 1 5, roll 4', 'set aside 1 5, bank 500', 'bust'."
+    )
+    units = UNITS
+    players = 1
+    bust_word = "zilch"
+    parameters = (
+        Parameter(
+            "rule_file",
+            "a one-player push-your-luck rule file (TOML) instead of Zilch's",
+            metavar="FILE",
+        ),
+    )
+    variants = {"zilch": "Zilch as analysed by Matt Busche (2010): bank from 300, 3 zilches -500"}
+    position_example = "streak 1 | turn 350 | dice 1 2 3 3 6"
+    play_limit = 1_000
+
+    def rules(self, variant: str | None = None, **params: Any) -> PushLuckRules:
+        """Zilch's rules, or a one-player rule file's (``rule_file``)."""
+        self.variant_id(variant)
+        source = params.get("rule_file") or "zilch"
+        rules = load_rules(source)
+        if rules.players != 1:
+            raise InputError(f"{source}: a two-player rule file; zilch takes one-player files")
+        return rules
+
+    def family_rules(self, rules: PushLuckRules) -> PushLuckRules:
+        """The rules themselves."""
+        return rules
+
+    def describe(self, rules: PushLuckRules) -> dict[str, Any]:
+        """The rule file's content as data."""
+        return rules.describe()
+
+    def new_position(self, rules: PushLuckRules, rng: np.random.Generator) -> PushLuckPosition:
+        """A turn's first roll after no zilches."""
+        return PushLuckPosition(self.roll(rules, rules.dice, rng))
+
+    def _solution(self, rules: PushLuckRules) -> Any:
+        from diceopt.games.families.push_luck_solo import solved
+
+        return solved(rules)
+
+    def choice_values(
+        self, rules: PushLuckRules, pos: PushLuckPosition, total: int, left: int
+    ) -> tuple[float | None, float]:
+        """Banking ``total`` and rolling on, in turn-worth points (module docstring)."""
+        sol = self._solution(rules)
+        t = total // rules.step
+        if t > sol.cap:
+            top = sol.cap * rules.step
+            raise InputError(f"turn totals above {top:,} are not solved (bank: it is best)")
+        turn = sol.turns[pos.streak]
+        bank = total + sol.bank_add(pos.streak) if total >= rules.bank_minimum else None
+        return bank, float(turn.roll[t, left or rules.dice])
+
+    def bust_value(self, rules: PushLuckRules, pos: PushLuckPosition) -> float:
+        """A zilch: h(streak after) less any penalty, less h(streak before)."""
+        from diceopt.games.families.push_luck_solo import bust_outcome
+
+        sol = self._solution(rules)
+        nxt, penalty = bust_outcome(rules, pos.streak)
+        return sol.h[nxt] - penalty - sol.h[pos.streak]
+
+    def end_turn(
+        self,
+        rules: PushLuckRules,
+        pos: PushLuckPosition,
+        banked: int | None,
+        rng: np.random.Generator,
+    ) -> Step:
+        """The turn is the game: its worth is the result."""
+        if banked is None:
+            return Step(pos, True, 0, (), self.bust_value(rules, pos))
+        sol = self._solution(rules)
+        return Step(pos, True, 0, (), banked + sol.bank_add(pos.streak))
+
+    def solve(self, rules: PushLuckRules, **options: Any) -> Report:
+        """The maximum long-run expected score per turn, h by streak, the banking policy."""
+        sol = self._solution(rules)
+        summary = sol.policy_summary()
+        data = {
+            "gain": sol.gain,
+            "relative_values": list(sol.h),
+            "bank_at": summary,
+            "policy_iterations": sol.iterations,
+            "residual": sol.residual,
+            "turn_total_cap": sol.cap * rules.step,
+        }
+        lines = [
+            f"{rules.title or rules.name}: maximum long-run expected score per turn; "
+            f"by {self.bust_word}es in a row before the turn (streak):"
+        ]
+        streaks = len(sol.h)
+        for s in range(streaks):
+            at = ", ".join(
+                f"{n}: {'never' if v is None else v}" for n, v in summary[str(s)].items()
+            )
+            cost = f"; relative value {sol.h[s]:+.3f}" if streaks > 1 else ""
+            lines.append(f"streak {s}: bank from (dice to roll: least total) {at}{cost}")
+        lines.append(
+            f"{sol.iterations} policy iterations, Bellman residual {sol.residual:.1e}; "
+            f"turn totals solved up to {sol.cap * rules.step:,}"
+        )
+        return Report(sol.gain, data, lines)
+
+
+SPEC = ZilchSpec()

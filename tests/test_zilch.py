@@ -1,0 +1,72 @@
+"""Zilch as a game: the command line, advice, actions as people type them."""
+
+import json
+
+import numpy as np
+import pytest
+
+from diceopt.cli import main
+from diceopt.errors import InputError
+from diceopt.games.zilch import SPEC
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return SPEC.rules()
+
+
+def test_solve_json_prints_the_published_value(capsys):
+    assert main(["zilch", "solve", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert round(data["value"], 3) == 620.855
+    assert data["bank_at"]["0"]["6"] is None and data["bank_at"]["2"]["4"] == 550
+
+
+def test_advice_after_a_set_aside(rules):
+    pos = SPEC.parse(rules, "streak 1 | turn 350 | dice 1 2 3 3 6")
+    advice = SPEC.advise(rules, pos)
+    assert [a.action for a in advice.actions] == ["set aside 1, roll 4", "set aside 1, bank 450"]
+    # banking 450 after one zilch is worth 450 + h(0) - h(1) in long-run points
+    assert advice.actions[1].value == pytest.approx(450 + 11.187403, abs=1e-5)
+
+
+def test_no_bank_below_the_minimum_and_hot_dice(rules):
+    pos = SPEC.parse(rules, "turn 0 | dice 1 2 3 4 6 6")
+    assert all("bank" not in a.action for a in SPEC.advise(rules, pos).actions)
+    pos = SPEC.parse(rules, {"dice": [2, 2, 3, 3, 4, 4], "turn": 0, "streak": 0})
+    assert [a.action for a in SPEC.advise(rules, pos).actions][0] == "set aside 2 2 3 3 4 4, roll 6"
+
+
+@pytest.mark.parametrize("typed", ["set aside 1, bank 450", "1 bank", "keep 1 and bank"])
+def test_typed_actions(rules, typed):
+    pos = SPEC.parse(rules, "streak 1 | turn 350 | dice 1 2 3 3 6")
+    assert SPEC.canonical_action(rules, pos, typed) == "set aside 1, bank 450"
+    step = SPEC.apply(rules, pos, typed, np.random.default_rng(0))
+    assert step.game_over and step.result == pytest.approx(461.187403, abs=1e-5)
+
+
+def test_a_zilch_ends_the_turn_at_its_cost(rules):
+    pos = SPEC.parse(rules, "streak 2 | turn 300 | dice 2 3")
+    advice = SPEC.advise(rules, pos)
+    assert [a.action for a in advice.actions] == ["bust"]
+    # the third zilch: -500 and the streak starts again; h(0) - h(2) = 73.697974
+    assert advice.best.value == pytest.approx(-500 + 73.697974, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "turn 30 | dice 1 2 3 4 5 6",
+        "dice 1 2 3 4 5 7",
+        "streak 3 | turn 0 | dice 1 2 3 4 5 6",
+        "turn 0 | dice 1 2 3",
+    ],
+)
+def test_impossible_positions(rules, bad):
+    with pytest.raises(InputError):
+        SPEC.parse(rules, bad)
+
+
+def test_a_two_player_rule_file_is_refused():
+    with pytest.raises(InputError, match="two-player"):
+        SPEC.rules(rule_file="farkle")
