@@ -114,10 +114,10 @@ def test_advice_values_match_the_solution():
     pos = farkle.SPEC.parse(rules, "me 300 | opponent 500 | turn 150 | roll 2 1 5 1")
     advice = farkle.SPEC.advise(rules, pos)
     values = {a.action: a.value for a in advice.actions}
-    assert values["keep 1 1 5, bank"] == pytest.approx(1 - sol.w[10, 14], abs=1e-15)
+    assert values["set aside 1 1 5, bank 400"] == pytest.approx(1 - sol.w[10, 14], abs=1e-15)
     c = sol.turn_values(6, 10)
-    assert values["keep 1 1 5, roll 1"] == pytest.approx(c[8, 1], abs=1e-15)
-    assert advice.best.action == "keep 1 1 5, roll 1"
+    assert values["set aside 1 1 5, roll 1"] == pytest.approx(c[8, 1], abs=1e-15)
+    assert advice.best.action == "set aside 1 1 5, roll 1"
     # a whole turn start: the mean over first rolls of the best advice is W
     start = farkle.SPEC.parse(rules, "me 0 | opponent 0 | roll 1 2 3 4 6 6")
     assert farkle.SPEC.advise(rules, start).best.value <= 1
@@ -127,11 +127,11 @@ def test_hot_dice_and_winning_bank():
     rules = farkle.SPEC.rules(goal=1000)
     pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | turn 400 | roll 1 5")
     actions = [a.action for a in farkle.SPEC.advise(rules, pos).actions]
-    assert "keep 1 5, roll 6" in actions and "keep 1, roll 1" in actions
+    assert "set aside 1 5, roll 6" in actions and "set aside 1, roll 1" in actions
     near = farkle.SPEC.parse(rules, "me 900 | opponent 0 | turn 0 | roll 1 2 3 4 6 6")
     advice = farkle.SPEC.advise(rules, near)
-    assert advice.best.action == "keep 1, bank" and advice.best.value == 1.0
-    step = farkle.SPEC.apply(rules, near, "keep 1, bank", np.random.default_rng(1))
+    assert advice.best.action == "set aside 1, bank 100" and advice.best.value == 1.0
+    step = farkle.SPEC.apply(rules, near, "keep 1 bank", np.random.default_rng(1))
     assert step.game_over and step.result == 1.0
 
 

@@ -10,9 +10,11 @@ Positions are a roll on the table, from the mover's point of view:
 player moves): banked points, the turn total before this roll, the dice just rolled.
 A roll that scores nothing never stands in a position: it ends the turn (the next player
 rolls at once). Actions set scoring dice aside and then bank or roll on:
-``keep 1 5 5, roll 1`` or ``keep 1, bank`` (after setting all dice aside, ``roll 6``: hot
-dice). For each number of dice left only the highest-scoring set-aside is offered (more
-points never hurt). A turn total that reaches the goal wins at once (``keep ..., bank``).
+``set aside 1 5 5, roll 1`` or ``set aside 1, bank 250`` (the total banked; after setting
+all dice aside, ``roll 6``: hot dice), as in the family's shared notation
+(``families.push_luck_spec``). For each number of dice left only the highest-scoring
+set-aside is offered (more points never hurt). A turn total that reaches the goal wins
+at once (``set aside ..., bank``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from diceopt.notation import parse_int, split_fields
 
 GOAL_MAX = 20_000
 POSITION_EXAMPLE = "me 4000 | opponent 3500 | turn 300 | roll 1 3 5 5"
-ACTION_RE = re.compile(r"^keep\s+([1-6](?:[\s,]+[1-6])*)\s*,?\s*(bank|roll)(?:\s+(\d+))?$")
+ACTION_RE = re.compile(
+    r"^(?:set aside|keep)\s+([1-6](?:[\s,]+[1-6])*)\s*,?\s*(bank|roll)(?:\s+\d+)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -165,21 +169,24 @@ def choices(rules: FarkleRules, pos: FarklePosition) -> list[tuple[str, float]]:
     for option in set_asides(rules.family, pos.roll):
         kept = " ".join(map(str, option.dice))
         total = turn + option.points // step
-        out.append((f"keep {kept}, bank", sol.bank_value(me, opp, total)))
         if me + total < sol.goal:
             n = option.left or rules.dice
-            out.append((f"keep {kept}, roll {n}", float(values[total, n])))
+            out.append((f"set aside {kept}, roll {n}", float(values[total, n])))
+        out.append((f"set aside {kept}, bank {total * step}", sol.bank_value(me, opp, total)))
     return out
 
 
-def canonical(text: str) -> str:
-    """``keep 1 5, roll 4`` / ``keep 1, bank`` with the kept faces sorted (InputError)."""
+def canonical(rules: FarkleRules, pos: FarklePosition, text: str) -> str:
+    """The advice's text of ``set aside 1 5, roll`` / ``keep 1 bank`` (the kept faces in
+    any order; the count rolled or total banked may be left out); InputError if unreadable."""
     m = ACTION_RE.match(" ".join(text.lower().replace(",", ", ").split()))
     if m is None:
-        raise InputError(f"cannot read action {text.strip()!r}: write e.g. 'keep 1 5, roll 4'")
-    kept = " ".join(sorted(m.group(1).replace(",", " ").split()))
-    what = m.group(2) + (f" {int(m.group(3))}" if m.group(3) else "")
-    return f"keep {kept}, {what}"
+        raise InputError(f"cannot read action {text.strip()!r}: write e.g. 'set aside 1 5, roll 4'")
+    kept = "set aside " + " ".join(sorted(m.group(1).replace(",", " ").split())) + ","
+    for action, _ in choices(rules, pos):
+        if action.startswith(kept) and action.split(", ")[1].split()[0] == m.group(2):
+            return action
+    return " ".join(text.lower().split())
 
 
 def roll_dice(n: int, rng: np.random.Generator) -> tuple[int, ...]:
@@ -199,7 +206,7 @@ class FarkleSpec(GameSpec):
         "1000, three of another face n = 100 n), then bank the turn total or roll the rest\n"
         "(all six again once all are set aside). A roll that scores nothing loses the turn\n"
         "total. First to bank 10,000 wins. Positions: 'me 4000 | opponent 3500 | turn 300 |\n"
-        "roll 1 3 5 5'. Actions: 'keep 1 5 5, roll 1' or 'keep 1, bank'."
+        "roll 1 3 5 5'. Actions: 'set aside 1 5 5, roll 1' or 'set aside 1, bank'."
     )
     units = "probability that the player to move wins"
     players = 2
@@ -280,25 +287,25 @@ class FarkleSpec(GameSpec):
         ]
 
     def advise(self, rules: FarkleRules, pos: FarklePosition, **options: Any) -> Advice:
-        """Every set-aside with bank or roll, with the mover's win probability, best first
-        (equal values: the order listed, more dice left first, bank before roll)."""
+        """Every set-aside with roll or bank, with the mover's win probability, best first
+        (equal values: the order listed, more dice left first, roll before bank)."""
         return Advice(rank_actions(choices(rules, pos)), self.units)
 
     def canonical_action(self, rules: FarkleRules, pos: FarklePosition, text: str) -> str:
-        """The action with its kept faces sorted."""
-        return canonical(text)
+        """The action as the advice writes it (kept faces in any order)."""
+        return canonical(rules, pos, text)
 
     def apply(
         self, rules: FarkleRules, pos: FarklePosition, action: str, rng: np.random.Generator
     ) -> Step:
         """Set the dice aside, then bank (the turn passes) or roll on (dice from ``rng``)."""
         entry, _ = self.evaluate(rules, pos, action)
-        kept = tuple(int(d) for d in entry.action.split(",")[0].split()[1:])
+        kept = tuple(int(d) for d in entry.action.split(",")[0].split()[2:])
         option = next(o for o in set_asides(rules.family, pos.roll) if o.dice == kept)
         who = f"player {pos.player + 1}"
         total = pos.turn + option.points
         events = [f"{who} keeps {' '.join(map(str, kept))} for {option.points}"]
-        if entry.action.endswith("bank"):
+        if ", bank" in entry.action:
             events.append(f"{who} banks {total}")
             if pos.me + total >= rules.goal:
                 events.append(f"{who} reaches {pos.me + total} and wins")
