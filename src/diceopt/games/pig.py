@@ -406,6 +406,34 @@ def solve_pig(rules: PigRules, *, tolerance: float | None = None) -> PigSolution
     )
 
 
+def family_rules(rules: PigRules) -> Any:
+    """Pig as push-your-luck rules (``rules/pig.toml``, its die and goal replaced): the
+    race solver's input (``families.race``), used by ``fair``."""
+    import dataclasses
+    import math
+
+    from diceopt.games.families.push_luck import Combination, load_rules
+
+    base = load_rules("pig")
+    if rules.sides == base.sides:
+        return dataclasses.replace(base, goal=rules.goal)
+    points = (0, *range(2, rules.sides + 1))
+    return dataclasses.replace(
+        base,
+        sides=rules.sides,
+        goal=rules.goal,
+        step=math.gcd(*points),
+        combinations=(Combination("single", 1, points),),
+    )
+
+
+def race_solved(rules: PigRules) -> Any:
+    """Pig solved by the race solver from its rule file (the family path)."""
+    from diceopt.games.families.race import race_solution
+
+    return race_solution("pig", family_rules(rules))
+
+
 def table_key(rules: PigRules) -> storage.TableKey:
     """The storage key of a Pig solution (one float64 value per node)."""
     return storage.TableKey("pig", rules.variant, "win", 0.0, "float64", shape=(rules.num_nodes,))
@@ -778,8 +806,12 @@ class PigSpec(GameSpec):
         return simulation_report(self, outcomes, sol.value)
 
     def commands(self) -> tuple[Command, ...]:
-        """``boundary``: the turn total from which to hold, per pair of scores."""
+        """``boundary``: the turn total from which to hold, per pair of scores; ``fair``:
+        the compensation for the second player (the race solver on ``pig.toml``)."""
+        from diceopt.games.families.race import fair_command
+
         return (
+            fair_command(race_solved),
             Command(
                 "boundary",
                 "the turn total from which to hold, per pair of scores",

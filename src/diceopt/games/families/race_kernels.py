@@ -1,0 +1,422 @@
+"""The numba kernels of the two-player race solver (see ``diceopt.games.families.race``).
+
+Scores are in scoring steps; ``goal`` is the goal in steps. A roll of ``n`` dice is a list
+of outcome groups (outcomes with the same options merged, their probabilities summed):
+group ``g`` of ``n`` dice is ``group_start[n] <= g < group_start[n + 1]`` with probability
+``group_prob[g]`` and options ``option_start[g]:option_start[g + 1]`` (points set aside,
+dice to roll next: the hot-dice 0 already replaced by all the dice); ``bust[n]`` is the
+probability that a roll of ``n`` dice scores nothing.
+
+One turn of the mover with ``rem`` steps to go: decision states (turn total t >= 1, dice
+to roll n) choose bank or roll; after a roll the best option is taken; a turn total of
+``rem`` or more wins at once (value 1). ``turn`` evaluates one turn backwards in t: the
+*choice* values decide (the mover's own values, or a given table ``given``/``gbank`` for
+a fixed policy such as maximising the expected score), and the *evaluation* follows
+those choices as an affine function ``a + b z`` of the value ``z`` of a bust (which is
+the unknown that couples the two players' turn starts).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+Arr = np.ndarray  # every array argument: see the module docstring
+
+WIN_KEY = 1e300  # the choice key of an option that reaches the goal (a fixed policy takes it)
+
+
+@numba.njit(cache=True)
+def roll_value(
+    n: int,
+    t: int,
+    rem: int,
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    z: float,
+    v: Arr,
+    given: Arr,
+    use_given: bool,
+) -> tuple[float, float, float]:
+    """(choice value, a, b) of rolling ``n`` dice at turn total ``t`` (see the module
+    docstring): each outcome group takes its best option by the choice values.
+    ``v[t, n]`` holds (choice, a, b) of the decision states already evaluated."""
+    cr = bust[n] * z
+    ar = 0.0
+    br = bust[n]
+    for g in range(gs[n], gs[n + 1]):
+        best_key = -1.0
+        best = -1
+        for k in range(os_[g], os_[g + 1]):
+            t2 = t + op[k]
+            if t2 >= rem:
+                best = -2  # reaching the goal wins: nothing beats it
+                break
+            key = given[t2, od[k]] if use_given else v[t2, od[k], 0]
+            if key > best_key:
+                best_key = key
+                best = k
+        p = gp[g]
+        if best == -2:
+            cr += p
+            ar += p
+        else:
+            t2 = t + op[best]
+            d = od[best]
+            cr += p * v[t2, d, 0]
+            ar += p * v[t2, d, 1]
+            br += p * v[t2, d, 2]
+    return cr, ar, br
+
+
+@numba.njit(cache=True)
+def turn(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    rem: int,
+    bank_choice: Arr,
+    bank_eval: Arr,
+    z: float,
+    given: Arr,
+    gbank: Arr,
+    v: Arr,
+) -> tuple[float, float, float]:
+    """Fill v[t, n] = (choice, a, b) for one turn (t < rem) and return the turn start's.
+
+    ``bank_choice[t]``/``bank_eval[t]``: the mover's value of banking turn total t (for
+    choosing / evaluating); ``z``: the choice value of a bust; ``given``/``gbank`` (used
+    when ``given`` has rows): a fixed policy's state values and bank flags [t, n]. Ties
+    between bank and roll go to bank; between options, to the first (more dice left).
+    """
+    use_given = given.shape[0] > 0
+    for t in range(rem - 1, 0, -1):
+        for n in range(1, dice + 1):
+            cr, ar, br = roll_value(n, t, rem, gs, gp, os_, op, od, bust, z, v, given, use_given)
+            bank = gbank[t, n] if use_given else bank_choice[t] >= cr
+            if bank:
+                v[t, n, 0] = bank_choice[t]
+                v[t, n, 1] = bank_eval[t]
+                v[t, n, 2] = 0.0
+            else:
+                v[t, n, 0] = cr
+                v[t, n, 1] = ar
+                v[t, n, 2] = br
+    return roll_value(dice, 0, rem, gs, gp, os_, op, od, bust, z, v, given, use_given)
+
+
+@numba.njit(cache=True)
+def _own_turn(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    i: int,
+    j: int,
+    z: float,
+    v: Arr,
+    bank: Arr,
+) -> tuple[float, float, float]:
+    """The mover's optimal turn at (i, j) against the solved ``w`` for banking."""
+    for t in range(1, goal - i):
+        bank[t] = 1.0 - w[j, i + t]
+    empty = np.empty((0, 0))
+    flags = np.empty((0, 0), dtype=np.bool_)
+    return turn(gs, gp, os_, op, od, bust, dice, goal - i, bank, bank, z, empty, flags, v)
+
+
+@numba.njit(cache=True)
+def guess(
+    w: Arr,
+    goal: int,
+    i: int,
+    j: int,
+) -> float:
+    """A first guess of w[i, j] from the solved neighbours (i + 1, j), (i, j + 1) and
+    (i + 1, j + 1): a plane through them."""
+    up = w[i + 1, j] if i + 1 < goal else 1.0
+    right = w[i, j + 1] if j + 1 < goal else 0.0
+    if i + 1 < goal and j + 1 < goal:
+        g = up + right - w[i + 1, j + 1]
+        return min(1.0, max(0.0, g))
+    return up
+
+
+@numba.njit(cache=True, parallel=True)
+def solve_race(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    tol: float,
+    max_iter: int,
+) -> tuple[Arr, int, int, int, float]:
+    """W[i, j]: the win probability of the mover at the start of a turn with i banked
+    against j (steps, both < goal), both players optimal.
+
+    Pairs are solved in decreasing i + j; the pair (i, j), (j, i) by policy iteration on
+    its 2-cycle (a bust hands the turn over): each round evaluates both turns at the
+    current guesses and solves the 2x2 linear system of the affine pieces, until both
+    guesses reproduce themselves within ``tol``. Returns (W, turn passes, decision states
+    visited, rounds of the slowest pair, largest final residual).
+    """
+    w = np.zeros((goal, goal))
+    passes = 0
+    visited = 0
+    worst_rounds = 0
+    worst_residual = 0.0
+    for s in range(2 * goal - 2, -1, -1):
+        lo = max(0, s - (goal - 1))
+        hi = s // 2
+        count = hi - lo + 1
+        p_passes = np.zeros(count, dtype=np.int64)
+        p_states = np.zeros(count, dtype=np.int64)
+        p_rounds = np.zeros(count, dtype=np.int64)
+        p_resid = np.zeros(count)
+        for p in prange(count):
+            i = lo + p
+            j = s - i
+            vals = np.empty((goal + 1, dice + 1, 3))
+            bank = np.empty(goal + 1)
+            u = guess(w, goal, i, j)
+            v = guess(w, goal, j, i)
+            if i == j:
+                v = u
+            rounds = 0
+            resid = 1.0
+            while rounds < max_iter:
+                rounds += 1
+                _, a1, b1 = _own_turn(
+                    gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - v, vals, bank
+                )
+                p_passes[p] += 1
+                p_states[p] += (goal - i - 1) * dice + 1
+                if i == j:
+                    resid = abs(a1 + b1 * (1.0 - u) - u)
+                    nu = (a1 + b1) / (1.0 + b1)
+                    if resid <= tol:
+                        break
+                    u = nu
+                    v = nu
+                    continue
+                _, a2, b2 = _own_turn(
+                    gs, gp, os_, op, od, bust, dice, goal, w, j, i, 1.0 - u, vals, bank
+                )
+                p_passes[p] += 1
+                p_states[p] += (goal - j - 1) * dice + 1
+                resid = max(abs(a1 + b1 * (1.0 - v) - u), abs(a2 + b2 * (1.0 - u) - v))
+                if resid <= tol:
+                    break
+                nu = (a1 + b1 - b1 * (a2 + b2)) / (1.0 - b1 * b2)
+                v = a2 + b2 * (1.0 - nu)
+                u = nu
+            w[i, j] = u
+            w[j, i] = v
+            p_rounds[p] = rounds
+            p_resid[p] = resid
+        passes += p_passes.sum()
+        visited += p_states.sum()
+        worst_rounds = max(worst_rounds, p_rounds.max())
+        worst_residual = max(worst_residual, p_resid.max())
+    return w, passes, visited, worst_rounds, worst_residual
+
+
+@numba.njit(cache=True)
+def turn_tables(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    i: int,
+    j: int,
+) -> tuple[Arr, float]:
+    """The optimal turn at (i, j) given the solved ``w``: the decision values c[t, n]
+    (win probability, t < goal - i) and the turn start's value."""
+    v = np.zeros((goal + 1, dice + 1, 3))
+    bank = np.empty(goal + 1)
+    start, _, _ = _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - w[j, i], v, bank)
+    return v[:, :, 0].copy(), start
+
+
+@numba.njit(cache=True)
+def max_score(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    top: int,
+) -> tuple[Arr, Arr]:
+    """The expected turn score (steps) of the policy that maximises it, m[t, n] for turn
+    totals t <= top (banking assumed from ``top`` on), and its bank flags."""
+    m = np.zeros((top + 1, dice + 1))
+    flag = np.zeros((top + 1, dice + 1), dtype=np.bool_)
+    for t in range(top, -1, -1):
+        for n in range(1, dice + 1):
+            roll = 0.0
+            for g in range(gs[n], gs[n + 1]):
+                best = -1.0
+                for k in range(os_[g], os_[g + 1]):
+                    t2 = t + op[k]
+                    v = m[t2, od[k]] if t2 <= top else float(t2)
+                    if v > best:
+                        best = v
+                roll += gp[g] * best
+            if t == top or t >= roll:
+                m[t, n] = t
+                flag[t, n] = True
+            else:
+                m[t, n] = roll
+    return m, flag
+
+
+@numba.njit(cache=True, parallel=True)
+def versus_fixed(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    given: Arr,
+    gbank: Arr,
+) -> tuple[Arr, Arr]:
+    """Player A (optimal policy of ``w``) against player B (the fixed policy
+    ``given``/``gbank``): x[i, j] = P(A wins) with A to move, A at i, B at j; y[j, i] =
+    P(B wins) with B to move. Both policies fixed: each pair is a 2x2 linear system."""
+    x = np.zeros((goal, goal))
+    y = np.zeros((goal, goal))
+    empty = np.empty((0, 0))
+    flags = np.empty((0, 0), dtype=np.bool_)
+    for s in range(2 * goal - 2, -1, -1):
+        lo = max(0, s - (goal - 1))
+        hi = min(s, goal - 1)
+        for p in prange(hi - lo + 1):
+            i = lo + p
+            j = s - i
+            vals = np.empty((goal + 1, dice + 1, 3))
+            choice = np.empty(goal + 1)
+            ev = np.empty(goal + 1)
+            for t in range(1, goal - i):
+                choice[t] = 1.0 - w[j, i + t]
+                ev[t] = 1.0 - y[j, i + t]
+            _, a1, b1 = turn(
+                gs,
+                gp,
+                os_,
+                op,
+                od,
+                bust,
+                dice,
+                goal - i,
+                choice,
+                ev,
+                1.0 - w[j, i],
+                empty,
+                flags,
+                vals,
+            )
+            for t in range(1, goal - j):
+                ev[t] = 1.0 - x[i, j + t]
+            _, a2, b2 = turn(
+                gs, gp, os_, op, od, bust, dice, goal - j, ev, ev, 0.0, given, gbank, vals
+            )
+            # x = a1 + b1 (1 - y), y = a2 + b2 (1 - x)
+            xv = (a1 + b1 - b1 * (a2 + b2)) / (1.0 - b1 * b2)
+            x[i, j] = xv
+            y[j, i] = a2 + b2 * (1.0 - xv)
+    return x, y
+
+
+@numba.njit(cache=True)
+def simulate_race(
+    gs: Arr,
+    gp: Arr,
+    os_: Arr,
+    op: Arr,
+    od: Arr,
+    bust: Arr,
+    dice: int,
+    goal: int,
+    w: Arr,
+    start_opp: int,
+    games: int,
+    seed: int,
+    cum: Arr,
+) -> Arr:
+    """Seeded games of the optimal policy against itself from (0, start_opp): the first
+    player's wins (1 or 0 per game). ``cum``: cumulative group probabilities per number
+    of dice (busts last). Turn tables are computed once per (i, j) met and kept."""
+    np.random.seed(seed)
+    out = np.zeros(games)
+    tables = {}
+    for game in range(games):
+        score = np.array([0, start_opp])
+        mover = 0
+        while True:
+            i = score[mover]
+            j = score[1 - mover]
+            key = i * goal + j
+            if key not in tables:
+                tables[key] = turn_tables(gs, gp, os_, op, od, bust, dice, goal, w, i, j)[0]
+            c = tables[key]
+            rem = goal - i
+            t = 0
+            n = dice
+            won = False
+            while True:
+                r = np.random.random()
+                g = gs[n]
+                while g < gs[n + 1] and r >= cum[g]:
+                    g += 1
+                if g == gs[n + 1]:  # a bust
+                    t = 0
+                    break
+                best = -1.0
+                bt = 0
+                bd = 0
+                for k in range(os_[g], os_[g + 1]):
+                    t2 = t + op[k]
+                    v = 1.0 if t2 >= rem else c[t2, od[k]]
+                    if v > best:
+                        best, bt, bd = v, t2, od[k]
+                t, n = bt, bd
+                if t >= rem:
+                    won = True
+                    break
+                if 1.0 - w[j, i + t] >= c[t, n]:
+                    break  # bank
+            if won:
+                out[game] = 1.0 if mover == 0 else 0.0
+                break
+            score[mover] += t
+            mover = 1 - mover
+    return out
