@@ -20,26 +20,16 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from diceopt import storage
 from diceopt.errors import InputError
+from diceopt.games.families.push_luck import RollTable
 from diceopt.games.registry import Command, Parameter
 from diceopt.lazy import numpy as np
 
 TOLERANCE = 1e-15  # a pair's fixed point: both turn starts reproduce themselves to this
 MAX_ROUNDS = 60  # policy-iteration rounds per pair before giving up on the tolerance
-
-
-class RollTableLike(Protocol):
-    """What the race solver reads of a roll table (see the module docstring)."""
-
-    dice: int
-    outcome_start: Any
-    outcome_prob: Any
-    option_start: Any
-    option_points: Any
-    option_dice: Any
 
 
 @dataclass(frozen=True)
@@ -54,7 +44,7 @@ class RaceRolls:
     option_dice: Any  # int64 (K,) dice to roll next (hot dice: all of them)
     bust: Any  # float64 (dice + 1,): probability that n dice score nothing
 
-    def arrays(self) -> tuple:
+    def arrays(self) -> tuple[Any, Any, Any, Any, Any, Any, int]:
         """The arrays in the kernels' argument order, then ``dice``."""
         return (
             self.group_start,
@@ -67,7 +57,7 @@ class RaceRolls:
         )
 
 
-def compact_rolls(table: RollTableLike) -> RaceRolls:
+def compact_rolls(table: RollTable) -> RaceRolls:
     """Merge the outcomes of each dice count that have the same options (summing their
     probabilities), and replace hot dice (0 left) by all the dice."""
     dice = int(table.dice)

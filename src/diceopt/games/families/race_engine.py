@@ -38,7 +38,7 @@ class RaceEngineGame:
         tb = self.table
         if state[0] == "roll":
             _, i, j, t, n = state
-            outcomes = []
+            outcomes: list[tuple[float, float, Any, int]] = []
             for o in range(int(tb.outcome_start[n]), int(tb.outcome_start[n + 1])):
                 p = float(tb.outcome_prob[o])
                 if tb.option_start[o] == tb.option_start[o + 1]:
@@ -47,7 +47,7 @@ class RaceEngineGame:
                     outcomes.append((p, 0.0, ("pick", i, j, t, o), o))
             return Chance(outcomes)
         _, i, j, t, o = state
-        actions = []
+        actions: list[tuple[str, float, Any]] = []
         for k in range(int(tb.option_start[o]), int(tb.option_start[o + 1])):
             total = t + int(tb.option_points[k])
             left = int(tb.option_dice[k]) or self.dice
@@ -68,6 +68,7 @@ def engine_turn_starts(table: Any, goal: int) -> dict[tuple[int, int], float]:
     graph = compile_game(game)
     sol = solve(graph, Objective("win"))
     out = {}
+    assert graph.index is not None  # (compile_game keeps the states it explored)
     for state, index in graph.index.items():
         if state != WON and state[0] == "roll" and state[3] == 0:
             out[(state[1], state[2])] = float(sol.values[index])
