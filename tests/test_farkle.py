@@ -153,8 +153,9 @@ def test_bad_positions(text, message):
 def test_a_roll_that_scores_nothing_is_a_bust_position():
     rules = farkle.SPEC.rules(goal=1000)
     sol = farkle.solved(rules)
-    pos = farkle.SPEC.parse(rules, "me 300 | opponent 500 | turn 150 | dice 2 3 | player 2")
-    assert farkle.SPEC.format(rules, pos) == "me 300 | opponent 500 | turn 150 | dice 2 3 | player 2"
+    text = "me 300 | opponent 500 | turn 150 | dice 2 3 | player 2"
+    pos = farkle.SPEC.parse(rules, text)
+    assert farkle.SPEC.format(rules, pos) == text
     advice = farkle.SPEC.advise(rules, pos)
     # the only action; the opponent then starts a turn at (500, 300): W[10, 6]
     assert [a.action for a in advice.actions] == ["bust"]
