@@ -41,6 +41,29 @@ class _AECBase(AECEnv):
     """What both environments share: spaces, seeding, rewards at the end, rendering."""
 
     metadata = {"render_modes": ["ansi"], "name": "diceopt", "is_parallelizable": False}
+    default_game = ""  # a subclass's default game
+    game_players = 0  # the players its rules must have
+    wrong_players = ""  # the error line otherwise ({title}: the game's)
+
+    def __init__(
+        self,
+        game: str | GameSpec | None = None,
+        variant: str | None = None,
+        render_mode: str | None = None,
+        **params: Any,
+    ) -> None:
+        spec = game_of(self.default_game if game is None else game)
+        rules = spec.rules(variant, **params)
+        if spec.players_of(rules) != self.game_players:
+            raise InputError(self.wrong_players.format(title=spec.title))
+        if render_mode not in (None, "ansi"):
+            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self._configure(spec, rules, codec_for(spec, rules))
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
+        """The environment's own set-up (spaces through ``_setup``)."""
+        raise NotImplementedError
 
     def _setup(self, game: GameSpec, rules: Any, codec: Codec, nvec: tuple[int, ...]) -> None:
         self.game, self.rules, self.codec = game, rules, codec
@@ -103,7 +126,7 @@ class _AECBase(AECEnv):
 class TwoPlayerEnv(_AECBase):
     """A registered two-player game as a PettingZoo AEC environment, with the oracle.
 
-    ``game``, ``variant`` and keyword rules parameters as on the command line (e.g.
+    ``game`` (default Pig), ``variant`` and keyword rules parameters as on the command line (e.g.
     ``TwoPlayerEnv("pig", goal=20)``, ``TwoPlayerEnv("shutbox", players=2, tiles=5)``).
     Observation of each agent: the codec's entries seen by that agent plus 1 if it is to
     move; ``action_mask`` is the mover's legal actions (all 0 for the other agent).
@@ -112,24 +135,14 @@ class TwoPlayerEnv(_AECBase):
     ``optimal_action`` and ``action`` of the agent's own last decision.
     """
 
-    def __init__(
-        self,
-        game: str | GameSpec = "pig",
-        variant: str | None = None,
-        render_mode: str | None = None,
-        **params: Any,
-    ) -> None:
-        spec = game_of(game)
-        rules = spec.rules(variant, **params)
-        if spec.players_of(rules) != 2:
-            raise InputError(
-                f"{spec.title} with these rules is a one-player game: use its Gymnasium "
-                "environment (diceopt.envs.DiceEnv) or a duel (diceopt.envs.DuelEnv)"
-            )
-        if render_mode not in (None, "ansi"):
-            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        codec = codec_for(spec, rules)
+    default_game = "pig"
+    game_players = 2
+    wrong_players = (
+        "{title} with these rules is a one-player game: use its Gymnasium environment "
+        "(diceopt.envs.DiceEnv) or a duel (diceopt.envs.DuelEnv)"
+    )
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
         self._setup(spec, rules, codec, (*codec.nvec, 2))
         self.fields = (*codec.fields, "my turn")
         self.position: Any = None
@@ -221,23 +234,11 @@ class DuelEnv(_AECBase):
     win-optimal duel policy; ``regret`` is in points.
     """
 
-    def __init__(
-        self,
-        game: str | GameSpec = "yatzy",
-        variant: str | None = None,
-        render_mode: str | None = None,
-        **params: Any,
-    ) -> None:
-        spec = game_of(game)
-        rules = spec.rules(variant, **params)
-        if spec.players_of(rules) != 1:
-            raise InputError(
-                f"a duel seats two players at a one-player game; {spec.title} here has two"
-            )
-        if render_mode not in (None, "ansi"):
-            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        codec = codec_for(spec, rules)
+    default_game = "yatzy"
+    game_players = 1
+    wrong_players = "a duel seats two players at a one-player game; {title} here has two"
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
         self._setup(spec, rules, codec, (*codec.nvec, *codec.nvec, 2))
         self.fields = (
             *codec.fields,
