@@ -127,7 +127,36 @@ def error_response(status: int, message: object) -> JSONResponse:
     return JSONResponse({"error": one_line(message)}, status_code=status)
 
 
-class BodyLimitMiddleware:
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+async def reject(send: Send, status: int, message: str) -> None:
+    """Answer ``{"error": message}`` with ``status`` and close (pure ASGI)."""
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Middleware:
+    """A pure ASGI middleware around ``app`` (subclasses define ``__call__``)."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+
+class BodyLimitMiddleware(Middleware):
     """Answer 413 when a request body exceeds ``limit`` bytes (pure ASGI).
 
     The declared Content-Length is checked first; the bytes actually received are counted
@@ -135,15 +164,10 @@ class BodyLimitMiddleware:
     """
 
     def __init__(self, app: Callable[..., Awaitable[None]], limit: int = MAX_BODY_BYTES) -> None:
-        self.app = app
+        super().__init__(app)
         self.limit = limit
 
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
@@ -153,10 +177,10 @@ class BodyLimitMiddleware:
                 try:
                     declared = int(value)
                 except ValueError:
-                    await self._reject(send, 400, "invalid Content-Length header")
+                    await reject(send, 400, "invalid Content-Length header")
                     return
                 if declared > self.limit:
-                    await self._reject(send, 413, self._too_large())
+                    await reject(send, 413, self._too_large())
                     return
         messages = []
         total = 0
@@ -167,7 +191,7 @@ class BodyLimitMiddleware:
                 break
             total += len(message.get("body", b""))
             if total > self.limit:
-                await self._reject(send, 413, self._too_large())
+                await reject(send, 413, self._too_large())
                 return
             if not message.get("more_body", False):
                 break
@@ -183,41 +207,15 @@ class BodyLimitMiddleware:
     def _too_large(self) -> str:
         return f"request body too large: the limit is {self.limit // 1024} KB"
 
-    @staticmethod
-    async def _reject(
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]], status: int, message: str
-    ) -> None:
-        body = json.dumps({"error": message}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
 
 JSON_TYPES = ("application/json",)
 
 
-class JsonOnlyMiddleware:
+class JsonOnlyMiddleware(Middleware):
     """Answer 415 to a POST under /api/ whose body is not declared JSON (pure ASGI): a
     form or plain text would otherwise fail the schema with a message about fields."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
-        self.app = app
-
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
         if (
             scope["type"] == "http"
@@ -232,7 +230,7 @@ class JsonOnlyMiddleware:
             if text not in JSON_TYPES and not text.endswith("+json"):
                 got = f"got {text}" if text else "no Content-Type given"
                 message = f"send JSON (Content-Type: application/json); {got}"
-                await BodyLimitMiddleware._reject(send, 415, message)
+                await reject(send, 415, message)
                 return
         await self.app(scope, receive, send)
 
