@@ -108,6 +108,34 @@ class _AECBase(AECEnv):
             raise InputError(f"action {a} is not legal here; legal: {', '.join(legal)}")
         return self.actions[a]
 
+    def step(self, action: Any) -> None:
+        """The selected agent plays action number ``action`` (None once it is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        advice = self._mover_advice()
+        legal = {x.action: x for x in advice.actions}
+        text = self._pick(legal, action)
+        self._last[agent] = {
+            "regret": float(legal[text].regret),
+            "optimal_action": advice.best.action,
+            "action": text,
+        }
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._play(text)
+        self._set_infos()
+        self._accumulate_rewards()
+
+    def _mover_advice(self) -> Any:
+        """The advice of the position the mover decides in."""
+        raise NotImplementedError
+
+    def _play(self, text: str) -> None:
+        """Play the mover's legal action ``text``: positions, mover, rewards at the end."""
+        raise NotImplementedError
+
     def _finish(self, first_wins: float) -> None:
         """End the game: player_0 gets ``first_wins`` (1, 0.5, 0), player_1 the rest."""
         self.rewards = {AGENTS[0]: float(first_wins), AGENTS[1]: 1.0 - float(first_wins)}
@@ -186,23 +214,12 @@ class TwoPlayerEnv(_AECBase):
             mask = self.codec.mask([x.action for x in self.advice.actions])
         return {"observation": np.append(seen, int(mine)).astype(np.int64), "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        """The selected agent plays action number ``action`` (None once it is done)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
-        legal = {x.action: x for x in self.advice.actions}
-        text = self._pick(legal, action)
-        self._last[agent] = {
-            "regret": float(legal[text].regret),
-            "optimal_action": self.advice.best.action,
-            "action": text,
-        }
+    def _mover_advice(self) -> Any:
+        return self.advice
+
+    def _play(self, text: str) -> None:
         step = self.game.apply(self.rules, self.position, text, self.np_random)
         self.position, self.events = step.position, tuple(step.events)
-        self.rewards = {a: 0.0 for a in self.agents}
         if step.game_over:
             self.advice = None
             self._finish(step.result if step.result is not None else 0.5)
@@ -210,8 +227,6 @@ class TwoPlayerEnv(_AECBase):
             self.mover = int(step.to_move)
             self.advice = self.game.advise(self.rules, self.position)
             self.agent_selection = AGENTS[self.mover]
-        self._set_infos()
-        self._accumulate_rewards()
 
     def _render_lines(self) -> list[str]:
         if self.position is None:
@@ -290,26 +305,14 @@ class DuelEnv(_AECBase):
             mask = self.codec.mask([x.action for x in self.advices[i].actions])
         return {"observation": obs, "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        """The selected agent plays action number ``action`` (None once it is done)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
+    def _mover_advice(self) -> Any:
+        return self.advices[self.mover]
+
+    def _play(self, text: str) -> None:
         i = self.mover
-        advice = self.advices[i]
-        legal = {x.action: x for x in advice.actions}
-        text = self._pick(legal, action)
-        self._last[agent] = {
-            "regret": float(legal[text].regret),
-            "optimal_action": advice.best.action,
-            "action": text,
-        }
         old = self.positions[i]
         step = self.game.apply(self.rules, old, text, self.np_random)
         self.positions[i], self.events = step.position, tuple(step.events)
-        self.rewards = {a: 0.0 for a in self.agents}
         if step.game_over:
             self.advices[i] = None
             self.results[i] = float(step.result if step.result is not None else 0.0)
@@ -324,8 +327,6 @@ class DuelEnv(_AECBase):
             a, b = self.sign * first, self.sign * second
             self._finish(1.0 if a > b else 0.5 if a == b else 0.0)
         self.agent_selection = AGENTS[self.mover]
-        self._set_infos()
-        self._accumulate_rewards()
 
     def _render_lines(self) -> list[str]:
         if self.positions[0] is None:

@@ -259,6 +259,11 @@ class GameTables:
             return variant
         return spec.variant_id(variant or None)
 
+    def ids(self, game: str, variant: str | None) -> tuple[str, str]:
+        """(the game's id, the variant id) of a request's game and variant (see ``spec``
+        and ``variant``)."""
+        return self.spec(game).id, self.variant(game, variant)
+
     def rules(self, game: str, variant: str) -> Any:
         """The rules object of a variant (made once)."""
         key = (game, variant)

@@ -511,8 +511,7 @@ def create_app(
         """Every legal action of a position, best first, with value and regret (with a
         target or an opponent where the game offers them: probabilities, and ``expected``).
         503 with Retry-After while a table it reads is being built."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         options = body.options()
         data = tables.cached_advice(game, variant, body.position, options)
         if data is None:
@@ -537,8 +536,7 @@ def create_app(
     @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
     async def score_distribution(body: PositionRequest, request: Request) -> Response:
         """The distribution of the final score from a position, under optimal play."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         if not has_distribution(tables.spec(game)):
             raise ApiError(400, "this game has no score distribution")
         tables.spec(game).parse(tables.rules(game, variant), body.position)
@@ -551,8 +549,7 @@ def create_app(
     @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
     async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
         return await guarded(
             request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed,
@@ -564,8 +561,7 @@ def create_app(
         """Your action; when it ends your turn, the computer's whole turn and your next
         roll (dice rolled with ``seed``), with your chance of winning (exact for the model
         it names)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         return await guarded(
@@ -578,8 +574,7 @@ def create_app(
         """Your chance of winning (exact for the model it names) from the start of your
         turn in ``state`` (what /api/duel/new and /api/duel/apply answer unless asked with
         ``estimate`` false)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         data = await guarded(request, heavy_threads(), tables.duel_estimate, game, variant, state)
@@ -588,35 +583,30 @@ def create_app(
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:
         """The value and regret of one action played in a position."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.evaluate(game, variant, body.position, body.action)
 
     @app.post("/api/new", response_model=StepOut, responses=ERRORS)
     def new_game(body: NewRequest) -> dict[str, Any]:
         """A starting position to play from (the first roll made with ``seed``)."""
-        variant = tables.variant(body.game, body.variant)
-        return tables.new(tables.spec(body.game).id, variant, body.seed)
+        return tables.new(*tables.ids(body.game, body.variant), body.seed)
 
     @app.post("/api/apply", response_model=StepOut, responses=ERRORS)
     def apply_action(body: ApplyRequest) -> dict[str, Any]:
         """Play an action: the next position (dice rolled with ``seed``) and game state."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.apply(game, variant, body.position, body.action, body.seed)
 
     @app.post("/api/preview", response_model=PreviewOut, responses=ERRORS)
     def preview_actions(body: PreviewRequest) -> dict[str, Any]:
         """What each action leads to, dice rolled with a fixed seed."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.preview(game, variant, body.position, body.actions)
 
     @app.post("/api/analyse", response_model=AnalyseOut, responses=ERRORS)
     async def analyse_game(body: AnalyseRequest) -> dict[str, Any]:
         """A played game's record graded; a whole game's luck and skill split."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return await anyio.to_thread.run_sync(
             tables.analyse, game, variant, body.record, limiter=heavy_threads()
         )
