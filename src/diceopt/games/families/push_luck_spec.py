@@ -126,7 +126,9 @@ def example(rules: PushLuckRules) -> str:
 
 def parse_position(rules: PushLuckRules, text: str) -> PushLuckPosition:
     """A position from its text (fields in any order; ``dice`` may be written 113356)."""
-    found = split_fields(text, fields_of(rules), example(rules), {"roll": "dice"})
+    found = split_fields(
+        text, fields_of(rules), example(rules), {"roll": "dice", "opp": "opponent"}
+    )
     fields: dict[str, Any] = {}
     for key, value in found.items():
         if key == "dice":
