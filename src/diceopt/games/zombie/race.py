@@ -112,7 +112,7 @@ class RaceSolution:
         g = self.goal
         if a >= g:
             return 1.0 - self.behind[: self.lead_cap + 1]
-        top = b + self.lead_cap  # the first player's total where the lead reaches the cap
+        top = max(b + self.lead_cap, g)  # the total from which more brains change nothing
         totals = np.arange(a, top + 1)
         h = np.empty(len(totals))
         low = totals < g
