@@ -204,3 +204,23 @@ def test_cli_bad_position_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["zombie", "advise", "--variant", "goal-3", "me 1 | opponent x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+def test_a_game_against_the_computer() -> None:
+    rules = SPEC.rules("goal-3", lead_cap=10)
+    rng = np.random.default_rng(4)
+    v = SPEC.versus_start(rules, "win", rng)
+    assert math.isclose(v.win_probability, game.solved(rules).value)
+    turns = 0
+    while not v.game_over:
+        action = "bank" if v.you.brains >= 1 else "roll"
+        v = SPEC.versus_play(rules, SPEC.format(rules, v.you), v.computer, "win", action, rng)
+        if v.moves:  # the computer played its turn: back to a turn start of the human
+            turns += 1
+            assert v.game_over or (not v.you.started and v.win_probability is not None)
+            assert v.computer_json["brains"] == v.you.opponent
+    assert turns >= 1 and v.result in (0.0, 1.0)
+    with pytest.raises(InputError, match="disagree"):
+        SPEC.versus_play(rules, "me 0 | opponent 1", "brains 2", "win", "roll", rng)
+    with pytest.raises(InputError, match="strategy"):
+        SPEC.versus_start(rules, "expected", rng)

@@ -18,6 +18,7 @@ from diceopt.games.registry import (
     Parameter,
     Report,
     Step,
+    Versus,
     check_variant_params,
     simulation_report,
 )
@@ -89,6 +90,7 @@ class ZombieSpec(GameSpec):
     variants = VARIANTS
     position_example = POSITION_EXAMPLE
     small = {"goal": 3, "lead_cap": 10}
+    computer_strategies = ("win",)
     advise_options = (
         Parameter(
             "objective",
@@ -223,6 +225,45 @@ class ZombieSpec(GameSpec):
             events.append(f"tied at {first}: another round")
         me, opponent = (first, second) if seat == 0 else (second, first)
         return Step(ZombiePosition(me, opponent, seat), False, seat, tuple(events))
+
+    # --- play against the computer (see ``versus``) -----------------------------------
+    def versus_start(
+        self, rules: ZombieRules, strategy: str, rng: np.random.Generator, estimate: bool = True
+    ) -> Versus:
+        """A new game: you roll first; the computer plays second, to win."""
+        from diceopt.games.zombie import versus
+
+        return versus.start(rules, strategy, estimate)
+
+    def versus_estimate(
+        self, rules: ZombieRules, you: Any, computer: Any, strategy: str
+    ) -> tuple[float, str]:
+        """Your chance of winning from the start of your turn, and what it is."""
+        from diceopt.games.zombie import versus
+
+        versus.check_strategy(strategy)
+        pos = you if isinstance(you, ZombiePosition) else self.parse(rules, you)
+        versus.check_sides(pos, computer)
+        return versus.estimate(rules, pos), versus.WIN_TEXT
+
+    def versus_play(
+        self,
+        rules: ZombieRules,
+        you: Any,
+        computer: Any,
+        strategy: str,
+        action: str,
+        rng: np.random.Generator,
+        estimate: bool = True,
+    ) -> Versus:
+        """Your action; after your turn the computer's whole turn (see ``versus``)."""
+        from diceopt.games.zombie import versus
+
+        versus.check_strategy(strategy)
+        pos = you if isinstance(you, ZombiePosition) else self.parse(rules, you)
+        return versus.play(
+            rules, pos, computer, action, rng, lambda p, a: self.apply(rules, p, a, rng), estimate
+        )
 
     # --- solving ----------------------------------------------------------------------
     def solve(self, rules: ZombieRules, **options: Any) -> Report:
