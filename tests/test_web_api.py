@@ -29,7 +29,7 @@ from diceopt.web.schemas import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
-BOARDS = {"dice", "dice-sheet", "tiles", "form"}
+BOARDS = {"dice", "dice-sheet", "tiles", "colour-dice", "form"}
 # Variants whose table is too big to solve in the suite (Maxi: 36,864,000 states, 304 MB, a
 # minute or more; Maxi with saved rerolls: 3.1 GB, solved only on request): listed and
 # started here, never advised (see the Maxi tests at the end).
@@ -139,6 +139,7 @@ def test_board_kinds_from_the_position_fields():
     assert board_kind({"dice": [1, 3, 3]}) == "dice"
     assert board_kind({"dice": [1], "filled": [], "score": 0}) == "dice-sheet"
     assert board_kind({"open": [1, 2], "roll": 8}) == "tiles"
+    assert board_kind({"me": 0, "rolled": [{"colour": "g", "face": "brain"}]}) == "colour-dice"
     assert board_kind({"me": 0, "opponent": 0, "turn": 0}) == "form"
     assert board_kind({}) == "form"
 

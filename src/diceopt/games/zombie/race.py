@@ -41,12 +41,12 @@ ROOT_TOLERANCE = 1e-15  # |F(x) - x| at a cycle's fixed point (probabilities)
 MAX_STEPS = 200
 
 
-def fixed_point(f: Callable[[float], tuple[float, float]]) -> tuple[float, int]:
+def fixed_point(f: Callable[[float], tuple[float, float]], x: float = 0.5) -> tuple[float, int]:
     """The fixed point x = f(x) in [0, 1] of an increasing f with slope below 1 (``f``
-    returns the value and its slope): Newton steps kept inside a shrinking bracket,
-    bisection where a step leaves it. Returns x and the evaluations made."""
+    returns the value and its slope), from the guess ``x``: Newton steps kept inside a
+    shrinking bracket, bisection where a step leaves it. Returns f(x) at the last x
+    evaluated (within ``ROOT_TOLERANCE`` of it) and the evaluations made."""
     lo, hi = 0.0, 1.0
-    x = 0.5
     for step in range(1, MAX_STEPS + 1):
         fx, slope = f(x)
         r = fx - x
@@ -146,18 +146,25 @@ def solve_race(goal: int, lead_cap: int) -> RaceSolution:
         return turn.solve(h, hd)
 
     def tie_round(x: float) -> tuple[float, float]:
-        # the second player's chance behind by d (a tie is worth 1 - x to them)
+        # the second player's chance behind by d (a tie is worth 1 - x to them): behind
+        # by d >= 1, a turn is the turn behind by the cap with cap - d brains counted
+        # already (a bust pays 0 either way), so one solve gives them all
         sol.tie = x
         slopes = np.empty(lead_cap + 1)
-        for d in range(lead_cap + 1):
-            h = sol.second_payoffs(goal + d, goal)
-            tv = run(h, unit(len(h), d, -1.0))
-            sol.behind[d], slopes[d] = tv.first, tv.first_slope
+        h = sol.second_payoffs(goal, goal)
+        tv = run(h, unit(len(h), 0, -1.0))
+        sol.behind[0], slopes[0] = tv.first, tv.first_slope
+        h = sol.second_payoffs(goal + lead_cap, goal)
+        tv = run(h, unit(len(h), lead_cap, -1.0))
+        for d in range(1, lead_cap + 1):
+            sol.behind[d] = tv.opening(lead_cap - d)
+            slopes[d] = tv.opening(lead_cap - d, slope=True)
         tv = run(sol.first_payoffs(goal, goal), -slopes)
         return tv.first, tv.first_slope
 
+    # each evaluation leaves the tables at its x, within ROOT_TOLERANCE of the fixed point
     sol.tie, _ = fixed_point(tie_round)
-    tie_round(sol.tie)  # the tables at the fixed point
+    guess = 0.5
     for a in range(goal - 1, -1, -1):
         for b in range(goal - 1, -1, -1):
 
@@ -170,9 +177,8 @@ def solve_race(goal: int, lead_cap: int) -> RaceSolution:
                 first = run(h1, unit(len(h1), 0, -second.first_slope))
                 return first.first, first.first_slope
 
-            x, _ = fixed_point(round_from)
-            round_from(x)
-            sol.first[a, b] = x
+            sol.first[a, b], _ = fixed_point(round_from, guess)
+            guess = sol.first[a, b]  # a neighbour's value: a good start
     sol.turn_solves = count[0]
     sol.cap_error = lead_bound(lead_cap)
     sol.seconds = time.perf_counter() - t0

@@ -39,7 +39,6 @@ from diceopt.lazy import numpy as np
 
 VARIANTS = {
     "goal-13": "two players, first to 13 brains at the end of a round (the box's rules)",
-    "goal-5": "two players, first to 5 brains at the end of a round",
     "goal-3": "two players, first to 3 brains at the end of a round",
 }
 OBJECTIVES = ("win", "brains")

@@ -59,6 +59,7 @@ class TurnValues:
     slopes: np.ndarray
     first: float
     first_slope: float
+    hd0: float = 0.0  # the change of a bust's payoff along the direction of the slopes
 
     @property
     def cap(self) -> int:
@@ -68,6 +69,16 @@ class TurnValues:
     def bank(self, g: int) -> float:
         """The payoff of banking g brains."""
         return float(self.h[min(g, self.cap)])
+
+    def opening(self, g: int, slope: bool = False) -> float:
+        """The value (or ``slope``) of a turn's opening roll (the empty configuration)
+        with g brains already counted: the payoffs shifted by g, but for a bust, which
+        still pays ``h[0]``."""
+        t = transitions()
+        lo, hi = t.start[0], t.start[1]
+        table, h0 = (self.slopes, self.hd0) if slope else (self.values, self.h[0])
+        after = table[np.minimum(g + t.brains[lo:hi], self.cap), t.next[lo:hi]]
+        return float(t.bust[0] * h0 + t.prob[lo:hi] @ after)
 
     def roll(self, c: int, g: int) -> float:
         """The value of rolling from configuration c with g brains (c = 0, g = 0: the
@@ -115,7 +126,7 @@ def solve(
         extra,
         fixed,
     )
-    return TurnValues(h, extra, values, slopes, float(first), float(first_slope))
+    return TurnValues(h, extra, values, slopes, float(first), float(first_slope), float(hd[0]))
 
 
 def stop_at_two(t: Transitions) -> np.ndarray:
