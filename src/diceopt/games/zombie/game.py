@@ -183,6 +183,29 @@ def end_turn(
     return False, None, first, second, 0
 
 
+def play_turn(
+    tv: turn.TurnValues,
+    rng: np.random.Generator,
+    decide: Callable[[tuple[int, ...], tuple[int, ...], tuple[int, ...], int], bool] | None = None,
+) -> int:
+    """One seeded turn from an empty hand: the brains banked (0 after a bust), banking
+    where the turn table ``tv`` says (or where ``decide(shot, feet, aside, brains)``)."""
+    t = transitions()
+    shot, feet, aside, brains = (0, 0, 0), (0, 0, 0), (0, 0, 0), 0
+    while True:
+        rolled, recycled = roll_dice(shot, feet, aside, rng)
+        shot, feet, aside, brains, bust = after_roll(shot, aside, brains, rolled, recycled)
+        if bust:
+            return 0
+        if decide is not None:
+            bank = decide(shot, feet, aside, brains)
+        else:
+            g = min(brains, tv.cap)
+            bank = tv.values[g, t.find(shot, feet, aside)] <= tv.h[g]
+        if bank:
+            return brains
+
+
 def simulate_race(
     rules: ZombieRules,
     games: int,
@@ -190,35 +213,43 @@ def simulate_race(
     decide: Callable[[ZombiePosition], str] | None = None,
 ) -> np.ndarray:
     """The first player's results (1 win, 0 loss) of seeded games, both players playing
-    optimally (``decide``: the first player's choice instead, given a rolled position)."""
-    t = transitions()
+    optimally (``decide``: the first player's choice instead, given a rolled position).
+
+    The games are played a turn at a time, all games waiting for the same turn table
+    together (the waiting turn first whose scores are lowest), so that each table is
+    solved about once however many games are played."""
     out = np.empty(games)
+    waiting: dict[tuple[int, int, int], list[tuple[int, int, int, int]]] = {}
+
+    def wait(n: int, first: int, second: int, seat: int) -> None:
+        me, opponent = (first, second) if seat == 0 else (second, first)
+        key = mover_key(rules, seat, me, opponent)
+        waiting.setdefault(key, []).append((n, first, second, seat))
+
+    def rank(key: tuple[int, int, int]) -> tuple[int, int, int, int]:
+        seat, a, b = key
+        return (int(max(a, b) >= rules.goal), a + b, a, seat)
+
     for n in range(games):
-        first = second = seat = 0
-        while True:
-            me, opponent = (first, second) if seat == 0 else (second, first)
-            tv = turn_table(rules, mover_key(rules, seat, me, opponent))
-            shot, feet, aside, brains = (0, 0, 0), (0, 0, 0), (0, 0, 0), 0
-            while True:
-                rolled, recycled = roll_dice(shot, feet, aside, rng)
-                shot, feet, aside, brains, bust = after_roll(shot, aside, brains, rolled, recycled)
-                if bust:
-                    gained = 0
-                    break
-                if decide is not None and seat == 0:
-                    pos = ZombiePosition(me, opponent, seat, brains, shot, feet, aside)
-                    if decide(pos) == BANK:
-                        gained = brains
-                        break
-                    continue
-                g = min(brains, tv.cap)
-                if tv.values[g, t.find(shot, feet, aside)] <= tv.h[g]:
-                    gained = brains
-                    break
+        wait(n, 0, 0, 0)
+    while waiting:
+        key = min(waiting, key=rank)
+        tv = turn_table(rules, key)
+        for n, first, second, seat in waiting.pop(key):
+            choice = None
+            if decide is not None and seat == 0:
+                me, opponent = first, second
+
+                def choice(shot, feet, aside, brains, me=me, opponent=opponent) -> bool:  # noqa: ANN001
+                    pos = ZombiePosition(me, opponent, 0, brains, shot, feet, aside)
+                    return decide(pos) == BANK
+
+            gained = play_turn(tv, rng, choice)
             over, result, first, second, seat = end_turn(rules.goal, first, second, seat, gained)
             if over:
                 out[n] = result
-                break
+            else:
+                wait(n, first, second, seat)
     return out
 
 
@@ -227,23 +258,10 @@ def simulate_turns(turns: int, rng: np.random.Generator, policy: str = "optimal"
     expected-brains table) or "two-shotguns" (roll until two shotguns, then bank)."""
     if policy not in ("optimal", "two-shotguns"):
         raise InputError(f"unknown policy {policy!r}: optimal or two-shotguns")
-    t = transitions()
     tv = brains_table()
-    out = np.empty(turns)
-    for n in range(turns):
-        shot, feet, aside, brains = (0, 0, 0), (0, 0, 0), (0, 0, 0), 0
-        while True:
-            rolled, recycled = roll_dice(shot, feet, aside, rng)
-            shot, feet, aside, brains, bust = after_roll(shot, aside, brains, rolled, recycled)
-            if bust:
-                out[n] = 0
-                break
-            if policy == "two-shotguns":
-                bank = sum(shot) >= turn.STOP_AT
-            else:
-                g = min(brains, tv.cap)
-                bank = tv.values[g, t.find(shot, feet, aside)] <= tv.h[g]
-            if bank:
-                out[n] = brains
-                break
-    return out
+
+    def two_shotguns(shot, feet, aside, brains) -> bool:  # noqa: ANN001
+        return sum(shot) >= turn.STOP_AT
+
+    decide = two_shotguns if policy == "two-shotguns" else None
+    return np.array([play_turn(tv, rng, decide) for _ in range(turns)], dtype=np.float64)
