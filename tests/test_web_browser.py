@@ -1139,3 +1139,41 @@ def test_page_opens_on_the_featured_game_then_on_the_last_used(page, live_server
     assert page.locator("#variant").input_value() == other["variants"][1]["id"]
     # one-player labels: no opponent offered where there is none
     assert "nobody" not in page.locator("#play-view").inner_text().lower()
+
+
+# --- Zombie Dice ------------------------------------------------------------------------------
+
+
+def test_zombie_play_draws_the_dice_colours_and_ends(page, live_server, artifacts_dir):
+    page.goto(f"{live_server}/#game=zombie&variant=goal-3")
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector("#games button.on[data-game='zombie']")
+    page.click("#mode-play")
+    page.fill("#seed", "2")
+    page.click("#new-game")
+    page.wait_for_selector("#play-options button.option[data-action='roll']")
+    page.click("#play-options button.option[data-action='roll']")
+    page.wait_for_function(
+        "() => (document.querySelector('#play-position').dataset.position || '').includes('rolled')"
+    )
+    position = page.locator("#play-position").get_attribute("data-position")
+    words = position.split("rolled ")[1].split(" | ")[0].split()
+    colours = {"g": "green", "y": "yellow", "r": "red"}
+    faces = {"b": "brain", "s": "shotgun", "f": "footprints"}
+    shown = page.locator("#play-colour-dice .zdice-row svg.zdie").evaluate_all(
+        "ds => ds.map(d => d.getAttribute('aria-label'))"
+    )
+    assert shown == [f"{colours[w[0]]} {faces[w[1]]}" for w in words]
+    assert {"roll", "bank"} <= set(
+        page.locator("#play-options button.option").evaluate_all(
+            "bs => bs.map(b => b.dataset.action)"
+        )
+    )
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-zombie-roll.png"), full_page=True)
+    result = play_to_the_end(
+        page, live_server, "zombie", seed=5, choose=lambda o, t: o[0]["action"], max_decisions=300
+    )
+    assert "win" in result["summary"] or "lose" in result["summary"]
+    check_log(page, result["decisions"])
+    assert no_horizontal_scroll(page)
