@@ -77,7 +77,7 @@ def main() -> None:
         "mean": float(results.mean()),
         "std_error": error,
         "exact": full.value,
-        "within_4_se": abs(results.mean() - full.value) <= 4 * error,
+        "within_4_se": bool(abs(results.mean() - full.value) <= 4 * error),
         "time": time.perf_counter() - t0,
     }
     print(json.dumps(row), flush=True)
