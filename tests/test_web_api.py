@@ -1758,3 +1758,24 @@ def test_serve_prepare_says_when_there_is_nothing_to_prepare(capsys):
     assert (
         capsys.readouterr().out == "diceopt advisor: no stored tables to prepare for these games\n"
     )
+
+
+def test_a_whole_zombie_game_against_the_computer_through_the_api(client):
+    body = {"game": "zombie", "variant": "goal-3"}
+    data = duel(client, "/api/duel/new", {**body, "strategy": "win", "seed": 2})
+    spec = get_game("zombie")
+    rules = spec.rules("goal-3")
+    assert data["win_probability"] == pytest.approx(spec.solve(rules).value, abs=1e-12)
+    for seed in range(200):
+        if data["game_over"]:
+            break
+        action = "bank" if data["you"]["brains"] >= 2 else "roll"
+        data = duel(
+            client,
+            "/api/duel/apply",
+            {**body, "state": data["state"], "action": action, "seed": seed},
+        )
+        if data["computer_moves"] and not data["game_over"]:
+            assert data["computer"]["brains"] == data["you"]["opponent"]
+            assert 0.0 <= data["win_probability"] <= 1.0
+    assert data["game_over"] and data["result"] in (0.0, 1.0)
