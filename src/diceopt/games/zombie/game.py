@@ -22,6 +22,7 @@ from diceopt.games.zombie.dice import BUST, FACES, HAND, TOTAL, transitions
 from diceopt.games.zombie.position import ZombiePosition, ZombieRules, check_position
 from diceopt.games.zombie.race import RaceSolution, solve_race
 from diceopt.lazy import numpy as np
+from diceopt.tables import Table
 
 ROLL, BANK = "roll", "bank"
 BRAIN, SHOTGUN, FEET = 0, 1, 2
@@ -37,42 +38,72 @@ def table_key(rules: ZombieRules) -> storage.TableKey:
     )
 
 
+def to_table(sol: RaceSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A solved race as stored arrays and header extras."""
+    arrays = {"values": sol.first, "second": sol.second, "behind": sol.behind}
+    meta = {
+        "seconds": sol.seconds,
+        "tie": sol.tie,
+        "turn_solves": sol.turn_solves,
+        "cap_error": sol.cap_error,
+        "value": sol.value,
+    }
+    return arrays, meta
+
+
+def from_table(rules: ZombieRules, stored: storage.Stored) -> RaceSolution:
+    """A solved race from its stored arrays."""
+    h, a = stored.header, stored.arrays
+    return RaceSolution(
+        rules.goal,
+        rules.lead_cap,
+        np.asarray(a["values"]),
+        np.asarray(a["second"]),
+        np.asarray(a["behind"]),
+        float(h["tie"]),
+        float(h.get("seconds", 0.0)),
+        int(h.get("turn_solves", 0)),
+        float(h.get("cap_error", 0.0)),
+    )
+
+
 def solved(rules: ZombieRules, cache_dir: str | None = None) -> RaceSolution:
     """The solved race of ``rules``: once per process, from the table cache when stored."""
-
-    def to_table(sol: RaceSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        arrays = {"values": sol.first, "second": sol.second, "behind": sol.behind}
-        meta = {
-            "seconds": sol.seconds,
-            "tie": sol.tie,
-            "turn_solves": sol.turn_solves,
-            "cap_error": sol.cap_error,
-            "value": sol.value,
-        }
-        return arrays, meta
-
-    def from_table(stored: storage.Stored) -> RaceSolution:
-        h, a = stored.header, stored.arrays
-        return RaceSolution(
-            rules.goal,
-            rules.lead_cap,
-            np.asarray(a["values"]),
-            np.asarray(a["second"]),
-            np.asarray(a["behind"]),
-            float(h["tie"]),
-            float(h.get("seconds", 0.0)),
-            int(h.get("turn_solves", 0)),
-            float(h.get("cap_error", 0.0)),
-        )
-
     return storage.solved_once(
         _SOLVED,
         rules,
         table_key(rules),
         lambda: solve_race(rules.goal, rules.lead_cap),
         to_table,
-        from_table,
+        lambda stored: from_table(rules, stored),
         cache_dir,
+    )
+
+
+def race_table(rules: ZombieRules) -> Table:
+    """The solved race as a stored table for the server's table store (built once and
+    shared between processes; requests meanwhile answer that it is being built)."""
+
+    def load() -> bool:
+        got = storage.load(table_key(rules), then="solving it again")
+        if got is None:
+            return False
+        _SOLVED[rules] = from_table(rules, got[0])
+        return True
+
+    def build(report: Any) -> bool:
+        report.set_stage("building")
+        solved(rules)
+        return storage.table_path(table_key(rules)).exists()
+
+    return Table(
+        name=f"zombie/goal-{rules.goal} lead-{rules.lead_cap} race",
+        title=f"the race to {rules.goal} brains",
+        path=storage.table_path(table_key(rules)),
+        ready=lambda: rules in _SOLVED,
+        load=load,
+        build=build,
+        cost="about 30 s on 2 cores for the race to 13" if rules.goal > 5 else "a few seconds",
     )
 
 

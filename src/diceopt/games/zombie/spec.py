@@ -264,6 +264,19 @@ class ZombieSpec(GameSpec):
             rules, pos, computer, action, rng, lambda p, a: self.apply(rules, p, a, rng), estimate
         )
 
+    def tables(
+        self, rules: ZombieRules, need: str = "advice", pos: Any = None, **options: Any
+    ) -> tuple[Any, ...]:
+        """The solved race (advice to win, play against the computer, everything); none
+        for distributions or advice on this turn's brains (solved in a moment)."""
+        if pos is not None:
+            check_position(
+                rules, pos if isinstance(pos, ZombiePosition) else self.parse(rules, pos)
+            )
+        if need == "distribution" or (need == "advice" and options.get("objective") == "brains"):
+            return ()
+        return (game.race_table(rules),)
+
     # --- solving ----------------------------------------------------------------------
     def solve(self, rules: ZombieRules, **options: Any) -> Report:
         """The first player's win probability, both players optimal (stored solution)."""
