@@ -1148,6 +1148,28 @@ def test_zombie_play_draws_the_dice_colours_and_ends(page, live_server, artifact
     page.goto(f"{live_server}/#game=zombie&variant=goal-3")
     page.wait_for_selector("body[data-ready='true']")
     page.wait_for_selector("#games button.on[data-game='zombie']")
+    # advice on a typed position: roll and bank with each one's win chance
+    position = "me 1 | opponent 2 | player 2 | brains 1 | shotguns rr | feet y | aside g"
+    page.fill("#position", position)
+    page.press("#position", "Enter")
+    wait_position(page, position)
+    row = best_row(page)
+    want = api(
+        live_server,
+        "/api/advice",
+        {"game": "zombie", "variant": "goal-3", "position": position},
+    )
+    assert (row["action"], row["value"]) == (
+        want["actions"][0]["action"],
+        want["actions"][0]["value"],
+    )
+    assert page.locator("#advice tbody tr").count() == 2
+    drawn = page.locator("#editor-colour-dice svg.zdie").evaluate_all(
+        "ds => ds.map(d => d.getAttribute('aria-label'))"
+    )
+    assert drawn == ["red shotgun", "red shotgun", "green brain", "yellow footprints"]
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-zombie-advice.png"), full_page=True)
     page.click("#mode-play")
     page.fill("#seed", "2")
     page.click("#new-game")

@@ -103,10 +103,10 @@ window.DiceoptDraw = (() => {
       `<text class="word" x="50" y="90" text-anchor="middle">${face || ""}</text></svg>`;
     return t.content.firstChild;
   }
-  function colourDice(json) {
+  function colourDice(json, id = "play-colour-dice") {
     const box = document.createElement("div");
     box.className = "box colour-dice";
-    box.id = "play-colour-dice";
+    box.id = id;
     const rolled = Array.isArray(json.rolled) ? json.rolled : [];
     if (rolled.length) {
       const row = document.createElement("div");
