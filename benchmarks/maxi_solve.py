@@ -39,8 +39,8 @@ def cpu_seconds() -> float:
 
 
 def solve(dtype: str):
-    from diceopt.games.yatzy.kernel import solve_table
     from diceopt.games.yatzy.rules import MAXI
+    from diceopt.games.yatzy.solve import solve_table
 
     c0 = cpu_seconds()
     t0 = time.perf_counter()
@@ -55,8 +55,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.kernel import warm_up
     from diceopt.games.yatzy.rules import MAXI
+    from diceopt.games.yatzy.solve import warm_up
     from diceopt.games.yatzy.storage import load_table, save_table, table_path
 
     threads = numba.get_num_threads()
@@ -142,7 +142,7 @@ def main() -> int:
 
 def _copies(rules) -> int:
     """Turn-start states whose value is copied from a solved one (bonus out of reach)."""
-    from diceopt.games.yatzy.kernel import iter_layer_states
+    from diceopt.games.yatzy.layers import iter_layer_states
 
     return sum(int(st.copy_dst.size) for st in iter_layer_states(rules))
 

@@ -45,7 +45,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.distribution import distribution, state_distributions, warm_up
-    from diceopt.games.yatzy.kernel import warm_up as solver_warm_up
+    from diceopt.games.yatzy.solve import warm_up as solver_warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
     t0 = time.perf_counter()

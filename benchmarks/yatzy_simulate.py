@@ -36,13 +36,13 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy import kernel
+    from diceopt.games.yatzy import solve
     from diceopt.games.yatzy.simulation import simulate, warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
     threads = numba.get_num_threads()
     t0 = time.perf_counter()
-    kernel.warm_up("float32")
+    solve.warm_up("float32")
     solver_compile = time.perf_counter() - t0
     compile_seconds = warm_up("float32")
     emit(

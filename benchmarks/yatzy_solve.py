@@ -40,7 +40,7 @@ def peak_rss_mb() -> float:
 FRESH = """
 import json, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.kernel import solve_table, warm_up
+from diceopt.games.yatzy.solve import solve_table, warm_up
 from diceopt.games.yatzy.rules import SCANDINAVIAN
 t1 = time.perf_counter()
 warm_up("float32")
@@ -67,8 +67,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.kernel import solve_table, warm_up
     from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.solve import solve_table, warm_up
     from diceopt.games.yatzy.storage import load_table, save_table, table_path
 
     threads = numba.get_num_threads()

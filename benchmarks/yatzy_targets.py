@@ -60,7 +60,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import parse_position, state_of
-    from diceopt.games.yatzy.kernel import iter_layer_states
+    from diceopt.games.yatzy.layers import iter_layer_states
     from diceopt.games.yatzy.rules import SCANDINAVIAN
     from diceopt.games.yatzy.targets import (
         load_targets,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from diceopt import interrupt, storage
-from diceopt.games.yatzy import kernel, saved, targets
+from diceopt.games.yatzy import layers, saved, solve, targets
 from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN, get_rules
 from diceopt.interrupt import Pace, check, interruptible, run_chunks
 
@@ -64,7 +64,7 @@ def test_interrupt_inside_a_finalizer_is_raised_after_it(monkeypatch):
 
 def _layer_sizes(rules) -> list[int]:
     """States of each layer (by categories filled) a solve works on."""
-    return [st.mask.size for st in kernel.iter_layer_states(rules)]
+    return [st.mask.size for st in layers.iter_layer_states(rules)]
 
 
 def test_interruptible_elsewhere_than_the_main_thread_changes_nothing():
@@ -144,16 +144,16 @@ def test_expected_score_solve_stops_between_chunks(monkeypatch, solver):
     """Ctrl-C stops a layer after one slice (before: the layer was one numba call)."""
     base = MAXI if solver == "maxi" else SCANDINAVIAN
     rules = base.reduced(base.categories[:6] + ("chance",))
-    calls = _stop_in_layer(monkeypatch, kernel, "_solve_states", MID)
+    calls = _stop_in_layer(monkeypatch, solve, "solve_states", MID)
     with pytest.raises(KeyboardInterrupt):
-        kernel.solve_table(rules, theta=0.05 if solver == "theta" else 0.0, lanes=8)
+        solve.solve_table(rules, theta=0.05 if solver == "theta" else 0.0, lanes=8)
     assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
     rules = MAXI.reduced(MAXI.categories[:6] + ("chance",), saved_rerolls=True)
-    calls = _stop_in_layer(monkeypatch, saved, "_solve_states_saved", MID)
+    calls = _stop_in_layer(monkeypatch, saved, "solve_states_saved", MID)
     with pytest.raises(KeyboardInterrupt):
         saved.solve_saved(rules, directory=tmp_path, lanes=8, variant="t")
     assert len(calls) == 1 and calls[0] < saved.saved_layout(rules).lanes[MID]
@@ -177,7 +177,7 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
     from diceopt.games.yatzy import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    table = kernel.solve_table(rules, dtype="float64")
+    table = solve.solve_table(rules, dtype="float64")
     sizes = _layer_sizes(rules)
     if step == "_outcomes":
         calls = _stop_in_layer(monkeypatch, distribution, step, MID)
@@ -205,7 +205,7 @@ def test_chunked_distributions_are_the_same(monkeypatch):
     from diceopt.games.yatzy import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    table = kernel.solve_table(rules, dtype="float64")
+    table = solve.solve_table(rules, dtype="float64")
     whole = distribution.state_distributions(table)
     one = distribution.distribution(table, mask=0b1, upper=2)
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)

@@ -21,8 +21,8 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.sweep import sweep
 
 ray = pytest.importorskip("ray")

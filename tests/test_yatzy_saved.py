@@ -22,7 +22,6 @@ from diceopt.games.yatzy.advice import (
     position_to_json,
 )
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules, get_rules
 from diceopt.games.yatzy.saved import (
     layers_dir,
@@ -30,6 +29,7 @@ from diceopt.games.yatzy.saved import (
     saved_layout,
     solve_saved,
 )
+from diceopt.games.yatzy.solve import solve_table
 
 SAVED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(

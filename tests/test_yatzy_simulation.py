@@ -10,9 +10,9 @@ import pytest
 import diceopt.games.yatzy.simulation as sim
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
 from diceopt.games.yatzy.simulation import simulate, summarize, turn_policy
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.sweep import parse_thetas, sweep, sweep_tables
 
 SCANDINAVIAN_VALUE = 248.4399893778553

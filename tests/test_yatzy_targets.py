@@ -17,8 +17,9 @@ from diceopt.games.yatzy import rules as yatzy_rules
 from diceopt.games.yatzy import targets
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import iter_layer_states, solve_table
+from diceopt.games.yatzy.layers import iter_layer_states
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.targets import (
     get_targets,
     load_targets,

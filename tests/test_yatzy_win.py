@@ -13,11 +13,12 @@ import pytest
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
+from diceopt.games.yatzy.arrays import kernel_arrays
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.duel import parse_strategy, play_duel
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import kernel_arrays, solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.targets import solve_target_from, solve_targets
 from diceopt.games.yatzy.win import (
     RISK_THETA,

@@ -36,8 +36,8 @@ from diceopt.options import games_count, seed_value
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
-    from diceopt.games.yatzy.kernel import YatzyTable
     from diceopt.games.yatzy.saved import SavedTable
+    from diceopt.games.yatzy.table import YatzyTable
 
 __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 
@@ -131,7 +131,7 @@ def _no_saved_rerolls(config: YatzyConfig, what: str) -> None:
 def main_job(out: Callable[[str], None] = print) -> None:
     """`make run`: solve (or load) Scandinavian Yatzy, print its value, time and an advice."""
     from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.kernel import warm_up
+    from diceopt.games.yatzy.solve import warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
     t0 = time.perf_counter()
@@ -572,7 +572,7 @@ class YatzySpec(GameSpec):
             lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
             saved = True
         else:
-            from diceopt.games.yatzy.kernel import warm_up  # numba: only to solve
+            from diceopt.games.yatzy.solve import warm_up  # numba: only to solve
 
             compile_seconds = warm_up(rules.dtype)
             with Stage(f"solving {rules.variant}", "layers") as stage:

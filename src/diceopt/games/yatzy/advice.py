@@ -33,7 +33,7 @@ keeping all five is not an action: score a category instead) and ``score chance`
 (category names as in ``filled``).
 
 Actions are listed best first; equally good actions in the order of the widget's
-tie-break (:mod:`diceopt.games.yatzy.kernel`): scoring before keeping, categories in
+tie-break (:mod:`diceopt.games.yatzy.widget`): scoring before keeping, categories in
 the rules' order, keeps in lattice order; so the first action is the one the
 simulation plays.
 """

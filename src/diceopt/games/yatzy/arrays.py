@@ -1,9 +1,9 @@
 """The rules of a Yatzy variant as the flat arrays the turn computations read.
 
 :class:`KernelArrays` (``K``) holds the keep lattice, the roll scores and the successor
-rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.kernel`) and the numpy
-widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored table is read
-and advised from without loading it.
+rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.turn` and its users)
+and the numpy widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored
+table is read and advised from without loading it.
 """
 
 from __future__ import annotations

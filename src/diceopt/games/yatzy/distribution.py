@@ -3,13 +3,13 @@
 Role: the probability of every final score (points) when the rest of the game is
 played by the policy of a solved table (any variant, expected score or theta != 0):
 the policy the advice ranks first and the simulation plays (the scalar widget
-:func:`diceopt.games.yatzy.kernel.widget_into` and its documented tie-break). No
+:func:`diceopt.games.yatzy.widget.widget_into` and its documented tie-break). No
 sampling: every probability is a sum of products of dice probabilities.
 
 Method (layer by layer: the number of filled categories; numba, parallel over states):
 
 1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
-   table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy_lanes`:
+   table from the solver's lanes (:func:`diceopt.games.yatzy.policy.policy_lanes`:
    the widget's float64 numbers and tie-break, bit for bit, at a quarter of its cost
    per state), else from the scalar widget.
 2. Probabilities are pushed through the policy: the first roll's distribution, for
@@ -55,19 +55,13 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    TURN_REROLLS,
-    KernelArrays,
-    LayerStates,
-    YatzyTable,
-    _allowed,
-    layer_states,
-    policy_buffers,
-    policy_lanes,
-    widget_buffers,
-    widget_into,
-)
+from diceopt.games.yatzy.arrays import KernelArrays
+from diceopt.games.yatzy.layers import LayerStates, layer_states
+from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.turn import allowed_categories
+from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
@@ -200,7 +194,7 @@ def _turn_outcomes(
         yzr = yz_face[r] >= 0
         got = np.int64(score[r, c])
         if joker_code != 0 and yzr and upper_face[c] < 0:
-            _, use_joker = _allowed(mask, r, K)
+            _, use_joker = allowed_categories(mask, r, K)
             got = np.int64(joker[r, c]) if use_joker else got
         up = upper_face[c] >= 0
         cross = up & (u < T) & (u + got >= T)
@@ -924,8 +918,8 @@ def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDis
 def warm_up(dtype: str | np.dtype = "float32") -> float:
     """Compile (or load from numba's cache) the distribution kernels for tables of
     ``dtype`` (a small American variant: jokers and the Yahtzee bonus); seconds."""
-    from diceopt.games.yatzy.kernel import solve_table
     from diceopt.games.yatzy.rules import AMERICAN
+    from diceopt.games.yatzy.solve import solve_table
 
     t0 = time.perf_counter()
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)

@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import TURN_REROLLS, KernelArrays, widget_buffers, widget_into
+from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.simulation import (
     KEY_BITS,
     KEY_MASK,
@@ -43,6 +43,7 @@ from diceopt.games.yatzy.simulation import (
     play_turn,
     write_roll,
 )
+from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.win import full_targets, support, target_rows, win_buffers, win_turn
 
 STRATEGIES = "expected, win, theta:T (e.g. theta:0.05)"

@@ -43,7 +43,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
 from diceopt.games.yatzy.engine_game import score_points
-from diceopt.games.yatzy.kernel import YatzyTable
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.output import check_output_path
 
 SOURCES = ("optimal", "random", "perturbed")

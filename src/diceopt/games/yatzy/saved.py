@@ -6,17 +6,17 @@ caps it). A turn-start state is ``(mask, flag, upper, s)``: the kernel's state a
 rerolls saved, ``s = 0 .. max_saved(j)`` with j categories filled (two per turn played).
 
 Solve (:func:`solve_saved`): layer by layer, last turn first, like
-:func:`~diceopt.games.yatzy.kernel.solve_table`. Roll values with t rerolls left do not
+:func:`~diceopt.games.yatzy.solve.solve_table`. Roll values with t rerolls left do not
 depend on how many rerolls were saved, so one widget pass per ``(mask, flag, upper)``
 with ``2 + max_saved(j)`` reroll levels gives the values for every s at once (the value
 with s saved is the first-roll average at level 2 + s); writing with t rerolls left
 leads to the next turn with ``min(t, cap)`` saved, so each level re-reads the next
-layer's rows (:func:`~diceopt.games.yatzy.kernel._solve_batch_saved`).
+layer's rows (:func:`~diceopt.games.yatzy.solve.solve_batch_saved`).
 
 Table layout: one array per layer, ``values[lane, s]`` (points to come) over the layer's
 solved ``(mask, flag, upper)`` lanes (upper totals from which the bonus is out of reach
 share one lane, the kernel's representative): see :class:`SavedLayout` and
-:class:`~diceopt.games.yatzy.kernel.SavedLayer`. Only two layers are in memory while
+:class:`~diceopt.games.yatzy.turn.SavedLayer`. Only two layers are in memory while
 solving; with a directory each finished layer is written to its own table file
 (``diceopt.storage`` format: checksum, atomic write) and memory-mapped when read back,
 so the advice reads one layer (the one after the position's) and never the whole table.
@@ -43,20 +43,12 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    LANES,
-    NEG,
-    KernelArrays,
-    SavedLayer,
-    _solve_states_saved,
-    _upper_plan,
-    category_values,
-    kernel_arrays,
-    layer_masks,
-    solve_states_chunked,
-    widget_detail,
-)
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.layers import layer_masks, upper_plan
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.games.yatzy.solve import LANES, solve_states_chunked, solve_states_saved
+from diceopt.games.yatzy.table import category_values, widget_detail
+from diceopt.games.yatzy.turn import SavedLayer
 from diceopt.interrupt import Pace, interruptible
 
 GAME = "yatzy"
@@ -131,7 +123,7 @@ def saved_layout(rules: YatzyRules) -> SavedLayout:
     """The :class:`SavedLayout` of a variant (vectorised numpy; Maxi: 2^20 masks)."""
     c = rules.num_categories
     T = rules.bonus_threshold
-    plan = _upper_plan(rules)
+    plan = upper_plan(rules)
     nsub = plan.solve_n.size
     allm = np.arange(1 << c, dtype=np.int64)
     msub = np.zeros(1 << c, dtype=np.int64)
@@ -230,7 +222,7 @@ class SavedTable:
     def widget(
         self, mask: int, flag: int, upper: int, levels: int = 2
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """``kernel.widget_detail`` for a turn with ``levels`` rerolls (2 + saved), float64;
+        """``widget.widget_detail`` for a turn with ``levels`` rerolls (2 + saved), float64;
         its value is the turn-start value with ``levels - 2`` rerolls saved."""
         if not 0 <= levels <= self.rules.max_rerolls:
             raise InputError(f"a turn has at most {self.rules.max_rerolls} rerolls, got {levels}")
@@ -315,7 +307,7 @@ def solve_saved(
             res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
             V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
             solve_states_chunked(
-                st_mask, st_flag, st_u, _solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
+                st_mask, st_flag, st_u, solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
                 (ADDs, IDXs), res, align, pace,
             )  # fmt: skip
             del st_mask, st_flag, st_u

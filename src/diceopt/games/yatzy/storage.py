@@ -136,7 +136,7 @@ def get_table(
             return table, TableInfo(
                 storage.table_path(key, directory), True, seconds, table.seconds
             )
-    from diceopt.games.yatzy.kernel import solve_table  # numba: only when solving
+    from diceopt.games.yatzy.solve import solve_table  # numba: only when solving
 
     table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
     saved = store_table(table, variant, directory)

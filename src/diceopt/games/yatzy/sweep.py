@@ -17,8 +17,8 @@ from typing import Any
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.distribution import ScoreDistribution, distribution
-from diceopt.games.yatzy.kernel import YatzyTable
 from diceopt.games.yatzy.rules import check_theta
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import parse_numbers
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)

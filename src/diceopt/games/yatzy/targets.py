@@ -1,7 +1,7 @@
 """Target tables: the highest probability of scoring at least k more points.
 
 Role: for every turn-start state ``(mask, flag, upper)`` (as in
-:mod:`diceopt.games.yatzy.kernel`) and every number of points still needed
+:mod:`diceopt.games.yatzy.solve`) and every number of points still needed
 ``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
 P(points still to come >= k) (bonuses included). One table answers every target: a
 target K with score s so far needs k = K - s. The values at k depend only on those at
@@ -20,7 +20,7 @@ Method: the expected-value solver's backward induction over layers, with lanes o
 instead of over states. For one state and a chunk of up to :data:`LANES` values of k
 (a state's k range in equal chunks of whole 16-lane vectors):
 
-1. Successor rows ``G[row, j]`` (rows as the kernel's ``_successor_rows``: category c
+1. Successor rows ``G[row, j]`` (rows as the kernel's ``successor_rows``: category c
    and h dice of its face / the Yatzy box scored), for the open categories only: the
    successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points
    to come. The chunk carries a margin of S columns (the most points one roll writes
@@ -30,9 +30,9 @@ instead of over states. For one state and a chunk of up to :data:`LANES` values 
    roll scores (the kernel's ``pos_id`` / ``pos_s`` less the filled ones, per state:
    :func:`_target_plan`), the row shifted by the points, four rows a pass; Yahtzee
    rolls under the joker rule or with the Yahtzee bonus go category by category (the
-   kernel's ``_allowed`` and ``_category_row``).
-3. Rerolls and the first roll: the kernel's lane functions (``_chance``,
-   ``_first_roll``; the choice step through a scratch row, :func:`_choose_via`), the
+   kernel's ``allowed_categories`` and ``category_row``).
+3. Rerolls and the first roll: the kernel's lane functions (``chance_level``,
+   ``first_roll``; the choice step through a scratch row, :func:`_choose_via`), the
    lanes now values of k. Same values as the kernel's, bit for bit.
 
 Work skipped, exactly: values at k above a state's most points still to come
@@ -70,19 +70,11 @@ import numpy as np
 from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    NEG,
-    KernelArrays,
-    _allowed,
-    _category_row,
-    _chance,
-    _first_roll,
-    _may_write,
-    iter_layer_states,
-    kernel_arrays,
-    layer_masks,
-)
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.layers import iter_layer_states, layer_masks
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.games.yatzy.solve import first_roll
+from diceopt.games.yatzy.turn import allowed_categories, category_row, chance_level, may_write
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
@@ -129,7 +121,7 @@ def _target_plan(
     stride = K.offset.size - 1
     neg_row = ncat * stride
     for c in range(ncat):
-        live[c] = _may_write(mask, c, K)
+        live[c] = may_write(mask, c, K)
     pos_id, pos_s, pos_c = K.pos_id, K.pos_s, K.pos_c
     for r in range(pos_id.shape[0]):
         n = 0
@@ -156,7 +148,7 @@ def _target_rows(
     """Step 1: the successor rows of the open categories for columns k0 .. k0 + n - 1 (k0
     already less S); the rows of the other categories are not written (never read).
 
-    Twin of the kernel's ``_successor_rows`` (same rows and successors), with a vector
+    Twin of the kernel's ``successor_rows`` (same rows and successors), with a vector
     over k per row instead of one value: points move the column, not the value.
     """
     T = K.threshold
@@ -262,7 +254,7 @@ def _target_rerolls(
     for level in range(2):
         for i in range(base - 1, -1, -1):
             src = M if (level == 1 and i >= offset[nd - 1]) else A
-            _chance(A, src, i, nb, add_die, fprob)
+            chance_level(A, src, i, nb, add_die, fprob)
         if level == 0 and E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nb):
@@ -345,19 +337,19 @@ def _target_chunk(
     for r in range(R):
         row = base + r
         if yz_face[r] >= 0 and (joker_filled or yb != 0):
-            ok, use_joker = _allowed(mask, r, K)
+            ok, use_joker = allowed_categories(mask, r, K)
             for ln in range(nw):
                 A[row, ln] = -1.0
             for c in range(ncat):
                 if ok[c]:
-                    i, s = _category_row(r, c, use_joker, K)
+                    i, s = category_row(r, c, use_joker, K)
                     o = S - np.int64(s) - yb
                     for ln in range(nw):
                         A[row, ln] = max(A[row, ln], G[i, o + ln])
             continue
         _score_now(A, G, out, nw, r, row, W.ent_i, W.ent_o, W.ent_n)
     _target_rerolls(A, M, W.T, nw, K, W.E1)
-    _first_roll(M, out, nw, K)
+    first_roll(M, out, nw, K)
 
 
 @numba.njit(cache=True)
@@ -431,11 +423,11 @@ def target_turn(
     yb = K.ybonus if flag == 1 else 0
     cat = np.full((R, ncat), -1.0)
     for r in range(R):
-        ok, use_joker = _allowed(mask, r, K)
+        ok, use_joker = allowed_categories(mask, r, K)
         ybr = yb if K.yz_face[r] >= 0 else 0
         for c in range(ncat):
             if ok[c]:
-                i, s = _category_row(r, c, use_joker, K)
+                i, s = category_row(r, c, use_joker, K)
                 cat[r, c] = W.G[i, S - np.int64(s) - ybr]
     return keep, cat, W.out[0]
 

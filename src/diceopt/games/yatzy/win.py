@@ -19,7 +19,7 @@ an opponent who has finished, the advice is exact: the target rows are then draw
 (``solve_target_from(..., draw=True)``: the best P(win) + 1/2 P(draw) for each number of
 points needed, one policy per target), read directly. The turn itself (which
 dice to keep, which category to write) maximises the expected ``U`` exactly: the
-expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.kernel.turn_choices`) with
+expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.widget.turn_choices`) with
 ``U`` in place of "points + table value". ``U`` is computed only for the (successor,
 points) pairs some roll can reach: about 150 per turn.
 
@@ -45,18 +45,10 @@ import numpy as np
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
-from diceopt.games.yatzy.kernel import (
-    TURN_REROLLS,
-    KernelArrays,
-    WidgetBuffers,
-    _allowed,
-    _category_row,
-    _may_write,
-    kernel_arrays,
-    turn_choices,
-    widget_buffers,
-)
+from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules, get_rules
+from diceopt.games.yatzy.turn import allowed_categories, category_row, may_write
+from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, turn_choices, widget_buffers
 from diceopt.notation import load_json, split_fields
 
 
@@ -138,7 +130,7 @@ def win_turn(
     """The win-seeking turn from state (mask, flag, upper u) with ``score`` points against
     an opponent with ``so`` points and points to come ``p`` (nonzero for lo..hi).
 
-    Fills ``B`` as :func:`diceopt.games.yatzy.kernel.widget_into` does (values are
+    Fills ``B`` as :func:`diceopt.games.yatzy.widget.widget_into` does (values are
     P(win) + 1/2 P(draw) estimates, ``B.policy`` the turn's choices, scoring now and the
     lowest category winning ties) and returns the estimate before the first roll.
     ``K`` float64; ``cache``, ``rowkey``, ``rowpts`` from :func:`win_buffers`.
@@ -152,7 +144,7 @@ def win_turn(
     # the successor of every row (category c, h dice of its face / the Yatzy box scored)
     for c in range(ncat):
         b0 = c * stride
-        if not _may_write(mask, c, K):
+        if not may_write(mask, c, K):
             for h in range(stride):
                 rowkey[b0 + h] = -1
             continue
@@ -174,19 +166,19 @@ def win_turn(
     cache[:] = -1.0
     ok = np.empty(ncat, dtype=np.bool_)
     for c in range(ncat):
-        ok[c] = _may_write(mask, c, K)
+        ok[c] = may_write(mask, c, K)
     for r in range(R):
         allowed = ok
         use_joker = False
         if K.yz_face[r] >= 0 and K.joker_code != 0:
-            allowed, use_joker = _allowed(mask, r, K)
+            allowed, use_joker = allowed_categories(mask, r, K)
         yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
         best = -1.0
         bc = 0
         for c in range(ncat):
             if not allowed[c]:
                 continue
-            row, s = _category_row(r, c, use_joker, K)
+            row, s = category_row(r, c, use_joker, K)
             pts = np.int64(s) + yb
             v = cache[row, pts]
             if v < 0.0:
@@ -237,11 +229,11 @@ def win_detail(
     )
     ncat = K.upper_face.size
     cat = np.full(ncat, -1.0)
-    ok, use_joker = _allowed(mask, r, K)
+    ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     for c in range(ncat):
         if ok[c]:
-            row, s = _category_row(r, c, use_joker, K)
+            row, s = category_row(r, c, use_joker, K)
             cat[c] = cache[row, np.int64(s) + yb]
     keep = B.keep_value.copy()
     keep[0] = 0.0
