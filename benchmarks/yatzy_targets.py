@@ -42,7 +42,7 @@ def peak_gb() -> float:
 LOAD_SNIPPET = """
 import sys, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.targets import load_targets
+from diceopt.games.yatzy.target_store import load_targets
 t1 = time.perf_counter()
 table, seconds = load_targets("scandinavian", "float32", sys.argv[1])
 p = table.probability(0, 0, 0, 250)
@@ -62,12 +62,11 @@ def main() -> int:
     from diceopt.games.yatzy.advice import parse_position, state_of
     from diceopt.games.yatzy.layers import iter_layer_states
     from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.target_store import load_targets, store_targets
     from diceopt.games.yatzy.targets import (
-        load_targets,
         max_to_come,
         solve_target_from,
         solve_targets,
-        store_targets,
         warm_up_targets,
     )
 

@@ -163,7 +163,7 @@ def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
 @pytest.mark.parametrize("single", [False, True])
 def test_target_solves_stop_between_chunks(monkeypatch, single):
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    calls = _stop_in_layer(monkeypatch, targets, "_target_layer", MID)
+    calls = _stop_in_layer(monkeypatch, targets, "target_layer", MID)
     with pytest.raises(KeyboardInterrupt):
         if single:
             targets.solve_target_from(rules, 0, 0, 0, 60)

@@ -449,7 +449,7 @@ class YatzySpec(GameSpec):
             _no_saved_rerolls(rules, "advise --opponent")
             return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
-            from diceopt.games.yatzy.targets import advise_target
+            from diceopt.games.yatzy.target_store import advise_target
 
             _no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
@@ -687,7 +687,7 @@ class YatzySpec(GameSpec):
             return run_export(config, args)
 
         def run_targets(config: YatzyConfig, args: Any) -> int:
-            from diceopt.games.yatzy.targets import run_targets
+            from diceopt.games.yatzy.target_store import run_targets
 
             _no_saved_rerolls(config, "targets")
             _no_theta(args, "targets", "the target table holds probabilities")

@@ -347,7 +347,7 @@ def main_job(out: Callable[[str], None] = print) -> None:
     """`make run`'s head-to-head section: a small seeded duel, win against expected, on
     Scandinavian Yatzy when its full target table is stored, else on the forced-order
     variant (whose tables take seconds)."""
-    from diceopt.games.yatzy.targets import stored_table
+    from diceopt.games.yatzy.target_store import stored_table
 
     variant = "scandinavian" if stored_table("scandinavian") else "scandinavian-forced"
     out(f"== Yatzy head to head ({variant}): playing to win against the expected score ==")

@@ -68,7 +68,8 @@ def load_rows(variant: str, dtype: str = "float32", full: bool = True) -> Any:
     (memory-mapped, every block checked); None when neither is stored (a damaged file:
     one warning). Readers that have looked for the full table already pass ``full``
     False."""
-    from diceopt.games.yatzy.targets import TargetRows, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import TargetRows
 
     memo = _memo(variant, dtype)
     if memo in _ROWS:
@@ -159,7 +160,8 @@ def expected_table(variant: str, theta: float = 0.0, dtype: str = "float32") -> 
 
 def target_table(variant: str, dtype: str = "float32") -> Table:
     """The target rows from the start of a variant (see the module docstring)."""
-    from diceopt.games.yatzy.targets import table_kmax, targets_path
+    from diceopt.games.yatzy.target_store import targets_path
+    from diceopt.games.yatzy.targets import table_kmax
 
     def stored() -> bool:
         if rows_path(variant, dtype).exists():

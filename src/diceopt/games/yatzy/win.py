@@ -414,7 +414,8 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     target rows from the start (:mod:`diceopt.games.yatzy.tables`), else of a solve
     from ``mine``'s state for the targets this opponent can set (progress on stderr)."""
     from diceopt.games.yatzy.advice import state_of
-    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import solve_target_from
     from diceopt.progress import Stage
 
     rules = config.rules
@@ -461,7 +462,8 @@ def full_targets(variant: str, dtype: str = "float32") -> Any:
     game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
     full table for next time)."""
     from diceopt.games.yatzy.tables import load_rows
-    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import solve_target_from
     from diceopt.progress import Stage
 
     table = stored_table(variant, dtype, verified=True)
