@@ -172,18 +172,18 @@ def test_target_solves_stop_between_chunks(monkeypatch, single):
     assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
 
 
-@pytest.mark.parametrize("step", ["_outcomes", "_combine"])
+@pytest.mark.parametrize("step", ["layer_outcomes", "combine"])
 def test_state_distributions_stop_between_chunks(monkeypatch, step):
     from diceopt.games.yatzy import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
     table = solve.solve_table(rules, dtype="float64")
     sizes = _layer_sizes(rules)
-    if step == "_outcomes":
+    if step == "layer_outcomes":
         calls = _stop_in_layer(monkeypatch, distribution, step, MID)
         layer = sizes[MID]
     else:  # the first layer combined: one category open
-        real = distribution._combine
+        real = distribution.combine
         calls = []
 
         def first_slice(start, *args):
@@ -191,7 +191,7 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
             calls.append(start.size - 1)
             signal.raise_signal(signal.SIGINT)
 
-        monkeypatch.setattr(distribution, "_combine", first_slice)
+        monkeypatch.setattr(distribution, "combine", first_slice)
         monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
         layer = sizes[rules.num_categories - 1]
     with pytest.raises(KeyboardInterrupt):

@@ -196,7 +196,7 @@ def test_unreachable_state_is_refused(table64):
 
 
 def test_quantiles_and_tail():
-    from diceopt.games.yatzy.distribution import ScoreDistribution
+    from diceopt.games.yatzy.score_distribution import ScoreDistribution
 
     d = ScoreDistribution(np.array([0.1, 0.0, 0.4, 0.5]), 0.0, 0.0, 0.0, 0.0)
     assert d.quantile(0.1) == 0 and d.median == 2 and d.quantile(0.99) == 3

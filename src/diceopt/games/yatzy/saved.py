@@ -47,8 +47,8 @@ from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import layer_masks, upper_plan
 from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
 from diceopt.games.yatzy.solve import LANES, solve_states_chunked, solve_states_saved
-from diceopt.games.yatzy.table import category_values, widget_detail
 from diceopt.games.yatzy.turn import SavedLayer
+from diceopt.games.yatzy.widget import category_values, widget_detail
 from diceopt.interrupt import Pace, interruptible
 
 GAME = "yatzy"

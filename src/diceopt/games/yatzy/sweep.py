@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.distribution import ScoreDistribution, distribution
+from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.rules import check_theta
+from diceopt.games.yatzy.score_distribution import ScoreDistribution
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import parse_numbers
 
