@@ -82,14 +82,14 @@ def main() -> int:
     )
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = table_path("maxi", 0.0, "float32", tmp)
+        path = table_path(MAXI, 0.0, "float32", tmp)
         t0 = time.perf_counter()
-        save_table(table, "maxi", path)
+        save_table(table, path)
         save = time.perf_counter() - t0
         loads = []
         for _ in range(5):
             t0 = time.perf_counter()
-            loaded = load_table("maxi", 0.0, "float32", tmp)
+            loaded = load_table(MAXI, 0.0, "float32", tmp)
             loads.append(time.perf_counter() - t0)
             assert loaded is not None and loaded[0].value == table.value
         emit(

@@ -124,12 +124,12 @@ def main() -> int:
 
     # table storage: write once, then time loads (checksum verified on every load)
     with tempfile.TemporaryDirectory() as tmp:
-        path = table_path("scandinavian", 0.0, "float32", tmp)
-        save_table(table, "scandinavian", path)
+        path = table_path(SCANDINAVIAN, 0.0, "float32", tmp)
+        save_table(table, path)
         loads = []
         for _ in range(10):
             t0 = time.perf_counter()
-            got = load_table("scandinavian", 0.0, "float32", tmp)
+            got = load_table(SCANDINAVIAN, 0.0, "float32", tmp)
             loads.append(time.perf_counter() - t0)
             assert got is not None
         emit(

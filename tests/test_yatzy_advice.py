@@ -35,7 +35,9 @@ from diceopt.games.yatzy.table import YatzyTable
 def cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(tmp_path_factory.mktemp("cache")))
-        mp.setattr(yatzy, "_TABLES", {})
+        from diceopt.games.yatzy import solved
+
+        mp.setattr(solved, "TABLES", {})
         yield
 
 

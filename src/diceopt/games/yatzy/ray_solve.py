@@ -39,7 +39,7 @@ from diceopt.errors import InputError
 from diceopt.extras import require
 from diceopt.games.yatzy.arrays import NEG, kernel_arrays
 from diceopt.games.yatzy.layers import iter_layer_states
-from diceopt.games.yatzy.rules import YatzyRules, check_theta, get_rules, variant_id
+from diceopt.games.yatzy.rules import YatzyRules, check_theta
 from diceopt.games.yatzy.solve import LANES, solve_table
 from diceopt.games.yatzy.table import YatzyTable
 
@@ -173,17 +173,17 @@ def _get(ray: Any, refs: list, what: str) -> list:
 # --- one task per table --------------------------------------------------------------
 
 
-def _solve_task(variant: str, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
+def _solve_task(rules: YatzyRules, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
     """In a Ray worker: the values (array), solve seconds and state count of one table."""
     import numba
 
     numba.set_num_threads(1)
-    table = solve_table(get_rules(variant), dtype=dtype, theta=theta)
+    table = solve_table(rules, dtype=dtype, theta=theta)
     return table.values, table.seconds, table.states
 
 
 def solve_tables_ray(
-    variant: str | None,
+    rules: YatzyRules,
     thetas: Sequence[float],
     dtype: str = "float32",
     address: str | None = None,
@@ -196,12 +196,10 @@ def solve_tables_ray(
     ``seconds`` the task's solve time) once all are solved, so a failed task leaves
     nothing to save (InputError). ``progress(done, total)`` as tables arrive.
     """
-    variant = variant_id(variant)
-    rules = get_rules(variant)
     thetas = [check_theta(t) for t in thetas]
     with connect(address) as ray:
         task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
-        refs = [task.remote(variant, theta, dtype) for theta in thetas]
+        refs = [task.remote(rules, theta, dtype) for theta in thetas]
         if progress is not None:
             pending = list(refs)
             while pending:

@@ -109,6 +109,13 @@ class YatzyRules:
     saved_rerolls: bool = False
     saved_cap: int | None = None
     name: str = field(default="custom", compare=False)
+    key: str = field(default="", compare=False)
+
+    @property
+    def storage_key(self) -> str:
+        """The name stored tables are filed under: ``key`` (a rule file's name and content
+        hash) or, for a built-in variant, its name."""
+        return self.key or self.name
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -414,7 +421,7 @@ class YatzyRules:
 
     def reduced(self, categories: tuple[str, ...], **changes: Any) -> YatzyRules:
         """The same rules on a subset of categories (and optionally fewer dice or sides)."""
-        return replace(self, categories=tuple(categories), name="reduced", **changes)
+        return replace(self, categories=tuple(categories), name="reduced", key="", **changes)
 
 
 def _highest_face(mask: np.ndarray) -> np.ndarray:

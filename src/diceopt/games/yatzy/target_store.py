@@ -24,7 +24,7 @@ import numpy as np
 from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.targets import (
     TargetTable,
     check_dtype,
@@ -39,15 +39,12 @@ from diceopt.games.yatzy.targets import (
 OBJECTIVE = "target"
 
 
-def target_key(
-    variant: str, dtype: str = "float32", rules: YatzyRules | None = None
-) -> storage.TableKey:
-    """The storage key of a variant's full target table (objective ``target``; ``rules``
-    default: the named variant's)."""
-    rules = rules or get_rules(variant)
+def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a variant's full target table (objective ``target``; filed
+    under ``rules.storage_key``)."""
     return storage.TableKey(
         game="yatzy",
-        variant=variant,
+        variant=rules.storage_key,
         objective=OBJECTIVE,
         theta=0.0,
         dtype=np.dtype(dtype).name,
@@ -59,22 +56,15 @@ def _rules_text(rules: YatzyRules) -> dict[str, Any]:
     return {k: v for k, v in rules.describe().items() if k != "name"}
 
 
-def targets_path(
-    variant: str | None = None,
-    dtype: str = "float32",
-    directory: str | None = None,
-    rules: YatzyRules | None = None,
-) -> Path:
+def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
     """Where the full target table of a variant lives (a memory-mapped table file)."""
-    name = variant if rules is not None and variant else variant_id(variant)
-    return storage.mapped_path(target_key(name, dtype, rules), directory)
+    return storage.mapped_path(target_key(rules, dtype), directory)
 
 
 def load_targets(
-    variant: str | None = None,
+    rules: YatzyRules,
     dtype: str = "float32",
     directory: str | None = None,
-    rules: YatzyRules | None = None,
     verify: str = "full",
     then: str = "rebuilding it",
 ) -> tuple[TargetTable, float] | None:
@@ -82,23 +72,16 @@ def load_targets(
     None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
     checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
     and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
-    it (``TargetTable.verify()`` checks the rest). ``rules``: the rules of ``variant``
-    when it is not a named variant (tests). ``then``: the warning's last words, what the
-    caller does instead."""
-    if rules is None:
-        variant = variant_id(variant)
-        rules = get_rules(variant)
-    assert variant is not None
+    it (``TargetTable.verify()`` checks the rest). ``then``: the warning's last words,
+    what the caller does instead."""
     t0 = time.perf_counter()
-    got = storage.load(
-        target_key(variant, dtype, rules), directory, mapped=True, verify=verify, then=then
-    )
+    got = storage.load(target_key(rules, dtype), directory, mapped=True, verify=verify, then=then)
     if got is None:
         return None
     stored, _ = got
     h = stored.header
     if h.get("rules") != _rules_text(rules):
-        path = storage.mapped_path(target_key(variant, dtype, rules), directory)
+        path = storage.mapped_path(target_key(rules, dtype), directory)
         storage.warn(f"ignoring cached table {path}: other rules; {then}")
         return None
     seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
@@ -106,40 +89,35 @@ def load_targets(
     return table, time.perf_counter() - t0
 
 
-def store_targets(table: TargetTable, variant: str, directory: str | None = None) -> bool:
+def store_targets(table: TargetTable, directory: str | None = None) -> bool:
     """Save a full target table (memory-mappable); one warning line and False if it
     cannot be written (or is not a full table)."""
     if table.kmax != table_kmax(table.rules):
         raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
-    key = target_key(variant, table.values.dtype.name, table.rules)
+    key = target_key(table.rules, table.values.dtype.name)
     meta = {"seconds": table.seconds, "states": table.states, "rules": _rules_text(table.rules)}
     return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
 
 
 def get_targets(
-    variant: str | None = None,
+    rules: YatzyRules,
     dtype: str = "float32",
     directory: str | None = None,
     *,
-    rules: YatzyRules | None = None,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[TargetTable, storage.TableInfo]:
     """Load the full target table of a variant, or solve it (``force``: always) and store
     it; ``info.saved`` is False (after one warning line) if it could not be written."""
-    if rules is None:
-        variant = variant_id(variant)
-        rules = get_rules(variant)
-    assert variant is not None
     check_dtype(dtype)
-    path = storage.mapped_path(target_key(variant, dtype, rules), directory)
+    path = storage.mapped_path(target_key(rules, dtype), directory)
     if not force:
-        got = load_targets(variant, dtype, directory, rules)
+        got = load_targets(rules, dtype, directory)
         if got is not None:
             table, seconds = got
             return table, storage.TableInfo(path, True, seconds, table.seconds)
     table = solve_targets(rules, dtype=dtype, progress=progress)
-    saved = store_targets(table, variant, directory)
+    saved = store_targets(table, directory)
     return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
 
 
@@ -147,15 +125,15 @@ _LOADED: dict[tuple[str, str, str], TargetTable] = {}
 
 
 def stored_table(
-    variant: str, dtype: str = "float32", verified: bool = False
+    rules: YatzyRules, dtype: str = "float32", verified: bool = False
 ) -> TargetTable | None:
     """The stored full table of a named variant, checked lazily (loaded once per process
     and cache directory), or None. ``verified``: every block checked now (for readers of
     ``values`` that bypass the lazy checks, e.g. numba kernels); a bad block gives one
     warning line and None."""
-    memo = (variant, np.dtype(dtype).name, str(storage.cache_root()))
+    memo = (rules.storage_key, np.dtype(dtype).name, str(storage.cache_root()))
     if memo not in _LOADED:
-        got = load_targets(variant, dtype, verify="lazy", then="solving what is needed instead")
+        got = load_targets(rules, dtype, verify="lazy", then="solving what is needed instead")
         if got is None:
             return None
         _LOADED[memo] = got[0]
@@ -180,12 +158,12 @@ def target_turn_for(
     from diceopt.progress import Stage
 
     rules = config.rules
-    table = stored_table(config.variant, config.dtype)
+    table = stored_table(rules, config.dtype)
     if table is not None and k <= table.kmax:
         try:
             return table.turn(mask, flag, upper, k)
         except storage.TableFileError as exc:
-            path = targets_path(config.variant, config.dtype)
+            path = targets_path(rules, config.dtype)
             storage.warn(
                 f"ignoring cached table {path}: {exc}; `diceopt yatzy targets` rebuilds it"
             )
@@ -193,7 +171,7 @@ def target_turn_for(
             table = None
     from diceopt.games.yatzy.tables import load_rows
 
-    rows = load_rows(config.variant, config.dtype, full=False)  # stored rows from the start
+    rows = load_rows(rules, config.dtype, full=False)  # stored rows from the start
     if rows is not None and k <= rows.kmax:
         return rows.turn(mask, flag, upper, k)
     why = (
@@ -255,8 +233,8 @@ def run_targets(config: Any, args: Any) -> int:
 
     t0 = time.perf_counter()
     variant, dtype, rules = config.variant, config.dtype, config.rules
-    path = targets_path(variant, dtype)
-    loaded = None if args.force else load_targets(variant, dtype)
+    path = targets_path(rules, dtype)
+    loaded = None if args.force else load_targets(rules, dtype)
     compile_seconds = store_seconds = 0.0
     if loaded is not None:
         table, load_seconds = loaded
@@ -269,7 +247,7 @@ def run_targets(config: Any, args: Any) -> int:
             table = solve_targets(rules, dtype=dtype, progress=stage.update)
         t1 = time.perf_counter()
         with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
-            saved = store_targets(table, variant)
+            saved = store_targets(table)
             if not saved:
                 stage.fail()  # the warning above says why: no "done"
         store_seconds = time.perf_counter() - t1

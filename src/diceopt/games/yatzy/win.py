@@ -46,7 +46,7 @@ from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
 from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
-from diceopt.games.yatzy.rules import YatzyRules, get_rules
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.turn import allowed_categories, category_row, may_write
 from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, turn_choices, widget_buffers
 from diceopt.notation import load_json, split_fields
@@ -348,8 +348,8 @@ def opponent_distribution(
     expected-score play from the start of our turn (:func:`chance_to_beat`). An
     approximation: a true win-seeking opponent reacts to our sheet turn by turn.
     """
-    from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.solved import get_solved
 
     rules = config.rules
     if plays not in OPPONENT_PLAYS:
@@ -357,7 +357,7 @@ def opponent_distribution(
     if opponent.over(rules):
         return np.ones(1)
     mask, flag, upper = state_of(opponent, rules)
-    table = get_solved(config.variant, 0.0, config.dtype)
+    table = get_solved(config.rules, 0.0, config.dtype)
     pmf = points_to_come(table, mask, flag, upper)
     if plays == "expected":
         return pmf
@@ -366,7 +366,7 @@ def opponent_distribution(
     lead = float(opponent.score) - float(mine.score)
     best = chance_to_beat(pmf, ours, lead)
     for theta in (-RISK_THETA, RISK_THETA):
-        risky = get_solved(config.variant, theta, config.dtype)
+        risky = get_solved(config.rules, theta, config.dtype)
         other = points_to_come(risky, mask, flag, upper)
         chance = chance_to_beat(other, ours, lead)
         if chance > best:
@@ -426,11 +426,11 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     so = int(round(opponent.score))
     draw = opponent.over(rules)
     need = min(rules.max_total + int(draw), max(0, so + p.size - score + 1))
-    table = None if draw else stored_table(config.variant, "float32", verified=True)
+    table = None if draw else stored_table(config.rules, "float32", verified=True)
     if table is None and not draw:
         from diceopt.games.yatzy.tables import load_rows
 
-        table = load_rows(config.variant, "float32", full=False)  # stored rows from the start
+        table = load_rows(config.rules, "float32", full=False)  # stored rows from the start
     if table is not None:
         rows = target_rows(table)
     else:
@@ -455,8 +455,8 @@ def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _FROM_START: dict[str, Any] = {}
 
 
-def full_targets(variant: str, dtype: str = "float32") -> Any:
-    """Target rows for every state of a named variant: the stored full table
+def full_targets(rules: YatzyRules, dtype: str = "float32") -> Any:
+    """Target rows for every state of a variant: the stored full table
     (memory-mapped, once per process) when there is one, else the stored target rows from
     the start (:mod:`diceopt.games.yatzy.tables`), else a solve from the start of the
     game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
@@ -466,18 +466,17 @@ def full_targets(variant: str, dtype: str = "float32") -> Any:
     from diceopt.games.yatzy.targets import solve_target_from
     from diceopt.progress import Stage
 
-    table = stored_table(variant, dtype, verified=True)
+    table = stored_table(rules, dtype, verified=True)
     if table is None:
-        table = load_rows(variant, dtype, full=False)  # the stored rows from the start
+        table = load_rows(rules, dtype, full=False)  # the stored rows from the start
     if table is not None:
         return table
-    rules = get_rules(variant)
-    if variant not in _FROM_START:
-        with Stage(f"solving the {variant} targets from the start", "layers") as stage:
-            _FROM_START[variant] = solve_target_from(
+    if rules.storage_key not in _FROM_START:
+        with Stage(f"solving the {rules.name} targets from the start", "layers") as stage:
+            _FROM_START[rules.storage_key] = solve_target_from(
                 rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
             )
-    return _FROM_START[variant]
+    return _FROM_START[rules.storage_key]
 
 
 def win_probability(
