@@ -92,7 +92,7 @@ def action_names(rules: YatzyRules) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=32)
-def _roll_lookup(rules: YatzyRules) -> np.ndarray:
+def roll_lookup(rules: YatzyRules) -> np.ndarray:
     """Roll index of every count vector, by its base-(dice + 1) key (-1: not a roll)."""
     base = rules.dice + 1
     lookup = np.full(base**rules.sides, -1, dtype=np.int64)
@@ -115,7 +115,7 @@ def roll_index(rules: YatzyRules, dice: np.ndarray) -> np.ndarray:
     key = np.zeros(d.shape[0], dtype=np.int64)
     for j in range(rules.dice):
         key += base ** (d[:, j].astype(np.int64) - 1)
-    return _roll_lookup(rules)[key]
+    return roll_lookup(rules)[key]
 
 
 def roll_dice(rules: YatzyRules, roll: np.ndarray) -> np.ndarray:

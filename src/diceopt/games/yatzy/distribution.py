@@ -473,7 +473,7 @@ def _value_of(table: YatzyTable, mask: int, flag: int, upper: int, roll: int, re
 
 def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDistribution:
     """The distribution from an advice ``Position`` (None: the start of the game)."""
-    from diceopt.games.yatzy.advice import _counts, state_of, validate
+    from diceopt.games.yatzy.advice import dice_counts, state_of, validate
 
     rules = table.rules
     if pos is None:
@@ -483,7 +483,7 @@ def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDis
         raise InputError("the game is over: every category is filled")
     mask, flag, upper = state_of(pos, rules)
     lat = rules.lattice
-    roll = int(lat.index(_counts(pos.dice, rules.sides))) - int(lat.offset[rules.dice])
+    roll = int(lat.index(dice_counts(pos.dice, rules.sides))) - int(lat.offset[rules.dice])
     yz = rules.yahtzee_category
     return distribution(
         table,

@@ -40,7 +40,7 @@ from diceopt.games.yatzy.simulation import (
     KEY_BITS,
     KEY_MASK,
     SCORE_MASK,
-    _digits,
+    die_digits,
     play_turn,
     write_roll,
 )
@@ -276,7 +276,7 @@ def play_duel(
     flags = rules.flags
     width = rules.bonus_threshold + 1
     ncat = rules.num_categories
-    digits = _digits(rules)
+    digits = die_digits(rules)
     ksize = rules.lattice.size.astype(np.int64)
     top = rules.sides**rules.dice
     out = np.zeros((games, 2), dtype=np.int64)

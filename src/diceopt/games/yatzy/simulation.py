@@ -331,7 +331,7 @@ def _play(
             words[p] = write_roll(words[p], r, c, K, flags, width)
 
 
-def _digits(rules: YatzyRules) -> np.ndarray:
+def die_digits(rules: YatzyRules) -> np.ndarray:
     """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int64)."""
     n, s = rules.dice, rules.sides
     x = np.arange(s**n, dtype=np.int64)
@@ -406,7 +406,7 @@ def simulate(
     width = rules.bonus_threshold + 1
     nkeys = (1 << rules.num_categories) * flags * width
     R = len(rules.roll_counts)
-    digits = _digits(rules)
+    digits = die_digits(rules)
     ksize = rules.lattice.size.astype(np.int64)
     ncat = rules.num_categories
     threads = numba.get_num_threads()

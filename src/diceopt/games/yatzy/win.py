@@ -505,7 +505,7 @@ def computer_turn(
     rerolls left) with ``strategy`` ``expected`` or ``win`` (against ``opponent``): the
     actions in order, each with the position after it (the last one has written a
     category; new dice come from ``rng``)."""
-    from diceopt.games.yatzy.advice import _counts, _keep_text, apply_action, state_of
+    from diceopt.games.yatzy.advice import apply_action, dice_counts, keep_text, state_of
     from diceopt.games.yatzy.simulation import turn_policy
 
     rules = config.rules
@@ -527,12 +527,12 @@ def computer_turn(
     pos = mine
     steps: list[tuple[str, Position]] = []
     while True:
-        r = lat.index(_counts(pos.dice, rules.sides)) - base
+        r = lat.index(dice_counts(pos.dice, rules.sides)) - base
         act = int(policy[pos.rerolls, r])
         if act < 0:
             action = f"score {rules.categories[-act - 1]}"
         else:
-            action = _keep_text(lat.counts[act])
+            action = keep_text(lat.counts[act])
         pos, _ = apply_action(pos, action, rules, rng)
         steps.append((action, pos))
         if act < 0:
