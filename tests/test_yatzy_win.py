@@ -395,9 +395,8 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     from diceopt.games.registry import get_game
     from diceopt.games.yatzy import early as early_module
     from diceopt.games.yatzy import get_solved
-    from diceopt.games.yatzy.win import points_to_come
-
     from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.win import points_to_come
 
     rules = get_rules("scandinavian-forced")
     solved = get_solved(rules, 0.0, "float32")
