@@ -20,7 +20,7 @@ rules on the generic engine, for tests), ``moves`` (typed moves and the sheet),
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
@@ -34,8 +34,12 @@ from diceopt.games.yatzy.solved import (
     main_job,
     solve_report,
 )
-from diceopt.lazy import numpy as np
 from diceopt.notation import parse_number
+
+if TYPE_CHECKING:  # the types only: numpy itself loads on first use
+    import numpy as np
+else:
+    from diceopt.lazy import numpy as np
 
 __all__ = ["POSITION_EXAMPLE", "SPEC", "VARIANTS", "YatzyConfig", "get_solved"]
 

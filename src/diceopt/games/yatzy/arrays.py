@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from diceopt.games.yatzy.rules import YatzyRules
 
@@ -51,7 +52,7 @@ class KernelArrays(NamedTuple):
     neg: np.floating  # NEG in dt
 
 
-def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> KernelArrays:
+def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> KernelArrays:
     """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
     r = rules
     lat = r.lattice

@@ -193,7 +193,9 @@ class SavedTable:
             if self._load is None:
                 raise RuntimeError(f"layer {j} was not kept")
             self._layers[j] = self._load(j)
-        return self._layers[j]
+        values = self._layers[j]
+        assert values is not None
+        return values
 
     def successor(self, j: int) -> SavedLayer:
         """Layer j as the kernels read it (the next layer of a turn in layer j - 1)."""
@@ -323,7 +325,7 @@ def solve_saved(
     table = SavedTable(rules, lay, layers, None, seconds, states, dt.name)
     if folder is not None:
         meta = {"seconds": seconds, "states": states, "value": table.value, "layers": c + 1}
-        _write_layer(folder, name, 0, layers[0], meta)
+        _write_layer(folder, name, 0, table.layer(0), meta)
         table._load = _layer_loader(folder, rules, lay, dt.name)
     return table
 

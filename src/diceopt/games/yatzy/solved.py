@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, Any
 from diceopt.errors import InputError
 from diceopt.games.registry import Report
 from diceopt.games.yatzy.rules import DEFAULT_VARIANT, YatzyRules, get_rules
-from diceopt.lazy import numpy as np
 from diceopt.progress import Stage
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
+    import numpy as np
+
     from diceopt.games.yatzy.saved import SavedTable
     from diceopt.games.yatzy.table import YatzyTable
+else:
+    from diceopt.lazy import numpy as np
 
 
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"

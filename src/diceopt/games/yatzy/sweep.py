@@ -103,8 +103,10 @@ def sweep(
                 solved[table.theta] = table
     rows = []
     for theta in thetas:
-        table = solved.get(float(theta))
-        if table is None:
+        got = solved.get(float(theta))
+        if got is not None:
+            table = got
+        else:
             if progress is not None and not table_path(rules, theta, dtype, cache_dir).exists():
                 progress(f"solving theta {theta:g} (first use)")
             table, _ = get_table(rules, theta, dtype, cache_dir)
