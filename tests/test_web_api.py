@@ -1596,10 +1596,11 @@ def test_tables_status_lists_the_default_variants_tables(client):
 
 def test_target_advice_reads_the_stored_target_rows(client):
     from diceopt.games.yatzy import tables as yatzy_tables
+    from diceopt.games.yatzy.rules import get_rules
 
     body = {**FORCED, "position": MID, "target": 160}
     assert client.post("/api/advice", json=body).status_code == 200
-    rows = yatzy_tables.loaded_rows("scandinavian-forced")
+    rows = yatzy_tables.loaded_rows(get_rules("scandinavian-forced"))
     assert rows is not None and rows.kmax == 374  # every target, from any position
     entry = next(
         t
