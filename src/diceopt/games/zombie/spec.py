@@ -307,8 +307,12 @@ class ZombieSpec(GameSpec):
         return simulation_report(self, outcomes, game.solved(rules).value)
 
     def commands(self) -> tuple[Command, ...]:
-        """``turn``: the most brains one turn can expect, and the two-shotguns policy."""
+        """``turn``: the most brains one turn can expect, and the two-shotguns policy;
+        ``fair``: the head start that makes the race fairest."""
+        from diceopt.games.fair import fair_command
+
         return (
+            fair_command(fair_start, units="brains"),
             Command(
                 "turn",
                 "expected brains of one turn from an empty hand: the optimum and 'stop at "
@@ -365,6 +369,20 @@ def turn_summary() -> dict[str, Any]:
         "two_shotguns_upper_bound": simple.upper,
         "bank_thresholds_by_shotguns": thresholds,
     }
+
+
+def fair_start(rules: ZombieRules, candidates: int | None) -> dict[str, Any]:
+    """The brains given to the second player at the start (negative: to the first) that
+    bring the first player's chance closest to 1/2 (:func:`diceopt.games.fair.fairest`),
+    from the solved race's round starts."""
+    from diceopt.games.fair import fairest
+
+    sol = game.solved(rules)
+
+    def chance(c: int) -> float:
+        return float(sol.first[0, c] if c >= 0 else sol.first[-c, 0])
+
+    return fairest(chance, rules.goal - 1, 1, candidates)
 
 
 def run_turn(rules: ZombieRules, args: Any) -> int:
