@@ -58,9 +58,7 @@ def solve(dtype: str, directory, label: str):
             peak_rss_gb=peak_rss_gb(),
         )
 
-    table = solve_saved(
-        rules, dtype=dtype, directory=directory, keep=False, progress=progress, variant="maxi-saved"
-    )
+    table = solve_saved(rules, dtype=dtype, directory=directory, keep=False, progress=progress)
     return table, time.perf_counter() - t0, cpu_seconds() - c0
 
 
@@ -103,7 +101,7 @@ def float32_part(args, threads):
     compile_seconds = warm_up("float32")
     emit(benchmark="maxi_saved_compile", compile_seconds=compile_seconds, threads=threads)
 
-    folder = layers_dir("maxi-saved", "float32", args.cache_dir)
+    folder = layers_dir(get_rules("maxi-saved"), "float32", args.cache_dir)
     table, wall, cpu = solve("float32", folder, "maxi_saved")
     emit(
         benchmark="maxi_saved_solve",
@@ -125,7 +123,7 @@ def float32_part(args, threads):
 
     rules = get_rules("maxi-saved")
     t0 = time.perf_counter()
-    loaded, _ = load_saved("maxi-saved", "float32", args.cache_dir)
+    loaded, _ = load_saved(get_rules("maxi-saved"), "float32", args.cache_dir)
     open_seconds = time.perf_counter() - t0
     texts = [
         "dice 1 2 3 4 5 6 | rerolls 2 | saved 0 | filled -",

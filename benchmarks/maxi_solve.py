@@ -39,8 +39,8 @@ def cpu_seconds() -> float:
 
 
 def solve(dtype: str):
-    from diceopt.games.yatzy.kernel import solve_table
     from diceopt.games.yatzy.rules import MAXI
+    from diceopt.games.yatzy.solve import solve_table
 
     c0 = cpu_seconds()
     t0 = time.perf_counter()
@@ -55,8 +55,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.kernel import warm_up
     from diceopt.games.yatzy.rules import MAXI
+    from diceopt.games.yatzy.solve import warm_up
     from diceopt.games.yatzy.storage import load_table, save_table, table_path
 
     threads = numba.get_num_threads()
@@ -82,14 +82,14 @@ def main() -> int:
     )
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = table_path("maxi", 0.0, "float32", tmp)
+        path = table_path(MAXI, 0.0, "float32", tmp)
         t0 = time.perf_counter()
-        save_table(table, "maxi", path)
+        save_table(table, path)
         save = time.perf_counter() - t0
         loads = []
         for _ in range(5):
             t0 = time.perf_counter()
-            loaded = load_table("maxi", 0.0, "float32", tmp)
+            loaded = load_table(MAXI, 0.0, "float32", tmp)
             loads.append(time.perf_counter() - t0)
             assert loaded is not None and loaded[0].value == table.value
         emit(
@@ -142,7 +142,7 @@ def main() -> int:
 
 def _copies(rules) -> int:
     """Turn-start states whose value is copied from a solved one (bonus out of reach)."""
-    from diceopt.games.yatzy.kernel import iter_layer_states
+    from diceopt.games.yatzy.layers import iter_layer_states
 
     return sum(int(st.copy_dst.size) for st in iter_layer_states(rules))
 

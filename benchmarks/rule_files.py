@@ -21,8 +21,8 @@ import numpy as np
 
 from diceopt.games.families.category import SHIPPED_DIR, load_rules_text
 from diceopt.games.yatzy.arrays import kernel_arrays
-from diceopt.games.yatzy.kernel import solve_table, warm_up
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.solve import solve_table, warm_up
 
 
 def emit(**data) -> None:

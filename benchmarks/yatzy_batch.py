@@ -78,12 +78,13 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.batch import option_values, roll_dice, state_values
+    from diceopt.games.yatzy.rules import SCANDINAVIAN
     from diceopt.games.yatzy.storage import get_table, load_table
 
     threads = numba.get_num_threads()
     with tempfile.TemporaryDirectory() as tmp:
-        get_table("scandinavian", 0.0, "float32", tmp)
-        table, _ = load_table("scandinavian", 0.0, "float32", tmp)
+        get_table(SCANDINAVIAN, 0.0, "float32", tmp)
+        table, _ = load_table(SCANDINAVIAN, 0.0, "float32", tmp)
     rules = table.rules
     rng = np.random.default_rng(args.seed)
     sets = situation_sets(table, args.situations, rng)

@@ -45,7 +45,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.distribution import distribution, state_distributions, warm_up
-    from diceopt.games.yatzy.kernel import warm_up as solver_warm_up
+    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.solve import warm_up as solver_warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
     t0 = time.perf_counter()
@@ -60,8 +61,9 @@ def main() -> int:
     variants = ["scandinavian"] + (["american"] if args.american else [])
     with tempfile.TemporaryDirectory() as tmp:
         for variant in variants:
-            _, info = get_table(variant, 0.0, "float32", tmp)
-            table, load_seconds = load_table(variant, 0.0, "float32", tmp)
+            rules = get_rules(variant)
+            _, info = get_table(rules, 0.0, "float32", tmp)
+            table, load_seconds = load_table(rules, 0.0, "float32", tmp)
             load_before = load()
             dist = distribution(table)
             s = dist.summary()

@@ -38,20 +38,21 @@ def main() -> int:
 
     from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.duel import parse_strategy, play_duel, win_inputs
+    from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.win import target_rows
 
     first, second = parse_strategy(args.first), parse_strategy(args.second)
     t0 = time.perf_counter()
-    expected = get_solved(args.variant, 0.0, "float32")
+    rules = get_rules(args.variant)
+    expected = get_solved(rules, 0.0, "float32")
     emit(benchmark="yatzy_duel_table", seconds=time.perf_counter() - t0, value=expected.value)
     tables = tuple(
-        expected if s.wins else get_solved(args.variant, s.theta, "float32")
-        for s in (first, second)
+        expected if s.wins else get_solved(rules, s.theta, "float32") for s in (first, second)
     )
     targets = dist = None
     if first.wins or second.wins:
         t0 = time.perf_counter()
-        targets, dist = win_inputs(args.variant, expected)
+        targets, dist = win_inputs(rules, expected)
         target_gb = target_rows(targets)[0].nbytes / 1e9
         emit(benchmark="yatzy_duel_win_inputs", seconds=time.perf_counter() - t0,
              target_gb=target_gb, distributions_gb=dist.data.nbytes / 1e9)  # fmt: skip

@@ -29,11 +29,12 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.export import export
+    from diceopt.games.yatzy.rules import SCANDINAVIAN
     from diceopt.games.yatzy.storage import get_table, load_table
 
     with tempfile.TemporaryDirectory() as tmp:
-        get_table("scandinavian", 0.0, "float32", tmp)
-        table, _ = load_table("scandinavian", 0.0, "float32", tmp)
+        get_table(SCANDINAVIAN, 0.0, "float32", tmp)
+        table, _ = load_table(SCANDINAVIAN, 0.0, "float32", tmp)
         export(table, os.path.join(tmp, "warm.jsonl"), 50)  # numba compile or cache load
         runs = [("jsonl", "optimal"), ("parquet", "optimal"), ("parquet", "perturbed")]
         for fmt, source in runs:

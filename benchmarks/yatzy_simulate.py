@@ -36,13 +36,14 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy import kernel
+    from diceopt.games.yatzy import solve
+    from diceopt.games.yatzy.rules import SCANDINAVIAN
     from diceopt.games.yatzy.simulation import simulate, warm_up
     from diceopt.games.yatzy.storage import get_table, load_table
 
     threads = numba.get_num_threads()
     t0 = time.perf_counter()
-    kernel.warm_up("float32")
+    solve.warm_up("float32")
     solver_compile = time.perf_counter() - t0
     compile_seconds = warm_up("float32")
     emit(
@@ -53,9 +54,9 @@ def main() -> int:
     )
 
     with tempfile.TemporaryDirectory() as tmp:
-        _, info = get_table("scandinavian", 0.0, "float32", tmp)
+        _, info = get_table(SCANDINAVIAN, 0.0, "float32", tmp)
         t0 = time.perf_counter()
-        table, _ = load_table("scandinavian", 0.0, "float32", tmp)
+        table, _ = load_table(SCANDINAVIAN, 0.0, "float32", tmp)
         load_seconds = time.perf_counter() - t0
     emit(benchmark="yatzy_table", solve_seconds=info.seconds, load_seconds=load_seconds)
 

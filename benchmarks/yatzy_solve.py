@@ -40,7 +40,7 @@ def peak_rss_mb() -> float:
 FRESH = """
 import json, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.kernel import solve_table, warm_up
+from diceopt.games.yatzy.solve import solve_table, warm_up
 from diceopt.games.yatzy.rules import SCANDINAVIAN
 t1 = time.perf_counter()
 warm_up("float32")
@@ -67,8 +67,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.kernel import solve_table, warm_up
     from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.solve import solve_table, warm_up
     from diceopt.games.yatzy.storage import load_table, save_table, table_path
 
     threads = numba.get_num_threads()
@@ -124,12 +124,12 @@ def main() -> int:
 
     # table storage: write once, then time loads (checksum verified on every load)
     with tempfile.TemporaryDirectory() as tmp:
-        path = table_path("scandinavian", 0.0, "float32", tmp)
-        save_table(table, "scandinavian", path)
+        path = table_path(SCANDINAVIAN, 0.0, "float32", tmp)
+        save_table(table, path)
         loads = []
         for _ in range(10):
             t0 = time.perf_counter()
-            got = load_table("scandinavian", 0.0, "float32", tmp)
+            got = load_table(SCANDINAVIAN, 0.0, "float32", tmp)
             loads.append(time.perf_counter() - t0)
             assert got is not None
         emit(

@@ -42,9 +42,10 @@ def peak_gb() -> float:
 LOAD_SNIPPET = """
 import sys, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.targets import load_targets
+from diceopt.games.yatzy.rules import SCANDINAVIAN
+from diceopt.games.yatzy.target_store import load_targets
 t1 = time.perf_counter()
-table, seconds = load_targets("scandinavian", "float32", sys.argv[1])
+table, seconds = load_targets(SCANDINAVIAN, "float32", sys.argv[1])
 p = table.probability(0, 0, 0, 250)
 print(t1 - t0, seconds, time.perf_counter() - t1, p)
 """
@@ -60,14 +61,13 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy.advice import parse_position, state_of
-    from diceopt.games.yatzy.kernel import iter_layer_states
+    from diceopt.games.yatzy.layers import iter_layer_states
     from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.target_store import load_targets, store_targets
     from diceopt.games.yatzy.targets import (
-        load_targets,
         max_to_come,
         solve_target_from,
         solve_targets,
-        store_targets,
         warm_up_targets,
     )
 
@@ -103,10 +103,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         where = args.cache_dir or tmp
         t1 = time.perf_counter()
-        assert store_targets(t, "scandinavian", where)
+        assert store_targets(t, where)
         stored = time.perf_counter() - t1
         del t
-        got = load_targets("scandinavian", "float32", where)
+        got = load_targets(SCANDINAVIAN, "float32", where)
         assert got is not None
         out = subprocess.run(
             [sys.executable, "-c", LOAD_SNIPPET, where], capture_output=True, text=True, check=True

@@ -67,8 +67,8 @@ def test_recorded_game_analyses_to_the_printed_total(game_id, monkeypatch, capsy
         assert won, out[-300:]
         assert data["result"] == {"win": 1.0, "lose": 0.0, None: 0.5}[won.group(1)]
     else:
-        printed = float(re.search(r"final result (\S+)", out).group(1))  # 6 digits (:g)
-        assert data["result"] == pytest.approx(printed, rel=1e-5)
+        shown = float(re.search(r"final result (\S+)", out).group(1))  # (6 digits: %g)
+        assert data["result"] == pytest.approx(shown, rel=1e-5, abs=1e-9)
     luck = data["result"] - data["expected_start"] - sign * -data["cost"]
     assert data["luck"] == pytest.approx(sign * luck, abs=1e-9)
     assert main([game_id, "analyse", str(record), *args]) == 0

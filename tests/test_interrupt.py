@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from diceopt import interrupt, storage
-from diceopt.games.yatzy import kernel, saved, targets
+from diceopt.games.yatzy import layers, saved, solve, targets
 from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN, get_rules
 from diceopt.interrupt import Pace, check, interruptible, run_chunks
 
@@ -64,7 +64,7 @@ def test_interrupt_inside_a_finalizer_is_raised_after_it(monkeypatch):
 
 def _layer_sizes(rules) -> list[int]:
     """States of each layer (by categories filled) a solve works on."""
-    return [st.mask.size for st in kernel.iter_layer_states(rules)]
+    return [st.mask.size for st in layers.iter_layer_states(rules)]
 
 
 def test_interruptible_elsewhere_than_the_main_thread_changes_nothing():
@@ -144,18 +144,18 @@ def test_expected_score_solve_stops_between_chunks(monkeypatch, solver):
     """Ctrl-C stops a layer after one slice (before: the layer was one numba call)."""
     base = MAXI if solver == "maxi" else SCANDINAVIAN
     rules = base.reduced(base.categories[:6] + ("chance",))
-    calls = _stop_in_layer(monkeypatch, kernel, "_solve_states", MID)
+    calls = _stop_in_layer(monkeypatch, solve, "solve_states", MID)
     with pytest.raises(KeyboardInterrupt):
-        kernel.solve_table(rules, theta=0.05 if solver == "theta" else 0.0, lanes=8)
+        solve.solve_table(rules, theta=0.05 if solver == "theta" else 0.0, lanes=8)
     assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
     rules = MAXI.reduced(MAXI.categories[:6] + ("chance",), saved_rerolls=True)
-    calls = _stop_in_layer(monkeypatch, saved, "_solve_states_saved", MID)
+    calls = _stop_in_layer(monkeypatch, saved, "solve_states_saved", MID)
     with pytest.raises(KeyboardInterrupt):
-        saved.solve_saved(rules, directory=tmp_path, lanes=8, variant="t")
+        saved.solve_saved(rules, directory=tmp_path, lanes=8)
     assert len(calls) == 1 and calls[0] < saved.saved_layout(rules).lanes[MID]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4, 8)]
 
@@ -163,7 +163,7 @@ def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
 @pytest.mark.parametrize("single", [False, True])
 def test_target_solves_stop_between_chunks(monkeypatch, single):
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    calls = _stop_in_layer(monkeypatch, targets, "_target_layer", MID)
+    calls = _stop_in_layer(monkeypatch, targets, "target_layer", MID)
     with pytest.raises(KeyboardInterrupt):
         if single:
             targets.solve_target_from(rules, 0, 0, 0, 60)
@@ -172,18 +172,18 @@ def test_target_solves_stop_between_chunks(monkeypatch, single):
     assert len(calls) == 1 and calls[0] < _layer_sizes(rules)[MID]
 
 
-@pytest.mark.parametrize("step", ["_outcomes", "_combine"])
+@pytest.mark.parametrize("step", ["layer_outcomes", "combine"])
 def test_state_distributions_stop_between_chunks(monkeypatch, step):
     from diceopt.games.yatzy import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    table = kernel.solve_table(rules, dtype="float64")
+    table = solve.solve_table(rules, dtype="float64")
     sizes = _layer_sizes(rules)
-    if step == "_outcomes":
+    if step == "layer_outcomes":
         calls = _stop_in_layer(monkeypatch, distribution, step, MID)
         layer = sizes[MID]
     else:  # the first layer combined: one category open
-        real = distribution._combine
+        real = distribution.combine
         calls = []
 
         def first_slice(start, *args):
@@ -191,7 +191,7 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
             calls.append(start.size - 1)
             signal.raise_signal(signal.SIGINT)
 
-        monkeypatch.setattr(distribution, "_combine", first_slice)
+        monkeypatch.setattr(distribution, "combine", first_slice)
         monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
         layer = sizes[rules.num_categories - 1]
     with pytest.raises(KeyboardInterrupt):
@@ -205,7 +205,7 @@ def test_chunked_distributions_are_the_same(monkeypatch):
     from diceopt.games.yatzy import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
-    table = kernel.solve_table(rules, dtype="float64")
+    table = solve.solve_table(rules, dtype="float64")
     whole = distribution.state_distributions(table)
     one = distribution.distribution(table, mask=0b1, upper=2)
     monkeypatch.setattr(interrupt, "CHUNK_SECONDS", 1e-9)
@@ -337,14 +337,14 @@ def test_cli_targets_interrupted_writes_nothing(tmp_path):
 def test_cli_saved_solve_interrupted_keeps_its_layers_and_resumes(tmp_path):
     rules = get_rules("maxi-saved")
     c = rules.num_categories
-    folder = saved.layers_dir("maxi-saved", "float32", str(tmp_path))
+    folder = saved.layers_dir(get_rules("maxi-saved"), "float32", str(tmp_path))
     solve = ["yatzy", "solve", "--variant", "maxi-saved"]
     status, out, err = _interrupt(solve, tmp_path, lambda _: (folder / "layer17.mmap").exists())
     _clean_stop(status, out, err)
     names = sorted(p.name for p in folder.iterdir())
     assert not [n for n in names if not n.endswith(".mmap")]  # no temporary file
     assert f"kept the {len(names)} layers solved so far in {folder}" in err
-    low = saved.finished_layers(folder, "maxi-saved", rules)
+    low = saved.finished_layers(folder, rules)
     assert (
         low is not None and low <= 17 and names == [f"layer{j:02d}.mmap" for j in range(low, c + 1)]
     )
@@ -369,9 +369,9 @@ def test_saved_solve_resumes_from_checked_layers(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        saved.solve_saved(rules, directory=tmp_path, variant="t", progress=stop_after_two)
-    assert saved.finished_layers(tmp_path, "t", rules) == c - 2
-    resumed = saved.solve_saved(rules, directory=tmp_path, variant="t", resume=c - 2)
+        saved.solve_saved(rules, directory=tmp_path, progress=stop_after_two)
+    assert saved.finished_layers(tmp_path, rules) == c - 2
+    resumed = saved.solve_saved(rules, directory=tmp_path, resume=c - 2)
     for j in range(c + 1):
         np.testing.assert_array_equal(resumed.layer(j), fresh.layer(j))
     # a damaged layer is never resumed from: only the layers after it are
@@ -379,6 +379,6 @@ def test_saved_solve_resumes_from_checked_layers(tmp_path):
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
-    assert saved.finished_layers(tmp_path, "t", rules) == c
+    assert saved.finished_layers(tmp_path, rules) == c
     with pytest.raises(storage.TableFileError):
         storage.read_mapped(path, saved._layer_key("t", c - 1, "float32", fresh.layer(c - 1).shape))

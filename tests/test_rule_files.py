@@ -23,7 +23,7 @@ from diceopt.games.families.category import (
     shipped_names,
 )
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import count_states, solve_table
+from diceopt.games.yatzy.layers import count_states
 from diceopt.games.yatzy.rules import (
     AMERICAN_CATEGORIES,
     MAXI_CATEGORIES,
@@ -33,6 +33,7 @@ from diceopt.games.yatzy.rules import (
     YatzyRules,
     get_rules,
 )
+from diceopt.games.yatzy.solve import solve_table
 
 HOUSE = Path(__file__).resolve().parent.parent / "examples" / "rules" / "house.toml"
 YACHT_PUBLISHED = 191.774369  # RULES.md section 8, checked independently to 191.774369188

@@ -73,7 +73,7 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
 
     shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
     table = YatzyTable(SCANDINAVIAN, np.zeros(shape, dtype=np.float32))
-    assert store_table(table, "scandinavian", str(tmp_path))
+    assert store_table(table, str(tmp_path))
     advise = ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2", "--cache-dir", str(tmp_path)]
     solve = ["yatzy", "solve", "--cache-dir", str(tmp_path)]  # loads the stored table
     code = (

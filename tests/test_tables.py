@@ -202,10 +202,12 @@ def test_a_second_process_waits_for_the_first_build_then_loads_it(tmp_path):
 YATZY_WORKER = """
 import json
 from diceopt.games.yatzy import tables
+from diceopt.games.yatzy.rules import get_rules
 from diceopt.tables import DEFAULT
 
-build = DEFAULT.ensure(tables.target_table("scandinavian-forced"))
-rows = tables.loaded_rows("scandinavian-forced")
+rules = get_rules("scandinavian-forced")
+build = DEFAULT.ensure(tables.target_table(rules))
+rows = tables.loaded_rows(rules)
 print(json.dumps({
     "stage": build.stage, "how": build.how, "built": DEFAULT.built,
     "p": rows.probability(0, 0, 0, 150), "size": int(rows.data.size),
@@ -245,8 +247,8 @@ def test_target_rows_from_the_start_match_a_solve_from_the_position(monkeypatch,
     from diceopt.games.yatzy.targets import solve_target_from
 
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    assert tables.build_rows("scandinavian-forced") is True
-    rows = tables.loaded_rows("scandinavian-forced")
+    assert tables.build_rows(get_rules("scandinavian-forced")) is True
+    rows = tables.loaded_rows(get_rules("scandinavian-forced"))
     assert not rows.data.flags.writeable  # the stored copy, memory-mapped
     rules = get_rules("scandinavian-forced")
     mask, flag, upper = 0b111, 0, 9  # ones, twos and threes filled, 9 in the upper section

@@ -29,7 +29,7 @@ from diceopt.web.schemas import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
-BOARDS = {"dice", "dice-sheet", "tiles", "form"}
+BOARDS = {"dice", "dice-sheet", "tiles", "colour-dice", "form"}
 # Variants whose table is too big to solve in the suite (Maxi: 36,864,000 states, 304 MB, a
 # minute or more; Maxi with saved rerolls: 3.1 GB, solved only on request): listed and
 # started here, never advised (see the Maxi tests at the end).
@@ -139,6 +139,7 @@ def test_board_kinds_from_the_position_fields():
     assert board_kind({"dice": [1, 3, 3]}) == "dice"
     assert board_kind({"dice": [1], "filled": [], "score": 0}) == "dice-sheet"
     assert board_kind({"open": [1, 2], "roll": 8}) == "tiles"
+    assert board_kind({"me": 0, "rolled": [{"colour": "g", "face": "brain"}]}) == "colour-dice"
     assert board_kind({"me": 0, "opponent": 0, "turn": 0}) == "form"
     assert board_kind({}) == "form"
 
@@ -1595,10 +1596,11 @@ def test_tables_status_lists_the_default_variants_tables(client):
 
 def test_target_advice_reads_the_stored_target_rows(client):
     from diceopt.games.yatzy import tables as yatzy_tables
+    from diceopt.games.yatzy.rules import get_rules
 
     body = {**FORCED, "position": MID, "target": 160}
     assert client.post("/api/advice", json=body).status_code == 200
-    rows = yatzy_tables.loaded_rows("scandinavian-forced")
+    rows = yatzy_tables.loaded_rows(get_rules("scandinavian-forced"))
     assert rows is not None and rows.kmax == 374  # every target, from any position
     entry = next(
         t
@@ -1761,3 +1763,24 @@ def test_serve_prepare_says_when_there_is_nothing_to_prepare(capsys):
     assert (
         capsys.readouterr().out == "diceopt advisor: no stored tables to prepare for these games\n"
     )
+
+
+def test_a_whole_zombie_game_against_the_computer_through_the_api(client):
+    body = {"game": "zombie", "variant": "goal-3"}
+    data = duel(client, "/api/duel/new", {**body, "strategy": "win", "seed": 2})
+    spec = get_game("zombie")
+    rules = spec.rules("goal-3")
+    assert data["win_probability"] == pytest.approx(spec.solve(rules).value, abs=1e-12)
+    for seed in range(200):
+        if data["game_over"]:
+            break
+        action = "bank" if data["you"]["brains"] >= 2 else "roll"
+        data = duel(
+            client,
+            "/api/duel/apply",
+            {**body, "state": data["state"], "action": action, "seed": seed},
+        )
+        if data["computer_moves"] and not data["game_over"]:
+            assert data["computer"]["brains"] == data["you"]["opponent"]
+            assert 0.0 <= data["win_probability"] <= 1.0
+    assert data["game_over"] and data["result"] in (0.0, 1.0)

@@ -1139,3 +1139,63 @@ def test_page_opens_on_the_featured_game_then_on_the_last_used(page, live_server
     assert page.locator("#variant").input_value() == other["variants"][1]["id"]
     # one-player labels: no opponent offered where there is none
     assert "nobody" not in page.locator("#play-view").inner_text().lower()
+
+
+# --- Zombie Dice ------------------------------------------------------------------------------
+
+
+def test_zombie_play_draws_the_dice_colours_and_ends(page, live_server, artifacts_dir):
+    page.goto(f"{live_server}/#game=zombie&variant=goal-3")
+    page.wait_for_selector("body[data-ready='true']")
+    page.wait_for_selector("#games button.on[data-game='zombie']")
+    # advice on a typed position: roll and bank with each one's win chance
+    position = "me 1 | opponent 2 | player 2 | brains 1 | shotguns rr | feet y | aside g"
+    page.fill("#position", position)
+    page.press("#position", "Enter")
+    wait_position(page, position)
+    row = best_row(page)
+    want = api(
+        live_server,
+        "/api/advice",
+        {"game": "zombie", "variant": "goal-3", "position": position},
+    )
+    assert (row["action"], row["value"]) == (
+        want["actions"][0]["action"],
+        want["actions"][0]["value"],
+    )
+    assert page.locator("#advice tbody tr").count() == 2
+    drawn = page.locator("#editor-colour-dice svg.zdie").evaluate_all(
+        "ds => ds.map(d => d.getAttribute('aria-label'))"
+    )
+    assert drawn == ["red shotgun", "red shotgun", "green brain", "yellow footprints"]
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-zombie-advice.png"), full_page=True)
+    page.click("#mode-play")
+    page.fill("#seed", "2")
+    page.click("#new-game")
+    page.wait_for_selector("#play-options button.option[data-action='roll']")
+    page.click("#play-options button.option[data-action='roll']")
+    page.wait_for_function(
+        "() => (document.querySelector('#play-position').dataset.position || '').includes('rolled')"
+    )
+    position = page.locator("#play-position").get_attribute("data-position")
+    words = position.split("rolled ")[1].split(" | ")[0].split()
+    colours = {"g": "green", "y": "yellow", "r": "red"}
+    faces = {"b": "brain", "s": "shotgun", "f": "footprints"}
+    shown = page.locator("#play-colour-dice .zdice-row svg.zdie").evaluate_all(
+        "ds => ds.map(d => d.getAttribute('aria-label'))"
+    )
+    assert shown == [f"{colours[w[0]]} {faces[w[1]]}" for w in words]
+    assert {"roll", "bank"} <= set(
+        page.locator("#play-options button.option").evaluate_all(
+            "bs => bs.map(b => b.dataset.action)"
+        )
+    )
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-zombie-roll.png"), full_page=True)
+    result = play_to_the_end(
+        page, live_server, "zombie", seed=5, choose=lambda o, t: o[0]["action"], max_decisions=300
+    )
+    assert "win" in result["summary"] or "lose" in result["summary"]
+    check_log(page, result["decisions"])
+    assert no_horizontal_scroll(page)

@@ -20,7 +20,6 @@ from diceopt.games.yatzy.advice import (
     position_to_json,
     value_is,
 )
-from diceopt.games.yatzy.kernel import YatzyTable, solve_table
 from diceopt.games.yatzy.rules import (
     AMERICAN,
     SCANDINAVIAN,
@@ -28,13 +27,17 @@ from diceopt.games.yatzy.rules import (
     reachable_upper_totals,
 )
 from diceopt.games.yatzy.simulation import turn_policy
+from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.table import YatzyTable
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(tmp_path_factory.mktemp("cache")))
-        mp.setattr(yatzy, "_TABLES", {})
+        from diceopt.games.yatzy import solved
+
+        mp.setattr(solved, "TABLES", {})
         yield
 
 

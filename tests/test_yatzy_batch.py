@@ -15,8 +15,9 @@ from diceopt.games.yatzy.batch import (
     roll_index,
     state_values,
 )
-from diceopt.games.yatzy.kernel import YatzyTable, solve_table
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.table import YatzyTable
 
 REDUCED = [
     SCANDINAVIAN.reduced(("ones", "twos", "three_of_a_kind", "yatzy"), bonus_threshold=6),

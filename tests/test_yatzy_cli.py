@@ -94,7 +94,6 @@ def test_theta_values_are_called_certainty_equivalents(cache, capsys):
 
 
 def test_a_corrupt_table_is_reported_once_by_advise(cache, capsys, monkeypatch):
-    import diceopt.games.yatzy as yatzy
 
     args = ["--variant", "scandinavian-forced"]
     assert run(capsys, "yatzy", "solve", *args)[0] == 0
@@ -102,7 +101,9 @@ def test_a_corrupt_table_is_reported_once_by_advise(cache, capsys, monkeypatch):
     data = bytearray(path.read_bytes())
     data[-8:] = b"XXXXXXXX"
     path.write_bytes(bytes(data))
-    monkeypatch.setattr(yatzy, "_TABLES", {})  # a new process: nothing in memory
+    from diceopt.games.yatzy import solved
+
+    monkeypatch.setattr(solved, "TABLES", {})  # a new process: nothing in memory
     code, out, err = run(capsys, "yatzy", "advise", "dice 1 2 3 4 6 | rerolls 0", *args)
     assert code == 0 and "score ones" in out
     assert err.count("diceopt: warning:") == 1 and "checksum mismatch" in err, err

@@ -15,16 +15,12 @@ from diceopt.games.yatzy.distribution import (
     position_distribution,
     state_distributions,
 )
-from diceopt.games.yatzy.kernel import (
-    layer_states,
-    policy_buffers,
-    policy_lanes,
-    solve_table,
-    widget_buffers,
-    widget_into,
-)
+from diceopt.games.yatzy.layers import layer_states
+from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules
 from diceopt.games.yatzy.simulation import simulate
+from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.widget import widget_buffers, widget_into
 
 # reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
 REDUCED: dict[str, YatzyRules] = {
@@ -200,7 +196,7 @@ def test_unreachable_state_is_refused(table64):
 
 
 def test_quantiles_and_tail():
-    from diceopt.games.yatzy.distribution import ScoreDistribution
+    from diceopt.games.yatzy.score_distribution import ScoreDistribution
 
     d = ScoreDistribution(np.array([0.1, 0.0, 0.4, 0.5]), 0.0, 0.0, 0.0, 0.0)
     assert d.quantile(0.1) == 0 and d.median == 2 and d.quantile(0.99) == 3

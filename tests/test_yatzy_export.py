@@ -11,8 +11,8 @@ import pytest
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import advise_position, parse_position
 from diceopt.games.yatzy.export import COLUMNS, RESEARCH_EXTRA, export, play_situations
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
+from diceopt.games.yatzy.solve import solve_table
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

@@ -7,8 +7,9 @@ import pytest
 
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import count_states, reachable_uppers, solve_table
+from diceopt.games.yatzy.layers import count_states, reachable_uppers
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.solve import solve_table
 
 PUBLISHED = {
     "scandinavian": 248.4399893778553,

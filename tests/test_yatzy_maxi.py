@@ -17,7 +17,6 @@ from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import advise_position, parse_position
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import (
     MAXI,
     MAXI_CATEGORIES,
@@ -26,6 +25,7 @@ from diceopt.games.yatzy.rules import (
     get_rules,
 )
 from diceopt.games.yatzy.simulation import simulate
+from diceopt.games.yatzy.solve import solve_table
 
 ROLLS6 = list(itertools.combinations_with_replacement(range(1, 7), 6))
 UPPER_PIPS = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6}

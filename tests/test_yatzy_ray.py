@@ -21,8 +21,8 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.sweep import sweep
 
 ray = pytest.importorskip("ray")
@@ -108,8 +108,10 @@ def test_solve_table_ray_bad_arguments():
 
 def test_ray_sweep_equals_the_in_process_sweep(tmp_path):
     thetas = [-0.1, 0.0, 0.1]
-    local = sweep("scandinavian-forced", thetas, cache_dir=str(tmp_path / "a"))
-    remote = sweep("scandinavian-forced", thetas, cache_dir=str(tmp_path / "b"), ray_address=LOCAL)
+    local = sweep(get_rules("scandinavian-forced"), thetas, cache_dir=str(tmp_path / "a"))
+    remote = sweep(
+        get_rules("scandinavian-forced"), thetas, cache_dir=str(tmp_path / "b"), ray_address=LOCAL
+    )
     for a, b in zip(local, remote):
         assert a.theta == b.theta and a.value == b.value
         assert np.array_equal(a.dist.pmf, b.dist.pmf)
@@ -119,8 +121,8 @@ def test_ray_sweep_equals_the_in_process_sweep(tmp_path):
     from diceopt.games.yatzy.storage import load_table
 
     for theta in thetas:
-        ta, _ = load_table("scandinavian-forced", theta, "float32", str(tmp_path / "a"))
-        tb, _ = load_table("scandinavian-forced", theta, "float32", str(tmp_path / "b"))
+        ta, _ = load_table(get_rules("scandinavian-forced"), theta, "float32", str(tmp_path / "a"))
+        tb, _ = load_table(get_rules("scandinavian-forced"), theta, "float32", str(tmp_path / "b"))
         assert np.array_equal(ta.values, tb.values, equal_nan=True)
 
 
@@ -285,7 +287,13 @@ def test_bad_ray_address(address):
 def test_failing_ray_task_is_one_line_and_writes_nothing(tmp_path):
     # float16 is refused inside the task (solve_table), after the driver has sent it
     with pytest.raises(InputError) as info:
-        sweep("scandinavian-forced", [0.0, 0.1], "float16", str(tmp_path), ray_address="local")
+        sweep(
+            get_rules("scandinavian-forced"),
+            [0.0, 0.1],
+            "float16",
+            str(tmp_path),
+            ray_address="local",
+        )
     message = str(info.value)
     assert "\n" not in message and "a Ray task failed while solving a table" in message
     assert "dtype must be float32 or float64" in message

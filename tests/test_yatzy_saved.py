@@ -22,7 +22,6 @@ from diceopt.games.yatzy.advice import (
     position_to_json,
 )
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import solve_table
 from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules, get_rules
 from diceopt.games.yatzy.saved import (
     layers_dir,
@@ -30,6 +29,7 @@ from diceopt.games.yatzy.saved import (
     saved_layout,
     solve_saved,
 )
+from diceopt.games.yatzy.solve import solve_table
 
 SAVED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -233,7 +233,7 @@ def test_saved_apply_action():
 def test_layer_files_round_trip(tmp_path):
     rules = SAVED["american-4d6-free"]
     kept = solve_saved(rules, dtype="float32")
-    table = solve_saved(rules, dtype="float32", directory=tmp_path, keep=False, variant="t")
+    table = solve_saved(rules, dtype="float32", directory=tmp_path, keep=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4)]
     for j in range(4):
         assert isinstance(table.layer(j), np.ndarray)
@@ -256,9 +256,10 @@ def small_maxi_saved(tmp_path, monkeypatch):
     small = replace(small, name="maxi-saved")
     monkeypatch.setitem(rules_module.VARIANT_RULES, "maxi-saved", small)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    import diceopt.games.yatzy as yatzy
 
-    monkeypatch.setattr(yatzy, "_TABLES", {})
+    from diceopt.games.yatzy import solved
+
+    monkeypatch.setattr(solved, "TABLES", {})
     return small
 
 
@@ -274,14 +275,14 @@ def test_cli_saved_table_solve_then_advise(small_maxi_saved, tmp_path, capsys):
     code, out, err = run(capsys, *advise, pos)
     assert code == 2 and "not stored: solve it first with `diceopt yatzy solve" in err
     assert err.count("\n") == 1
-    folder = layers_dir("maxi-saved", "float32")
+    folder = layers_dir(get_rules("maxi-saved"), "float32")
     folder.mkdir(parents=True)
     (folder / "layer01.tbl").write_bytes(b"an older format")  # not a finished table: removed
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
     data = json.loads(out)
     assert code == 0 and data["loaded"] is False
     assert (folder / "layer00.mmap").exists() and not (folder / "layer01.tbl").exists()
-    table, _ = load_saved("maxi-saved")
+    table, _ = load_saved(get_rules("maxi-saved"))
     assert data["value"] == pytest.approx(table.value)
     code, out, _ = run(capsys, "yatzy", "solve", "--variant", "maxi-saved", "--json")
     assert json.loads(out)["loaded"] is True
@@ -313,18 +314,18 @@ def test_cli_bad_saved_input_one_line_exit_2(tmp_path, monkeypatch, capsys, argv
 def test_announced_size_is_the_tables_in_its_dtype(tmp_path):
     """The size announced (and in the "solve it first" hint) is what the layers take in
     the table's dtype: float64 twice float32 (maxi-saved: 6.3 GB, not 3.1)."""
-    from diceopt.games.yatzy import saved_solve_cost
     from diceopt.games.yatzy.saved import table_bytes
+    from diceopt.games.yatzy.solved import saved_solve_cost
 
     rules = SAVED["american-4d6-free"]
     for dtype in ("float32", "float64"):
-        table = solve_saved(rules, dtype=dtype, directory=tmp_path / dtype, variant="t")
+        table = solve_saved(rules, dtype=dtype, directory=tmp_path / dtype)
         layers = range(rules.num_categories + 1)
         assert table_bytes(rules, dtype) == sum(table.layer(j).nbytes for j in layers)
     maxi = get_rules("maxi-saved")
     assert table_bytes(maxi, "float64") == 2 * table_bytes(maxi, "float32")
-    assert "3.1 GB of disk" in saved_solve_cost("maxi-saved", "float32")
-    assert "6.3 GB of disk" in saved_solve_cost("maxi-saved", "float64")
+    assert "3.1 GB of disk" in saved_solve_cost(get_rules("maxi-saved"), "float32")
+    assert "6.3 GB of disk" in saved_solve_cost(get_rules("maxi-saved"), "float64")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -350,7 +351,7 @@ def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
 
     c = small_maxi_saved.num_categories
     fresh = solve_saved(small_maxi_saved)
-    folder = layers_dir("maxi-saved", "float32")
+    folder = layers_dir(get_rules("maxi-saved"), "float32")
 
     def stop(done: int, total: int) -> None:
         if done == 2:
@@ -358,7 +359,7 @@ def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
 
     said: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        get_saved("maxi-saved", progress=stop, say=said.append)
+        get_saved(get_rules("maxi-saved"), progress=stop, say=said.append)
     assert said == [
         f"kept the 3 layers solved so far in {folder} (each complete, with its checksums): "
         "solving it again resumes from them"
@@ -368,7 +369,7 @@ def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
     assert code == 0 and json.loads(out)["value"] == pytest.approx(fresh.value, abs=1e-4)
     assert f"resuming from the layers already solved in {folder}: layers {c - 2} to {c}" in err
     assert sorted(p.name for p in folder.iterdir()) == [f"layer0{j}.mmap" for j in range(c + 1)]
-    table, _ = load_saved("maxi-saved")
+    table, _ = load_saved(get_rules("maxi-saved"))
     for j in range(c + 1):
         np.testing.assert_array_equal(table.layer(j), fresh.layer(j))
     # an unfinished folder whose layers fail their checks is removed, and said so

@@ -10,9 +10,9 @@ import pytest
 import diceopt.games.yatzy.simulation as sim
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import solve_table
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
 from diceopt.games.yatzy.simulation import simulate, summarize, turn_policy
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.sweep import parse_thetas, sweep, sweep_tables
 
 SCANDINAVIAN_VALUE = 248.4399893778553
@@ -239,14 +239,14 @@ def test_text_histogram():
 
 @pytest.fixture(scope="module")
 def sweep_rows(cache):
-    return sweep("scandinavian-forced", [-0.1, 0.0, 0.1])
+    return sweep(get_rules("scandinavian-forced"), [-0.1, 0.0, 0.1])
 
 
 def test_sweep_theta0_row_is_the_expectation_policy(sweep_rows, cache):
     from diceopt.games.yatzy.distribution import distribution
     from diceopt.games.yatzy.storage import get_table
 
-    table, info = get_table("scandinavian-forced")
+    table, info = get_table(get_rules("scandinavian-forced"))
     assert info.loaded  # the sweep solved and cached it
     row = sweep_rows[1]
     assert row.theta == 0.0 and row.value == table.value

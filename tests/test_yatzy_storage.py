@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
 from diceopt.games.yatzy.storage import (
     MAGIC,
     cache_dir,
@@ -18,6 +19,7 @@ from diceopt.games.yatzy.storage import (
 )
 
 VARIANT = "scandinavian-forced"  # full-size table file, tiny solve
+RULES = get_rules(VARIANT)
 
 
 @pytest.fixture()
@@ -35,14 +37,14 @@ def test_cache_dir_precedence(tmp_path, monkeypatch):
 
 
 def test_round_trip_and_header(cache):
-    table, info = get_table(VARIANT, 0.0, "float32")
+    table, info = get_table(RULES, 0.0, "float32")
     assert not info.loaded and info.saved and info.path.parent == cache / "yatzy"
     assert [p.name for p in info.path.parent.iterdir()] == [info.path.name]  # no temp left
-    again, info2 = get_table(VARIANT, 0.0, "float32")
+    again, info2 = get_table(RULES, 0.0, "float32")
     assert info2.loaded
     np.testing.assert_array_equal(again.values, table.values)
     assert again.value == pytest.approx(122.55852739642387, abs=2e-3)
-    values, header = read_table(info.path, VARIANT, 0.0, "float32")
+    values, header = read_table(info.path, RULES, 0.0, "float32")
     assert header["format"] == 1 and header["game"] == "yatzy" and header["variant"] == VARIANT
     assert header["dtype"] == "float32" and header["theta"] == 0.0
     assert header["objective"] == "expected" and len(header["sha256"]) == 64
@@ -51,11 +53,11 @@ def test_round_trip_and_header(cache):
 
 def test_distinct_files_per_key(cache):
     names = {
-        table_path(VARIANT, 0.0, "float32").name,
-        table_path(VARIANT, 0.0, "float64").name,
-        table_path(VARIANT, 0.05, "float32").name,
-        table_path(VARIANT, -0.05, "float32").name,
-        table_path("scandinavian", 0.0, "float32").name,
+        table_path(RULES, 0.0, "float32").name,
+        table_path(RULES, 0.0, "float64").name,
+        table_path(RULES, 0.05, "float32").name,
+        table_path(RULES, -0.05, "float32").name,
+        table_path(SCANDINAVIAN, 0.0, "float32").name,
     }
     assert len(names) == 5
 
@@ -101,39 +103,57 @@ def _corrupt(path, how):
     ],
 )
 def test_bad_file_is_reported_and_rebuilt(cache, capsys, how):
-    table, info = get_table(VARIANT, 0.0, "float32")
+    table, info = get_table(RULES, 0.0, "float32")
     _corrupt(info.path, how)
     capsys.readouterr()
-    assert load_table(VARIANT, 0.0, "float32") is None  # never used
+    assert load_table(RULES, 0.0, "float32") is None  # never used
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "warning" in err and str(info.path) in err
-    rebuilt, info2 = get_table(VARIANT, 0.0, "float32")
+    rebuilt, info2 = get_table(RULES, 0.0, "float32")
     assert not info2.loaded and info2.saved
     np.testing.assert_array_equal(rebuilt.values, table.values)
-    assert load_table(VARIANT, 0.0, "float32") is not None  # the file is good again
+    assert load_table(RULES, 0.0, "float32") is not None  # the file is good again
 
 
 def test_force_resolves(cache):
-    get_table(VARIANT, 0.0, "float64")
-    _, info = get_table(VARIANT, 0.0, "float64", force=True)
+    get_table(RULES, 0.0, "float64")
+    _, info = get_table(RULES, 0.0, "float64", force=True)
     assert not info.loaded
 
 
 def test_explicit_directory_and_unwritable(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path / "env"))
-    _, info = get_table(VARIANT, 0.0, "float32", str(tmp_path / "flag"))
+    _, info = get_table(RULES, 0.0, "float32", str(tmp_path / "flag"))
     assert info.path.parent == tmp_path / "flag" / "yatzy"
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     capsys.readouterr()
-    table, info = get_table(VARIANT, 0.0, "float32", str(blocker))
+    table, info = get_table(RULES, 0.0, "float32", str(blocker))
     assert not info.saved and np.isfinite(table.value)
     assert capsys.readouterr().err.count("warning") == 1
 
 
 def test_save_is_atomic_replace(cache):
-    table, info = get_table(VARIANT, 0.0, "float32")
+    table, info = get_table(RULES, 0.0, "float32")
     before = info.path.stat().st_ino
-    save_table(table, VARIANT, info.path)
+    save_table(table, info.path)
     assert info.path.stat().st_ino != before  # a new file renamed over the old one
     assert len(list(info.path.parent.iterdir())) == 1
+
+
+def test_tables_are_filed_under_the_rules_storage_key(cache):
+    """A rules object's ``key`` (a rule file's name and content hash) names its files, and
+    the key survives nowhere it should not: reduced rules go back to their name."""
+    import dataclasses
+
+    keyed = dataclasses.replace(RULES, key="my-rules-0123abcd")
+    assert keyed.storage_key == "my-rules-0123abcd" and RULES.storage_key == VARIANT
+    assert keyed == RULES  # the key is not part of the rules' identity
+    assert "my-rules-0123abcd" in table_path(keyed, 0.0, "float32").name
+    assert table_path(keyed, 0.0, "float32") != table_path(RULES, 0.0, "float32")
+    assert keyed.reduced(("ones", "chance")).storage_key == "reduced"
+    table, info = get_table(keyed, 0.0, "float32")
+    assert info.path == table_path(keyed, 0.0, "float32") and info.saved
+    assert load_table(RULES, 0.0, "float32") is None  # not filed under the name
+    values, header = read_table(info.path, keyed, 0.0, "float32")
+    assert header["variant"] == "my-rules-0123abcd"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from diceopt.games.yatzy import kernel
+from diceopt.games.yatzy import solve, widget
 from diceopt.games.yatzy.rules import VARIANT_RULES
 from diceopt.games.yatzy.table import category_values, widget_detail
 
@@ -41,11 +41,11 @@ def states(table, count: int, seed: int):
 @pytest.mark.parametrize("theta", [0.0, 0.05, -0.05])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_numpy_widget_is_the_kernel_bit_for_bit(variant, theta):
-    table = kernel.solve_table(reduced(variant), dtype="float32", theta=theta)
+    table = solve.solve_table(reduced(variant), dtype="float32", theta=theta)
     K = table.arrays64
     R = K.roll_p.size
     for mask, flag, upper in states(table, 40, seed=len(variant)):
-        want = kernel.widget_detail(mask, flag, upper, table.values, K, theta, kernel.TURN_REROLLS)
+        want = widget.widget_detail(mask, flag, upper, table.values, K, theta, widget.TURN_REROLLS)
         got = widget_detail(mask, flag, upper, table.values, K, theta)
         where = f"{variant} theta {theta} state {(mask, flag, upper)}"
         for name, a, b in zip(("roll values", "keep values", "policy"), got, want, strict=False):
@@ -53,5 +53,5 @@ def test_numpy_widget_is_the_kernel_bit_for_bit(variant, theta):
         assert got[3] == want[3], where
         for r in range(0, R, 7):
             a = category_values(mask, flag, upper, r, table.values, K)
-            b = kernel.category_values(mask, flag, upper, r, table.values, K, 0)
+            b = widget.category_values(mask, flag, upper, r, table.values, K, 0)
             assert np.array_equal(a, b), f"category values of roll {r}: {where}"

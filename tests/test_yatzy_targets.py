@@ -14,19 +14,14 @@ from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games.yatzy import rules as yatzy_rules
-from diceopt.games.yatzy import targets
+from diceopt.games.yatzy import target_store, targets
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import iter_layer_states, solve_table
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
-from diceopt.games.yatzy.targets import (
-    get_targets,
-    load_targets,
-    max_to_come,
-    solve_target_from,
-    solve_targets,
-    table_kmax,
-)
+from diceopt.games.yatzy.layers import iter_layer_states
+from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.target_store import get_targets, load_targets
+from diceopt.games.yatzy.targets import max_to_come, solve_target_from, solve_targets, table_kmax
 
 REDUCED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -211,22 +206,22 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
 def test_full_american_rules_cap():
     assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
     assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
-    key = targets.target_key("american")
+    key = target_store.target_key(get_rules("american"))
     assert key.shape == (1 << 13, 2, 64, 751)
 
 
 def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
-    rules = REDUCED["american-4d6-free"]
-    table, info = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
+    rules = dataclasses.replace(REDUCED["american-4d6-free"], key="test-reduced")
+    table, info = get_targets(rules, directory=str(tmp_path))
     assert not info.loaded and info.saved and info.path.suffix == ".mmap"
-    again, info2 = get_targets("test-reduced", directory=str(tmp_path), rules=rules)
+    again, info2 = get_targets(rules, directory=str(tmp_path))
     assert info2.loaded
     values = again.values
     assert values.ndim == 4 and not values.flags.writeable and not values.flags.owndata
     np.testing.assert_array_equal(values, table.values)
     for got, want in zip(again.turn(0, 0, 0, 40), table.turn(0, 0, 0, 40)):
         np.testing.assert_array_equal(got, want)
-    lazy, _ = load_targets("test-reduced", directory=str(tmp_path), rules=rules, verify="lazy")
+    lazy, _ = load_targets(rules, directory=str(tmp_path), verify="lazy")
     assert lazy.probability(0, 0, 0, 40) == table.probability(0, 0, 0, 40)
     lazy.verify()
     assert lazy.check.checked.all()
@@ -244,14 +239,14 @@ def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
         # same shape, other scoring: the header's rules differ
         other = dataclasses.replace(rules, joker="forced") if how == "rules" else rules
         capsys.readouterr()
-        assert load_targets("test-reduced", directory=str(tmp_path), rules=other) is None
+        assert load_targets(other, directory=str(tmp_path)) is None
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "warning" in err and str(info.path) in err
-        rebuilt, info3 = get_targets("test-reduced", directory=str(tmp_path), rules=other)
+        rebuilt, info3 = get_targets(other, directory=str(tmp_path))
         assert not info3.loaded and info3.saved
         if other is rules:
             np.testing.assert_array_equal(rebuilt.values, table.values)
-        assert load_targets("test-reduced", directory=str(tmp_path), rules=other) is not None
+        assert load_targets(other, directory=str(tmp_path)) is not None
 
 
 @pytest.fixture()
@@ -260,7 +255,7 @@ def tiny_variant(tmp_path, monkeypatch):
     rules = dataclasses.replace(REDUCED["american-4d6-free"], name="tiny-yahtzee")
     monkeypatch.setitem(yatzy_rules.VARIANT_RULES, "tiny-yahtzee", rules)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    monkeypatch.setattr(targets, "_LOADED", {})
+    monkeypatch.setattr(target_store, "_LOADED", {})
     return rules
 
 
@@ -312,9 +307,9 @@ def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, c
                 np.testing.assert_array_equal(got, want)
     with pytest.raises(InputError, match="no game"):
         table.probability(0b010, 0, 0, 5)  # not a mask of the forced order
-    assert targets.target_key("scandinavian-forced").shape == (16, 1, 64, 375)
+    assert target_store.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    monkeypatch.setattr(targets, "_LOADED", {})
+    monkeypatch.setattr(target_store, "_LOADED", {})
     argv = ["yatzy", "targets", "--variant", "scandinavian-forced", "--json"]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
@@ -381,7 +376,7 @@ def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
     assert main(argv) == 0
     on_demand = json.loads(capsys.readouterr().out)["actions"]
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
-    path = targets.targets_path("tiny-yahtzee")
+    path = target_store.targets_path(get_rules("tiny-yahtzee"))
     data = bytearray(path.read_bytes())
     data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
     path.write_bytes(bytes(data))

@@ -13,11 +13,12 @@ import pytest
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
+from diceopt.games.yatzy.arrays import kernel_arrays
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.duel import parse_strategy, play_duel
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.kernel import kernel_arrays, solve_table
 from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.targets import solve_target_from, solve_targets
 from diceopt.games.yatzy.win import (
     RISK_THETA,
@@ -412,11 +413,12 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     from diceopt.games.registry import get_game
     from diceopt.games.yatzy import early as early_module
     from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.rules import get_rules
     from diceopt.games.yatzy.win import points_to_come
 
-    variant = "scandinavian-forced"
-    solved = get_solved(variant, 0.0, "float32")
-    table = early_module.early_table(variant)
+    rules = get_rules("scandinavian-forced")
+    solved = get_solved(rules, 0.0, "float32")
+    table = early_module.early_table(rules)
     assert table.build(None) is True and table.ready() and table.is_stored()
     early_module._LOADED.clear()
     assert not table.ready() and table.load() and table.ready()
@@ -435,7 +437,7 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     late = (1 << (early_module.EARLY_FILLED + 1)) - 1  # more boxes filled: not stored
     assert rows.pmf(late, 0, 0) is None
     spec = get_game("yatzy")
-    config = spec.rules(variant)
+    config = spec.rules(rules.name)
     names = [t.name for t in spec.tables(config, "versus", strategy="win")]
     assert sum("early distributions" in n for n in names) == 3  # theta 0, -0.05, +0.05
     names = [t.name for t in spec.tables(config, "versus", strategy="expected")]

@@ -265,11 +265,12 @@ MAXI_MINI = replace(
 def maxi_mini_variant() -> Iterator[YatzyRules]:
     """Maxi Yatzy's six dice and scoring on six of its categories (50 bonus at 12), offered
     as the Yatzy variant ``maxi-mini`` for the block (listed, advised, played by name)."""
-    import diceopt.games.yatzy as yatzy
     from diceopt.games.yatzy import rules
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rules.VARIANT_RULES, MAXI_MINI_ID, MAXI_MINI)
         mp.setitem(rules.VARIANTS, MAXI_MINI_ID, "Maxi Yatzy on six categories (tests)")
-        mp.setattr(yatzy, "_TABLES", {})  # tables solved meanwhile are forgotten after
+        from diceopt.games.yatzy import solved
+
+        mp.setattr(solved, "TABLES", {})  # tables solved meanwhile are forgotten after
         yield MAXI_MINI

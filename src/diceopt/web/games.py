@@ -114,9 +114,14 @@ def board_kind(position_json: Mapping[str, Any]) -> str:
     """How the page draws a position, from the fields of its JSON form.
 
     ``dice-sheet``: dice (a list of numbers) and a score sheet (``filled``, a list of
-    names); ``tiles``: ``open``, a list of numbers; ``dice``: dice only; ``form``: any
-    other game (an input per field, and the position's text).
+    names); ``tiles``: ``open``, a list of numbers; ``dice``: dice only;
+    ``colour-dice``: ``rolled``, the last roll's dice as ``{"colour", "face"}`` objects
+    (colours g, y, r; faces brain, shotgun, footprints), drawn with the dice of the turn
+    so far (``shotguns``, ``feet``, ``aside``: colour letters) and an input per other
+    field; ``form``: any other game (an input per field, and the position's text).
     """
+    if isinstance(position_json.get("rolled"), list):
+        return "colour-dice"
     dice = isinstance(position_json.get("dice"), list)
     if dice and isinstance(position_json.get("filled"), list):
         return "dice-sheet"

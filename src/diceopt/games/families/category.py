@@ -491,7 +491,7 @@ def solve_size(rules: YatzyRules) -> dict[str, Any]:
             "memory_bytes": size // 2,  # one layer in memory at a time, the rest on disk
             "seconds": size * SAVED_SECONDS_PER_BYTE,
         }
-    from diceopt.games.yatzy.kernel import count_states
+    from diceopt.games.yatzy.layers import count_states
 
     states = count_states(rules)
     size = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1) * 4

@@ -25,7 +25,7 @@ from typing import Any
 from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.families.push_luck import RollTable
-from diceopt.games.registry import Command, Parameter
+from diceopt.games.registry import Command
 from diceopt.lazy import numpy as np
 
 TOLERANCE = 1e-15  # a pair's fixed point: both turn starts reproduce themselves to this
@@ -243,23 +243,15 @@ SOLVE_STATS = (
 
 
 def fair(sol: RaceSolution, candidates: int | None = None) -> dict[str, Any]:
-    """The compensation (steps given to the second player at the start) that brings the
-    first player's win probability closest to 1/2, with that probability at each
-    candidate 0..``candidates`` steps (default: until it falls below 1/2, plus two)."""
-    top = sol.goal - 1 if candidates is None else min(candidates, sol.goal - 1)
-    probs = [float(sol.w[0, c]) for c in range(top + 1)]
-    if candidates is None:
-        below = next((c for c, p in enumerate(probs) if p < 0.5), top)
-        probs = probs[: min(top, below + 2) + 1]
-    best = min(range(len(probs)), key=lambda c: (abs(probs[c] - 0.5), c))
-    return {
-        "compensation": best * sol.step,
-        "compensation_steps": best,
-        "win_probability": probs[best],
-        "candidates": [
-            {"compensation": c * sol.step, "win_probability": p} for c, p in enumerate(probs)
-        ],
-    }
+    """The compensation (steps given to the second player at the start; negative: to the
+    first) that brings the first player's win probability closest to 1/2, with that
+    probability at each candidate (:func:`diceopt.games.fair.fairest`)."""
+    from diceopt.games.fair import fairest
+
+    def chance(c: int) -> float:
+        return float(sol.w[0, c] if c >= 0 else sol.w[-c, 0])
+
+    return fairest(chance, sol.goal - 1, sol.step, candidates)
 
 
 def versus_max_score(sol: RaceSolution, top: int | None = None) -> dict[str, Any]:
@@ -314,33 +306,6 @@ def simulate(sol: RaceSolution, games: int, seed: int, start_opp: int = 0) -> di
 
 def fair_command(solution_of: Callable[[Any], RaceSolution]) -> Command:
     """The ``fair`` subcommand of a race game: ``solution_of(rules)`` is its solved race."""
+    from diceopt.games.fair import fair_command as command
 
-    def run(rules: Any, args: Any) -> int:
-        from diceopt.output import print_json
-
-        if args.candidates is not None and args.candidates < 0:
-            raise InputError(f"--candidates must be >= 0, got {args.candidates}")
-        sol = solution_of(rules)
-        answer = fair(sol, args.candidates)
-        if args.json:
-            print_json({"rules": rules.describe(), **answer})
-            return 0
-        print(f"compensation for the second player: {answer['compensation']} points")
-        for row in answer["candidates"]:
-            mark = "  <- fairest" if row["compensation"] == answer["compensation"] else ""
-            print(f"{row['compensation']:>6}: first player wins {row['win_probability']:.9f}{mark}")
-        return 0
-
-    return Command(
-        "fair",
-        "the start bonus for the second player that makes the game fairest",
-        run,
-        (
-            Parameter(
-                "candidates",
-                "largest compensation tried, in scoring steps (default: until the first "
-                "player's chance falls below 1/2, and two more)",
-                type=int,
-            ),
-        ),
-    )
+    return command(lambda rules, candidates: fair(solution_of(rules), candidates))

@@ -33,7 +33,7 @@ keeping all five is not an action: score a category instead) and ``score chance`
 (category names as in ``filled``).
 
 Actions are listed best first; equally good actions in the order of the widget's
-tie-break (:mod:`diceopt.games.yatzy.kernel`): scoring before keeping, categories in
+tie-break (:mod:`diceopt.games.yatzy.widget`): scoring before keeping, categories in
 the rules' order, keeps in lattice order; so the first action is the one the
 simulation plays.
 """
@@ -441,14 +441,16 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     return replace(pos, filled=in_rules_order(pos.filled, rules))
 
 
-def _counts(dice: tuple[int, ...], sides: int) -> np.ndarray:
+def dice_counts(dice: tuple[int, ...], sides: int) -> np.ndarray:
+    """How many dice show each face (int64, length ``sides``; pips 1 .. sides)."""
     counts = np.zeros(sides, dtype=np.int64)
     for d in dice:
         counts[d - 1] += 1
     return counts
 
 
-def _keep_text(counts: np.ndarray) -> str:
+def keep_text(counts: np.ndarray) -> str:
+    """The action of keeping the dice counted in ``counts`` (``keep 3 3``; none: ``keep -``)."""
     pips = [str(f + 1) for f, c in enumerate(counts) for _ in range(int(c))]
     return "keep " + (" ".join(pips) if pips else "-")
 
@@ -471,7 +473,7 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
     if pos.over(rules):
         raise InputError("the game is over: every category is filled")
     mask, flag, upper = state_of(pos, rules)
-    counts = _counts(pos.dice, rules.sides)
+    counts = dice_counts(pos.dice, rules.sides)
     lat = rules.lattice
     roll_flat = lat.index(counts)
     roll = roll_flat - int(lat.offset[rules.dice])
@@ -492,7 +494,7 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
             if keep_counts.sum() == rules.dice:
                 continue
             k = lat.index(keep_counts)
-            options.append((float(keep_value[t, k]), 1, k, _keep_text(keep_counts)))
+            options.append((float(keep_value[t, k]), 1, k, keep_text(keep_counts)))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     base = 0.0 if pos.score is None else float(pos.score)
     best = base + options[0][0]
@@ -512,7 +514,7 @@ def apply_action(
     words = action.split()
     if len(words) < 2 or words[0].lower() not in ("keep", "score"):
         raise InputError(f"unknown action {action!r}; use 'keep 3 3', 'keep -' or 'score chance'")
-    counts = _counts(pos.dice, rules.sides)
+    counts = dice_counts(pos.dice, rules.sides)
     if words[0].lower() == "keep":
         if pos.rerolls + pos.saved == 0:
             raise InputError("no rerolls left: score a category")
@@ -580,7 +582,7 @@ def rank_by_probability(
     left ``keep[t, i]``; best first, regrets in probability, each action's expected final
     score from ``table`` beside. Ties in the expected-score advice's order (scoring first,
     categories in order, keeps in lattice order)."""
-    counts = _counts(pos.dice, rules.sides)
+    counts = dice_counts(pos.dice, rules.sides)
     mask = pos.mask(rules)
     lat = rules.lattice
     options: list[tuple[float, int, int, str]] = []
@@ -593,7 +595,7 @@ def rank_by_probability(
             if kc.sum() == rules.dice:
                 continue
             i = lat.index(kc)
-            options.append((float(keep[pos.rerolls, i]), 1, i, _keep_text(kc)))
+            options.append((float(keep[pos.rerolls, i]), 1, i, keep_text(kc)))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     expected = {a.action: a.value for a in advise_position(pos, rules, table)}
     best = options[0][0]
@@ -606,4 +608,4 @@ def rank_by_probability(
 def roll_index(pos: Position, rules: YatzyRules) -> int:
     """The index of the position's dice among the sorted rolls (the kernel's ``r``)."""
     lat = rules.lattice
-    return lat.index(_counts(pos.dice, rules.sides)) - int(lat.offset[rules.dice])
+    return lat.index(dice_counts(pos.dice, rules.sides)) - int(lat.offset[rules.dice])

@@ -1,9 +1,9 @@
 """The rules of a Yatzy variant as the flat arrays the turn computations read.
 
 :class:`KernelArrays` (``K``) holds the keep lattice, the roll scores and the successor
-rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.kernel`) and the numpy
-widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored table is read
-and advised from without loading it.
+rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.turn` and its users)
+and the numpy widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored
+table is read and advised from without loading it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from diceopt.games.yatzy.rules import YatzyRules
 
@@ -51,7 +52,7 @@ class KernelArrays(NamedTuple):
     neg: np.floating  # NEG in dt
 
 
-def kernel_arrays(rules: YatzyRules, dtype: np.dtype | str = "float64") -> KernelArrays:
+def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> KernelArrays:
     """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
     r = rules
     lat = r.lattice

@@ -7,11 +7,11 @@ Two calls, both vectorised (no Python loop per situation):
 - :func:`option_values`: for situations (a turn-start state, the roll showing and the
   rerolls left), the value of every legal action, the best action and every action's
   regret, computed by numba kernels in parallel over the distinct turn-start states.
-  The turn rules exist once, in :mod:`diceopt.games.yatzy.kernel`: with theta == 0 the
-  distinct states go through the solver's lanes (``_solve_batch`` in float64, 32 states
+  The turn rules exist once, in :mod:`diceopt.games.yatzy.turn`: with theta == 0 the
+  distinct states go through the solver's lanes (``solve_batch`` in float64, 32 states
   at a time, which also hands back the keep values with one reroll left), with theta !=
   0 through the scalar widget (:func:`widget_into`); scoring values come from
-  ``_successor_rows``, ``_allowed`` and ``_category_value``. The numbers are those of
+  ``successor_rows``, ``allowed_categories`` and ``category_value``. The numbers are those of
   ``advise_position`` (the advice) bit for bit (tests).
 
 Units: every value is in points, the expected points still to come from the situation
@@ -53,19 +53,12 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    LANES,
-    TURN_REROLLS,
-    KernelArrays,
-    YatzyTable,
-    _allowed,
-    _category_value,
-    _solve_batch,
-    _successor_rows,
-    widget_buffers,
-    widget_into,
-)
+from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.solve import LANES, solve_batch
+from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.turn import allowed_categories, category_value, successor_rows
+from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 __all__ = [
     "BatchOptions",
@@ -99,7 +92,7 @@ def action_names(rules: YatzyRules) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=32)
-def _roll_lookup(rules: YatzyRules) -> np.ndarray:
+def roll_lookup(rules: YatzyRules) -> np.ndarray:
     """Roll index of every count vector, by its base-(dice + 1) key (-1: not a roll)."""
     base = rules.dice + 1
     lookup = np.full(base**rules.sides, -1, dtype=np.int64)
@@ -122,7 +115,7 @@ def roll_index(rules: YatzyRules, dice: np.ndarray) -> np.ndarray:
     key = np.zeros(d.shape[0], dtype=np.int64)
     for j in range(rules.dice):
         key += base ** (d[:, j].astype(np.int64) - 1)
-    return _roll_lookup(rules)[key]
+    return roll_lookup(rules)[key]
 
 
 def roll_dice(rules: YatzyRules, roll: np.ndarray) -> np.ndarray:
@@ -249,13 +242,13 @@ def _fill_situation(
     (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
     code and the regrets."""
     ncat = K.upper_face.size
-    ok, use_joker = _allowed(mask, r, K)
+    ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     n = 0
     for c in range(ncat):
         if ok[c]:
             codes[i, n] = c
-            values[i, n] = _category_value(r, c, use_joker, K, SR, ln) + yb
+            values[i, n] = category_value(r, c, use_joker, K, SR, ln) + yb
             n += 1
     if t > 0:
         sgn = 1.0 if theta > 0.0 else -1.0
@@ -308,7 +301,7 @@ def _options_lanes(
     best_value: np.ndarray,
 ) -> None:
     """theta == 0: the distinct states (``st_*``, group g = situations
-    ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``_solve_batch``,
+    ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
     float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
     every situation's row from its lane."""
     nchunks = As.shape[0]
@@ -323,7 +316,7 @@ def _options_lanes(
         for b in range(ch, nbatch, nchunks):
             lo = b * lanes
             nb = min(lanes, nst - lo)
-            _solve_batch(
+            solve_batch(
                 st_mask,
                 st_flag,
                 st_u,
@@ -410,7 +403,7 @@ def _options_kernel(
             if tmax > 0:
                 _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
             else:  # scoring only: the successor rows are all it needs
-                _successor_rows(m, f, u, V, K, B.SR, 0)
+                successor_rows(m, f, u, V, K, B.SR, 0)
             for j in range(lo, hi):
                 i = order[j]
                 t = rerolls[i]

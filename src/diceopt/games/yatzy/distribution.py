@@ -3,13 +3,13 @@
 Role: the probability of every final score (points) when the rest of the game is
 played by the policy of a solved table (any variant, expected score or theta != 0):
 the policy the advice ranks first and the simulation plays (the scalar widget
-:func:`diceopt.games.yatzy.kernel.widget_into` and its documented tie-break). No
+:func:`diceopt.games.yatzy.widget.widget_into` and its documented tie-break). No
 sampling: every probability is a sum of products of dice probabilities.
 
 Method (layer by layer: the number of filled categories; numba, parallel over states):
 
 1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
-   table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy_lanes`:
+   table from the solver's lanes (:func:`diceopt.games.yatzy.policy.policy_lanes`:
    the widget's float64 numbers and tie-break, bit for bit, at a quarter of its cost
    per state), else from the scalar widget.
 2. Probabilities are pushed through the policy: the first roll's distribution, for
@@ -55,439 +55,16 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    TURN_REROLLS,
-    KernelArrays,
-    LayerStates,
-    YatzyTable,
-    _allowed,
-    layer_states,
-    policy_buffers,
-    policy_lanes,
-    widget_buffers,
-    widget_into,
-)
+from diceopt.games.yatzy.layers import LayerStates, layer_states
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.score_distribution import (
+    ScoreDistribution,
+    distribution_png,
+    summary_lines,
+)
+from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.turn_outcomes import LANES, combine, layer_outcomes, support
 from diceopt.interrupt import Pace, interruptible, run_chunks
-
-PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
-LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
-AT_LEAST = (200, 250, 300)
-
-
-# ---------------------------------------------------------------------------------------
-# numba kernels (``K`` is the float64 KernelArrays of the table)
-
-
-@numba.njit(cache=True)
-def _finish_turn(
-    P: np.ndarray,
-    t0: int,
-    pols: np.ndarray,
-    nb: int,
-    K: KernelArrays,
-    F: np.ndarray,
-    mass: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """For lanes ln < nb (states): ``out[ln, r]`` = probability that the turn ends
-    writing roll r, from roll probabilities ``P[r, ln]`` (R, lanes) with t0 rerolls
-    left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
-    ``mass`` (nk, lanes) are work space). The spread up the keep lattice runs over
-    contiguous lanes (SIMD)."""
-    add_die, offset, fprob = K.add_die, K.offset, K.fprob
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
-    R = nk - base
-    k = add_die.shape[1]
-    for r in range(R):
-        for ln in range(nb):
-            F[r, ln] = 0.0
-    for t in range(t0, 0, -1):
-        for i in range(nk):
-            for ln in range(nb):
-                mass[i, ln] = 0.0
-        for ln in range(nb):
-            pol = pols[ln, t]
-            for r in range(R):
-                a = pol[r]
-                if a < 0:
-                    F[r, ln] += P[r, ln]
-                else:
-                    mass[a, ln] += P[r, ln]
-        for i in range(base):  # smaller multisets first: one more die of each face
-            m = mass[i]
-            for f in range(k):
-                dst = mass[add_die[i, f]]
-                p = fprob[f]
-                for ln in range(nb):
-                    dst[ln] += p * m[ln]
-        for r in range(R):
-            for ln in range(nb):
-                P[r, ln] = mass[base + r, ln]
-    for ln in range(nb):  # one state's row contiguous: its outcomes read it roll by roll
-        for r in range(R):
-            out[ln, r] = F[r, ln] + P[r, ln]
-
-
-@numba.njit(cache=True)
-def _scratch(K: KernelArrays):
-    """Work arrays of ``_turn_outcomes``: ``idx`` (C, most points of a turn + 1), -1 where
-    no outcome yet; per outcome its probability, points, event bits, successor and the
-    next outcome of its category (``head[c]``: the first, -1 for none)."""
-    ncat = K.upper_face.size
-    most = 0
-    for c in range(ncat):
-        for r in range(K.roll_p.size):
-            most = max(most, np.int64(K.score[r, c]), np.int64(K.joker[r, c]))
-    most += K.bonus + K.ybonus + 1
-    R = K.roll_p.size
-    return (
-        np.full((ncat, most), -1, dtype=np.int64),
-        np.empty(R),
-        np.empty(R, dtype=np.int64),
-        np.empty(R, dtype=np.int64),
-        np.empty(R, dtype=np.int64),
-        np.empty(R, dtype=np.int64),
-        np.full(ncat, -1, dtype=np.int64),
-    )
-
-
-@numba.njit(cache=True)
-def _turn_outcomes(
-    mask: int,
-    flag: int,
-    u: int,
-    pol: np.ndarray,
-    F: np.ndarray,
-    ln: int,
-    K: KernelArrays,
-    flags: int,
-    width: int,
-    scratch: tuple,
-    o_key: np.ndarray,
-    o_pts: np.ndarray,
-    o_q: np.ndarray,
-    at: int,
-    end: int,
-) -> int:
-    """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
-    with probability ``F[ln, r]`` (``_finish_turn``) into the category of its policy
-    ``pol`` (3, R), written from index ``at`` (before ``end``): the successor's flat
-    state key, ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1:
-    the upper bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns
-    how many.
-
-    Rolls with the same (category, points) lead to the same successor and are summed
-    first; the outcomes are written category by category (rows of one category are
-    mostly the same successor: it is read once from memory when combining).
-    """
-    idx, oq, opts, oev, osucc, onext, head = scratch
-    R = K.roll_p.size
-    # the rules' arrays as locals (a call or attribute per roll costs more than the work)
-    T, bon, ybonus, yz_cat, joker_code = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.joker_code
-    yz_face, upper_face, score, joker = K.yz_face, K.upper_face, K.score, K.joker
-    yb = ybonus if flag == 1 else 0
-    n = 0
-    for r in range(R):
-        q = F[ln, r]
-        if q == 0.0:
-            continue
-        c = -pol[0, r] - 1
-        # points and successor of writing roll r into c (as the simulation scores it;
-        # selects rather than branches: the category changes from roll to roll)
-        yzr = yz_face[r] >= 0
-        got = np.int64(score[r, c])
-        if joker_code != 0 and yzr and upper_face[c] < 0:
-            _, use_joker = _allowed(mask, r, K)
-            got = np.int64(joker[r, c]) if use_joker else got
-        up = upper_face[c] >= 0
-        cross = up & (u < T) & (u + got >= T)
-        yzw = (c == yz_cat) & (got > 0)
-        pts = got + (bon if cross else 0) + (yb if yzr else 0)
-        e = idx[c, pts]
-        if e < 0:
-            e = n
-            idx[c, pts] = n
-            n += 1
-            oq[e] = 0.0
-            opts[e] = pts
-            oev[e] = (1 if cross else 0) + (2 if yzw else 0)
-            f2 = 1 if (yzw and ybonus > 0) else flag
-            u2 = min(T, u + got) if up else u
-            osucc[e] = ((mask | (1 << c)) * flags + f2) * width + u2
-            onext[e] = head[c]
-            head[c] = e
-        oq[e] += q
-    if at + n > end:
-        raise ValueError("more turn outcomes than the bound")
-    w = at
-    for c in range(head.size):
-        e = head[c]
-        while e >= 0:
-            o_key[w] = osucc[e]
-            o_pts[w] = 4 * opts[e] + oev[e]
-            o_q[w] = oq[e]
-            w += 1
-            idx[c, opts[e]] = -1
-            e = onext[e]
-        head[c] = -1
-    return w - at
-
-
-@numba.njit(cache=True)
-def _outcomes_share(
-    t: int,
-    nthreads: int,
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
-    roll: int,
-    t0: int,
-    V: np.ndarray,
-    K: KernelArrays,
-    theta: float,
-    flags: int,
-    width: int,
-    bound_off: np.ndarray,
-    count: np.ndarray,
-    o_key: np.ndarray,
-    o_pts: np.ndarray,
-    o_q: np.ndarray,
-    lanes: int,
-) -> None:
-    """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
-    ``_outcomes`` (a function of its own: inside the parallel loop the widget runs at
-    half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
-    the widget's bit for bit), else from the scalar widget state by state."""
-    R = K.roll_p.size
-    P = np.empty((R, lanes))
-    F = np.empty((R, lanes))
-    mass = np.empty((K.add_die.shape[0], lanes))
-    out = np.empty((lanes, R))
-    scratch = _scratch(K)
-    W = policy_buffers(K, lanes)
-    B = widget_buffers(K)
-    n = st_mask.size
-    for b in range(t, (n + lanes - 1) // lanes, nthreads):
-        lo = b * lanes
-        nb = min(lanes, n - lo)
-        if theta == 0.0:
-            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
-        else:
-            for ln in range(nb):
-                widget_into(
-                    st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B, TURN_REROLLS
-                )
-                W.policy[ln] = B.policy
-        for r in range(R):  # the first roll to come, or the roll showing
-            p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
-            for ln in range(nb):
-                P[r, ln] = p
-        _finish_turn(P, t0, W.policy, nb, K, F, mass, out)
-        for ln in range(nb):
-            i = lo + ln
-            count[i] = _turn_outcomes(
-                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, ln, K, flags, width, scratch,
-                o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
-            )  # fmt: skip
-
-
-@numba.njit(cache=True, parallel=True)
-def _outcomes(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
-    roll: int,
-    t0: int,
-    V: np.ndarray,
-    K: KernelArrays,
-    theta: float,
-    where: np.ndarray,
-    flags: int,
-    width: int,
-    bound_off: np.ndarray,
-    o_key: np.ndarray,
-    o_succ: np.ndarray,
-    o_pts: np.ndarray,
-    o_q: np.ndarray,
-    nthreads: int,
-    lanes: int,
-) -> np.ndarray:
-    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``_turn_outcomes``)
-    into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
-    upper bound on each state's number of outcomes), then packed to their front: state
-    i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
-    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
-    n = st_mask.size
-    count = np.zeros(n, dtype=np.int64)
-    nthreads = max(1, min(nthreads, n))
-    for t in numba.prange(nthreads):
-        # int64(t): the loop index is typed int64, then lowered as uint64; one type
-        # compiles the (large) share once instead of twice
-        _outcomes_share(
-            np.int64(t), nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
-            bound_off, count, o_key, o_pts, o_q, lanes,
-        )  # fmt: skip
-    start = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        start[i + 1] = start[i] + count[i]
-    for i in range(n):  # in place, in order: start[i] <= bound_off[i]
-        src = bound_off[i] - start[i]
-        if src > 0:
-            for e in range(start[i], start[i + 1]):
-                o_key[e] = o_key[src + e]
-                o_pts[e] = o_pts[src + e]
-                o_q[e] = o_q[src + e]
-    # the successors' indices in a loop of independent reads (each is a cache miss: one
-    # at a time between the rolls' work they cost a sixth of the layer's time)
-    for e in numba.prange(start[n]):
-        o_succ[e] = where[o_key[e]]
-    return start
-
-
-@numba.njit(cache=True, parallel=True)
-def _support(
-    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray
-) -> np.ndarray:
-    """Length of every state's vector: 1 + the most points still to come with positive
-    probability (the successors' rows ``rank[succ]`` have lengths ``ln``)."""
-    n = start.size - 1
-    out = np.empty(n, dtype=np.int64)
-    for i in numba.prange(n):
-        m = 1
-        for e in range(start[i], start[i + 1]):
-            m = max(m, (o_pts[e] >> 2) + ln[rank[o_succ[e]]])
-        out[i] = m
-    return out
-
-
-@numba.njit(cache=True, parallel=True)
-def _combine(
-    start: np.ndarray,
-    o_succ: np.ndarray,
-    o_pts: np.ndarray,
-    o_q: np.ndarray,
-    rank: np.ndarray,
-    off: np.ndarray,
-    ln: np.ndarray,
-    data: np.ndarray,
-    pb: np.ndarray,
-    py: np.ndarray,
-    new_off: np.ndarray,
-    new_data: np.ndarray,
-    new_pb: np.ndarray,
-    new_py: np.ndarray,
-) -> None:
-    """Every state's ``pmf[x]`` = P(points to come = x) (row i of new_data, at new_off[i])
-    = sum over its outcomes of probability x the successor's row (off/ln/data, row
-    ``rank[succ]``) shifted by the outcome's points; the probabilities of reaching the
-    upper bonus and of writing a Yatzy 50 from the state into new_pb / new_py."""
-    for i in numba.prange(start.size - 1):
-        o0 = new_off[i]
-        n = new_off[i + 1] - o0
-        for x in range(n):
-            new_data[o0 + x] = 0.0
-        bonus = 0.0
-        yatzy = 0.0
-        for e in range(start[i], start[i + 1]):
-            row = rank[o_succ[e]]
-            pe = o_pts[e]
-            q = o_q[e]
-            d = o0 + (pe >> 2)
-            src = data[off[row] : off[row] + ln[row]]
-            dst = new_data[d : d + src.size]  # slices: the loop is vectorised (indices: not)
-            for x in range(src.size):
-                dst[x] += q * src[x]
-            bonus += q * (1.0 if pe & 1 else pb[row])
-            yatzy += q * (1.0 if pe & 2 else py[row])
-        new_pb[i] = bonus
-        new_py[i] = yatzy
-
-
-# ---------------------------------------------------------------------------------------
-# Python side
-
-
-@dataclass
-class ScoreDistribution:
-    """The exact distribution of the final score (or of the points still to come).
-
-    ``pmf[i]``: probability that the final score is i points (with ``base`` None: that
-    i points are still to come). ``base``: points so far of the position (None when the
-    position gave no score). ``bonus_rate`` / ``yatzy_rate``: probabilities that the
-    game ends with the upper bonus / with 50 in the Yatzy box (counting what the
-    position already holds, when it tells). ``value``: the table's value of the
-    position (points; a certainty equivalent for theta != 0). ``seconds``: wall time.
-    """
-
-    pmf: np.ndarray
-    base: float | None
-    bonus_rate: float
-    yatzy_rate: float
-    value: float
-    theta: float = 0.0
-    seconds: float = 0.0
-    states: int = 0
-
-    @property
-    def support(self) -> np.ndarray:
-        """The score of every pmf entry (points)."""
-        return np.arange(self.pmf.size, dtype=np.float64)
-
-    @property
-    def total(self) -> float:
-        """Sum of the probabilities (1 up to rounding)."""
-        return float(self.pmf.sum())
-
-    @property
-    def mean(self) -> float:
-        """Expected final score (points)."""
-        return float(self.support @ self.pmf)
-
-    @property
-    def std(self) -> float:
-        """Standard deviation of the final score (points)."""
-        x = self.support - self.mean
-        return float(np.sqrt(max(0.0, (x * x) @ self.pmf)))
-
-    def cdf(self) -> np.ndarray:
-        """``cdf[i]`` = P(final score <= i)."""
-        return np.cumsum(self.pmf)
-
-    def quantile(self, q: float) -> int:
-        """The smallest score s with P(final <= s) >= q (points), q in (0, 1]."""
-        c = self.cdf()
-        i = int(np.searchsorted(c, q * c[-1] - 1e-12))
-        return min(i, self.pmf.size - 1)
-
-    @property
-    def median(self) -> int:
-        """The median final score (points)."""
-        return self.quantile(0.5)
-
-    def p_at_least(self, k: float) -> float:
-        """P(final score >= k)."""
-        i = max(0, int(np.ceil(k)))
-        return float(self.pmf[i:].sum()) if i < self.pmf.size else 0.0
-
-    def summary(self) -> dict[str, Any]:
-        """Mean, std, median, percentiles, P(>= k) for k = 200, 250, 300, the rates."""
-        return {
-            "mean": self.mean,
-            "std": self.std,
-            "median": self.median,
-            "percentiles": {str(p): self.quantile(p / 100) for p in PERCENTILES},
-            "p_at_least": {str(k): self.p_at_least(k) for k in AT_LEAST},
-            "bonus_rate": self.bonus_rate,
-            "yatzy_rate": self.yatzy_rate,
-            "total": self.total,
-            "value": self.value,
-            "theta": self.theta,
-            "min": int(np.flatnonzero(self.pmf > 0)[0]),
-            "max": int(np.flatnonzero(self.pmf > 0)[-1]),
-        }
 
 
 def _max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray):
@@ -597,11 +174,11 @@ def _combine_chunked(
     start: np.ndarray, succ: np.ndarray, pts: np.ndarray, q: np.ndarray, rank: np.ndarray,
     rows: _Rows, new: _Rows, threads: int, pace: Pace,
 ) -> None:  # fmt: skip
-    """:func:`_combine` of a layer into ``new`` in chunks of states (Ctrl-C stops it
+    """:func:`combine` of a layer into ``new`` in chunks of states (Ctrl-C stops it
     between two; ``rows``: the next layer's)."""
 
     def part(lo: int, hi: int) -> None:
-        _combine(
+        combine(
             start[lo : hi + 1], succ, pts, q, rank, *rows, new.off[lo : hi + 1], new.data,
             new.pb[lo:hi], new.py[lo:hi],
         )  # fmt: skip
@@ -652,7 +229,7 @@ def _pass(
 
         def part(lo: int, hi: int) -> None:
             b0, at = int(bound_off[lo]), int(start[lo])
-            local = _outcomes(
+            local = layer_outcomes(
                 sm[lo:hi], sf[lo:hi], su[lo:hi], roll, t0, V, K, theta, where, flags, width,
                 bound_off[lo : hi + 1] - b0, *(w[b0:] for w in work), threads, LANES,
             )  # fmt: skip
@@ -725,7 +302,7 @@ def _pass(
             st = layers[j]
             start, succ, pts, q = outcomes(st.mask, st.flag, st.upper)
         n = start.size - 1
-        ln = _support(start, succ, pts, rank, rows.ln)
+        ln = support(start, succ, pts, rank, rows.ln)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
         data = None if kept is None else kept.buffer(int(off[-1]))
@@ -896,7 +473,7 @@ def _value_of(table: YatzyTable, mask: int, flag: int, upper: int, roll: int, re
 
 def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDistribution:
     """The distribution from an advice ``Position`` (None: the start of the game)."""
-    from diceopt.games.yatzy.advice import _counts, state_of, validate
+    from diceopt.games.yatzy.advice import dice_counts, state_of, validate
 
     rules = table.rules
     if pos is None:
@@ -906,7 +483,7 @@ def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDis
         raise InputError("the game is over: every category is filled")
     mask, flag, upper = state_of(pos, rules)
     lat = rules.lattice
-    roll = int(lat.index(_counts(pos.dice, rules.sides))) - int(lat.offset[rules.dice])
+    roll = int(lat.index(dice_counts(pos.dice, rules.sides))) - int(lat.offset[rules.dice])
     yz = rules.yahtzee_category
     return distribution(
         table,
@@ -924,8 +501,8 @@ def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDis
 def warm_up(dtype: str | np.dtype = "float32") -> float:
     """Compile (or load from numba's cache) the distribution kernels for tables of
     ``dtype`` (a small American variant: jokers and the Yahtzee bonus); seconds."""
-    from diceopt.games.yatzy.kernel import solve_table
     from diceopt.games.yatzy.rules import AMERICAN
+    from diceopt.games.yatzy.solve import solve_table
 
     t0 = time.perf_counter()
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
@@ -933,41 +510,6 @@ def warm_up(dtype: str | np.dtype = "float32") -> float:
     distribution(table)
     distribution(table, mask=1, upper=2, roll=3, rerolls=1, base=2.0)
     return time.perf_counter() - t0
-
-
-def distribution_png(dist: ScoreDistribution, path: str, title: str) -> None:
-    """The pmf (probability per score, points) with the mean marked, written to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    ax.bar(dist.support, dist.pmf, width=1.0, color="#4c78a8")
-    ax.axvline(dist.mean, color="#e45756", linestyle="--", label=f"mean {dist.mean:.2f}")
-    ax.legend()
-    ax.set_xlabel("final score (points)" if dist.base is not None else "points still to come")
-    ax.set_ylabel("probability")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
-def summary_lines(dist: ScoreDistribution, box: str = "Yatzy (50)") -> list[str]:
-    """The distribution in words: mean, std, median, percentiles, P(>= k), the rates
-    (``box``: the variant's Yatzy box, :attr:`YatzyRules.yatzy_box`)."""
-    s = dist.summary()
-    what = "final score" if dist.base is not None else "points still to come"
-    pct = "  ".join(f"p{p} {v}" for p, v in s["percentiles"].items())
-    at_least = "  ".join(f"P(>= {k}) {v:.6f}" for k, v in s["p_at_least"].items())
-    return [
-        f"{what}: mean {s['mean']:.6f} points, std {s['std']:.4f}, median {s['median']}",
-        f"percentiles: {pct}",
-        at_least,
-        f"range {s['min']} to {s['max']}; probabilities sum to {s['total']:.12f}",
-        f"upper bonus {100 * s['bonus_rate']:.4f}% of games, {box} {100 * s['yatzy_rate']:.4f}%",
-    ]
 
 
 def run_distribution(config: Any, args: Any) -> int:

@@ -34,15 +34,17 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import TURN_REROLLS, KernelArrays, widget_buffers, widget_into
+from diceopt.games.yatzy.arrays import KernelArrays
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.simulation import (
     KEY_BITS,
     KEY_MASK,
     SCORE_MASK,
-    _digits,
+    die_digits,
     play_turn,
     write_roll,
 )
+from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.win import full_targets, support, target_rows, win_buffers, win_turn
 
 STRATEGIES = "expected, win, theta:T (e.g. theta:0.05)"
@@ -201,7 +203,7 @@ class DuelResult:
 
 
 def duel(
-    variant: str,
+    rules: YatzyRules,
     first: Strategy,
     second: Strategy,
     games: int,
@@ -211,20 +213,20 @@ def duel(
     batch: int = BATCH,
     progress: Callable[[int, int], None] | None = None,
 ) -> DuelResult:
-    """Play ``games`` games of ``first`` against ``second`` in ``variant`` (see the
+    """Play ``games`` games of ``first`` against ``second`` under ``rules`` (see the
     module docstring). Tables come from the cache (solved and stored on first use); a
     ``win`` strategy also needs the variant's full target table and the expected-score
     table's state distributions. ``progress(done, total)`` after each batch of games."""
-    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.solved import get_solved
 
     check_games(games)
-    expected = get_solved(variant, 0.0, dtype)
+    expected = get_solved(rules, 0.0, dtype)
     tables = tuple(
-        expected if s.wins else get_solved(variant, s.theta, dtype) for s in (first, second)
+        expected if s.wins else get_solved(rules, s.theta, dtype) for s in (first, second)
     )
     targets = dist = None
     if first.wins or second.wins:
-        targets, dist = win_inputs(variant, expected)
+        targets, dist = win_inputs(rules, expected)
     return play_duel(
         first, second, tables, games, rng, targets=targets, dist=dist, batch=batch,
         progress=progress,
@@ -274,7 +276,7 @@ def play_duel(
     flags = rules.flags
     width = rules.bonus_threshold + 1
     ncat = rules.num_categories
-    digits = _digits(rules)
+    digits = die_digits(rules)
     ksize = rules.lattice.size.astype(np.int64)
     top = rules.sides**rules.dice
     out = np.zeros((games, 2), dtype=np.int64)
@@ -293,13 +295,13 @@ def play_duel(
     return DuelResult(first, second, out, time.perf_counter() - t0)
 
 
-def win_inputs(variant: str, expected: Any) -> tuple[Any, Any]:
-    """Target rows for every state of ``variant`` (:func:`full_targets`) and the state
+def win_inputs(rules: YatzyRules, expected: Any) -> tuple[Any, Any]:
+    """Target rows for every state of the rules (:func:`full_targets`) and the state
     distributions of the expected-score table."""
     from diceopt.games.yatzy.distribution import state_distributions
     from diceopt.progress import Stage
 
-    table = full_targets(variant)
+    table = full_targets(rules)
     with Stage("score distributions of every state", "states") as stage:
         dist = state_distributions(expected)
         stage.update(1, 1)
@@ -316,7 +318,7 @@ def run_duel(config: Any, args: Any) -> int:
     games = check_games(args.games)
     rng = np.random.default_rng(args.seed)
     with Stage(f"{first.name} against {second.name}", "games") as stage:
-        result = duel(config.variant, first, second, games, rng, progress=stage.update)
+        result = duel(config.rules, first, second, games, rng, progress=stage.update)
     data = result.to_json() | {"variant": config.variant, "seed": args.seed}
     if args.json:
         print_json(data)
@@ -346,9 +348,10 @@ def main_job(out: Callable[[str], None] = print) -> None:
     """`make run`'s head-to-head section: a small seeded duel, win against expected, on
     Scandinavian Yatzy when its full target table is stored, else on the forced-order
     variant (whose tables take seconds)."""
-    from diceopt.games.yatzy.targets import stored_table
+    from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
+    from diceopt.games.yatzy.target_store import stored_table
 
-    variant = "scandinavian" if stored_table("scandinavian") else "scandinavian-forced"
+    variant = "scandinavian" if stored_table(SCANDINAVIAN) else "scandinavian-forced"
     out(f"== Yatzy head to head ({variant}): playing to win against the expected score ==")
     if variant != "scandinavian":
         out(
@@ -356,7 +359,7 @@ def main_job(out: Callable[[str], None] = print) -> None:
             "about 1.5 min on 2 cores)"
         )
     first, second = parse_strategy("win"), parse_strategy("expected")
-    res = duel(variant, first, second, MAIN_JOB_GAMES, np.random.default_rng(0))
+    res = duel(get_rules(variant), first, second, MAIN_JOB_GAMES, np.random.default_rng(0))
     data = res.to_json()
     lo, hi = data["ci95"]
     out(

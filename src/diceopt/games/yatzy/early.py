@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from diceopt import storage
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.tables import Build, Table
 
 EARLY_FILLED = 3  # turn-start states with at most this many boxes filled are stored
@@ -53,11 +54,12 @@ class EarlyRows:
         return np.array(self.values[o : o + int(self.length[row])], dtype=np.float64)
 
 
-def early_key(variant: str, theta: float, dtype: str) -> storage.TableKey:
-    """The storage key of a variant's early rows under the (variant, theta, dtype) table."""
+def early_key(rules: YatzyRules, theta: float, dtype: str) -> storage.TableKey:
+    """The storage key of a variant's early rows under the (rules, theta, dtype) table
+    (filed under ``rules.storage_key``)."""
     return storage.TableKey(
         game="yatzy",
-        variant=variant,
+        variant=rules.storage_key,
         objective=f"{OBJECTIVE}-{np.dtype(dtype).name}-policy",
         theta=float(theta),
         dtype="float64",
@@ -79,13 +81,13 @@ def _keep(solved: Any, arrays: dict[str, np.ndarray]) -> None:
         _LOADED[id(solved)] = (solved, EarlyRows(arrays, rules.flags, rules.bonus_threshold))
 
 
-def build(variant: str, theta: float, dtype: str, report: Build | None = None) -> bool:
+def build(rules: YatzyRules, theta: float, dtype: str, report: Build | None = None) -> bool:
     """Compute the early rows of a variant's (theta, dtype) table, store them and keep them
     in this process; whether they were stored."""
-    from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.distribution import state_distributions
+    from diceopt.games.yatzy.solved import get_solved
 
-    solved = get_solved(variant, theta, dtype)
+    solved = get_solved(rules, theta, dtype)
     sd = state_distributions(solved, dtype="float64")
     per_mask = sd.flags * (sd.threshold + 1)
     keys = np.flatnonzero(sd.slot >= 0)
@@ -109,23 +111,23 @@ def build(variant: str, theta: float, dtype: str, report: Build | None = None) -
     if report is not None:
         report.set_stage("storing")
     meta = {"early_filled": EARLY_FILLED, "rules": json_rules(solved.rules)}
-    saved = storage.store(early_key(variant, theta, dtype), arrays, meta, mapped=True)
-    if saved and load(variant, theta, dtype):
+    saved = storage.store(early_key(rules, theta, dtype), arrays, meta, mapped=True)
+    if saved and load(rules, theta, dtype):
         return True
     _keep(solved, arrays)
     return False
 
 
-def load(variant: str, theta: float, dtype: str) -> bool:
+def load(rules: YatzyRules, theta: float, dtype: str) -> bool:
     """Load the stored early rows (memory-mapped, checked) for the solved table in this
     process; False when they are not stored or were made for other rules."""
-    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.solved import get_solved
 
-    got = storage.load(early_key(variant, theta, dtype), mapped=True, then="computing them again")
+    got = storage.load(early_key(rules, theta, dtype), mapped=True, then="computing them again")
     if got is None:
         return False
     stored, _ = got
-    solved = get_solved(variant, theta, dtype)
+    solved = get_solved(rules, theta, dtype)
     h = stored.header
     if h.get("early_filled") != EARLY_FILLED or h.get("rules") != json_rules(solved.rules):
         return False
@@ -140,22 +142,22 @@ def json_rules(rules: Any) -> Any:
     return json.loads(json.dumps(rules.describe(), default=str))
 
 
-def early_table(variant: str, theta: float = 0.0, dtype: str = "float32") -> Table:
+def early_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> Table:
     """The stored early rows under a variant's (theta, dtype) table, for the table store."""
-    import diceopt.games.yatzy as yatzy
+    from diceopt.games.yatzy.solved import TABLES, table_memo
 
     what = "expected-score" if theta == 0 else f"theta {theta:g}"
 
     def ready() -> bool:
-        solved = yatzy._TABLES.get((variant, float(theta), dtype))
+        solved = TABLES.get(table_memo(rules, theta, dtype))
         return solved is not None and lookup(solved) is not None
 
     return Table(
-        name=f"yatzy/{variant} early distributions {what} {dtype}",
-        title=f"the first turns' score distributions of {variant} ({what} play)",
-        path=storage.mapped_path(early_key(variant, theta, dtype)),
+        name=f"yatzy/{rules.storage_key} early distributions {what} {dtype}",
+        title=f"the first turns' score distributions of {rules.name} ({what} play)",
+        path=storage.mapped_path(early_key(rules, theta, dtype)),
         ready=ready,
-        load=lambda: load(variant, theta, dtype),
-        build=lambda report: build(variant, theta, dtype, report),
+        load=lambda: load(rules, theta, dtype),
+        build=lambda report: build(rules, theta, dtype, report),
         cost="about 20 s on 2 cores, 1.5 GB of memory while it runs",
     )

@@ -41,9 +41,9 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position, format_position, value_is
-from diceopt.games.yatzy.batch import _roll_lookup, action_names, option_values
+from diceopt.games.yatzy.batch import action_names, option_values, roll_lookup
 from diceopt.games.yatzy.engine_game import score_points
-from diceopt.games.yatzy.kernel import YatzyTable
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.output import check_output_path
 
 SOURCES = ("optimal", "random", "perturbed")
@@ -128,7 +128,7 @@ def play_situations(
     rng = np.random.default_rng(seed)
     ncat, nd, sides = rules.num_categories, rules.dice, rules.sides
     full = (1 << ncat) - 1
-    lookup = _roll_lookup(rules)
+    lookup = roll_lookup(rules)
     weights = (nd + 1) ** np.arange(sides, dtype=np.int64)
     lat_counts = rules.lattice.counts.astype(np.int64)
     roll_counts = rules.roll_counts.astype(np.int64)

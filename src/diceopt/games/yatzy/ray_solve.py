@@ -9,7 +9,7 @@ Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``). Two ways to sp
   the table so far is put into the object store (``ray.put``: zero-copy for the tasks on
   the same machine, one transfer per other machine), the layer's states are split into
   ``chunks`` runs of whole lane batches, and each run is solved by the kernel's batch
-  solver (:func:`~diceopt.games.yatzy.kernel._solve_states`) in a task that reads the
+  solver (:func:`~diceopt.games.yatzy.solve.solve_states`) in a task that reads the
   later layers from that object. The driver writes the values and the equal-value copies
   back, exactly as :func:`solve_table` does, so the table is identical to it.
 
@@ -37,15 +37,11 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.extras import require
-from diceopt.games.yatzy.kernel import (
-    LANES,
-    NEG,
-    YatzyTable,
-    iter_layer_states,
-    kernel_arrays,
-    solve_table,
-)
-from diceopt.games.yatzy.rules import YatzyRules, check_theta, get_rules, variant_id
+from diceopt.games.yatzy.arrays import NEG, kernel_arrays
+from diceopt.games.yatzy.layers import iter_layer_states
+from diceopt.games.yatzy.rules import YatzyRules, check_theta
+from diceopt.games.yatzy.solve import LANES, solve_table
+from diceopt.games.yatzy.table import YatzyTable
 
 LOCAL = "local"  # the --ray value without an address: a local Ray instance
 LOCAL_CPUS = 2  # CPUs of the local instance
@@ -177,17 +173,17 @@ def _get(ray: Any, refs: list, what: str) -> list:
 # --- one task per table --------------------------------------------------------------
 
 
-def _solve_task(variant: str, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
+def _solve_task(rules: YatzyRules, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
     """In a Ray worker: the values (array), solve seconds and state count of one table."""
     import numba
 
     numba.set_num_threads(1)
-    table = solve_table(get_rules(variant), dtype=dtype, theta=theta)
+    table = solve_table(rules, dtype=dtype, theta=theta)
     return table.values, table.seconds, table.states
 
 
 def solve_tables_ray(
-    variant: str | None,
+    rules: YatzyRules,
     thetas: Sequence[float],
     dtype: str = "float32",
     address: str | None = None,
@@ -200,12 +196,10 @@ def solve_tables_ray(
     ``seconds`` the task's solve time) once all are solved, so a failed task leaves
     nothing to save (InputError). ``progress(done, total)`` as tables arrive.
     """
-    variant = variant_id(variant)
-    rules = get_rules(variant)
     thetas = [check_theta(t) for t in thetas]
     with connect(address) as ray:
         task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
-        refs = [task.remote(variant, theta, dtype) for theta in thetas]
+        refs = [task.remote(rules, theta, dtype) for theta in thetas]
         if progress is not None:
             pending = list(refs)
             while pending:
@@ -236,7 +230,7 @@ def _chunk_task(
     ``V`` (read-only, from the object store) holds the solved later layers."""
     import numba
 
-    from diceopt.games.yatzy.kernel import _solve_states
+    from diceopt.games.yatzy.solve import solve_states
 
     numba.set_num_threads(1)
     dt = V.dtype
@@ -251,7 +245,7 @@ def _chunk_task(
     # writable copies: read-only arrays are another numba type, which the solver would be
     # compiled for afresh in every worker instead of loaded from numba's cache
     V, mask, flag, upper = (np.require(a, requirements="W") for a in (V, mask, flag, upper))
-    _solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
+    solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
     return res
 
 
@@ -273,7 +267,7 @@ def solve_table_ray(
 ) -> YatzyTable:
     """Solve a variant layer by layer, each layer's states in ``chunks`` Ray tasks.
 
-    Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve_table`
+    Same arguments and result as :func:`~diceopt.games.yatzy.solve.solve_table`
     (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
     parameter), identical to it bit for bit; ``address``: see :func:`connect`;
     ``seconds`` is the wall time of the whole solve, object-store traffic included.

@@ -6,17 +6,17 @@ caps it). A turn-start state is ``(mask, flag, upper, s)``: the kernel's state a
 rerolls saved, ``s = 0 .. max_saved(j)`` with j categories filled (two per turn played).
 
 Solve (:func:`solve_saved`): layer by layer, last turn first, like
-:func:`~diceopt.games.yatzy.kernel.solve_table`. Roll values with t rerolls left do not
+:func:`~diceopt.games.yatzy.solve.solve_table`. Roll values with t rerolls left do not
 depend on how many rerolls were saved, so one widget pass per ``(mask, flag, upper)``
 with ``2 + max_saved(j)`` reroll levels gives the values for every s at once (the value
 with s saved is the first-roll average at level 2 + s); writing with t rerolls left
 leads to the next turn with ``min(t, cap)`` saved, so each level re-reads the next
-layer's rows (:func:`~diceopt.games.yatzy.kernel._solve_batch_saved`).
+layer's rows (:func:`~diceopt.games.yatzy.solve.solve_batch_saved`).
 
 Table layout: one array per layer, ``values[lane, s]`` (points to come) over the layer's
 solved ``(mask, flag, upper)`` lanes (upper totals from which the bonus is out of reach
 share one lane, the kernel's representative): see :class:`SavedLayout` and
-:class:`~diceopt.games.yatzy.kernel.SavedLayer`. Only two layers are in memory while
+:class:`~diceopt.games.yatzy.turn.SavedLayer`. Only two layers are in memory while
 solving; with a directory each finished layer is written to its own table file
 (``diceopt.storage`` format: checksum, atomic write) and memory-mapped when read back,
 so the advice reads one layer (the one after the position's) and never the whole table.
@@ -43,20 +43,12 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    LANES,
-    NEG,
-    KernelArrays,
-    SavedLayer,
-    _solve_states_saved,
-    _upper_plan,
-    category_values,
-    kernel_arrays,
-    layer_masks,
-    solve_states_chunked,
-    widget_detail,
-)
-from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.layers import layer_masks, upper_plan
+from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.solve import LANES, solve_states_chunked, solve_states_saved
+from diceopt.games.yatzy.turn import SavedLayer
+from diceopt.games.yatzy.widget import category_values, widget_detail
 from diceopt.interrupt import Pace, interruptible
 
 GAME = "yatzy"
@@ -131,7 +123,7 @@ def saved_layout(rules: YatzyRules) -> SavedLayout:
     """The :class:`SavedLayout` of a variant (vectorised numpy; Maxi: 2^20 masks)."""
     c = rules.num_categories
     T = rules.bonus_threshold
-    plan = _upper_plan(rules)
+    plan = upper_plan(rules)
     nsub = plan.solve_n.size
     allm = np.arange(1 << c, dtype=np.int64)
     msub = np.zeros(1 << c, dtype=np.int64)
@@ -201,7 +193,9 @@ class SavedTable:
             if self._load is None:
                 raise RuntimeError(f"layer {j} was not kept")
             self._layers[j] = self._load(j)
-        return self._layers[j]
+        values = self._layers[j]
+        assert values is not None
+        return values
 
     def successor(self, j: int) -> SavedLayer:
         """Layer j as the kernels read it (the next layer of a turn in layer j - 1)."""
@@ -230,7 +224,7 @@ class SavedTable:
     def widget(
         self, mask: int, flag: int, upper: int, levels: int = 2
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """``kernel.widget_detail`` for a turn with ``levels`` rerolls (2 + saved), float64;
+        """``widget.widget_detail`` for a turn with ``levels`` rerolls (2 + saved), float64;
         its value is the turn-start value with ``levels - 2`` rerolls saved."""
         if not 0 <= levels <= self.rules.max_rerolls:
             raise InputError(f"a turn has at most {self.rules.max_rerolls} rerolls, got {levels}")
@@ -254,15 +248,14 @@ def solve_saved(
     keep: bool = True,
     progress: Callable[[int, int], None] | None = None,
     lanes: int | None = None,
-    variant: str | None = None,
     resume: int | None = None,
 ) -> SavedTable:
     """Solve a saved-rerolls variant exactly: the value of every turn-start state.
 
     ``dtype`` float32 (default) or float64. ``directory``: write each finished layer to
-    its file there (:func:`layers_dir`; ``variant`` names the files, default the rules'
-    name) and, unless ``keep``, hold only two layers in memory (the table reads the
-    others back memory-mapped). ``resume``: the lowest layer already solved and stored
+    its file there (:func:`layers_dir`; the files are named by ``rules.storage_key``)
+    and, unless ``keep``, hold only two layers in memory (the table reads the others
+    back memory-mapped). ``resume``: the lowest layer already solved and stored
     in ``directory`` (checked by :func:`finished_layers`); the solve goes on from there.
     ``progress(done, total)`` after each layer. Ctrl-C stops it within a fraction of a
     second (KeyboardInterrupt); the layers written so far are complete.
@@ -288,7 +281,7 @@ def solve_saved(
     ADDs = np.empty_like(SRs)
     IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
     folder = None
-    name = variant or rules.name
+    name = rules.storage_key
     layers: list[np.ndarray | None] = [None] * (c + 1)
     before = 0.0  # seconds of the layers solved by an earlier, interrupted run
     if directory is not None:
@@ -315,7 +308,7 @@ def solve_saved(
             res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
             V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
             solve_states_chunked(
-                st_mask, st_flag, st_u, _solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
+                st_mask, st_flag, st_u, solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
                 (ADDs, IDXs), res, align, pace,
             )  # fmt: skip
             del st_mask, st_flag, st_u
@@ -332,8 +325,8 @@ def solve_saved(
     table = SavedTable(rules, lay, layers, None, seconds, states, dt.name)
     if folder is not None:
         meta = {"seconds": seconds, "states": states, "value": table.value, "layers": c + 1}
-        _write_layer(folder, name, 0, layers[0], meta)
-        table._load = _layer_loader(folder, name, lay, dt.name)
+        _write_layer(folder, name, 0, table.layer(0), meta)
+        table._load = _layer_loader(folder, rules, lay, dt.name)
     return table
 
 
@@ -348,59 +341,60 @@ def table_bytes(rules: YatzyRules, dtype: str | np.dtype = "float32") -> int:
 # --- per-layer files -------------------------------------------------------------------
 
 
-def layers_dir(variant: str, dtype: str = "float32", directory: str | None = None) -> Path:
-    """The folder of a saved-rerolls table's layer files in the cache directory."""
+def layers_dir(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
+    """The folder of a saved-rerolls table's layer files in the cache directory (named by
+    ``rules.storage_key``)."""
     dt = np.dtype(dtype).name
-    return storage.cache_dir(GAME, directory) / f"{variant}-expected-theta0.0-{dt}.layers"
+    name = rules.storage_key
+    return storage.cache_dir(GAME, directory) / f"{name}-expected-theta0.0-{dt}.layers"
 
 
 def _layer_file(j: int) -> str:
     return f"layer{j:02d}{storage.MAPPED_SUFFIX}"
 
 
-def _layer_key(variant: str, j: int, dtype: str, shape: tuple[int, ...]) -> storage.TableKey:
+def _layer_key(name: str, j: int, dtype: str, shape: tuple[int, ...]) -> storage.TableKey:
     return storage.TableKey(
-        game=GAME, variant=f"{variant} layer {j}", dtype=np.dtype(dtype).name, shape=shape
+        game=GAME, variant=f"{name} layer {j}", dtype=np.dtype(dtype).name, shape=shape
     )
 
 
-def _write_layer(folder: Path, variant: str, j: int, values: np.ndarray, meta: dict) -> None:
-    key = _layer_key(variant, j, values.dtype.name, values.shape)
+def _write_layer(folder: Path, name: str, j: int, values: np.ndarray, meta: dict) -> None:
+    key = _layer_key(name, j, values.dtype.name, values.shape)
     storage.save_mapped(folder / _layer_file(j), key, {"values": values}, meta)
 
 
 def _layer_loader(
-    folder: Path, variant: str, lay: SavedLayout, dtype: str
+    folder: Path, rules: YatzyRules, lay: SavedLayout, dtype: str
 ) -> Callable[[int], np.ndarray]:
     def load(j: int) -> np.ndarray:
         path = folder / _layer_file(j)
-        key = _layer_key(variant, j, dtype, (lay.lanes[j], lay.width(j)))
+        key = _layer_key(rules.storage_key, j, dtype, (lay.lanes[j], lay.width(j)))
         try:
             return storage.read_mapped(path, key).arrays["values"]
         except storage.TableFileError as exc:
             raise InputError(
                 f"stored table {path} cannot be used ({exc}); solve it again with "
-                f"'diceopt yatzy solve --variant {variant} --force'"
+                f"'diceopt yatzy solve --variant {rules.name} --force'"
             ) from None
 
     return load
 
 
 def load_saved(
-    variant: str, dtype: str = "float32", directory: str | None = None
+    rules: YatzyRules, dtype: str = "float32", directory: str | None = None
 ) -> tuple[SavedTable, float] | None:
     """The stored table of a saved-rerolls variant (layers memory-mapped when first
     read) and the seconds it took to open, or None when it is not stored (complete)."""
-    variant = variant_id(variant)
-    rules = get_rules(variant)
-    folder = layers_dir(variant, dtype, directory)
+    folder = layers_dir(rules, dtype, directory)
     path = folder / _layer_file(0)
     if not path.exists():
         return None
     t0 = time.perf_counter()
     lay = saved_layout(rules)
     try:
-        first = storage.read_mapped(path, _layer_key(variant, 0, dtype, (lay.lanes[0], 1)))
+        key = _layer_key(rules.storage_key, 0, dtype, (lay.lanes[0], 1))
+        first = storage.read_mapped(path, key)
     except storage.TableFileError as exc:
         storage.warn(f"ignoring stored table {folder}: {exc}")
         return None
@@ -412,7 +406,7 @@ def load_saved(
         rules,
         lay,
         layers,
-        _layer_loader(folder, variant, lay, dtype),
+        _layer_loader(folder, rules, lay, dtype),
         float(h.get("seconds", 0.0)),
         int(h.get("states", 0)),
         dtype,
@@ -420,16 +414,14 @@ def load_saved(
     return table, time.perf_counter() - t0
 
 
-def finished_layers(
-    folder: Path, variant: str, rules: YatzyRules, dtype: str = "float32"
-) -> int | None:
+def finished_layers(folder: Path, rules: YatzyRules, dtype: str = "float32") -> int | None:
     """The lowest layer j >= 1 such that layers j .. C of an unfinished solve are stored in
     ``folder`` and pass every check (header, shape, every block's checksum), or None."""
     lay = saved_layout(rules)
     low = None
     for j in range(rules.num_categories, 0, -1):
         path = folder / _layer_file(j)
-        key = _layer_key(variant, j, dtype, (lay.lanes[j], lay.width(j)))
+        key = _layer_key(rules.storage_key, j, dtype, (lay.lanes[j], lay.width(j)))
         try:
             storage.read_mapped(path, key)
         except (storage.TableFileError, OSError):
@@ -452,18 +444,16 @@ def _clear(folder: Path, keep: set[str]) -> None:
 
 
 def prepare_folder(
-    variant: str, dtype: str = "float32", directory: str | None = None, *, force: bool = False
+    rules: YatzyRules, dtype: str = "float32", directory: str | None = None, *, force: bool = False
 ) -> tuple[int | None, str | None]:
     """Before a solve into the cache directory: the layer to resume from (None: from the
     end) and a line saying what was done with an existing folder (None: there was none).
     Unless ``force``, the finished layers of an unfinished solve are kept when they pass
     their checks (:func:`finished_layers`); everything else in the folder is removed."""
-    variant = variant_id(variant)
-    rules = get_rules(variant)
-    folder = layers_dir(variant, dtype, directory)
+    folder = layers_dir(rules, dtype, directory)
     if not folder.exists():
         return None, None
-    low = None if force else finished_layers(folder, variant, rules, dtype)
+    low = None if force else finished_layers(folder, rules, dtype)
     c = rules.num_categories
     names = {_layer_file(j) for j in range(low, c + 1)} if low is not None else set()
     _clear(folder, names)
@@ -478,7 +468,7 @@ def prepare_folder(
 
 
 def get_saved(
-    variant: str,
+    rules: YatzyRules,
     dtype: str = "float32",
     directory: str | None = None,
     *,
@@ -493,23 +483,21 @@ def get_saved(
     (:func:`prepare_folder`); after Ctrl-C the finished layers are kept for the next
     run. ``say``: gets a line about either (none if neither happened). ``load`` False:
     the caller found no stored table already (nothing is loaded, nothing removed)."""
-    variant = variant_id(variant)
     if load and not force:
-        got = load_saved(variant, dtype, directory)
+        got = load_saved(rules, dtype, directory)
         if got is not None:
             return got[0], True
-    folder = layers_dir(variant, dtype, directory)
-    resume, note = prepare_folder(variant, dtype, directory, force=force)
+    folder = layers_dir(rules, dtype, directory)
+    resume, note = prepare_folder(rules, dtype, directory, force=force)
     if note is not None and say is not None:
         say(note)
     try:
         table = solve_saved(
-            get_rules(variant),
+            rules,
             dtype=dtype,
             directory=folder,
             keep=False,
             progress=progress,
-            variant=variant,
             resume=resume,
         )
     except KeyboardInterrupt:

@@ -1,7 +1,7 @@
 """Seeded simulation of optimal Yatzy/Yahtzee play from a solved table (any variant, theta).
 
 Role: play many games with the table's optimal policy, the same policy the advice ranks
-first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget_into`, and its
+first (one scalar widget, :func:`diceopt.games.yatzy.widget.widget_into`, and its
 documented tie-break). All games of a batch advance together, one turn at a time:
 
 1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
@@ -37,15 +37,11 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    TURN_REROLLS,
-    KernelArrays,
-    YatzyTable,
-    _allowed,
-    widget_buffers,
-    widget_into,
-)
+from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.turn import allowed_categories
+from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 DEFAULT_BATCH = 1 << 21  # games advanced together (memory about 60 bytes per game)
@@ -282,7 +278,7 @@ def write_roll(w: int, r: int, c: int, K: KernelArrays, flags: int, width: int) 
     else:
         use_joker = False
         if K.joker_code != 0 and K.yz_face[r] >= 0:
-            _, use_joker = _allowed(ms, r, K)
+            _, use_joker = allowed_categories(ms, r, K)
         got = np.int64(K.joker[r, c] if use_joker else K.score[r, c])
         pts += got
         if c == K.yz_cat and got > 0:
@@ -335,7 +331,7 @@ def _play(
             words[p] = write_roll(words[p], r, c, K, flags, width)
 
 
-def _digits(rules: YatzyRules) -> np.ndarray:
+def die_digits(rules: YatzyRules) -> np.ndarray:
     """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int64)."""
     n, s = rules.dice, rules.sides
     x = np.arange(s**n, dtype=np.int64)
@@ -358,7 +354,7 @@ def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarr
 
     ``[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat lattice
     index) and reroll the rest, ``< 0`` write into category ``-value - 1``. The policy of
-    ``kernel.widget_into`` (the module's tie-break), as the advice ranks its actions.
+    ``widget.widget_into`` (the module's tie-break), as the advice ranks its actions.
     """
     K = table.arrays64
     B = widget_buffers(K)
@@ -374,8 +370,8 @@ def warm_up(dtype: str | np.dtype = "float32") -> float:
     Plays a few games of a small American variant (jokers and the Yahtzee bonus included)
     with theta 0 and theta != 0.
     """
-    from diceopt.games.yatzy.kernel import solve_table
     from diceopt.games.yatzy.rules import AMERICAN
+    from diceopt.games.yatzy.solve import solve_table
 
     t0 = time.perf_counter()
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
@@ -410,7 +406,7 @@ def simulate(
     width = rules.bonus_threshold + 1
     nkeys = (1 << rules.num_categories) * flags * width
     R = len(rules.roll_counts)
-    digits = _digits(rules)
+    digits = die_digits(rules)
     ksize = rules.lattice.size.astype(np.int64)
     ncat = rules.num_categories
     threads = numba.get_num_threads()

@@ -1,7 +1,9 @@
 """Solved Yatzy tables on disk, through the shared table storage (``diceopt.storage``).
 
-One file per (variant, objective, theta, dtype) under ``yatzy/`` in the cache directory
-(``--cache-dir`` if given, else ``$DICEOPT_CACHE``, else the user cache directory). The
+One file per (rules, objective, theta, dtype) under ``yatzy/``, filed under the rules'
+storage key (``rules.storage_key``; the variant's name for a built-in variant), in the
+cache directory (``--cache-dir`` if given, else ``$DICEOPT_CACHE``, else the user cache
+directory). The
 file layout, atomic writes and the one-line warnings for bad or unwritable files are
 those of ``diceopt.storage``.
 """
@@ -16,7 +18,7 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import get_rules, variant_id
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.storage import MAGIC, TableFileError, TableInfo, warn
 
@@ -48,12 +50,11 @@ def objective_name(theta: float) -> str:
     return "expected" if theta == 0.0 else "exponential"
 
 
-def table_key(variant: str, theta: float = 0.0, dtype: str = "float32") -> storage.TableKey:
-    """The storage key of a Yatzy table (its shape follows from the variant's rules)."""
-    rules = get_rules(variant)
+def table_key(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a Yatzy table (its shape follows from the rules)."""
     return storage.TableKey(
         game=GAME,
-        variant=variant,
+        variant=rules.storage_key,
         objective=objective_name(theta),
         theta=float(theta),
         dtype=np.dtype(dtype).name,
@@ -62,31 +63,31 @@ def table_key(variant: str, theta: float = 0.0, dtype: str = "float32") -> stora
 
 
 def table_path(
-    variant: str, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
+    rules: YatzyRules, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
 ) -> Path:
-    """Where the table of (variant, objective, theta, dtype) lives."""
-    return storage.table_path(table_key(variant_id(variant), theta, dtype), directory)
+    """Where the table of (rules, objective, theta, dtype) lives."""
+    return storage.table_path(table_key(rules, theta, dtype), directory)
 
 
 def _meta(table: YatzyTable) -> dict:
     return {"seconds": table.seconds, "states": table.states, "value": table.value}
 
 
-def save_table(table: YatzyTable, variant: str, path: Path) -> None:
+def save_table(table: YatzyTable, path: Path) -> None:
     """Write ``table`` to ``path`` atomically (temporary file + rename); OSError on failure."""
-    key = table_key(variant, table.theta, np.asarray(table.values).dtype.name)
+    key = table_key(table.rules, table.theta, np.asarray(table.values).dtype.name)
     storage.save_arrays(path, key, {"values": table.values}, _meta(table))
 
 
-def read_table(path: Path, variant: str, theta: float, dtype: str) -> tuple[np.ndarray, dict]:
+def read_table(path: Path, rules: YatzyRules, theta: float, dtype: str) -> tuple[np.ndarray, dict]:
     """The array and header of a table file; TableFileError if it must not be used."""
-    stored = storage.read_arrays(path, table_key(variant, theta, dtype))
+    stored = storage.read_arrays(path, table_key(rules, theta, dtype))
     return stored.arrays["values"], stored.header
 
 
-def _table(variant: str, theta: float, values: np.ndarray, header: dict) -> YatzyTable:
+def _table(rules: YatzyRules, theta: float, values: np.ndarray, header: dict) -> YatzyTable:
     return YatzyTable(
-        get_rules(variant),
+        rules,
         values,
         float(theta),
         float(header.get("seconds", 0.0)),
@@ -95,22 +96,21 @@ def _table(variant: str, theta: float, values: np.ndarray, header: dict) -> Yatz
 
 
 def load_table(
-    variant: str | None = None,
+    rules: YatzyRules,
     theta: float = 0.0,
     dtype: str = "float32",
     directory: str | None = None,
 ) -> tuple[YatzyTable, float] | None:
     """The cached table and its load seconds, or None (missing, or bad: warned on stderr)."""
-    variant = variant_id(variant)
-    got = storage.load(table_key(variant, theta, dtype), directory)
+    got = storage.load(table_key(rules, theta, dtype), directory)
     if got is None:
         return None
     stored, seconds = got
-    return _table(variant, theta, stored.arrays["values"], stored.header), seconds
+    return _table(rules, theta, stored.arrays["values"], stored.header), seconds
 
 
 def get_table(
-    variant: str | None = None,
+    rules: YatzyRules,
     theta: float = 0.0,
     dtype: str = "float32",
     directory: str | None = None,
@@ -118,33 +118,31 @@ def get_table(
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[YatzyTable, TableInfo]:
-    """Load the table of a variant from the cache, or solve it (and save it).
+    """Load the table of a variant's rules from the cache, or solve it (and save it).
 
     ``force``: solve even if a good file exists. A file that cannot be written is
     reported (one line on stderr), ``info.saved`` is False and the solved table is
     still returned.
     """
-    variant = variant_id(variant)
-    rules = get_rules(variant)
     if np.dtype(dtype).name not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
-    key = table_key(variant, theta, dtype)
+    key = table_key(rules, theta, dtype)
     if not force:
-        got = load_table(variant, theta, dtype, directory)
+        got = load_table(rules, theta, dtype, directory)
         if got is not None:
             table, seconds = got
             return table, TableInfo(
                 storage.table_path(key, directory), True, seconds, table.seconds
             )
-    from diceopt.games.yatzy.kernel import solve_table  # numba: only when solving
+    from diceopt.games.yatzy.solve import solve_table  # numba: only when solving
 
     table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
-    saved = store_table(table, variant, directory)
+    saved = store_table(table, directory)
     info = TableInfo(storage.table_path(key, directory), False, table.seconds, table.seconds, saved)
     return table, info
 
 
-def store_table(table: YatzyTable, variant: str, directory: str | None = None) -> bool:
+def store_table(table: YatzyTable, directory: str | None = None) -> bool:
     """Cache a solved table (as :func:`get_table` does); False, warned once, if unwritable."""
-    key = table_key(variant_id(variant), table.theta, np.asarray(table.values).dtype.name)
+    key = table_key(table.rules, table.theta, np.asarray(table.values).dtype.name)
     return storage.store(key, {"values": table.values}, _meta(table), directory)

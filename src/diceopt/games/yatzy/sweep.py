@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.distribution import ScoreDistribution, distribution
-from diceopt.games.yatzy.kernel import YatzyTable
-from diceopt.games.yatzy.rules import check_theta
+from diceopt.games.yatzy.distribution import distribution
+from diceopt.games.yatzy.rules import YatzyRules, check_theta
+from diceopt.games.yatzy.score_distribution import ScoreDistribution
+from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import parse_numbers
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
@@ -70,7 +71,7 @@ def sweep_tables(
 
 
 def sweep(
-    variant: str | None,
+    rules: YatzyRules,
     thetas: Sequence[float],
     dtype: str = "float32",
     cache_dir: str | None = None,
@@ -85,30 +86,30 @@ def sweep(
     all before any is saved, so a failure writes no table; the rows are the same, bit for
     bit, as without Ray.
     """
-    from diceopt.games.yatzy.rules import DEFAULT_VARIANT
     from diceopt.games.yatzy.storage import get_table, store_table, table_path
 
-    variant = variant or DEFAULT_VARIANT
     solved: dict[float, YatzyTable] = {}
     if ray_address is not None:
         from diceopt.games.yatzy.ray_solve import check_ray, solve_tables_ray
 
         check_ray(ray_address)  # before any work: one line, nothing written
-        missing = [t for t in thetas if not table_path(variant, t, dtype, cache_dir).exists()]
+        missing = [t for t in thetas if not table_path(rules, t, dtype, cache_dir).exists()]
         if missing:
             if progress is not None:
                 listed = ", ".join(f"{t:g}" for t in missing)
                 progress(f"solving theta {listed} as Ray tasks")
-            for table in solve_tables_ray(variant, missing, dtype, ray_address):
-                store_table(table, variant, cache_dir)
+            for table in solve_tables_ray(rules, missing, dtype, ray_address):
+                store_table(table, cache_dir)
                 solved[table.theta] = table
     rows = []
     for theta in thetas:
-        table = solved.get(float(theta))
-        if table is None:
-            if progress is not None and not table_path(variant, theta, dtype, cache_dir).exists():
+        got = solved.get(float(theta))
+        if got is not None:
+            table = got
+        else:
+            if progress is not None and not table_path(rules, theta, dtype, cache_dir).exists():
                 progress(f"solving theta {theta:g} (first use)")
-            table, _ = get_table(variant, theta, dtype, cache_dir)
+            table, _ = get_table(rules, theta, dtype, cache_dir)
         if progress is not None:
             progress(f"exact distribution for theta {theta:g}")
         rows.extend(sweep_tables([table]))
@@ -158,7 +159,7 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
         if not args.json:
             print(message, file=sys.stderr, flush=True)
 
-    rows = sweep(config.variant, thetas, config.dtype, None, note, args.ray)
+    rows = sweep(config.rules, thetas, config.dtype, None, note, args.ray)
     if args.plot:
         title = f"{config.variant}: mean and spread by theta (exact distributions)"
         write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)

@@ -1,11 +1,11 @@
 """A solved Yatzy table and one turn read from it, in numpy: advice without numba.
 
 :class:`YatzyTable` holds ``values[mask, flag, upper]``, the value of every turn-start
-state (see :mod:`diceopt.games.yatzy.kernel`, which solves it). Its
+state (see :mod:`diceopt.games.yatzy.solve`, which solves it). Its
 :meth:`~YatzyTable.widget` and :meth:`~YatzyTable.category_values` evaluate one turn
 from one state with the functions below: the kernel's scalar widget
-(:func:`~diceopt.games.yatzy.kernel.widget_detail` and
-:func:`~diceopt.games.yatzy.kernel.category_values`) written again in numpy, a lattice
+(:func:`~diceopt.games.yatzy.widget.widget_detail` and
+:func:`~diceopt.games.yatzy.widget.category_values`) written again in numpy, a lattice
 level (the multisets of one size) at a time. A twin, for this reason: advice from a
 stored table then starts without importing numba and loading its kernels (about 0.2 s of
 a 0.1 s budget per command; ``benchmarks/startup.py``). Every number is computed by the

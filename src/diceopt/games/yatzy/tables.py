@@ -23,18 +23,18 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import get_rules
+from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.tables import Build, Table
 
 ROWS_OBJECTIVE = "target-rows"
-_ROWS: dict[tuple[str, str, str], Any] = {}  # (variant, dtype, cache root) -> rows or table
+_ROWS: dict[tuple[str, str, str], Any] = {}  # (storage key, dtype, cache root) -> rows or table
 
 
-def rows_key(variant: str, dtype: str = "float32") -> storage.TableKey:
-    """The storage key of a variant's target rows from the start."""
+def rows_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a variant's target rows from the start (``rules.storage_key``)."""
     return storage.TableKey(
         game="yatzy",
-        variant=variant,
+        variant=rules.storage_key,
         objective=ROWS_OBJECTIVE,
         theta=0.0,
         dtype=np.dtype(dtype).name,
@@ -43,50 +43,50 @@ def rows_key(variant: str, dtype: str = "float32") -> storage.TableKey:
     )
 
 
-def rows_path(variant: str, dtype: str = "float32") -> Any:
+def rows_path(rules: YatzyRules, dtype: str = "float32") -> Any:
     """Where the target rows of a variant are stored (a memory-mapped table file)."""
-    return storage.mapped_path(rows_key(variant, dtype))
+    return storage.mapped_path(rows_key(rules, dtype))
 
 
-def _memo(variant: str, dtype: str) -> tuple[str, str, str]:
-    return (variant, np.dtype(dtype).name, str(storage.cache_root()))
+def _memo(rules: YatzyRules, dtype: str) -> tuple[str, str, str]:
+    return (rules.storage_key, np.dtype(dtype).name, str(storage.cache_root()))
 
 
-def loaded_rows(variant: str, dtype: str = "float32") -> Any:
+def loaded_rows(rules: YatzyRules, dtype: str = "float32") -> Any:
     """The target rows of a variant already in this process (or the full table used in
     their place), else None; no file is read."""
-    return _ROWS.get(_memo(variant, dtype))
+    return _ROWS.get(_memo(rules, dtype))
 
 
 def _rules_text(rules: Any) -> dict[str, Any]:
     return {k: v for k, v in rules.describe().items() if k != "name"}
 
 
-def load_rows(variant: str, dtype: str = "float32", full: bool = True) -> Any:
-    """The target rows of a named variant from the start: from this process, else
+def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> Any:
+    """The target rows of a variant from the start: from this process, else
     (``full``) a stored full target table that holds every k, else the stored rows
     (memory-mapped, every block checked); None when neither is stored (a damaged file:
     one warning). Readers that have looked for the full table already pass ``full``
     False."""
-    from diceopt.games.yatzy.targets import TargetRows, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import TargetRows
 
-    memo = _memo(variant, dtype)
+    memo = _memo(rules, dtype)
     if memo in _ROWS:
         return _ROWS[memo]
-    rules = get_rules(variant)
-    table = stored_table(variant, dtype) if full else None  # header checks only, here
+    table = stored_table(rules, dtype) if full else None  # header checks only, here
     if table is not None and table.kmax >= rules.max_total:
-        table = stored_table(variant, dtype, verified=True)  # and every block
+        table = stored_table(rules, dtype, verified=True)  # and every block
         if table is not None:
             _ROWS[memo] = table
             return table
-    got = storage.load(rows_key(variant, dtype), mapped=True, then="solving them again")
+    got = storage.load(rows_key(rules, dtype), mapped=True, then="solving them again")
     if got is None:
         return None
     stored, _ = got
     h = stored.header
     if h.get("rules") != _rules_text(rules) or h.get("kmax") != rules.max_total:
-        storage.warn(f"ignoring cached table {rows_path(variant, dtype)}: other rules")
+        storage.warn(f"ignoring cached table {rows_path(rules, dtype)}: other rules")
         return None
     a = stored.arrays
     _ROWS[memo] = TargetRows(
@@ -96,13 +96,12 @@ def load_rows(variant: str, dtype: str = "float32", full: bool = True) -> Any:
     return _ROWS[memo]
 
 
-def build_rows(variant: str, dtype: str = "float32", report: Build | None = None) -> bool:
-    """Solve the target rows of a named variant from the start, store them and keep them
+def build_rows(rules: YatzyRules, dtype: str = "float32", report: Build | None = None) -> bool:
+    """Solve the target rows of a variant from the start, store them and keep them
     in this process (the stored copy, memory-mapped, when it could be written); whether
     they were stored. ``report``: progress (layers), then the ``storing`` stage."""
     from diceopt.games.yatzy.targets import solve_target_from
 
-    rules = get_rules(variant)
     progress = None if report is None else report.update
     rows = solve_target_from(rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=progress)
     if report is not None:
@@ -114,10 +113,10 @@ def build_rows(variant: str, dtype: str = "float32", report: Build | None = None
         "rules": _rules_text(rules),
     }
     arrays = {"values": rows.data, "off": rows.off, "top": rows.top}
-    saved = storage.store(rows_key(variant, dtype), arrays, meta, mapped=True)
-    memo = _memo(variant, dtype)
+    saved = storage.store(rows_key(rules, dtype), arrays, meta, mapped=True)
+    memo = _memo(rules, dtype)
     _ROWS.pop(memo, None)
-    if saved and load_rows(variant, dtype) is not None:
+    if saved and load_rows(rules, dtype) is not None:
         return True  # the stored copy: its pages are shared with other processes
     _ROWS[memo] = rows
     return saved
@@ -126,54 +125,54 @@ def build_rows(variant: str, dtype: str = "float32", report: Build | None = None
 # --- the tables as the table store sees them -------------------------------------------
 
 
-def expected_table(variant: str, theta: float = 0.0, dtype: str = "float32") -> Table:
+def expected_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> Table:
     """The expected-score (theta 0) or exponential-utility table of a variant."""
-    import diceopt.games.yatzy as yatzy
+    from diceopt.games.yatzy.solved import TABLES, table_memo
     from diceopt.games.yatzy.storage import get_table, load_table, table_path
 
-    key = (variant, float(theta), dtype)
+    key = table_memo(rules, theta, dtype)
     what = "expected-score" if theta == 0 else f"theta {theta:g}"
 
     def load() -> bool:
-        got = load_table(variant, theta, dtype)
+        got = load_table(rules, theta, dtype)
         if got is None:
             return False
-        yatzy._TABLES[key] = got[0]
+        TABLES[key] = got[0]
         return True
 
     def build(report: Build) -> bool:
-        table, info = get_table(variant, theta, dtype, force=True, progress=report.update)
-        yatzy._TABLES[key] = table
+        table, info = get_table(rules, theta, dtype, force=True, progress=report.update)
+        TABLES[key] = table
         return info.saved
 
     return Table(
-        name=f"yatzy/{variant} {what} table {dtype}",
-        title=f"the {what} table of {variant}",
-        path=table_path(variant, theta, dtype),
-        ready=lambda: key in yatzy._TABLES,
+        name=f"yatzy/{rules.storage_key} {what} table {dtype}",
+        title=f"the {what} table of {rules.name}",
+        path=table_path(rules, theta, dtype),
+        ready=lambda: key in TABLES,
         load=load,
         build=build,
         cost="seconds to a minute",
     )
 
 
-def target_table(variant: str, dtype: str = "float32") -> Table:
+def target_table(rules: YatzyRules, dtype: str = "float32") -> Table:
     """The target rows from the start of a variant (see the module docstring)."""
-    from diceopt.games.yatzy.targets import table_kmax, targets_path
+    from diceopt.games.yatzy.target_store import targets_path
+    from diceopt.games.yatzy.targets import table_kmax
 
     def stored() -> bool:
-        if rows_path(variant, dtype).exists():
+        if rows_path(rules, dtype).exists():
             return True
-        rules = get_rules(variant)
-        return table_kmax(rules) >= rules.max_total and targets_path(variant, dtype).exists()
+        return table_kmax(rules) >= rules.max_total and targets_path(rules, dtype).exists()
 
     return Table(
-        name=f"yatzy/{variant} target rows {dtype}",
-        title=f"the target table of {variant}",
-        path=rows_path(variant, dtype),
-        ready=lambda: loaded_rows(variant, dtype) is not None,
-        load=lambda: load_rows(variant, dtype) is not None,
-        build=lambda report: build_rows(variant, dtype, report),
+        name=f"yatzy/{rules.storage_key} target rows {dtype}",
+        title=f"the target table of {rules.name}",
+        path=rows_path(rules, dtype),
+        ready=lambda: loaded_rows(rules, dtype) is not None,
+        load=lambda: load_rows(rules, dtype) is not None,
+        build=lambda report: build_rows(rules, dtype, report),
         cost="about 90 s on 2 cores and 0.8 GB of disk for a full variant",
         stored=stored,
     )
@@ -244,7 +243,7 @@ def needed(config: Any, need: str = "advice", pos: Any = None, **options: Any) -
     check_request(config, need, pos, options)
     if config.rules.saved_rerolls:
         return ()
-    v, dtype = config.variant, config.dtype
+    v, dtype = config.rules, config.dtype
     tables = [expected_table(v, config.theta, dtype)]
     if config.theta != 0.0 and need != "distribution":
         tables.append(expected_table(v, 0.0, dtype))

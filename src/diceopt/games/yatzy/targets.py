@@ -1,11 +1,12 @@
 """Target tables: the highest probability of scoring at least k more points.
 
 Role: for every turn-start state ``(mask, flag, upper)`` (as in
-:mod:`diceopt.games.yatzy.kernel`) and every number of points still needed
+:mod:`diceopt.games.yatzy.solve`) and every number of points still needed
 ``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
 P(points still to come >= k) (bonuses included). One table answers every target: a
 target K with score s so far needs k = K - s. The values at k depend only on those at
-k' <= k, so a table truncated to K is exact up to K.
+k' <= k, so a table truncated to K is exact up to K. Stored, read and advised from in
+:mod:`diceopt.games.yatzy.target_store`.
 
 Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
 (``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
@@ -17,42 +18,26 @@ position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` o
 0 are refused (:func:`check_target`).
 
 Method: the expected-value solver's backward induction over layers, with lanes over k
-instead of over states. For one state and a chunk of up to :data:`LANES` values of k
-(a state's k range in equal chunks of whole 16-lane vectors):
+instead of over states:
 
-1. Successor rows ``G[row, j]`` (rows as the kernel's ``_successor_rows``: category c
-   and h dice of its face / the Yatzy box scored), for the open categories only: the
-   successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points
-   to come. The chunk carries a margin of S columns (the most points one roll writes
-   outside an upper row, Yahtzee bonus included) so that a shift by a roll's points is
-   a column offset.
-2. Score now: the best of "write 0 somewhere" and, for the open categories where the
-   roll scores (the kernel's ``pos_id`` / ``pos_s`` less the filled ones, per state:
-   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yahtzee
-   rolls under the joker rule or with the Yahtzee bonus go category by category (the
-   kernel's ``_allowed`` and ``_category_row``).
-3. Rerolls and the first roll: the kernel's lane functions (``_chance``,
-   ``_first_roll``; the choice step through a scratch row, :func:`_choose_via`), the
-   lanes now values of k. Same values as the kernel's, bit for bit.
+1. Layer by layer, last turn first (:func:`~diceopt.games.yatzy.layers.iter_layer_states`).
+2. Per state, its k range up to its most points still to come (:func:`max_to_come`).
+3. The layer's states through the target turn (:mod:`diceopt.games.yatzy.target_turn`),
+   in chunks of states called from Python so that Ctrl-C stops a solve between two.
 
 Work skipped, exactly: values at k above a state's most points still to come
 (:func:`max_to_come`: every open category at its maximum, the upper bonus only while
 those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
 0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
 unreachable states are 0 and never touched; under the forced order the table has a
-row per reachable mask only (:func:`mask_rows`). Threads take interleaved blocks of a
-chunk of a layer's states as they finish (states differ a lot in their k range); the
-chunks are called from Python so that Ctrl-C stops a solve between two. A single target
-from one position (:func:`solve_target_from`) visits only the states whose filled mask
-contains the position's (upper total and Yahtzee flag not below its own) and, per
-state, only k up to the target less the least points scored on the way
-(:func:`_gain_floor`), stored in rows of their own length (:class:`TargetRows`).
+row per reachable mask only (:func:`mask_rows`). A single target from one position
+(:func:`solve_target_from`) visits only the states whose filled mask contains the
+position's (upper total and Yahtzee flag not below its own) and, per state, only k up
+to the target less the least points scored on the way (:func:`_gain_floor`), stored in
+rows of their own length (:class:`TargetRows`).
 
-The policy is the same turn read at one k (:func:`target_turn`): advice ranks every
-action by its probability, ties broken as in the expected-score advice. Tables are
-float32 (default) or float64; the advice computes one turn in float64. Full tables are
-stored memory-mapped (:func:`store_targets`, :func:`load_targets`: every block's
-checksum checked at load, :mod:`diceopt.storage`).
+Precision: tables are float32 (default) or float64; the advice computes one turn in
+float64.
 """
 
 from __future__ import annotations
@@ -61,387 +46,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
-from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from diceopt import storage
-from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel import (
-    NEG,
-    KernelArrays,
-    _allowed,
-    _category_row,
-    _chance,
-    _first_roll,
-    _may_write,
-    iter_layer_states,
-    kernel_arrays,
-    layer_masks,
-)
-from diceopt.games.yatzy.rules import YatzyRules, get_rules, variant_id
+from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
+from diceopt.games.yatzy.layers import iter_layer_states, layer_masks
+from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.target_turn import margin, target_layer, target_turn
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
+
+
 TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
-OBJECTIVE = "target"
-
-
-def margin(K: KernelArrays) -> int:
-    """Most points one roll writes outside an upper row (Yahtzee bonus included)."""
-    return int(max(K.score.max(), K.joker.max())) + K.ybonus
-
-
-# ---------------------------------------------------------------------------------------
-# numba kernels (``Vf``: the table as rows of k values, one row per state key)
-
-
-@numba.njit(cache=True)
-def _succ(
-    G: np.ndarray, row: int, Vd: np.ndarray, at: int, last: int, pts: int, k0: int, n: int
-) -> None:
-    """G[row, j] = P(>= k0 + j - pts) from the state whose values start at Vd[at] and end at
-    k = ``last`` (1 at k <= 0, 0 above ``last``), j < n."""
-    d = k0 - pts
-    m = min(n, max(0, 1 - d))  # columns where d + j <= 0
-    e = min(n, max(m, last + 1 - d))  # columns where 0 < d + j <= last
-    for j in range(m):
-        G[row, j] = 1.0
-    for j in range(m, e):
-        G[row, j] = Vd[at + d + j]
-    for j in range(e, n):
-        G[row, j] = 0.0
-
-
-@numba.njit(cache=True)
-def _target_plan(
-    mask: int, S: int, K: KernelArrays, live: np.ndarray, ent_i: np.ndarray, ent_o: np.ndarray,
-    ent_n: np.ndarray,
-) -> None:  # fmt: skip
-    """Per state: the categories open to a normal roll (``live``) and, per roll r, the
-    successor rows and column offsets of the open categories where r scores (the kernel's
-    ``pos_id`` / ``pos_s`` without the filled ones: no work on dead rows), padded to a
-    multiple of 4 with the row of -1 (``ent_n[r]``: entries with the padding)."""
-    ncat = K.upper_face.size
-    stride = K.offset.size - 1
-    neg_row = ncat * stride
-    for c in range(ncat):
-        live[c] = _may_write(mask, c, K)
-    pos_id, pos_s, pos_c = K.pos_id, K.pos_s, K.pos_c
-    for r in range(pos_id.shape[0]):
-        n = 0
-        for e in range(pos_id.shape[1]):
-            i = pos_id[r, e]
-            if i == neg_row:
-                break
-            if live[pos_c[r, e]]:
-                ent_i[r, n] = i
-                ent_o[r, n] = S - np.int64(pos_s[r, e])
-                n += 1
-        while n % 4 != 0:
-            ent_i[r, n] = neg_row
-            ent_o[r, n] = S
-            n += 1
-        ent_n[r] = n
-
-
-@numba.njit(cache=True)
-def _target_rows(
-    mask: int, flag: int, u: int, k0: int, n: int, Vd: np.ndarray, off: np.ndarray,
-    top: np.ndarray, flags: int, K: KernelArrays, live: np.ndarray, G: np.ndarray,
-) -> None:  # fmt: skip
-    """Step 1: the successor rows of the open categories for columns k0 .. k0 + n - 1 (k0
-    already less S); the rows of the other categories are not written (never read).
-
-    Twin of the kernel's ``_successor_rows`` (same rows and successors), with a vector
-    over k per row instead of one value: points move the column, not the value.
-    """
-    T = K.threshold
-    width = T + 1
-    ncat = K.upper_face.size
-    stride = K.offset.size - 1
-    for c in range(ncat):
-        if not live[c]:
-            continue
-        b0 = c * stride
-        nxt = mask | (1 << c)
-        f = K.upper_face[c]
-        if f < 0:
-            key = (nxt * flags + flag) * width + u
-            _succ(G, b0, Vd, off[key], top[key], 0, k0, n)
-            if c == K.yz_cat:  # the Yatzy box scored (h = 1): the flag is set
-                if K.ybonus > 0:
-                    key = (nxt * flags + 1) * width + u
-                    _succ(G, b0 + 1, Vd, off[key], top[key], 0, k0, n)
-                else:
-                    for j in range(n):
-                        G[b0 + 1, j] = G[b0, j]
-        else:
-            for cnt in range(stride):
-                pts = cnt * (f + 1)
-                b = K.bonus if (u < T and u + pts >= T) else 0
-                key = (nxt * flags + flag) * width + min(T, u + pts)
-                _succ(G, b0 + cnt, Vd, off[key], top[key], pts + b, k0, n)
-
-
-@numba.njit(cache=True)
-def _score_now(
-    A: np.ndarray, G: np.ndarray, Z: np.ndarray, nw: int, r: int, row: int, ent_i: np.ndarray,
-    ent_o: np.ndarray, ent_n: np.ndarray,
-) -> None:  # fmt: skip
-    """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass.
-
-    Twin of the kernel's ``_fill``: points shift the column instead of adding.
-    """
-    dst = A[row]
-    n = ent_n[r]
-    if n == 0:
-        for ln in range(nw):
-            dst[ln] = Z[ln]
-        return
-    src = Z
-    for e in range(0, n, 4):
-        g0 = G[ent_i[r, e], ent_o[r, e] :]
-        g1 = G[ent_i[r, e + 1], ent_o[r, e + 1] :]
-        g2 = G[ent_i[r, e + 2], ent_o[r, e + 2] :]
-        g3 = G[ent_i[r, e + 3], ent_o[r, e + 3] :]
-        for ln in range(nw):
-            dst[ln] = max(max(src[ln], g0[ln]), max(max(g1[ln], g2[ln]), g3[ln]))
-        src = dst
-
-
-@numba.njit(cache=True)
-def _choose_via(
-    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray
-) -> None:  # fmt: skip
-    """The kernel's ``_choose`` (M[i] = max(A[i], M[i - f]), the best sub-multiset), each
-    row built in ``T`` then copied: LLVM vectorises a row of M read and written through
-    the same array only on its scalar path, a third as fast (measured)."""
-    nk = A.shape[0] - 1
-    six = rem_pad.shape[1] == 6
-    for ln in range(nb):
-        M[0, ln] = A[0, ln]
-    for i in range(1, nk):
-        a = A[i]
-        if six and rem_n[i] <= 3:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            for ln in range(nb):
-                T[ln] = max(max(a[ln], m0[ln]), max(m1[ln], m2[ln]))
-        elif six:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            m3, m4, m5 = M[rem_pad[i, 3]], M[rem_pad[i, 4]], M[rem_pad[i, 5]]
-            for ln in range(nb):
-                T[ln] = max(
-                    max(max(a[ln], m0[ln]), max(m1[ln], m2[ln])),
-                    max(max(m3[ln], m4[ln]), m5[ln]),
-                )
-        else:
-            for ln in range(nb):
-                T[ln] = a[ln]
-            for e in range(rem_n[i]):
-                m = M[rem_pad[i, e]]
-                for ln in range(nb):
-                    T[ln] = max(T[ln], m[ln])
-        dst = M[i]
-        for ln in range(nb):
-            dst[ln] = T[ln]
-
-
-@numba.njit(cache=True)
-def _target_rerolls(
-    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray
-) -> None:  # fmt: skip
-    """The kernel's ``_rerolls`` (step 4, both reroll levels) with :func:`_choose_via`:
-    the same values, bit for bit."""
-    add_die, offset, fprob = K.add_die, K.offset, K.fprob
-    nd = offset.size - 2
-    base = offset[nd]
-    for level in range(2):
-        for i in range(base - 1, -1, -1):
-            src = M if (level == 1 and i >= offset[nd - 1]) else A
-            _chance(A, src, i, nb, add_die, fprob)
-        if level == 0 and E1.shape[0] > 0:
-            for i in range(base):
-                for ln in range(nb):
-                    E1[i, ln] = A[i, ln]
-        _choose_via(A, M, T, nb, K.rem_pad, K.rem_n)
-
-
-class TargetWork(NamedTuple):
-    """Work arrays of :func:`_target_chunk` for up to ``lanes`` values of k."""
-
-    G: np.ndarray  # (C * (dice + 1) + 1, lanes + S): successor rows, the last one -1
-    A: np.ndarray  # (nk + 1, lanes): keep and roll values
-    M: np.ndarray  # (nk + 1, lanes): best sub-multisets
-    out: np.ndarray  # (lanes,)
-    T: np.ndarray  # (lanes,): one row in the making
-    E1: np.ndarray  # (rows, lanes): keep values with one reroll left (no rows: not kept)
-    live: np.ndarray  # (C,) bool: categories open to a normal roll
-    ent_i: np.ndarray  # (R, width) int64: per roll, the G rows where it scores
-    ent_o: np.ndarray  # (R, width) int64: their column offsets
-    ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
-
-
-@numba.njit(cache=True)
-def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.ndarray) -> TargetWork:
-    """Fresh work arrays (``like``'s dtype) for ``lanes`` values of k, ``e1_rows`` rows of E1."""
-    dtype = like.dtype
-    nk = K.add_die.shape[0]
-    ncat = K.upper_face.size
-    stride = K.offset.size - 1
-    G = np.empty((ncat * stride + 1, lanes + S), dtype=dtype)
-    G[ncat * stride, :] = -1.0
-    R, width = K.pos_id.shape
-    return TargetWork(
-        G,
-        np.empty((nk + 1, lanes), dtype=dtype),
-        np.empty((nk + 1, lanes), dtype=dtype),
-        np.empty(lanes, dtype=dtype),
-        np.empty(lanes, dtype=dtype),
-        np.empty((e1_rows, lanes), dtype=dtype),
-        np.zeros(ncat, dtype=np.bool_),
-        np.empty((R, width), dtype=np.int64),
-        np.empty((R, width), dtype=np.int64),
-        np.empty(R, dtype=np.int64),
-    )
-
-
-@numba.njit(cache=True)
-def _target_chunk(
-    mask: int, flag: int, u: int, k0: int, nw: int, S: int, Vd: np.ndarray, off: np.ndarray,
-    top: np.ndarray, flags: int, K: KernelArrays, W: TargetWork,
-) -> None:  # fmt: skip
-    """P(points to come >= k) for k = k0 .. k0 + nw - 1 from one state into W.out[:nw].
-
-    ``W.live`` / ``W.ent_*`` hold the state's :func:`_target_plan`. Afterwards ``W.G``
-    holds the successor rows of the open categories (column S + ln is k0 + ln), ``W.A``
-    the keep values with two rerolls left and ``W.E1`` (when it has rows) with one.
-    """
-    G, A, M, out, live = W.G, W.A, W.M, W.out, W.live
-    offset, yz_face = K.offset, K.yz_face
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
-    R = nk - base
-    ncat = K.upper_face.size
-    stride = nd + 1
-    _target_rows(mask, flag, u, k0 - S, nw + S, Vd, off, top, flags, K, live, G)
-    for ln in range(nw):
-        A[nk, ln] = NEG
-        M[nk, ln] = NEG
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
-    yb = K.ybonus if flag == 1 else 0
-    # "write 0 somewhere" (kept in out until the end)
-    for ln in range(nw):
-        out[ln] = -1.0
-    for c in range(ncat):
-        if live[c]:
-            g = G[c * stride, S:]
-            for ln in range(nw):
-                out[ln] = max(out[ln], g[ln])
-    for r in range(R):
-        row = base + r
-        if yz_face[r] >= 0 and (joker_filled or yb != 0):
-            ok, use_joker = _allowed(mask, r, K)
-            for ln in range(nw):
-                A[row, ln] = -1.0
-            for c in range(ncat):
-                if ok[c]:
-                    i, s = _category_row(r, c, use_joker, K)
-                    o = S - np.int64(s) - yb
-                    for ln in range(nw):
-                        A[row, ln] = max(A[row, ln], G[i, o + ln])
-            continue
-        _score_now(A, G, out, nw, r, row, W.ent_i, W.ent_o, W.ent_n)
-    _target_rerolls(A, M, W.T, nw, K, W.E1)
-    _first_roll(M, out, nw, K)
-
-
-@numba.njit(cache=True)
-def _target_state(
-    mask: int, flag: int, u: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork,
-) -> None:  # fmt: skip
-    """One state's values for k = 0 .. its ``top`` (1 at k = 0), in equal chunks of at
-    most ``lanes`` values of k (whole vectors of 16)."""
-    key = (mask * flags + flag) * (K.threshold + 1) + u
-    at = off[key]
-    n = top[key]  # k = 1 .. n
-    Vd[at] = 1.0
-    if n <= 0:
-        return
-    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_n)
-    nch = (n + lanes - 1) // lanes
-    step = (n + nch - 1) // nch
-    step = min(lanes, (step + 15) // 16 * 16)
-    for k0 in range(1, n + 1, step):
-        nw = min(step, n + 1 - k0)
-        _target_chunk(mask, flag, u, k0, nw, S, Vd, off, top, flags, K, W)
-        for ln in range(nw):
-            Vd[at + k0 + ln] = W.out[ln]
-
-
-@numba.njit(cache=True, parallel=True)
-def _target_layer(
-    st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
-    off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
-    nblocks: int,
-) -> None:  # fmt: skip
-    """One layer's states (k = 0 .. ``top[key]`` at ``Vd[off[key]:]``) from later layers'.
-
-    The states are dealt into ``nblocks`` interleaved blocks (state i in block i mod
-    nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
-    take blocks as they finish (the caller sets numba's parallel chunk size to 1), each
-    block with its own work arrays.
-    """
-    nblocks = max(1, min(st_mask.size, nblocks))
-    for b in numba.prange(nblocks):
-        W = _target_work(K, S, lanes, 0, Vd)
-        for i in range(b, st_mask.size, nblocks):
-            _target_state(st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W)
-
-
-@numba.njit(cache=True)
-def target_turn(
-    mask: int, flag: int, u: int, k: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    flags: int, K: KernelArrays, S: int,
-) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
-    """One turn at one k, in float64 (``K`` float64): returns ``(keep, category, value)``.
-
-    ``keep[t, i]`` (t = 1, 2 rerolls left): P(>= k) after keeping multiset i (flat lattice
-    index) and rerolling the rest; ``category[r, c]``: P(>= k) after writing roll r into
-    c (-1 where c may not take r); ``value``: P(>= k) before the first roll. ``Vd``,
-    ``off``, ``top``: the solved values of the later states (see :func:`_target_layer`).
-    """
-    nk = K.add_die.shape[0]
-    ncat = K.upper_face.size
-    stride = K.offset.size - 1
-    base = K.offset[stride - 1]
-    R = nk - base
-    W = _target_work(K, S, 1, nk, K.fprob)
-    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_n)
-    _target_chunk(mask, flag, u, k, 1, S, Vd, off, top, flags, K, W)
-    keep = np.zeros((3, nk))
-    for i in range(base):
-        keep[1, i] = W.E1[i, 0]
-        keep[2, i] = W.A[i, 0]
-    yb = K.ybonus if flag == 1 else 0
-    cat = np.full((R, ncat), -1.0)
-    for r in range(R):
-        ok, use_joker = _allowed(mask, r, K)
-        ybr = yb if K.yz_face[r] >= 0 else 0
-        for c in range(ncat):
-            if ok[c]:
-                i, s = _category_row(r, c, use_joker, K)
-                cat[r, c] = W.G[i, S - np.int64(s) - ybr]
-    return keep, cat, W.out[0]
-
-
-# ---------------------------------------------------------------------------------------
-# Python side
 
 
 def table_kmax(rules: YatzyRules) -> int:
@@ -649,7 +269,7 @@ class TargetRows:
         )
 
 
-def _check_dtype(dtype: str | np.dtype) -> np.dtype:
+def check_dtype(dtype: str | np.dtype) -> np.dtype:
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
@@ -661,7 +281,7 @@ def _solve_layer(
     Vd: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, lanes: int,
     pace: Pace | None = None,
 ) -> None:  # fmt: skip
-    """Solve one layer's states into ``Vd`` (see :func:`_target_layer`), in chunks of
+    """Solve one layer's states into ``Vd`` (see :func:`target_layer`), in chunks of
     states so that Ctrl-C stops it between two (:func:`diceopt.interrupt.run_chunks`)."""
     threads = numba.get_num_threads()
     blocks = 8 * threads
@@ -669,7 +289,7 @@ def _solve_layer(
 
     def solve(lo: int, hi: int) -> None:
         with numba.parallel_chunksize(1):
-            _target_layer(
+            target_layer(
                 st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
                 lanes, blocks,
             )  # fmt: skip
@@ -691,7 +311,7 @@ def solve_targets(
     second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
     or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
     pages of unreachable states cost nothing)."""
-    dt = _check_dtype(dtype)
+    dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
         raise InputError(f"the target must be between 0 and {rules.max_total} points, got {top_k}")
@@ -744,7 +364,7 @@ def solve_target_from(
     ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
     P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
     same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
-    dt = _check_dtype(dtype)
+    dt = check_dtype(dtype)
     most = rules.max_total + (1 if draw else 0)
     if k < 0 or k > most:
         raise InputError(f"the target must be between 0 and {most} points, got {k}")
@@ -814,204 +434,6 @@ def check_target(target: int, rules: YatzyRules) -> int:
     return int(target)
 
 
-def target_key(
-    variant: str, dtype: str = "float32", rules: YatzyRules | None = None
-) -> storage.TableKey:
-    """The storage key of a variant's full target table (objective ``target``; ``rules``
-    default: the named variant's)."""
-    rules = rules or get_rules(variant)
-    return storage.TableKey(
-        game="yatzy",
-        variant=variant,
-        objective=OBJECTIVE,
-        theta=0.0,
-        dtype=np.dtype(dtype).name,
-        shape=table_shape(rules, table_kmax(rules)),
-    )
-
-
-def _rules_text(rules: YatzyRules) -> dict[str, Any]:
-    return {k: v for k, v in rules.describe().items() if k != "name"}
-
-
-def targets_path(
-    variant: str | None = None,
-    dtype: str = "float32",
-    directory: str | None = None,
-    rules: YatzyRules | None = None,
-) -> Path:
-    """Where the full target table of a variant lives (a memory-mapped table file)."""
-    name = variant if rules is not None and variant else variant_id(variant)
-    return storage.mapped_path(target_key(name, dtype, rules), directory)
-
-
-def load_targets(
-    variant: str | None = None,
-    dtype: str = "float32",
-    directory: str | None = None,
-    rules: YatzyRules | None = None,
-    verify: str = "full",
-    then: str = "rebuilding it",
-) -> tuple[TargetTable, float] | None:
-    """The stored full target table, memory-mapped (read-only), and its load seconds, or
-    None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
-    checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
-    and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
-    it (``TargetTable.verify()`` checks the rest). ``rules``: the rules of ``variant``
-    when it is not a named variant (tests). ``then``: the warning's last words, what the
-    caller does instead."""
-    if rules is None:
-        variant = variant_id(variant)
-        rules = get_rules(variant)
-    assert variant is not None
-    t0 = time.perf_counter()
-    got = storage.load(
-        target_key(variant, dtype, rules), directory, mapped=True, verify=verify, then=then
-    )
-    if got is None:
-        return None
-    stored, _ = got
-    h = stored.header
-    if h.get("rules") != _rules_text(rules):
-        path = storage.mapped_path(target_key(variant, dtype, rules), directory)
-        storage.warn(f"ignoring cached table {path}: other rules; {then}")
-        return None
-    seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
-    table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
-    return table, time.perf_counter() - t0
-
-
-def store_targets(table: TargetTable, variant: str, directory: str | None = None) -> bool:
-    """Save a full target table (memory-mappable); one warning line and False if it
-    cannot be written (or is not a full table)."""
-    if table.kmax != table_kmax(table.rules):
-        raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
-    key = target_key(variant, table.values.dtype.name, table.rules)
-    meta = {"seconds": table.seconds, "states": table.states, "rules": _rules_text(table.rules)}
-    return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
-
-
-def get_targets(
-    variant: str | None = None,
-    dtype: str = "float32",
-    directory: str | None = None,
-    *,
-    rules: YatzyRules | None = None,
-    force: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[TargetTable, storage.TableInfo]:
-    """Load the full target table of a variant, or solve it (``force``: always) and store
-    it; ``info.saved`` is False (after one warning line) if it could not be written."""
-    if rules is None:
-        variant = variant_id(variant)
-        rules = get_rules(variant)
-    assert variant is not None
-    _check_dtype(dtype)
-    path = storage.mapped_path(target_key(variant, dtype, rules), directory)
-    if not force:
-        got = load_targets(variant, dtype, directory, rules)
-        if got is not None:
-            table, seconds = got
-            return table, storage.TableInfo(path, True, seconds, table.seconds)
-    table = solve_targets(rules, dtype=dtype, progress=progress)
-    saved = store_targets(table, variant, directory)
-    return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
-
-
-_LOADED: dict[tuple[str, str, str], TargetTable] = {}
-
-
-def stored_table(
-    variant: str, dtype: str = "float32", verified: bool = False
-) -> TargetTable | None:
-    """The stored full table of a named variant, checked lazily (loaded once per process
-    and cache directory), or None. ``verified``: every block checked now (for readers of
-    ``values`` that bypass the lazy checks, e.g. numba kernels); a bad block gives one
-    warning line and None."""
-    memo = (variant, np.dtype(dtype).name, str(storage.cache_root()))
-    if memo not in _LOADED:
-        got = load_targets(variant, dtype, verify="lazy", then="solving what is needed instead")
-        if got is None:
-            return None
-        _LOADED[memo] = got[0]
-    if verified:
-        try:
-            _LOADED[memo].verify()
-        except storage.TableFileError as exc:
-            del _LOADED[memo]
-            storage.warn(f"ignoring cached table: {exc}; solving what is needed instead")
-            return None
-    return _LOADED[memo]
-
-
-def target_turn_for(
-    config: Any, mask: int, flag: int, upper: int, k: int
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`target_turn` at k points still needed from a turn-start state: from the
-    stored full table when there is one and it holds k (the blocks read are checked:
-    a bad one is reported in one line and the table not used), else from the stored
-    target rows from the start (:mod:`diceopt.games.yatzy.tables`), else solved now for
-    this state and k only (:func:`solve_target_from`, progress on stderr)."""
-    from diceopt.progress import Stage
-
-    rules = config.rules
-    table = stored_table(config.variant, config.dtype)
-    if table is not None and k <= table.kmax:
-        try:
-            return table.turn(mask, flag, upper, k)
-        except storage.TableFileError as exc:
-            path = targets_path(config.variant, config.dtype)
-            storage.warn(
-                f"ignoring cached table {path}: {exc}; `diceopt yatzy targets` rebuilds it"
-            )
-            _LOADED.clear()
-            table = None
-    from diceopt.games.yatzy.tables import load_rows
-
-    rows = load_rows(config.variant, config.dtype, full=False)  # stored rows from the start
-    if rows is not None and k <= rows.kmax:
-        return rows.turn(mask, flag, upper, k)
-    why = (
-        f"no stored target table (`diceopt yatzy targets --variant {config.variant}` "
-        "stores one for every target)"
-        if table is None
-        else f"stored table: k <= {table.kmax}"
-    )
-    label = f"{why}: solving P(>= {k} more points) from this position"
-    with Stage(label, "layers") as stage:
-        rows = solve_target_from(
-            rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update
-        )
-    return rows.turn(mask, flag, upper, k)
-
-
-def advise_target(pos: Any, config: Any, target: int) -> Advice:
-    """Every legal action of ``pos`` ranked by P(final score >= target) (points; without
-    a score in the position: P(points still to come >= target)), best first; regrets in
-    probability, ``expected`` the action's expected final score (the ordinary table).
-    Ties as in the expected-score advice (scoring first, categories in order, keeps in
-    lattice order)."""
-    from diceopt.games.yatzy.advice import rank_by_probability, roll_index, state_of
-
-    rules = config.rules
-    check_target(target, rules)
-    if pos.over(rules):
-        raise InputError("the game is over: every category is filled")
-    k = target - (0 if pos.score is None else int(round(pos.score)))
-    mask, flag, upper = state_of(pos, rules)
-    if k <= 0:  # reached: every action keeps it
-        keep, cat, _ = solve_target_from(rules, mask, flag, upper, 0).turn(mask, flag, upper, 0)
-        keep[:] = 1.0
-        cat[cat >= 0] = 1.0
-    else:
-        keep, cat, _ = target_turn_for(config, mask, flag, upper, k)
-    what = "final score" if pos.score is not None else "points still to come"
-    return rank_by_probability(
-        pos, rules, config.table(), cat[roll_index(pos, rules)], keep,
-        f"probability that the {what} is at least {target} (0-1)",
-    )  # fmt: skip
-
-
 def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     """Compile (or load from numba's cache) the target kernels for ``dtype``; seconds."""
     from diceopt.games.yatzy.rules import AMERICAN
@@ -1022,79 +444,3 @@ def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     table.turn(0, 0, 0, 5)
     solve_target_from(tiny, 0, 0, 0, 5, dtype=dtype).turn(0, 0, 0, 5)
     return time.perf_counter() - t0
-
-
-def size_text(nbytes: int) -> str:
-    """A size for people: GB from 0.1 GB up, else MB."""
-    return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
-
-
-START_TARGETS = (200, 250, 300)  # P(final score >= K) printed from the start (points)
-
-
-def run_targets(config: Any, args: Any) -> int:
-    """``diceopt yatzy targets``: load the stored full target table, or build it (progress
-    on stderr) and store it; where it is, seconds, size, P(final >= K) from the start."""
-    import resource
-
-    from diceopt.output import print_json
-    from diceopt.progress import Stage
-
-    t0 = time.perf_counter()
-    variant, dtype, rules = config.variant, config.dtype, config.rules
-    path = targets_path(variant, dtype)
-    loaded = None if args.force else load_targets(variant, dtype)
-    compile_seconds = store_seconds = 0.0
-    if loaded is not None:
-        table, load_seconds = loaded
-        saved = True
-    else:
-        load_seconds = 0.0
-        compile_seconds = warm_up_targets(dtype)
-        label = f"solving the {variant} target table (k = 0 .. {table_kmax(rules)})"
-        with Stage(label, "layers") as stage:
-            table = solve_targets(rules, dtype=dtype, progress=stage.update)
-        t1 = time.perf_counter()
-        with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
-            saved = store_targets(table, variant)
-            if not saved:
-                stage.fail()  # the warning above says why: no "done"
-        store_seconds = time.perf_counter() - t1
-    size = path.stat().st_size if saved else table.values.nbytes
-    p_at = {k: table.probability(0, 0, 0, k) for k in START_TARGETS if k <= table.kmax}
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    if args.json:
-        print_json(
-            {
-                "variant": variant,
-                "dtype": dtype,
-                "kmax": table.kmax,
-                "states": table.states,
-                "bytes": size,
-                "loaded": loaded is not None,
-                "path": str(path) if saved else None,
-                "solve_seconds": table.seconds,
-                "compile_seconds": compile_seconds,
-                "store_seconds": store_seconds,
-                "load_seconds": load_seconds,
-                "seconds": time.perf_counter() - t0,
-                "peak_rss_gb": peak,
-                "p_at_least": {str(k): p for k, p in p_at.items()},
-            }
-        )
-        return 0
-    print(
-        f"{variant}: target table, P(points still to come >= k) for k = 0 .. {table.kmax}, "
-        f"{table.states:,} states, {size_text(size)} ({dtype})"
-    )
-    if loaded is not None:
-        print(f"loaded {path} in {load_seconds:.2f} s (solved in {table.seconds:.1f} s)")
-    else:
-        where = f"stored {path} in {store_seconds:.1f} s" if saved else "not stored"
-        print(
-            f"solved in {table.seconds:.1f} s (numba compile {compile_seconds:.1f} s, "
-            f"peak memory {peak:.2f} GB); {where}"
-        )
-    print("from the start: " + "  ".join(f"P(final >= {k}) {p:.6f}" for k, p in p_at.items()))
-    print(f"{time.perf_counter() - t0:.1f} s")
-    return 0

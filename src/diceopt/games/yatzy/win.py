@@ -19,7 +19,7 @@ an opponent who has finished, the advice is exact: the target rows are then draw
 (``solve_target_from(..., draw=True)``: the best P(win) + 1/2 P(draw) for each number of
 points needed, one policy per target), read directly. The turn itself (which
 dice to keep, which category to write) maximises the expected ``U`` exactly: the
-expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.kernel.turn_choices`) with
+expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.widget.turn_choices`) with
 ``U`` in place of "points + table value". ``U`` is computed only for the (successor,
 points) pairs some roll can reach: about 150 per turn.
 
@@ -45,18 +45,10 @@ import numpy as np
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
-from diceopt.games.yatzy.kernel import (
-    TURN_REROLLS,
-    KernelArrays,
-    WidgetBuffers,
-    _allowed,
-    _category_row,
-    _may_write,
-    kernel_arrays,
-    turn_choices,
-    widget_buffers,
-)
-from diceopt.games.yatzy.rules import YatzyRules, get_rules
+from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
+from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.turn import allowed_categories, category_row, may_write
+from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, turn_choices, widget_buffers
 from diceopt.notation import load_json, split_fields
 
 
@@ -138,7 +130,7 @@ def win_turn(
     """The win-seeking turn from state (mask, flag, upper u) with ``score`` points against
     an opponent with ``so`` points and points to come ``p`` (nonzero for lo..hi).
 
-    Fills ``B`` as :func:`diceopt.games.yatzy.kernel.widget_into` does (values are
+    Fills ``B`` as :func:`diceopt.games.yatzy.widget.widget_into` does (values are
     P(win) + 1/2 P(draw) estimates, ``B.policy`` the turn's choices, scoring now and the
     lowest category winning ties) and returns the estimate before the first roll.
     ``K`` float64; ``cache``, ``rowkey``, ``rowpts`` from :func:`win_buffers`.
@@ -152,7 +144,7 @@ def win_turn(
     # the successor of every row (category c, h dice of its face / the Yatzy box scored)
     for c in range(ncat):
         b0 = c * stride
-        if not _may_write(mask, c, K):
+        if not may_write(mask, c, K):
             for h in range(stride):
                 rowkey[b0 + h] = -1
             continue
@@ -174,19 +166,19 @@ def win_turn(
     cache[:] = -1.0
     ok = np.empty(ncat, dtype=np.bool_)
     for c in range(ncat):
-        ok[c] = _may_write(mask, c, K)
+        ok[c] = may_write(mask, c, K)
     for r in range(R):
         allowed = ok
         use_joker = False
         if K.yz_face[r] >= 0 and K.joker_code != 0:
-            allowed, use_joker = _allowed(mask, r, K)
+            allowed, use_joker = allowed_categories(mask, r, K)
         yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
         best = -1.0
         bc = 0
         for c in range(ncat):
             if not allowed[c]:
                 continue
-            row, s = _category_row(r, c, use_joker, K)
+            row, s = category_row(r, c, use_joker, K)
             pts = np.int64(s) + yb
             v = cache[row, pts]
             if v < 0.0:
@@ -237,11 +229,11 @@ def win_detail(
     )
     ncat = K.upper_face.size
     cat = np.full(ncat, -1.0)
-    ok, use_joker = _allowed(mask, r, K)
+    ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     for c in range(ncat):
         if ok[c]:
-            row, s = _category_row(r, c, use_joker, K)
+            row, s = category_row(r, c, use_joker, K)
             cat[c] = cache[row, np.int64(s) + yb]
     keep = B.keep_value.copy()
     keep[0] = 0.0
@@ -356,8 +348,8 @@ def opponent_distribution(
     expected-score play from the start of our turn (:func:`chance_to_beat`). An
     approximation: a true win-seeking opponent reacts to our sheet turn by turn.
     """
-    from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.solved import get_solved
 
     rules = config.rules
     if plays not in OPPONENT_PLAYS:
@@ -365,7 +357,7 @@ def opponent_distribution(
     if opponent.over(rules):
         return np.ones(1)
     mask, flag, upper = state_of(opponent, rules)
-    table = get_solved(config.variant, 0.0, config.dtype)
+    table = get_solved(config.rules, 0.0, config.dtype)
     pmf = points_to_come(table, mask, flag, upper)
     if plays == "expected":
         return pmf
@@ -374,7 +366,7 @@ def opponent_distribution(
     lead = float(opponent.score) - float(mine.score)
     best = chance_to_beat(pmf, ours, lead)
     for theta in (-RISK_THETA, RISK_THETA):
-        risky = get_solved(config.variant, theta, config.dtype)
+        risky = get_solved(config.rules, theta, config.dtype)
         other = points_to_come(risky, mask, flag, upper)
         chance = chance_to_beat(other, ours, lead)
         if chance > best:
@@ -399,7 +391,7 @@ def win_chance(config: Any, mine: Position, opponent: Position, plays: str = "ex
     if mine.over(rules):
         ours = np.ones(1)
     else:
-        table = get_solved(config.variant, 0.0, config.dtype)
+        table = get_solved(config.rules, 0.0, config.dtype)
         ours = points_to_come(table, *state_of(mine, rules))
     theirs = opponent_distribution(config, opponent, mine, plays)
     return chance_to_beat(ours, theirs, float(mine.score) - float(opponent.score))
@@ -445,7 +437,8 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     target rows from the start (:mod:`diceopt.games.yatzy.tables`), else of a solve
     from ``mine``'s state for the targets this opponent can set (progress on stderr)."""
     from diceopt.games.yatzy.advice import state_of
-    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import solve_target_from
     from diceopt.progress import Stage
 
     rules = config.rules
@@ -456,11 +449,11 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
     so = int(round(opponent.score))
     draw = opponent.over(rules)
     need = min(rules.max_total + int(draw), max(0, so + p.size - score + 1))
-    table = None if draw else stored_table(config.variant, "float32", verified=True)
+    table = None if draw else stored_table(config.rules, "float32", verified=True)
     if table is None and not draw:
         from diceopt.games.yatzy.tables import load_rows
 
-        table = load_rows(config.variant, "float32", full=False)  # stored rows from the start
+        table = load_rows(config.rules, "float32", full=False)  # stored rows from the start
     if table is not None:
         rows = target_rows(table)
     else:
@@ -485,28 +478,28 @@ def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _FROM_START: dict[str, Any] = {}
 
 
-def full_targets(variant: str, dtype: str = "float32") -> Any:
-    """Target rows for every state of a named variant: the stored full table
+def full_targets(rules: YatzyRules, dtype: str = "float32") -> Any:
+    """Target rows for every state of a variant: the stored full table
     (memory-mapped, once per process) when there is one, else the stored target rows from
     the start (:mod:`diceopt.games.yatzy.tables`), else a solve from the start of the
     game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
     full table for next time)."""
     from diceopt.games.yatzy.tables import load_rows
-    from diceopt.games.yatzy.targets import solve_target_from, stored_table
+    from diceopt.games.yatzy.target_store import stored_table
+    from diceopt.games.yatzy.targets import solve_target_from
     from diceopt.progress import Stage
 
-    table = stored_table(variant, dtype, verified=True)
+    table = stored_table(rules, dtype, verified=True)
     if table is None:
-        table = load_rows(variant, dtype, full=False)  # the stored rows from the start
+        table = load_rows(rules, dtype, full=False)  # the stored rows from the start
     if table is not None:
         return table
-    rules = get_rules(variant)
-    if variant not in _FROM_START:
-        with Stage(f"solving the {variant} targets from the start", "layers") as stage:
-            _FROM_START[variant] = solve_target_from(
+    if rules.storage_key not in _FROM_START:
+        with Stage(f"solving the {rules.name} targets from the start", "layers") as stage:
+            _FROM_START[rules.storage_key] = solve_target_from(
                 rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
             )
-    return _FROM_START[variant]
+    return _FROM_START[rules.storage_key]
 
 
 def win_probability(
@@ -535,7 +528,7 @@ def computer_turn(
     rerolls left) with ``strategy`` ``expected`` or ``win`` (against ``opponent``): the
     actions in order, each with the position after it (the last one has written a
     category; new dice come from ``rng``)."""
-    from diceopt.games.yatzy.advice import _counts, _keep_text, apply_action, state_of
+    from diceopt.games.yatzy.advice import apply_action, dice_counts, keep_text, state_of
     from diceopt.games.yatzy.simulation import turn_policy
 
     rules = config.rules
@@ -557,12 +550,12 @@ def computer_turn(
     pos = mine
     steps: list[tuple[str, Position]] = []
     while True:
-        r = lat.index(_counts(pos.dice, rules.sides)) - base
+        r = lat.index(dice_counts(pos.dice, rules.sides)) - base
         act = int(policy[pos.rerolls, r])
         if act < 0:
             action = f"score {rules.categories[-act - 1]}"
         else:
-            action = _keep_text(lat.counts[act])
+            action = keep_text(lat.counts[act])
         pos, _ = apply_action(pos, action, rules, rng)
         steps.append((action, pos))
         if act < 0:

@@ -143,6 +143,7 @@ function renderEditor() {
   box.replaceChildren();
   if (hasDice()) box.append(diceGroup(st));
   if (board() === "tiles") box.append(tilesGroup(st));
+  if (board() === "colour-dice") box.append(DiceoptDraw.colourDice(st.json, "editor-colour-dice"));
   box.append(el("div", { id: "advise-best", class: "best-move" }));
   adviseBest(st);
   const fields = fieldInputs(st);
@@ -389,6 +390,8 @@ function edited(rerender) {
   editor().best = null;
   if (rerender) renderEditor(); else adviseBest(editor());
   const st = editor();
+  const drawn = $("#editor-colour-dice");  // the turn's dice follow the typed fields
+  if (drawn) drawn.replaceWith(DiceoptDraw.colourDice(st.json, "editor-colour-dice"));
   clearTimeout(adviseTimer);
   S.seq += 1;  // an answer still on its way is for an older position: dropped
   $("#advice").removeAttribute("aria-busy");

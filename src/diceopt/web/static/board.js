@@ -209,8 +209,11 @@ function drawPlay() {
     pos.append(dice);
   }
   if (board() === "tiles") pos.append(tileBox(json));
+  const colour = board() === "colour-dice";
+  if (colour) pos.append(DiceoptDraw.colourDice(json));
   // the player to move is always the user here: no "player" field shown
-  const board2 = scoreboard(json, [...(holds.size || p.over ? ["rerolls"] : []), "player"]);
+  const board2 = scoreboard(json, [...(holds.size || p.over ? ["rerolls"] : []), "player",
+    ...(colour ? ["shotguns", "feet", "aside"] : [])]);
   if (board2) pos.append(board2);
   $("#roll-entry").hidden = !(hasDice() && Array.isArray(json.dice) && !p.over && opts.length);
   const byCat = board() === "dice-sheet" ? sheetActions(opts) : {};

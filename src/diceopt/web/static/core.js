@@ -66,7 +66,7 @@ const lowerIsBetter = () => variant().lower_is_better ?? game().lower_is_better;
 const hasDice = () => board() === "dice" || board() === "dice-sheet";
 const categories = () => params().categories || [];
 // Fields the board draws itself; every other field of the JSON form gets an input.
-const boardFields = () => ({ dice: ["dice"], "dice-sheet": ["dice", "filled"], tiles: ["open"] }[board()] || []);
+const boardFields = () => ({ dice: ["dice"], "dice-sheet": ["dice", "filled"], tiles: ["open"], "colour-dice": ["rolled"] }[board()] || []);
 function faces() {
   const p = params();
   if (Array.isArray(p.values) && p.values.length) return p.values;

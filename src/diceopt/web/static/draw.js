@@ -86,5 +86,48 @@ window.DiceoptDraw = (() => {
       `<text x="${left - 4}" y="${base}" text-anchor="end">${f1(lo)}</text>` +
       `${winPart}<path class="line" d="${path}"/>${marks}${legend}</svg>`;
   }
-  return { die, gameChart };
+  // Dice of three colours with pictured faces (a colour-dice board): ``rolled`` the last
+  // roll ({colour: g|y|r, face: brain|shotgun|footprints}), and the turn so far as colour
+  // letters: ``shotguns``, ``aside`` (brains), ``feet`` (footprint dice in hand).
+  const COLOUR = { g: "green", y: "yellow", r: "red" };
+  const FACE = {
+    brain: '<path class="icon brain" d="M30 58c-8 0-12-8-8-14-4-8 4-16 12-13 3-7 14-8 18-2 6-4 16 0 15 8 8 2 9 13 2 17 1 8-8 12-14 8-5 5-14 4-17-1-3 1-6 0-8-3z"/>',
+    shotgun: '<path class="icon shotgun" d="M50 18l7 20 21-1-17 13 7 21-18-13-18 13 7-21-17-13 21 1z"/>',
+    footprints: '<ellipse class="icon feet" cx="38" cy="40" rx="9" ry="14"/><ellipse class="icon feet" cx="62" cy="60" rx="9" ry="14"/>',
+  };
+  function colourDie(colour, face, small = false) {
+    const c = COLOUR[colour] || "green";
+    const t = document.createElement("template");
+    t.innerHTML = `<svg viewBox="0 0 100 100" class="zdie ${c}${small ? " small" : ""}" role="img" aria-label="${c} ${face || "die"}">` +
+      `<rect class="body" x="4" y="4" width="92" height="92" rx="18"/>${FACE[face] || ""}` +
+      `<text class="word" x="50" y="90" text-anchor="middle">${face || ""}</text></svg>`;
+    return t.content.firstChild;
+  }
+  function colourDice(json, id = "play-colour-dice") {
+    const box = document.createElement("div");
+    box.className = "box colour-dice";
+    box.id = id;
+    const rolled = Array.isArray(json.rolled) ? json.rolled : [];
+    if (rolled.length) {
+      const row = document.createElement("div");
+      row.className = "row zdice-row";
+      row.setAttribute("aria-label", "last roll");
+      rolled.forEach((d) => row.append(colourDie(d.colour, d.face)));
+      box.append(row);
+    }
+    for (const [key, face, label] of [["shotguns", "shotgun", "Shotguns"], ["aside", "brain", "Brains set aside"], ["feet", "footprints", "Footprints in hand"]]) {
+      const letters = String(json[key] || "");
+      if (!letters) continue;
+      const line = document.createElement("div");
+      line.className = "zline";
+      line.dataset.field = key;
+      const name = document.createElement("span");
+      name.className = "label";
+      name.textContent = `${label} (${letters.length})`;
+      line.append(name, ...[...letters].map((l) => colourDie(l, face, true)));
+      box.append(line);
+    }
+    return box;
+  }
+  return { die, gameChart, colourDie, colourDice };
 })();

@@ -1,0 +1,5 @@
+"""Zombie Dice (RULES §10)."""
+
+from diceopt.games.zombie.spec import ZombieSpec
+
+SPEC = ZombieSpec()

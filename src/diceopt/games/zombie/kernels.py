@@ -1,0 +1,154 @@
+"""Zombie Dice's numba kernels (``cache=True``): the roll's transitions and the turn's
+backward induction. Imported only by the functions that run them."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def choose(n: int, k: int) -> float:
+    """Binomial coefficient as a float (0 outside 0 <= k <= n)."""
+    if k < 0 or k > n:
+        return 0.0
+    r = 1.0
+    for i in range(k):
+        r = r * (n - i) / (i + 1)
+    return r
+
+
+@njit(cache=True)
+def build_rolls(configs, index, total, faces):  # noqa: ANN001, ANN201
+    """Outcomes of one roll from every configuration, CSR: two passes (count, fill)."""
+    n = configs.shape[0]
+    start = np.zeros(n + 1, dtype=np.int64)
+    bust = np.zeros(n)
+    selfp = np.zeros(n)
+    cap = n * 300
+    nxt = np.empty(cap, dtype=np.int64)
+    brains = np.empty(cap, dtype=np.int64)
+    prob = np.empty(cap)
+    e = 0
+    for c in range(n):
+        start[c] = e
+        shot = configs[c, 0:3]
+        feet = configs[c, 3:6]
+        aside = configs[c, 6:9]
+        cup = total - shot - feet - aside
+        k = 3 - feet.sum()
+        pool = cup.copy()
+        kept = aside.copy()
+        if cup.sum() < k:  # the brain dice set aside go back into the cup
+            pool = cup + aside
+            kept[:] = 0
+        ways = choose(pool.sum(), k)
+        nshot = shot.sum()
+        for dg in range(min(k, pool[0]) + 1):
+            for dy in range(min(k - dg, pool[1]) + 1):
+                dr = k - dg - dy
+                if dr > pool[2]:
+                    continue
+                pdraw = choose(pool[0], dg) * choose(pool[1], dy) * choose(pool[2], dr) / ways
+                rg = feet[0] + dg
+                ry = feet[1] + dy
+                rr = feet[2] + dr
+                rolled = (rg, ry, rr)
+                # faces of each colour: brains b, shotguns s, footprints the rest
+                for bg in range(rg + 1):
+                    for sg in range(rg - bg + 1):
+                        for by in range(ry + 1):
+                            for sy in range(ry - by + 1):
+                                for br in range(rr + 1):
+                                    for sr in range(rr - br + 1):
+                                        b = (bg, by, br)
+                                        s = (sg, sy, sr)
+                                        p = pdraw
+                                        for i in range(3):
+                                            f = rolled[i] - b[i] - s[i]
+                                            p *= (
+                                                choose(rolled[i], b[i])
+                                                * choose(rolled[i] - b[i], s[i])
+                                                * faces[i, 0] ** b[i]
+                                                * faces[i, 1] ** s[i]
+                                                * faces[i, 2] ** f
+                                                / 6.0 ** rolled[i]
+                                            )
+                                        if nshot + sg + sy + sr >= 3:
+                                            bust[c] += p
+                                            continue
+                                        key = 0
+                                        for i in range(3):
+                                            key = key * 3 + shot[i] + s[i]
+                                        for i in range(3):
+                                            key = key * 4 + rolled[i] - b[i] - s[i]
+                                        for i in range(3):
+                                            key = key * (total[i] + 1) + kept[i] + b[i]
+                                        target = index[key]
+                                        if target == c and bg + by + br == 0:
+                                            selfp[c] += p
+                                            continue
+                                        nxt[e] = target
+                                        brains[e] = bg + by + br
+                                        prob[e] = p
+                                        e += 1
+    start[n] = e
+    return start, nxt[:e].copy(), brains[:e].copy(), prob[:e].copy(), bust, selfp
+
+
+@njit(cache=True)
+def roll_value(c, g, cap, start, nxt, brains, prob, bust, selfp, h, values):  # noqa: ANN001, ANN201
+    """The value of rolling in configuration c with g brains (``values[g', c']``: the
+    values after the roll; g' capped at ``cap``); a self-loop solved exactly."""
+    total = bust[c] * h[0]
+    for e in range(start[c], start[c + 1]):
+        total += prob[e] * values[min(g + brains[e], cap), nxt[e]]
+    return total / (1.0 - selfp[c])
+
+
+@njit(cache=True)
+def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
+    """Backward induction over one turn: ``values[g, c]`` is the value of the decision
+    (bank or roll) in configuration c with g brains this turn, for a payoff ``h[g]``
+    when the turn ends with g brains (a bust pays ``h[0]``); states with g >= cap =
+    len(h) - 1 are worth ``h[cap] + extra[shots]``. ``slopes``: the derivative of each
+    value along ``hd`` (a change of the payoffs) under the chosen decisions. ``fixed[c]``:
+    -1 decide, 0 always roll, 1 always bank. Ties bank. Order: brains descending, then
+    ``order`` (shotguns, then footprint dice in hand, descending), so every outcome
+    other than the self-loop is done before its state.
+    Returns values, slopes and the value and slope of the turn's first roll."""
+    cap = len(h) - 1
+    n = len(start) - 1
+    values = np.zeros((cap + 1, n))
+    slopes = np.zeros((cap + 1, n))
+    for c in range(n):
+        values[cap, c] = h[cap] + extra[shots[c]]
+        slopes[cap, c] = hd[cap]
+    for g in range(cap - 1, -1, -1):
+        for i in range(n):
+            c = order[i]
+            if aside[c] > g:
+                continue  # cannot occur: every brain die set aside counts
+            roll = bust[c] * h[0]
+            droll = bust[c] * hd[0]
+            for e in range(start[c], start[c + 1]):
+                gg = min(g + brains[e], cap)
+                roll += prob[e] * values[gg, nxt[e]]
+                droll += prob[e] * slopes[gg, nxt[e]]
+            roll /= 1.0 - selfp[c]
+            droll /= 1.0 - selfp[c]
+            bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
+            if bank:
+                values[g, c] = h[g]
+                slopes[g, c] = hd[g]
+            else:
+                values[g, c] = roll
+                slopes[g, c] = droll
+    first = 0  # the empty configuration: the turn's first roll (forced)
+    v0 = bust[first] * h[0]
+    d0 = bust[first] * hd[0]
+    for e in range(start[first], start[first + 1]):
+        gg = min(brains[e], cap)
+        v0 += prob[e] * values[gg, nxt[e]]
+        d0 += prob[e] * slopes[gg, nxt[e]]
+    return values, slopes, v0, d0
