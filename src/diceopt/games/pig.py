@@ -487,6 +487,15 @@ class PigPosition:
         text = f"me {self.me} | opponent {self.opponent} | turn {self.turn}"
         return text if self.player == 0 else f"{text} | player 2"
 
+    def to_json(self) -> dict[str, int]:
+        """``{"me", "opponent", "turn", "player"}`` (player 1 or 2)."""
+        return {
+            "me": self.me,
+            "opponent": self.opponent,
+            "turn": self.turn,
+            "player": self.player + 1,
+        }
+
 
 def check_position(rules: PigRules, pos: PigPosition) -> None:
     """InputError (one line) unless ``pos`` can occur under ``rules`` with the game on."""
@@ -702,14 +711,6 @@ class PigSpec(GameSpec):
         if unknown:
             raise InputError(f"unknown position field(s) {sorted(unknown)}")
         return position_of(rules, data)
-
-    def format(self, rules: PigRules, pos: PigPosition) -> str:
-        """The position's text."""
-        return pos.text()
-
-    def to_json(self, rules: PigRules, pos: PigPosition) -> dict[str, Any]:
-        """``{"me", "opponent", "turn", "player"}`` (player 1 or 2)."""
-        return {"me": pos.me, "opponent": pos.opponent, "turn": pos.turn, "player": pos.player + 1}
 
     def new_position(self, rules: PigRules, rng: np.random.Generator) -> PigPosition:
         """Both scores 0, the first player to roll."""
