@@ -111,7 +111,7 @@ def test_pig_fair_and_farkle_fair_json(capsys):
 def test_advice_values_match_the_solution():
     rules = farkle.SPEC.rules(goal=1000)
     sol = farkle.solved(rules)
-    pos = farkle.SPEC.parse(rules, "me 300 | opponent 500 | turn 150 | roll 2 1 5 1")
+    pos = farkle.SPEC.parse(rules, "me 300 | opponent 500 | turn 150 | dice 2 1 5 1")
     advice = farkle.SPEC.advise(rules, pos)
     values = {a.action: a.value for a in advice.actions}
     assert values["set aside 1 1 5, bank 400"] == pytest.approx(1 - sol.w[10, 14], abs=1e-15)
@@ -119,16 +119,16 @@ def test_advice_values_match_the_solution():
     assert values["set aside 1 1 5, roll 1"] == pytest.approx(c[8, 1], abs=1e-15)
     assert advice.best.action == "set aside 1 1 5, roll 1"
     # a whole turn start: the mean over first rolls of the best advice is W
-    start = farkle.SPEC.parse(rules, "me 0 | opponent 0 | roll 1 2 3 4 6 6")
+    start = farkle.SPEC.parse(rules, "me 0 | opponent 0 | dice 1 2 3 4 6 6")
     assert farkle.SPEC.advise(rules, start).best.value <= 1
 
 
 def test_hot_dice_and_winning_bank():
     rules = farkle.SPEC.rules(goal=1000)
-    pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | turn 400 | roll 1 5")
+    pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | turn 400 | dice 1 5")
     actions = [a.action for a in farkle.SPEC.advise(rules, pos).actions]
     assert "set aside 1 5, roll 6" in actions and "set aside 1, roll 1" in actions
-    near = farkle.SPEC.parse(rules, "me 900 | opponent 0 | turn 0 | roll 1 2 3 4 6 6")
+    near = farkle.SPEC.parse(rules, "me 900 | opponent 0 | turn 0 | dice 1 2 3 4 6 6")
     advice = farkle.SPEC.advise(rules, near)
     assert advice.best.action == "set aside 1, bank 100" and advice.best.value == 1.0
     step = farkle.SPEC.apply(rules, near, "keep 1 bank", np.random.default_rng(1))
@@ -138,11 +138,10 @@ def test_hot_dice_and_winning_bank():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("me 10 | opponent 0 | roll 1 5 5 2 3 4", "multiple of 50"),
-        ("me 0 | opponent 0 | roll 2 3 4 6 6 3", "scores nothing"),
-        ("me 0 | opponent 0 | roll 1 5", "all 6 dice"),
-        ("me 0 | opponent 1000 | roll 1 2 3 4 5 6", "game is over"),
-        ("me 0 | opponent 0 | roll 1 7", "showing 1 to 6"),
+        ("me 10 | opponent 0 | dice 1 5 5 2 3 4", "multiple of 50"),
+        ("me 0 | opponent 0 | dice 1 5", "all 6 dice"),
+        ("me 0 | opponent 1000 | dice 1 2 3 4 5 6", "game is over"),
+        ("me 0 | opponent 0 | dice 1 7", "showing 1 to 6"),
     ],
 )
 def test_bad_positions(text, message):
@@ -151,10 +150,27 @@ def test_bad_positions(text, message):
         farkle.SPEC.parse(rules, text)
 
 
+def test_a_roll_that_scores_nothing_is_a_bust_position():
+    rules = farkle.SPEC.rules(goal=1000)
+    sol = farkle.solved(rules)
+    text = "me 300 | opponent 500 | turn 150 | dice 2 3 | player 2"
+    pos = farkle.SPEC.parse(rules, text)
+    assert farkle.SPEC.format(rules, pos) == text
+    advice = farkle.SPEC.advise(rules, pos)
+    # the only action; the opponent then starts a turn at (500, 300): W[10, 6]
+    assert [a.action for a in advice.actions] == ["bust"]
+    assert advice.best.value == pytest.approx(1 - sol.w[10, 6], abs=1e-15)
+    step = farkle.SPEC.apply(rules, pos, "farkle", np.random.default_rng(3))
+    nxt = step.position
+    assert not step.game_over and step.to_move == 0
+    assert (nxt.me, nxt.opponent, nxt.turn, nxt.player, len(nxt.dice)) == (500, 300, 0, 0, 6)
+    assert farkle.SPEC.to_json(rules, nxt)["player"] == 1
+
+
 def test_bad_input_exits_2(capsys):
     assert main(["farkle", "solve", "--goal", "1234"]) == 2
     assert main(["farkle", "fair", "--goal", "500", "--candidates", "-1"]) == 2
     rules = farkle.SPEC.rules(goal=1000)
-    pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | roll 1 2 3 4 6 6")
+    pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | dice 1 2 3 4 6 6")
     with pytest.raises(InputError, match="write e.g."):
         farkle.SPEC.canonical_action(rules, pos, "bank please")

@@ -570,6 +570,21 @@ def get_or_build(
     return stored, TableInfo(path, False, seconds, float(meta["seconds"]), saved, meta)
 
 
+def solve_times(compile_seconds: float, solve_seconds: float) -> dict[str, float]:
+    """A solved table's header timings (seconds): ``seconds`` (both), ``compile_seconds``,
+    ``solve_seconds``; ``stored_times`` reads them back."""
+    return {
+        "seconds": compile_seconds + solve_seconds,
+        "compile_seconds": compile_seconds,
+        "solve_seconds": solve_seconds,
+    }
+
+
+def stored_times(header: Mapping[str, Any]) -> tuple[float, float]:
+    """(compile_seconds, solve_seconds) of a stored header (0 where absent)."""
+    return float(header.get("compile_seconds", 0.0)), float(header.get("solve_seconds", 0.0))
+
+
 def solved_once(
     memo: dict[Any, Any],
     rules: Any,

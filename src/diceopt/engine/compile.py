@@ -205,7 +205,7 @@ def _explore(
     states_append = states.append
     kind_append, start_append = kind.append, start.append
     target_append, reward_append, prob_append = target.append, reward.append, prob.append
-    action_append = decision_actions.append
+    action_append, prob_extend = decision_actions.append, prob.extend
     flipped_append = flipped.append
     kinds = {Terminal: TERMINAL, Chance: CHANCE, Decision: DECISION}
     s, report = 0, 100_000
@@ -215,13 +215,23 @@ def _explore(
         k = kinds.get(type(node))
         if k is None:
             k = _kind_of(node, state)
-        if k == CHANCE:
-            outcomes = node.outcomes
-            if not outcomes:
-                raise InputError(f"chance node with no outcomes at {state!r}")
+        if k == TERMINAL:
+            terminal_nodes.append(s)
+            terminal_values.append(float(node.value))
+        else:
+            # a chance edge's first entry is its probability, a decision edge's its action
+            if k == CHANCE:
+                edges, put = node.outcomes, prob_append
+            else:
+                edges, put = node.actions, action_append
+            if not edges:
+                what = "outcomes" if k == CHANCE else "actions"
+                raise InputError(
+                    f"{'chance' if k == CHANCE else 'decision'} node with no {what} at {state!r}"
+                )
             first_edge = len(target)
             try:
-                for p, r, nxt in outcomes:
+                for x, r, nxt in edges:
                     if nxt.__class__ is Handover:
                         flipped_append(len(target))
                         nxt = nxt.state
@@ -231,12 +241,18 @@ def _explore(
                         states_append(nxt)
                     target_append(i)
                     reward_append(r)
-                    prob_append(p)
+                    put(x)
             except ValueError:  # labelled outcomes (4-tuples): start the node again
+                if k != CHANCE:
+                    raise
                 del target[first_edge:], reward[first_edge:], prob[first_edge:]
                 while flipped and flipped[-1] >= first_edge:
                     flipped.pop()
-                for outcome in outcomes:
+                # A deliberate hot-path duplicate of the loop above: labelled games (Pig:
+                # 3.8M edges) take this path at every chance node, and sharing the loop
+                # through a helper that re-packs each outcome as a 3-tuple measured about
+                # 5% slower exploration (Pig's default rules, CPU time, 3 runs each).
+                for outcome in edges:
                     if len(outcome) == 4:
                         p, r, nxt, label = outcome
                         code = label_ids.get(label)
@@ -261,27 +277,10 @@ def _explore(
                     target_append(i)
                     reward_append(r)
                     prob_append(p)
-        elif k == DECISION:
-            choices = node.actions
-            if not choices:
-                raise InputError(f"decision node with no actions at {state!r}")
-            for a, r, nxt in choices:
-                if nxt.__class__ is Handover:
-                    flipped_append(len(target))
-                    nxt = nxt.state
-                i = index_get(nxt)
-                if i is None:
-                    i = index[nxt] = len(states)
-                    states_append(nxt)
-                target_append(i)
-                reward_append(r)
-                prob_append(0.0)
-                action_append(a)
-            decision_nodes.append(s)
-            decision_players.append(node.player)
-        else:
-            terminal_nodes.append(s)
-            terminal_values.append(float(node.value))
+            if k == DECISION:
+                prob_extend([0.0] * (len(target) - first_edge))
+                decision_nodes.append(s)
+                decision_players.append(node.player)
         kind_append(k)
         start_append(len(target))
         s += 1

@@ -12,6 +12,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+# A Bellman problem, the argument of the sweeps: the compiled graph's arrays (kind, player,
+# terminal_value, start, target, reward, prob, flip), the objective (handover base,
+# minimize, theta, discount), the fixed choices (edge per node, -1 free) and the values
+# (float64, updated in place). Built by ``diceopt.engine.solver.bellman_problem``.
+Problem = tuple
+
 
 @numba.njit(cache=True)
 def first_bad_chance(
@@ -154,20 +160,7 @@ def solve_components(
     order: np.ndarray,
     comp_start: np.ndarray,
     cyclic: np.ndarray,
-    kind: np.ndarray,
-    player: np.ndarray,
-    terminal_value: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    prob: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    theta: float,
-    discount: float,
-    choice: np.ndarray,
-    values: np.ndarray,
+    problem: Problem,
     tolerance: float,
     accept: float,
     stall: int,
@@ -179,17 +172,10 @@ def solve_components(
     for c in range(comp_start.size - 1):
         lo, hi = comp_start[c], comp_start[c + 1]
         if not cyclic[c]:
-            sweep(
-                order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
-                flip, base, minimize, theta, discount, choice, values,
-            )  # fmt: skip
+            sweep(order, lo, hi, problem)
             continue
         carry = np.array([np.inf, 0.0, 0.0, np.inf])
-        iterate_component(
-            order, lo, hi, kind, player, terminal_value, start, target, reward, prob, flip,
-            base, minimize, theta, discount, choice, values, tolerance, accept, stall,
-            max_sweeps, carry,
-        )  # fmt: skip
+        iterate_component(order, lo, hi, problem, tolerance, accept, stall, max_sweeps, carry)
         sweeps, residual = int(carry[2]), carry[3]
         if sweeps > most:
             most = sweeps
@@ -202,22 +188,23 @@ def solve_components(
 
 @numba.njit(cache=True)
 def iterate_component(
-    order: np.ndarray, lo: int, hi: int, kind: np.ndarray, player: np.ndarray,
-    terminal_value: np.ndarray, start: np.ndarray, target: np.ndarray, reward: np.ndarray,
-    prob: np.ndarray, flip: np.ndarray, base: float, minimize: bool, theta: float,
-    discount: float, choice: np.ndarray, values: np.ndarray, tolerance: float,
-    accept: float, stall: int, until: int, carry: np.ndarray,
-) -> bool:  # fmt: skip
+    order: np.ndarray,
+    lo: int,
+    hi: int,
+    problem: Problem,
+    tolerance: float,
+    accept: float,
+    stall: int,
+    until: int,
+    carry: np.ndarray,
+) -> bool:
     """Value iteration of the cyclic component ``order[lo:hi]`` on from ``carry`` = (best
     residual, its sweep, sweeps done, last residual; float64, updated), up to ``until``
     sweeps in all; True once it stopped (converged, or stalled at rounding noise)."""
     best, best_sweep, sweeps, residual = carry[0], int(carry[1]), int(carry[2]), carry[3]
     done = False
     while sweeps < until:
-        residual = sweep(
-            order, lo, hi, kind, player, terminal_value, start, target, reward, prob,
-            flip, base, minimize, theta, discount, choice, values,
-        )  # fmt: skip
+        residual = sweep(order, lo, hi, problem)
         sweeps += 1
         if residual <= tolerance:
             done = True
@@ -233,30 +220,14 @@ def iterate_component(
 
 
 @numba.njit(cache=True)
-def sweep(
-    order: np.ndarray,
-    lo: int,
-    hi: int,
-    kind: np.ndarray,
-    player: np.ndarray,
-    terminal_value: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    prob: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    theta: float,
-    discount: float,
-    choice: np.ndarray,
-    values: np.ndarray,
-) -> float:
+def sweep(order: np.ndarray, lo: int, hi: int, problem: Problem) -> float:
     """One in-place Bellman sweep over ``order[lo:hi]``; returns the largest relative change.
 
     An edge is worth ``reward + discount * w`` with ``w = values[target]``, or
     ``base - values[target]`` across a hand-over (``flip``).
     """
+    (kind, player, terminal_value, start, target, reward, prob, flip) = problem[:8]
+    (base, minimize, theta, discount, choice, values) = problem[8:]
     residual = 0.0
     for i in range(lo, hi):
         s = order[i]
@@ -310,21 +281,12 @@ def sweep(
 
 
 @numba.njit(cache=True)
-def extract_policy_edges(
-    kind: np.ndarray,
-    player: np.ndarray,
-    start: np.ndarray,
-    target: np.ndarray,
-    reward: np.ndarray,
-    flip: np.ndarray,
-    base: float,
-    minimize: bool,
-    values: np.ndarray,
-    discount: float,
-    tol: float,
-) -> np.ndarray:
-    """The policy of ``values``: at each decision node the first edge within ``tol``
-    (relative) of the node's value, else the best edge; -1 at other nodes."""
+def extract_policy_edges(problem: Problem, tol: float) -> np.ndarray:
+    """The policy of the problem's ``values``: at each decision node the first edge within
+    ``tol`` (relative) of the node's value, else the best edge; -1 at other nodes (the
+    problem's ``choice`` is not read)."""
+    kind, player, _, start, target, reward, _, flip = problem[:8]
+    base, minimize, _, discount, _, values = problem[8:]
     policy = np.full(kind.size, -1, dtype=np.int64)
     for s in range(kind.size):
         if kind[s] != 2:

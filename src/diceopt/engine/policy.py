@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Unpack
 
 from diceopt.engine.compile import CompiledGame
-from diceopt.engine.solver import Objective, Solution, SolveOptions, solve
+from diceopt.engine.solver import Objective, Solution, SolveOptions, bellman_problem, solve
 from diceopt.errors import InputError
 from diceopt.lazy import numpy as np
 
@@ -78,20 +78,8 @@ def extract_policy(solution: Solution) -> np.ndarray:
     """The optimal policy of a solution (edge per decision node, tie-break above)."""
     from diceopt.engine.kernels import extract_policy_edges
 
-    g = solution.game
-    return extract_policy_edges(
-        g.kind,
-        g.player,
-        g.start,
-        g.target,
-        g.reward,
-        g.flip,
-        solution.objective.handover_base,
-        solution.objective.minimize,
-        solution.values,
-        solution.discount,
-        TIE_TOLERANCE,
-    )
+    problem = bellman_problem(solution.game, solution.objective, solution.discount, solution.values)
+    return extract_policy_edges(problem, TIE_TOLERANCE)
 
 
 def evaluate_policy(

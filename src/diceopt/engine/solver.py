@@ -117,6 +117,24 @@ class Solution:
         return float(self.values[0])
 
 
+def bellman_problem(
+    game: CompiledGame,
+    objective: Objective,
+    discount: float,
+    values: np.ndarray,
+    choice: np.ndarray | None = None,
+) -> tuple:
+    """The kernels' Bellman problem (``diceopt.engine.kernels.Problem``): the graph's
+    arrays, the objective, the fixed choices (default none: the kernels that read them
+    see an empty array) and ``values`` (float64, the kernels' output)."""
+    free = np.empty(0, dtype=np.int64) if choice is None else choice
+    return (
+        game.kind, game.player, game.terminal_value, game.start, game.target, game.reward,
+        game.prob, game.flip, objective.handover_base, objective.minimize,
+        objective.effective_theta, discount, free, values,
+    )  # fmt: skip
+
+
 def solve(
     game: CompiledGame,
     objective: Objective | None = None,
@@ -146,12 +164,8 @@ def solve(
     from diceopt.engine.kernels import iterate_component, solve_components
 
     found: list[float] = [0, 0.0, -1]  # most sweeps, worst residual, failed component (-1: none)
-    args = (
-        game.kind, game.player, game.terminal_value, game.start, game.target, game.reward,
-        game.prob, game.flip, objective.handover_base, objective.minimize,
-        objective.effective_theta, discount, choice, values, tolerance, ACCEPT_RESIDUAL,
-        STALL_SWEEPS,
-    )  # fmt: skip
+    problem = bellman_problem(game, objective, discount, values, choice)
+    args = (problem, tolerance, ACCEPT_RESIDUAL, STALL_SWEEPS)
 
     def components(lo: int, hi: int, at: int = 0) -> None:
         """Components at + lo .. at + hi - 1 in one numba call (their successors are solved)."""

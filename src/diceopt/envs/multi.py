@@ -41,6 +41,29 @@ class _AECBase(AECEnv):
     """What both environments share: spaces, seeding, rewards at the end, rendering."""
 
     metadata = {"render_modes": ["ansi"], "name": "diceopt", "is_parallelizable": False}
+    default_game = ""  # a subclass's default game
+    game_players = 0  # the players its rules must have
+    wrong_players = ""  # the error line otherwise ({title}: the game's)
+
+    def __init__(
+        self,
+        game: str | GameSpec | None = None,
+        variant: str | None = None,
+        render_mode: str | None = None,
+        **params: Any,
+    ) -> None:
+        spec = game_of(self.default_game if game is None else game)
+        rules = spec.rules(variant, **params)
+        if spec.players_of(rules) != self.game_players:
+            raise InputError(self.wrong_players.format(title=spec.title))
+        if render_mode not in (None, "ansi"):
+            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self._configure(spec, rules, codec_for(spec, rules))
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
+        """The environment's own set-up (spaces through ``_setup``)."""
+        raise NotImplementedError
 
     def _setup(self, game: GameSpec, rules: Any, codec: Codec, nvec: tuple[int, ...]) -> None:
         self.game, self.rules, self.codec = game, rules, codec
@@ -85,6 +108,34 @@ class _AECBase(AECEnv):
             raise InputError(f"action {a} is not legal here; legal: {', '.join(legal)}")
         return self.actions[a]
 
+    def step(self, action: Any) -> None:
+        """The selected agent plays action number ``action`` (None once it is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        advice = self._mover_advice()
+        legal = {x.action: x for x in advice.actions}
+        text = self._pick(legal, action)
+        self._last[agent] = {
+            "regret": float(legal[text].regret),
+            "optimal_action": advice.best.action,
+            "action": text,
+        }
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._play(text)
+        self._set_infos()
+        self._accumulate_rewards()
+
+    def _mover_advice(self) -> Any:
+        """The advice of the position the mover decides in."""
+        raise NotImplementedError
+
+    def _play(self, text: str) -> None:
+        """Play the mover's legal action ``text``: positions, mover, rewards at the end."""
+        raise NotImplementedError
+
     def _finish(self, first_wins: float) -> None:
         """End the game: player_0 gets ``first_wins`` (1, 0.5, 0), player_1 the rest."""
         self.rewards = {AGENTS[0]: float(first_wins), AGENTS[1]: 1.0 - float(first_wins)}
@@ -103,7 +154,7 @@ class _AECBase(AECEnv):
 class TwoPlayerEnv(_AECBase):
     """A registered two-player game as a PettingZoo AEC environment, with the oracle.
 
-    ``game``, ``variant`` and keyword rules parameters as on the command line (e.g.
+    ``game`` (default Pig), ``variant`` and keyword rules parameters as on the command line (e.g.
     ``TwoPlayerEnv("pig", goal=20)``, ``TwoPlayerEnv("shutbox", players=2, tiles=5)``).
     Observation of each agent: the codec's entries seen by that agent plus 1 if it is to
     move; ``action_mask`` is the mover's legal actions (all 0 for the other agent).
@@ -112,24 +163,14 @@ class TwoPlayerEnv(_AECBase):
     ``optimal_action`` and ``action`` of the agent's own last decision.
     """
 
-    def __init__(
-        self,
-        game: str | GameSpec = "pig",
-        variant: str | None = None,
-        render_mode: str | None = None,
-        **params: Any,
-    ) -> None:
-        spec = game_of(game)
-        rules = spec.rules(variant, **params)
-        if spec.players_of(rules) != 2:
-            raise InputError(
-                f"{spec.title} with these rules is a one-player game: use its Gymnasium "
-                "environment (diceopt.envs.DiceEnv) or a duel (diceopt.envs.DuelEnv)"
-            )
-        if render_mode not in (None, "ansi"):
-            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        codec = codec_for(spec, rules)
+    default_game = "pig"
+    game_players = 2
+    wrong_players = (
+        "{title} with these rules is a one-player game: use its Gymnasium environment "
+        "(diceopt.envs.DiceEnv) or a duel (diceopt.envs.DuelEnv)"
+    )
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
         self._setup(spec, rules, codec, (*codec.nvec, 2))
         self.fields = (*codec.fields, "my turn")
         self.position: Any = None
@@ -173,23 +214,12 @@ class TwoPlayerEnv(_AECBase):
             mask = self.codec.mask([x.action for x in self.advice.actions])
         return {"observation": np.append(seen, int(mine)).astype(np.int64), "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        """The selected agent plays action number ``action`` (None once it is done)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
-        legal = {x.action: x for x in self.advice.actions}
-        text = self._pick(legal, action)
-        self._last[agent] = {
-            "regret": float(legal[text].regret),
-            "optimal_action": self.advice.best.action,
-            "action": text,
-        }
+    def _mover_advice(self) -> Any:
+        return self.advice
+
+    def _play(self, text: str) -> None:
         step = self.game.apply(self.rules, self.position, text, self.np_random)
         self.position, self.events = step.position, tuple(step.events)
-        self.rewards = {a: 0.0 for a in self.agents}
         if step.game_over:
             self.advice = None
             self._finish(step.result if step.result is not None else 0.5)
@@ -197,8 +227,6 @@ class TwoPlayerEnv(_AECBase):
             self.mover = int(step.to_move)
             self.advice = self.game.advise(self.rules, self.position)
             self.agent_selection = AGENTS[self.mover]
-        self._set_infos()
-        self._accumulate_rewards()
 
     def _render_lines(self) -> list[str]:
         if self.position is None:
@@ -221,23 +249,11 @@ class DuelEnv(_AECBase):
     win-optimal duel policy; ``regret`` is in points.
     """
 
-    def __init__(
-        self,
-        game: str | GameSpec = "yatzy",
-        variant: str | None = None,
-        render_mode: str | None = None,
-        **params: Any,
-    ) -> None:
-        spec = game_of(game)
-        rules = spec.rules(variant, **params)
-        if spec.players_of(rules) != 1:
-            raise InputError(
-                f"a duel seats two players at a one-player game; {spec.title} here has two"
-            )
-        if render_mode not in (None, "ansi"):
-            raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
-        codec = codec_for(spec, rules)
+    default_game = "yatzy"
+    game_players = 1
+    wrong_players = "a duel seats two players at a one-player game; {title} here has two"
+
+    def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
         self._setup(spec, rules, codec, (*codec.nvec, *codec.nvec, 2))
         self.fields = (
             *codec.fields,
@@ -289,26 +305,14 @@ class DuelEnv(_AECBase):
             mask = self.codec.mask([x.action for x in self.advices[i].actions])
         return {"observation": obs, "action_mask": mask}
 
-    def step(self, action: Any) -> None:
-        """The selected agent plays action number ``action`` (None once it is done)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0.0
+    def _mover_advice(self) -> Any:
+        return self.advices[self.mover]
+
+    def _play(self, text: str) -> None:
         i = self.mover
-        advice = self.advices[i]
-        legal = {x.action: x for x in advice.actions}
-        text = self._pick(legal, action)
-        self._last[agent] = {
-            "regret": float(legal[text].regret),
-            "optimal_action": advice.best.action,
-            "action": text,
-        }
         old = self.positions[i]
         step = self.game.apply(self.rules, old, text, self.np_random)
         self.positions[i], self.events = step.position, tuple(step.events)
-        self.rewards = {a: 0.0 for a in self.agents}
         if step.game_over:
             self.advices[i] = None
             self.results[i] = float(step.result if step.result is not None else 0.0)
@@ -323,8 +327,6 @@ class DuelEnv(_AECBase):
             a, b = self.sign * first, self.sign * second
             self._finish(1.0 if a > b else 0.5 if a == b else 0.0)
         self.agent_selection = AGENTS[self.mover]
-        self._set_infos()
-        self._accumulate_rewards()
 
     def _render_lines(self) -> list[str]:
         if self.positions[0] is None:

@@ -443,14 +443,12 @@ _SOLVED: dict[PigRules, PigSolution] = {}
 
 
 def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
-    """The solution of ``rules``: once per process, loaded from the table cache when stored
-    there, else solved and stored (``cache_dir`` overrides the cache directory)."""
+    """Pig's solution (values per node): once per process, from the table cache where
+    stored, else solved and stored (``cache_dir``: another cache directory)."""
 
     def to_table(sol: PigSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         meta = {
-            "seconds": sol.compile_seconds + sol.solve_seconds,
-            "compile_seconds": sol.compile_seconds,
-            "solve_seconds": sol.solve_seconds,
+            **storage.solve_times(sol.compile_seconds, sol.solve_seconds),
             "sweeps": sol.sweeps,
             "residual": sol.residual,
             "value": sol.value,
@@ -461,15 +459,9 @@ def solved(rules: PigRules, cache_dir: str | None = None) -> PigSolution:
 
     def from_table(stored: storage.Stored) -> PigSolution:
         h = stored.header
-        return PigSolution(
-            rules,
-            stored.arrays["values"],
-            int(h.get("sweeps", 0)),
-            float(h.get("residual", 0.0)),
-            float(h.get("compile_seconds", 0.0)),
-            float(h.get("solve_seconds", 0.0)),
-            loaded=True,
-        )
+        sweeps, residual = int(h.get("sweeps", 0)), float(h.get("residual", 0.0))
+        values = stored.arrays["values"]
+        return PigSolution(rules, values, sweeps, residual, *storage.stored_times(h), loaded=True)
 
     return storage.solved_once(
         _SOLVED, rules, table_key(rules), lambda: solve_pig(rules), to_table, from_table, cache_dir
@@ -494,6 +486,15 @@ class PigPosition:
         """``me 41 | opponent 49 | turn 22`` (``| player 2`` when the second player moves)."""
         text = f"me {self.me} | opponent {self.opponent} | turn {self.turn}"
         return text if self.player == 0 else f"{text} | player 2"
+
+    def to_json(self) -> dict[str, int]:
+        """``{"me", "opponent", "turn", "player"}`` (player 1 or 2)."""
+        return {
+            "me": self.me,
+            "opponent": self.opponent,
+            "turn": self.turn,
+            "player": self.player + 1,
+        }
 
 
 def check_position(rules: PigRules, pos: PigPosition) -> None:
@@ -710,14 +711,6 @@ class PigSpec(GameSpec):
         if unknown:
             raise InputError(f"unknown position field(s) {sorted(unknown)}")
         return position_of(rules, data)
-
-    def format(self, rules: PigRules, pos: PigPosition) -> str:
-        """The position's text."""
-        return pos.text()
-
-    def to_json(self, rules: PigRules, pos: PigPosition) -> dict[str, Any]:
-        """``{"me", "opponent", "turn", "player"}`` (player 1 or 2)."""
-        return {"me": pos.me, "opponent": pos.opponent, "turn": pos.turn, "player": pos.player + 1}
 
     def new_position(self, rules: PigRules, rng: np.random.Generator) -> PigPosition:
         """Both scores 0, the first player to roll."""

@@ -280,12 +280,14 @@ class GameSpec:
         raise NotImplementedError
 
     def format(self, rules: Any, pos: Any) -> str:
-        """The text notation of a position (parses back to the same position)."""
-        raise NotImplementedError
+        """The text notation of a position (parses back to the same position; default:
+        the position's own ``text()``)."""
+        return str(pos.text())
 
     def to_json(self, rules: Any, pos: Any) -> dict[str, Any]:
-        """The JSON form of a position (parses back to the same position)."""
-        raise NotImplementedError
+        """The JSON form of a position (parses back to the same position; default: the
+        position's own ``to_json()``)."""
+        return dict(pos.to_json())
 
     def parse(self, rules: Any, position: str | Mapping[str, Any]) -> Any:
         """A position from text or JSON (an object, or text that starts with ``{``)."""

@@ -1237,14 +1237,6 @@ class ShutSpec(GameSpec):
         """``{"open": [1, 3, 4, 7], "roll": 8, "target": 16}`` (roll, target optional)."""
         return position_from_json(rules, data)
 
-    def format(self, rules: ShutRules, pos: ShutPosition) -> str:
-        """The text notation."""
-        return pos.text()
-
-    def to_json(self, rules: ShutRules, pos: ShutPosition) -> dict[str, Any]:
-        """The JSON form."""
-        return pos.to_json()
-
     def new_position(self, rules: ShutRules, rng: np.random.Generator) -> ShutPosition:
         """Every tile open and the first roll shown (before it, where dice are chosen)."""
         g = solved(rules).graph

@@ -489,17 +489,13 @@ def table_key(rules: StickRules) -> storage.TableKey:
 
 
 def solved(rules: StickRules, cache_dir: str | None = None) -> StickSolution:
-    """The solution of ``rules``: once per process, loaded from the table cache when stored
-    there, else solved and stored (``cache_dir`` overrides the cache directory)."""
+    """The solution of ``rules`` (values and best keeps): once per process, loaded from
+    the table cache when stored there, else solved and stored (``cache_dir`` overrides
+    the cache directory)."""
 
     def to_table(sol: StickSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        meta = {
-            "seconds": sol.compile_seconds + sol.solve_seconds,
-            "compile_seconds": sol.compile_seconds,
-            "solve_seconds": sol.solve_seconds,
-            "value": sol.value,
-            "rules": rules.describe(),
-        }
+        times = storage.solve_times(sol.compile_seconds, sol.solve_seconds)
+        meta = {**times, "value": sol.value, "rules": rules.describe()}
         return {"values": sol.values, "best": sol.best}, meta
 
     def from_table(stored: storage.Stored) -> StickSolution:
@@ -507,14 +503,9 @@ def solved(rules: StickRules, cache_dir: str | None = None) -> StickSolution:
         if h.get("rules") != rules.describe():
             storage.warn("a cached stick table has other rules than its name says; re-solving")
             return solve_stick(rules)
-        return StickSolution(
-            rules,
-            stored.arrays["values"],
-            stored.arrays["best"].astype(np.int64),
-            float(h.get("compile_seconds", 0.0)),
-            float(h.get("solve_seconds", 0.0)),
-            loaded=True,
-        )
+        best = stored.arrays["best"].astype(np.int64)
+        times = storage.stored_times(h)
+        return StickSolution(rules, stored.arrays["values"], best, *times, loaded=True)
 
     return storage.solved_once(
         _SOLVED,

@@ -223,7 +223,11 @@ def check_game_ids(
         )
 
 
-def position_key(position: str | Mapping[str, Any]) -> str:
+PositionIn = str | Mapping[str, Any]  # a position as a request gives it: text or JSON
+Options = Mapping[str, Any] | None  # an advice's options (the game's ``advise_options``)
+
+
+def position_key(position: PositionIn) -> str:
     """The cache key of a position as sent: text with its spaces collapsed, or JSON."""
     if isinstance(position, str):
         text = position.strip()
@@ -264,6 +268,11 @@ class GameTables:
             return variant
         return spec.variant_id(variant or None)
 
+    def ids(self, game: str, variant: str | None) -> tuple[str, str]:
+        """(the game's id, the variant id) of a request's game and variant (see ``spec``
+        and ``variant``)."""
+        return self.spec(game).id, self.variant(game, variant)
+
     def rules(self, game: str, variant: str) -> Any:
         """The rules object of a variant (made once)."""
         key = (game, variant)
@@ -278,7 +287,7 @@ class GameTables:
         game: str,
         variant: str,
         need: str = "advice",
-        options: Mapping[str, Any] | None = None,
+        options: Options = None,
         pos: Any = None,
     ) -> tuple[Table, ...]:
         """The stored tables an answer reads (the game's ``tables`` hook; ``pos``: the
@@ -299,8 +308,8 @@ class GameTables:
         self,
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
+        position: PositionIn,
+        options: Options = None,
     ) -> tuple[Table, ...]:
         """The stored tables an advice reads, after checking the position and the options
         (InputError / ApiError 400, one line, before any table is built)."""
@@ -411,8 +420,8 @@ class GameTables:
         self,
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
+        position: PositionIn,
+        options: Options = None,
     ) -> bytes:
         """JSON bytes of a position's advice (see ``advice_data``), cached (LRU)."""
         key = self._key(game, variant, position, options)
@@ -433,8 +442,8 @@ class GameTables:
         self,
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
+        position: PositionIn,
+        options: Options = None,
     ) -> dict[str, Any]:
         """``{"actions", "value_is", "position", "position_json"}`` of a position.
 
@@ -469,8 +478,8 @@ class GameTables:
         self,
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
+        position: PositionIn,
+        options: Options = None,
     ) -> bytes | None:
         """The cached JSON of a position (with these options), or None."""
         return self._cached(self._key(game, variant, position, options))
@@ -479,8 +488,8 @@ class GameTables:
     def _key(
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
-        options: Mapping[str, Any] | None = None,
+        position: PositionIn,
+        options: Options = None,
         what: str = "",
     ) -> tuple[str, str, str]:
         """The cache key: plain advice is (game, variant, position); other answers add
@@ -506,9 +515,7 @@ class GameTables:
         return body
 
     # --- distribution -------------------------------------------------------------------
-    def distribution_json(
-        self, game: str, variant: str, position: str | Mapping[str, Any]
-    ) -> bytes:
+    def distribution_json(self, game: str, variant: str, position: PositionIn) -> bytes:
         """JSON bytes of the final-score distribution from a position (the game's
         ``distribution``), cached; ApiError 400 for a game without one."""
         spec = self.spec(game)
@@ -634,7 +641,7 @@ class GameTables:
 
     # --- evaluate, play ----------------------------------------------------------------------
     def evaluate(
-        self, game: str, variant: str, position: str | Mapping[str, Any], action: str
+        self, game: str, variant: str, position: PositionIn, action: str
     ) -> dict[str, Any]:
         """One action's value and regret, the best action's value and what values mean."""
         spec = self.spec(game)
@@ -664,7 +671,7 @@ class GameTables:
         self,
         game: str,
         variant: str,
-        position: str | Mapping[str, Any],
+        position: PositionIn,
         action: str,
         seed: int | None,
     ) -> dict[str, Any]:
@@ -685,7 +692,7 @@ class GameTables:
         return self.run(game, variant, play, builds=False)
 
     def preview(
-        self, game: str, variant: str, position: str | Mapping[str, Any], actions: list[str]
+        self, game: str, variant: str, position: PositionIn, actions: list[str]
     ) -> dict[str, Any]:
         """What each action leads to, dice rolled with a fixed seed (e.g. a sheet's points)."""
         spec = self.spec(game)

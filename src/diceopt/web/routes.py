@@ -127,7 +127,36 @@ def error_response(status: int, message: object) -> JSONResponse:
     return JSONResponse({"error": one_line(message)}, status_code=status)
 
 
-class BodyLimitMiddleware:
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+async def reject(send: Send, status: int, message: str) -> None:
+    """Answer ``{"error": message}`` with ``status`` and close (pure ASGI)."""
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Middleware:
+    """A pure ASGI middleware around ``app`` (subclasses define ``__call__``)."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+
+class BodyLimitMiddleware(Middleware):
     """Answer 413 when a request body exceeds ``limit`` bytes (pure ASGI).
 
     The declared Content-Length is checked first; the bytes actually received are counted
@@ -135,15 +164,10 @@ class BodyLimitMiddleware:
     """
 
     def __init__(self, app: Callable[..., Awaitable[None]], limit: int = MAX_BODY_BYTES) -> None:
-        self.app = app
+        super().__init__(app)
         self.limit = limit
 
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
@@ -153,10 +177,10 @@ class BodyLimitMiddleware:
                 try:
                     declared = int(value)
                 except ValueError:
-                    await self._reject(send, 400, "invalid Content-Length header")
+                    await reject(send, 400, "invalid Content-Length header")
                     return
                 if declared > self.limit:
-                    await self._reject(send, 413, self._too_large())
+                    await reject(send, 413, self._too_large())
                     return
         messages = []
         total = 0
@@ -167,7 +191,7 @@ class BodyLimitMiddleware:
                 break
             total += len(message.get("body", b""))
             if total > self.limit:
-                await self._reject(send, 413, self._too_large())
+                await reject(send, 413, self._too_large())
                 return
             if not message.get("more_body", False):
                 break
@@ -183,41 +207,15 @@ class BodyLimitMiddleware:
     def _too_large(self) -> str:
         return f"request body too large: the limit is {self.limit // 1024} KB"
 
-    @staticmethod
-    async def _reject(
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]], status: int, message: str
-    ) -> None:
-        body = json.dumps({"error": message}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
 
 JSON_TYPES = ("application/json",)
 
 
-class JsonOnlyMiddleware:
+class JsonOnlyMiddleware(Middleware):
     """Answer 415 to a POST under /api/ whose body is not declared JSON (pure ASGI): a
     form or plain text would otherwise fail the schema with a message about fields."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
-        self.app = app
-
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
         if (
             scope["type"] == "http"
@@ -232,7 +230,7 @@ class JsonOnlyMiddleware:
             if text not in JSON_TYPES and not text.endswith("+json"):
                 got = f"got {text}" if text else "no Content-Type given"
                 message = f"send JSON (Content-Type: application/json); {got}"
-                await BodyLimitMiddleware._reject(send, 415, message)
+                await reject(send, 415, message)
                 return
         await self.app(scope, receive, send)
 
@@ -513,8 +511,7 @@ def create_app(
         """Every legal action of a position, best first, with value and regret (with a
         target or an opponent where the game offers them: probabilities, and ``expected``).
         503 with Retry-After while a table it reads is being built."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         options = body.options()
         data = tables.cached_advice(game, variant, body.position, options)
         if data is None:
@@ -539,8 +536,7 @@ def create_app(
     @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
     async def score_distribution(body: PositionRequest, request: Request) -> Response:
         """The distribution of the final score from a position, under optimal play."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         if not has_distribution(tables.spec(game)):
             raise ApiError(400, "this game has no score distribution")
         tables.spec(game).parse(tables.rules(game, variant), body.position)
@@ -553,8 +549,7 @@ def create_app(
     @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
     async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
         return await guarded(
             request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed,
@@ -566,8 +561,7 @@ def create_app(
         """Your action; when it ends your turn, the computer's whole turn and your next
         roll (dice rolled with ``seed``), with your chance of winning (exact for the model
         it names)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         return await guarded(
@@ -580,8 +574,7 @@ def create_app(
         """Your chance of winning (exact for the model it names) from the start of your
         turn in ``state`` (what /api/duel/new and /api/duel/apply answer unless asked with
         ``estimate`` false)."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         data = await guarded(request, heavy_threads(), tables.duel_estimate, game, variant, state)
@@ -590,35 +583,30 @@ def create_app(
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:
         """The value and regret of one action played in a position."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.evaluate(game, variant, body.position, body.action)
 
     @app.post("/api/new", response_model=StepOut, responses=ERRORS)
     def new_game(body: NewRequest) -> dict[str, Any]:
         """A starting position to play from (the first roll made with ``seed``)."""
-        variant = tables.variant(body.game, body.variant)
-        return tables.new(tables.spec(body.game).id, variant, body.seed)
+        return tables.new(*tables.ids(body.game, body.variant), body.seed)
 
     @app.post("/api/apply", response_model=StepOut, responses=ERRORS)
     def apply_action(body: ApplyRequest) -> dict[str, Any]:
         """Play an action: the next position (dice rolled with ``seed``) and game state."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.apply(game, variant, body.position, body.action, body.seed)
 
     @app.post("/api/preview", response_model=PreviewOut, responses=ERRORS)
     def preview_actions(body: PreviewRequest) -> dict[str, Any]:
         """What each action leads to, dice rolled with a fixed seed."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return tables.preview(game, variant, body.position, body.actions)
 
     @app.post("/api/analyse", response_model=AnalyseOut, responses=ERRORS)
     async def analyse_game(body: AnalyseRequest) -> dict[str, Any]:
         """A played game's record graded; a whole game's luck and skill split."""
-        variant = tables.variant(body.game, body.variant)
-        game = tables.spec(body.game).id
+        game, variant = tables.ids(body.game, body.variant)
         return await anyio.to_thread.run_sync(
             tables.analyse, game, variant, body.record, limiter=heavy_threads()
         )

@@ -2,13 +2,19 @@
 
 A position is a roll just made and what it was made from: the dice showing (sorted), the
 turn total before them (points), the busts in a row before the turn (one player, when
-the rules penalise a streak) and both banked scores (two players). Text:
-``streak 1 | turn 350 | dice 1 1 2 3 5 6`` (two players: ``me 3000 | opponent 2500 |
-turn 350 | dice ...``); JSON: the same fields, ``dice`` a list (the page draws it as
-dice). An action sets dice aside and rolls on or banks: ``set aside 1 5, roll 4``,
-``set aside 1 5, bank 500`` (the dice left to roll, the total banked); on a roll with
-nothing to set aside the one action is ``bust``. Of the set-asides that leave the same
-number of dice only the one with the most points is offered (more points never hurt).
+the rules penalise a streak), and with two players both banked scores from the mover's
+point of view and whose turn it is. Text: ``streak 1 | turn 350 | dice 1 1 2 3 5 6``
+(two players: ``me 3000 | opponent 2500 | turn 350 | dice 1 3 5 5``, with ``| player 2``
+when the second player moves); JSON: the same fields, ``dice`` a list (the page draws it
+as dice), ``player`` 1 or 2. An action sets dice aside and rolls on or banks: ``set aside
+1 5, roll 4``, ``set aside 1 5, bank 500`` (the dice left to roll, the total banked). Of
+the set-asides that leave the same number of dice only the one with the most points is
+offered (more points never hurt); a bank that reaches the goal wins at once, so no roll
+is offered there.
+
+A roll that scores nothing is a position like any other whose one action is ``bust``
+(advice gives what the bust costs): the player plays it, in both one- and two-player
+games, and the turn ends with nothing banked.
 
 A game subclasses :class:`PushLuckSpec` and supplies ``family_rules`` (its rules as
 :class:`PushLuckRules`), ``choice_values`` (the value of banking and of rolling after a
@@ -17,6 +23,7 @@ set-aside), ``bust_value`` and ``end_turn`` (what a bank or a bust leads to).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,33 +40,36 @@ BUST = "bust"
 ACTION_RE = re.compile(
     r"^(?:set aside|keep|aside)?\s*([\d\s,]*?)\s*,?\s*(?:and\s+|then\s+)?(roll|bank)\b.*$"
 )
+ACTION_EXAMPLE = "set aside 1 5, roll 4"
 
 
 @dataclass(frozen=True)
 class PushLuckPosition:
     """A roll to set dice aside from: the dice (faces, sorted), the turn total before it
-    (points), the busts in a row before the turn, the banked scores (points)."""
+    (points), the busts in a row before the turn, the banked scores (points, the mover's
+    first) and the player to move (0: the first player)."""
 
     dice: tuple[int, ...]
     turn: int = 0
     streak: int = 0
     me: int = 0
     opponent: int = 0
+    player: int = 0
 
 
 def fields_of(rules: PushLuckRules) -> tuple[str, ...]:
     """The position's fields under these rules, in the order the text writes them."""
     if rules.players == 2:
-        return ("me", "opponent", "turn", "dice")
+        return ("me", "opponent", "turn", "dice", "player")
     return ("streak", "turn", "dice") if rules.bust_streak > 1 else ("turn", "dice")
 
 
 def check_position(rules: PushLuckRules, pos: PushLuckPosition) -> None:
     """InputError (one line) unless the position can occur under the rules."""
-    if not 1 <= len(pos.dice) <= rules.dice:
-        raise InputError(f"a roll is 1 to {rules.dice} dice, got {len(pos.dice)}")
-    if any(not 1 <= f <= rules.sides for f in pos.dice):
-        raise InputError(f"dice show faces 1 to {rules.sides}, got {list(pos.dice)}")
+    if not 1 <= len(pos.dice) <= rules.dice or any(not 1 <= f <= rules.sides for f in pos.dice):
+        raise InputError(
+            f"a roll is 1 to {rules.dice} dice showing 1 to {rules.sides}, got {list(pos.dice)}"
+        )
     for key in ("turn", "me", "opponent"):
         value = getattr(pos, key)
         if value < 0 or value % rules.step:
@@ -69,15 +79,22 @@ def check_position(rules: PushLuckRules, pos: PushLuckPosition) -> None:
     if not 0 <= pos.streak < max(rules.bust_streak, 1):
         top = max(rules.bust_streak - 1, 0)
         raise InputError(f"streak (busts in a row before the turn) is 0 to {top}")
+    if pos.player not in range(rules.players):
+        raise InputError(f"player is 1 to {rules.players}, got {pos.player + 1}")
     if rules.players == 2:
         for key in ("me", "opponent"):
             if getattr(pos, key) >= rules.goal:
-                raise InputError(f"{key} {getattr(pos, key)} has reached the goal: game over")
+                value = getattr(pos, key)
+                raise InputError(
+                    f"{key} {value} has reached the goal {rules.goal}: the game is over"
+                )
+        if pos.me + pos.turn >= rules.goal:
+            raise InputError(f"me {pos.me} + turn {pos.turn} reaches the goal {rules.goal}")
 
 
 def position_of(rules: PushLuckRules, fields: Mapping[str, Any]) -> PushLuckPosition:
     """A checked position from its fields (``dice`` a list of faces, the rest whole
-    numbers, optional but ``dice``); InputError (one line) otherwise."""
+    numbers, optional but ``dice``; ``player`` 1 or 2); InputError (one line) otherwise."""
     if "dice" not in fields:
         raise InputError(f"the position needs the dice, e.g. '{example(rules)}'")
     dice = fields["dice"]
@@ -86,12 +103,15 @@ def position_of(rules: PushLuckRules, fields: Mapping[str, Any]) -> PushLuckPosi
     ):
         raise InputError(f"dice must be a list of faces, got {dice!r}")
     values = {}
-    for key in fields_of(rules)[:-1]:
-        value = fields.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int):
+    for key in fields_of(rules):
+        value = fields.get(key, 1 if key == "player" else 0)
+        if key != "dice" and (isinstance(value, bool) or not isinstance(value, int)):
             raise InputError(f"{key} must be a whole number, got {value!r}")
         values[key] = value
-    pos = PushLuckPosition(tuple(sorted(dice)), **values)
+    values["dice"] = tuple(sorted(dice))
+    if "player" in values:
+        values["player"] -= 1
+    pos = PushLuckPosition(**values)
     check_position(rules, pos)
     return pos
 
@@ -106,7 +126,9 @@ def example(rules: PushLuckRules) -> str:
 
 def parse_position(rules: PushLuckRules, text: str) -> PushLuckPosition:
     """A position from its text (fields in any order; ``dice`` may be written 113356)."""
-    found = split_fields(text, fields_of(rules), example(rules), {"roll": "dice"})
+    found = split_fields(
+        text, fields_of(rules), example(rules), {"roll": "dice", "opp": "opponent"}
+    )
     fields: dict[str, Any] = {}
     for key, value in found.items():
         if key == "dice":
@@ -120,11 +142,18 @@ def parse_position(rules: PushLuckRules, text: str) -> PushLuckPosition:
 
 
 def format_position(rules: PushLuckRules, pos: PushLuckPosition) -> str:
-    """The position's text (parses back to the same position)."""
+    """The position's text (parses back to the same position; ``player 2`` only when
+    the second player moves)."""
     parts = []
     for key in fields_of(rules):
         value = getattr(pos, key)
-        parts.append(f"dice {' '.join(map(str, value))}" if key == "dice" else f"{key} {value}")
+        if key == "dice":
+            parts.append(f"dice {' '.join(map(str, value))}")
+        elif key == "player":
+            if value:
+                parts.append(f"player {value + 1}")
+        else:
+            parts.append(f"{key} {value}")
     return " | ".join(parts)
 
 
@@ -153,7 +182,8 @@ class PushLuckSpec(GameSpec):
     ) -> tuple[float | None, float]:
         """After a set-aside bringing the turn total to ``total`` points with ``left``
         dice to roll (hot dice: all of them): the value of banking (None: not allowed)
-        and of rolling, in the game's units."""
+        and of rolling (any number where rolling is not offered: the bank reaches the
+        goal), in the game's units."""
         raise NotImplementedError
 
     def bust_value(self, rules: Any, pos: PushLuckPosition) -> float:
@@ -185,21 +215,36 @@ class PushLuckSpec(GameSpec):
         return format_position(self.family_rules(rules), pos)
 
     def to_json(self, rules: Any, pos: PushLuckPosition) -> dict[str, Any]:
-        """The position's fields, ``dice`` a list."""
+        """The position's fields, ``dice`` a list, ``player`` 1 or 2."""
         family = self.family_rules(rules)
-        return {k: list(pos.dice) if k == "dice" else getattr(pos, k) for k in fields_of(family)}
+        out = {k: getattr(pos, k) for k in fields_of(family)}
+        out["dice"] = list(pos.dice)
+        if "player" in out:
+            out["player"] += 1
+        return out
 
     def roll(self, rules: Any, n: int, rng: np.random.Generator) -> tuple[int, ...]:
         """n dice rolled with ``rng``, sorted."""
         sides = self.family_rules(rules).sides
         return tuple(sorted(int(f) for f in rng.integers(1, sides + 1, size=n)))
 
+    def new_position(self, rules: Any, rng: np.random.Generator) -> PushLuckPosition:
+        """The first player's first roll (after no busts)."""
+        return PushLuckPosition(self.roll(rules, self.family_rules(rules).dice, rng))
+
+    def to_move(self, rules: Any, pos: PushLuckPosition) -> int:
+        """The player to move (0 = the first)."""
+        return pos.player
+
     def show(self, rules: Any, pos: PushLuckPosition) -> list[str]:
         """The roll and the turn total (and the streak or the scores)."""
         family = self.family_rules(rules)
         lines = [f"rolled {' '.join(map(str, pos.dice))} with {pos.turn} points in the turn"]
         if family.players == 2:
-            lines.append(f"banked: you {pos.me}, opponent {pos.opponent} (goal {family.goal})")
+            lines.append(
+                f"player {pos.player + 1} to move; banked: you {pos.me}, "
+                f"opponent {pos.opponent} (goal {family.goal})"
+            )
         elif family.bust_streak > 1:
             lines.append(f"{self.bust_word}s in a row before this turn: {pos.streak}")
         return lines
@@ -213,13 +258,15 @@ class PushLuckSpec(GameSpec):
         out: list[tuple[str, SetAside | None, bool]] = []
         for option in options:
             total = pos.turn + option.points
-            out.append((action_text(option, False, total, family.dice), option, False))
+            if family.players == 1 or pos.me + total < family.goal:
+                out.append((action_text(option, False, total, family.dice), option, False))
             if total >= max(family.bank_minimum, 1):
                 out.append((action_text(option, True, total, family.dice), option, True))
         return out
 
     def advise(self, rules: Any, pos: PushLuckPosition, **options: Any) -> Advice:
-        """Every set-aside with rolling on and (where allowed) banking, best first."""
+        """Every set-aside with rolling on and (where allowed) banking, best first (equal
+        values: more dice left first, roll before bank)."""
         values: list[tuple[str, float]] = []
         for text, option, banks in self.legal(rules, pos):
             if option is None:
@@ -233,17 +280,18 @@ class PushLuckSpec(GameSpec):
 
     def canonical_action(self, rules: Any, pos: PushLuckPosition, text: str) -> str:
         """The advice's text of an action written as ``set aside 1 5, roll``, ``15 bank``,
-        ``keep 1 5 roll``, ``bust``: the dice and the word roll or bank."""
+        ``keep 1 5 roll``, ``bust``: the dice and the word roll or bank; InputError when
+        it names no dice or neither word."""
         words = " ".join(text.lower().replace(",", " , ").split())
         if words in (BUST, self.bust_word):
             return BUST
         match = ACTION_RE.match(words)
-        if match is None:
-            return words
-        faces = match.group(1).replace(",", " ").split()
+        faces = match.group(1).replace(",", " ").split() if match else []
         if len(faces) == 1 and faces[0].isdigit():
             faces = list(faces[0])
-        kept = tuple(sorted(int(f) for f in faces if f.isdigit()))
+        if match is None or not faces or not all(f.isdigit() for f in faces):
+            raise InputError(f"cannot read action {text.strip()!r}: write e.g. '{ACTION_EXAMPLE}'")
+        kept = tuple(sorted(int(f) for f in faces))
         for action, option, banks in self.legal(rules, pos):
             if option is not None and option.dice == kept and banks == (match.group(2) == "bank"):
                 return action
@@ -252,7 +300,8 @@ class PushLuckSpec(GameSpec):
     def apply(
         self, rules: Any, pos: PushLuckPosition, action: str, rng: np.random.Generator
     ) -> Step:
-        """Set the dice aside and roll on (the new roll with ``rng``) or bank."""
+        """Set the dice aside and roll on (the new roll with ``rng``) or bank; ``bust``
+        ends the turn with nothing banked."""
         family = self.family_rules(rules)
         wanted = self.canonical_action(rules, pos, action)
         chosen = [(o, b) for text, o, b in self.legal(rules, pos) if text == wanted]
@@ -260,25 +309,21 @@ class PushLuckSpec(GameSpec):
             self.evaluate(rules, pos, action)  # the one-line error naming the legal actions
             raise InputError(f"{action!r} is not a legal action here")
         option, banks = chosen[0]
+        who = f"player {pos.player + 1} " if family.players == 2 else ""
         if option is None:
             step = self.end_turn(rules, pos, None, rng)
-            return _with_events(step, (f"{self.bust_word}: the turn total is lost",))
+            return _with_events(step, (f"{who}{self.bust_word}: the turn total is lost",))
         total = pos.turn + option.points
+        events = [f"{who}set aside {' '.join(map(str, option.dice))}"]
         if banks:
             step = self.end_turn(rules, pos, total, rng)
-            return _with_events(
-                step, (f"set aside {' '.join(map(str, option.dice))}", f"banked {total}")
-            )
+            return _with_events(step, (*events, f"{who}banked {total}"))
         n = option.left or family.dice
-        new = PushLuckPosition(self.roll(rules, n, rng), total, pos.streak, pos.me, pos.opponent)
-        events = [f"set aside {' '.join(map(str, option.dice))}"]
+        new = dataclasses.replace(pos, dice=self.roll(rules, n, rng), turn=total)
         if not option.left:
             events.append(f"hot dice: roll all {family.dice} again")
-        events.append(f"rolled {' '.join(map(str, new.dice))}")
-        if not set_asides(family, new.dice):
-            step = self.end_turn(rules, new, None, rng)
-            return _with_events(step, (*events, f"{self.bust_word}: the turn total is lost"))
-        return Step(new, False, self.to_move(rules, new), tuple(events))
+        events.append(f"{who}rolled {' '.join(map(str, new.dice))}")
+        return Step(new, False, new.player, tuple(events))
 
 
 def _with_events(step: Step, events: tuple[str, ...]) -> Step:

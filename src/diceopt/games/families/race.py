@@ -45,7 +45,7 @@ class RaceRolls:
     bust: Any  # float64 (dice + 1,): probability that n dice score nothing
 
     def arrays(self) -> tuple[Any, Any, Any, Any, Any, Any, int]:
-        """The arrays in the kernels' argument order, then ``dice``."""
+        """The kernels' roll-table argument: the arrays, then ``dice``."""
         return (
             self.group_start,
             self.group_prob,
@@ -136,7 +136,7 @@ class RaceSolution:
         goal - me) with n dice to roll, banked scores me and opponent (steps)."""
         from diceopt.games.families import race_kernels as k
 
-        c, _ = k.turn_tables(*self.rolls.arrays(), self.goal, self.w, me, opponent)
+        c, _ = k.turn_tables(self.rolls.arrays(), self.goal, self.w, me, opponent)
         return c
 
     def bank_value(self, me: int, opponent: int, turn: int) -> float:
@@ -151,7 +151,7 @@ def solve_race(rolls: RaceRolls, goal: int, step: int = 1) -> RaceSolution:
     if goal < 1:
         raise InputError(f"the goal must be at least one step, got {goal}")
     wall, cpu = time.perf_counter(), time.process_time()
-    w, passes, states, rounds, residual = k.solve_race(*rolls.arrays(), goal, TOLERANCE, MAX_ROUNDS)
+    w, passes, states, rounds, residual = k.solve_race(rolls.arrays(), goal, TOLERANCE, MAX_ROUNDS)
     seconds = time.perf_counter() - wall
     stats = {
         "seconds": seconds,
@@ -262,8 +262,8 @@ def versus_max_score(sol: RaceSolution, top: int | None = None) -> dict[str, Any
 
     args = sol.rolls.arrays()
     top = 20 * sol.goal + 200 if top is None else top
-    m, flag = k.max_score(*args, top)
-    x, y = k.versus_fixed(*args, sol.goal, sol.w, m[: sol.goal + 1], flag[: sol.goal + 1])
+    m, flag = k.max_score(args, top)
+    x, y = k.versus_fixed(args, sol.goal, sol.w, m[: sol.goal + 1], flag[: sol.goal + 1])
     first = float(x[0, 0])
     second = 1.0 - float(y[0, 0])
     average = (first + second) / 2
@@ -289,7 +289,7 @@ def simulate(sol: RaceSolution, games: int, seed: int, start_opp: int = 0) -> di
     for n in range(1, rolls.dice + 1):
         lo, hi = int(rolls.group_start[n]), int(rolls.group_start[n + 1])
         cum[lo:hi] = np.cumsum(rolls.group_prob[lo:hi])
-    out = k.simulate_race(*rolls.arrays(), sol.goal, sol.w, start_opp, games, seed, cum)
+    out = k.simulate_race(rolls.arrays(), sol.goal, sol.w, start_opp, games, seed, cum)
     exact = float(sol.w[0, start_opp])
     mean = float(out.mean())
     sigma = math.sqrt(exact * (1 - exact) / games)

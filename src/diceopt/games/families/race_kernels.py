@@ -14,6 +14,9 @@ to roll n) choose bank or roll; after a roll the best option is taken; a turn to
 a fixed policy such as maximising the expected score), and the *evaluation* follows
 those choices as an affine function ``a + b z`` of the value ``z`` of a bust (which is
 the unknown that couples the two players' turn starts).
+
+Every kernel takes the roll table as one tuple ``r`` = (group_start, group_prob,
+option_start, option_points, option_dice, bust, dice) (``RaceRolls.arrays()``).
 """
 
 from __future__ import annotations
@@ -23,29 +26,19 @@ import numpy as np
 from numba import prange
 
 Arr = np.ndarray  # every array argument: see the module docstring
+Rolls = tuple  # (gs, gp, os_, op, od, bust, dice): see the module docstring
 
 WIN_KEY = 1e300  # the choice key of an option that reaches the goal (a fixed policy takes it)
 
 
 @numba.njit(cache=True)
 def roll_value(
-    n: int,
-    t: int,
-    rem: int,
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    z: float,
-    v: Arr,
-    given: Arr,
-    use_given: bool,
+    r: Rolls, n: int, t: int, rem: int, z: float, v: Arr, given: Arr, use_given: bool
 ) -> tuple[float, float, float]:
     """(choice value, a, b) of rolling ``n`` dice at turn total ``t`` (see the module
     docstring): each outcome group takes its best option by the choice values.
     ``v[t, n]`` holds (choice, a, b) of the decision states already evaluated."""
+    gs, gp, os_, op, od, bust, _ = r
     cr = bust[n] * z
     ar = 0.0
     br = bust[n]
@@ -76,13 +69,7 @@ def roll_value(
 
 @numba.njit(cache=True)
 def turn(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
+    r: Rolls,
     rem: int,
     bank_choice: Arr,
     bank_eval: Arr,
@@ -98,10 +85,11 @@ def turn(
     when ``given`` has rows): a fixed policy's state values and bank flags [t, n]. Ties
     between bank and roll go to bank; between options, to the first (more dice left).
     """
+    dice = r[6]
     use_given = given.shape[0] > 0
     for t in range(rem - 1, 0, -1):
         for n in range(1, dice + 1):
-            cr, ar, br = roll_value(n, t, rem, gs, gp, os_, op, od, bust, z, v, given, use_given)
+            cr, ar, br = roll_value(r, n, t, rem, z, v, given, use_given)
             bank = gbank[t, n] if use_given else bank_choice[t] >= cr
             if bank:
                 v[t, n, 0] = bank_choice[t]
@@ -111,32 +99,26 @@ def turn(
                 v[t, n, 0] = cr
                 v[t, n, 1] = ar
                 v[t, n, 2] = br
-    return roll_value(dice, 0, rem, gs, gp, os_, op, od, bust, z, v, given, use_given)
+    return roll_value(r, dice, 0, rem, z, v, given, use_given)
 
 
 @numba.njit(cache=True)
-def _own_turn(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    goal: int,
-    w: Arr,
-    i: int,
-    j: int,
-    z: float,
-    v: Arr,
-    bank: Arr,
+def bank_values(w: Arr, goal: int, i: int, j: int, out: Arr) -> None:
+    """out[t] = 1 - w[j, i + t] for 1 <= t < goal - i: the mover's (at i against j)
+    value of banking t when the other player's values are ``w``."""
+    for t in range(1, goal - i):
+        out[t] = 1.0 - w[j, i + t]
+
+
+@numba.njit(cache=True)
+def own_turn(
+    r: Rolls, goal: int, w: Arr, i: int, j: int, z: float, v: Arr, bank: Arr
 ) -> tuple[float, float, float]:
     """The mover's optimal turn at (i, j) against the solved ``w`` for banking."""
-    for t in range(1, goal - i):
-        bank[t] = 1.0 - w[j, i + t]
+    bank_values(w, goal, i, j, bank)
     empty = np.empty((0, 0))
     flags = np.empty((0, 0), dtype=np.bool_)
-    return turn(gs, gp, os_, op, od, bust, dice, goal - i, bank, bank, z, empty, flags, v)
+    return turn(r, goal - i, bank, bank, z, empty, flags, v)
 
 
 @numba.njit(cache=True)
@@ -157,18 +139,7 @@ def guess(
 
 
 @numba.njit(cache=True, parallel=True)
-def solve_race(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    goal: int,
-    tol: float,
-    max_iter: int,
-) -> tuple[Arr, int, int, int, float]:
+def solve_race(r: Rolls, goal: int, tol: float, max_iter: int) -> tuple[Arr, int, int, int, float]:
     """W[i, j]: the win probability of the mover at the start of a turn with i banked
     against j (steps, both < goal), both players optimal.
 
@@ -178,6 +149,7 @@ def solve_race(
     guesses reproduce themselves within ``tol``. Returns (W, turn passes, decision states
     visited, rounds of the slowest pair, largest final residual).
     """
+    dice = r[6]
     w = np.zeros((goal, goal))
     passes = 0
     visited = 0
@@ -204,9 +176,7 @@ def solve_race(
             resid = 1.0
             while rounds < max_iter:
                 rounds += 1
-                _, a1, b1 = _own_turn(
-                    gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - v, vals, bank
-                )
+                _, a1, b1 = own_turn(r, goal, w, i, j, 1.0 - v, vals, bank)
                 p_passes[p] += 1
                 p_states[p] += (goal - i - 1) * dice + 1
                 if i == j:
@@ -217,9 +187,7 @@ def solve_race(
                     u = nu
                     v = nu
                     continue
-                _, a2, b2 = _own_turn(
-                    gs, gp, os_, op, od, bust, dice, goal, w, j, i, 1.0 - u, vals, bank
-                )
+                _, a2, b2 = own_turn(r, goal, w, j, i, 1.0 - u, vals, bank)
                 p_passes[p] += 1
                 p_states[p] += (goal - j - 1) * dice + 1
                 resid = max(abs(a1 + b1 * (1.0 - v) - u), abs(a2 + b2 * (1.0 - u) - v))
@@ -240,40 +208,20 @@ def solve_race(
 
 
 @numba.njit(cache=True)
-def turn_tables(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    goal: int,
-    w: Arr,
-    i: int,
-    j: int,
-) -> tuple[Arr, float]:
+def turn_tables(r: Rolls, goal: int, w: Arr, i: int, j: int) -> tuple[Arr, float]:
     """The optimal turn at (i, j) given the solved ``w``: the decision values c[t, n]
     (win probability, t < goal - i) and the turn start's value."""
-    v = np.zeros((goal + 1, dice + 1, 3))
+    v = np.zeros((goal + 1, r[6] + 1, 3))
     bank = np.empty(goal + 1)
-    start, _, _ = _own_turn(gs, gp, os_, op, od, bust, dice, goal, w, i, j, 1.0 - w[j, i], v, bank)
+    start, _, _ = own_turn(r, goal, w, i, j, 1.0 - w[j, i], v, bank)
     return v[:, :, 0].copy(), start
 
 
 @numba.njit(cache=True)
-def max_score(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    top: int,
-) -> tuple[Arr, Arr]:
+def max_score(r: Rolls, top: int) -> tuple[Arr, Arr]:
     """The expected turn score (steps) of the policy that maximises it, m[t, n] for turn
     totals t <= top (banking assumed from ``top`` on), and its bank flags."""
+    gs, gp, os_, op, od, _, dice = r
     m = np.zeros((top + 1, dice + 1))
     flag = np.zeros((top + 1, dice + 1), dtype=np.bool_)
     for t in range(top, -1, -1):
@@ -296,19 +244,7 @@ def max_score(
 
 
 @numba.njit(cache=True, parallel=True)
-def versus_fixed(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    goal: int,
-    w: Arr,
-    given: Arr,
-    gbank: Arr,
-) -> tuple[Arr, Arr]:
+def versus_fixed(r: Rolls, goal: int, w: Arr, given: Arr, gbank: Arr) -> tuple[Arr, Arr]:
     """Player A (optimal policy of ``w``) against player B (the fixed policy
     ``given``/``gbank``): x[i, j] = P(A wins) with A to move, A at i, B at j; y[j, i] =
     P(B wins) with B to move. Both policies fixed: each pair is a 2x2 linear system."""
@@ -322,33 +258,14 @@ def versus_fixed(
         for p in prange(hi - lo + 1):
             i = lo + p
             j = s - i
-            vals = np.empty((goal + 1, dice + 1, 3))
+            vals = np.empty((goal + 1, r[6] + 1, 3))
             choice = np.empty(goal + 1)
             ev = np.empty(goal + 1)
-            for t in range(1, goal - i):
-                choice[t] = 1.0 - w[j, i + t]
-                ev[t] = 1.0 - y[j, i + t]
-            _, a1, b1 = turn(
-                gs,
-                gp,
-                os_,
-                op,
-                od,
-                bust,
-                dice,
-                goal - i,
-                choice,
-                ev,
-                1.0 - w[j, i],
-                empty,
-                flags,
-                vals,
-            )
-            for t in range(1, goal - j):
-                ev[t] = 1.0 - x[i, j + t]
-            _, a2, b2 = turn(
-                gs, gp, os_, op, od, bust, dice, goal - j, ev, ev, 0.0, given, gbank, vals
-            )
+            bank_values(w, goal, i, j, choice)
+            bank_values(y, goal, i, j, ev)
+            _, a1, b1 = turn(r, goal - i, choice, ev, 1.0 - w[j, i], empty, flags, vals)
+            bank_values(x, goal, j, i, ev)
+            _, a2, b2 = turn(r, goal - j, ev, ev, 0.0, given, gbank, vals)
             # x = a1 + b1 (1 - y), y = a2 + b2 (1 - x)
             xv = (a1 + b1 - b1 * (a2 + b2)) / (1.0 - b1 * b2)
             x[i, j] = xv
@@ -358,23 +275,12 @@ def versus_fixed(
 
 @numba.njit(cache=True)
 def simulate_race(
-    gs: Arr,
-    gp: Arr,
-    os_: Arr,
-    op: Arr,
-    od: Arr,
-    bust: Arr,
-    dice: int,
-    goal: int,
-    w: Arr,
-    start_opp: int,
-    games: int,
-    seed: int,
-    cum: Arr,
+    r: Rolls, goal: int, w: Arr, start_opp: int, games: int, seed: int, cum: Arr
 ) -> Arr:
     """Seeded games of the optimal policy against itself from (0, start_opp): the first
     player's wins (1 or 0 per game). ``cum``: cumulative group probabilities per number
     of dice (busts last). Turn tables are computed once per (i, j) met and kept."""
+    gs, _, os_, op, od, _, dice = r
     np.random.seed(seed)
     out = np.zeros(games)
     tables = {}
@@ -386,16 +292,16 @@ def simulate_race(
             j = score[1 - mover]
             key = i * goal + j
             if key not in tables:
-                tables[key] = turn_tables(gs, gp, os_, op, od, bust, dice, goal, w, i, j)[0]
+                tables[key] = turn_tables(r, goal, w, i, j)[0]
             c = tables[key]
             rem = goal - i
             t = 0
             n = dice
             won = False
             while True:
-                r = np.random.random()
+                u = np.random.random()
                 g = gs[n]
-                while g < gs[n + 1] and r >= cum[g]:
+                while g < gs[n + 1] and u >= cum[g]:
                     g += 1
                 if g == gs[n + 1]:  # a bust
                     t = 0

@@ -130,14 +130,6 @@ class ZombieSpec(GameSpec):
             raise InputError(f"unknown position field(s) {sorted(unknown)}")
         return position_of(rules, data)
 
-    def format(self, rules: ZombieRules, pos: ZombiePosition) -> str:
-        """The position's text."""
-        return pos.text()
-
-    def to_json(self, rules: ZombieRules, pos: ZombiePosition) -> dict[str, Any]:
-        """The position's JSON form."""
-        return pos.to_json()
-
     def new_position(self, rules: ZombieRules, rng: np.random.Generator) -> ZombiePosition:
         """No brains yet, the first player to roll."""
         return ZombiePosition(0, 0, 0)
