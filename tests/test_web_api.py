@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_games import MAXI_MINI_ID, RACE, GatedSpec, maxi_mini_variant
+from web_games import BIG_TABLES, MAXI_MINI_ID, RACE, GatedSpec, maxi_mini_variant
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
@@ -30,10 +30,6 @@ from diceopt.web.schemas import MAX_BODY_BYTES
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
 BOARDS = {"dice", "dice-sheet", "tiles", "colour-dice", "form"}
-# Variants whose table is too big to solve in the suite (Maxi: 36,864,000 states, 304 MB, a
-# minute or more; Maxi with saved rerolls: 3.1 GB, solved only on request): listed and
-# started here, never advised (see the Maxi tests at the end).
-BIG_TABLES = {("yatzy", "maxi"), ("yatzy", "maxi-saved")}
 
 
 def assert_error(response, status: int, contains: str = "") -> str:

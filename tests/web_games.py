@@ -30,6 +30,18 @@ from diceopt.games.registry import GameSpec, Report, Step
 from diceopt.games.yatzy.rules import MAXI, YatzyRules
 from diceopt.notation import split_fields
 
+# Variants whose table takes long to build in the suite: Maxi (36,864,000 states, 304 MB, a
+# minute or more), Maxi with saved rerolls (3.1 GB, solved only on request), Farkle to
+# 10,000 (about 30 s on 2 cores: benchmarks/farkle_solve.py) and Zombie Dice to 13 (about
+# 30 s: benchmarks/zombie_solve.py). The web tests list and start them but take their
+# games' smaller variants for advice.
+BIG_TABLES = {
+    ("yatzy", "maxi"),
+    ("yatzy", "maxi-saved"),
+    ("farkle", "acg2017"),
+    ("zombie", "goal-13"),
+}
+
 DASH = {1: 0, 2: 2, 3: 3}  # die face -> points
 
 

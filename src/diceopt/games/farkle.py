@@ -98,15 +98,18 @@ class FarkleSpec(PushLuckSpec):
         Parameter("goal", f"points to win, a multiple of 50 up to {GOAL_MAX}", type=int),
         Parameter("dice", "dice per turn, 1 to 6 (reduced games for checks)", type=int),
     )
-    variants = {"acg2017": "Busche & Neller 2017: simplest scoring, six dice, to 10,000"}
+    variants = {
+        "acg2017": "Busche & Neller 2017: simplest scoring, six dice, to 10,000",
+        "quick": "the same rules to 2,000 points (a short game; solved in a second)",
+    }
     position_example = POSITION_EXAMPLE
     small = {"goal": 1000, "dice": 6}
 
     def rules(self, variant: str | None = None, **params: Any) -> FarkleRules:
-        """The rules of the one variant with ``goal`` and ``dice`` as given."""
-        self.variant_id(variant)
+        """The rules of a variant (``quick``: to 2,000), ``goal`` and ``dice`` as given."""
+        default = 2_000 if self.variant_id(variant) == "quick" else 10_000
         goal, dice = params.get("goal"), params.get("dice")
-        return FarkleRules(10_000 if goal is None else goal, 6 if dice is None else dice)
+        return FarkleRules(default if goal is None else goal, 6 if dice is None else dice)
 
     def family_rules(self, rules: FarkleRules) -> PushLuckRules:
         """The rule file's rules with the goal and dice of ``rules``."""

@@ -38,7 +38,9 @@ Optional, for the web page and API (the defaults say "not offered"):
 9. ``tables(rules, need, **options)``: the stored tables an answer reads
    (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
    processes and answers "being built" instead of solving within a request.
-10. page metadata: ``featured`` (True: the page opens on this game the first time) and
+10. page metadata: ``featured`` (True: the page opens on this game the first time),
+    ``variable_dice`` (True: a roll may show fewer dice than the rules' number, those
+    set aside before it; the page then takes 1 to that many) and
     ``page_sheet(rules)`` -> the score sheet's layout (``upper`` boxes,
     ``bonus_threshold``, ``bonus``) as JSON data, or None: no sheet.
 
@@ -244,6 +246,7 @@ class GameSpec:
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
     featured: bool = False  # the page opens on this game the first time
+    variable_dice: bool = False  # a roll may show fewer dice than the rules' number
     env_name: str = ""  # the environments' name (empty: the title in CamelCase)
     env_presets: Mapping[str, Mapping[str, Any]] = {}  # further environments: name -> rules
 

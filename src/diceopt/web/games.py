@@ -771,6 +771,7 @@ class GameTables:
                     "distribution": has_distribution(spec),
                     "computer_strategies": list(spec.computer_strategies),
                     "featured": bool(spec.featured),
+                    "variable_dice": bool(spec.variable_dice),
                 }
             )
         return {"games": out}

@@ -373,6 +373,11 @@ class GameOut(BaseModel):
     featured: bool = Field(
         default=False, description="the page opens on a featured game the first time"
     )
+    variable_dice: bool = Field(
+        default=False,
+        description="a roll may show fewer dice than the rules' number (those not yet set "
+        "aside): the page takes 1 to that many",
+    )
 
 
 class GamesOut(BaseModel):

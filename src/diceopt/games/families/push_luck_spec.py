@@ -170,6 +170,8 @@ class PushLuckSpec(GameSpec):
     """Positions, notation, advice and play of a push-your-luck game (subclass: see the
     module docstring)."""
 
+    variable_dice = True  # a roll shows the dice not yet set aside
+
     bust_word = "bust"  # what the game calls a roll with nothing to set aside
 
     # --- what a game supplies ----------------------------------------------------------

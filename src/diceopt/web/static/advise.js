@@ -396,7 +396,7 @@ function edited(rerender) {
   S.seq += 1;  // an answer still on its way is for an older position: dropped
   $("#advice").removeAttribute("aria-busy");
   $("#status").hidden = true;
-  if (hasDice() && (st.json.dice || []).length !== diceCount()) {
+  if (hasDice() && !diceComplete((st.json.dice || []).length)) {
     $("#advice tbody").replaceChildren();
     $("#position").value = "";
     hideDistribution();

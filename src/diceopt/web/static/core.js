@@ -72,6 +72,11 @@ function faces() {
   if (Array.isArray(p.values) && p.values.length) return p.values;
   return Array.from({ length: p.sides || 6 }, (_, i) => i + 1);
 }
+// Whether ``n`` dice make a whole roll: the rules' number, or (a game whose roll shows the
+// dice not yet set aside: ``variable_dice``) 1 to that many.
+function diceComplete(n) {
+  return game().variable_dice ? n >= 1 && n <= diceCount() : n === diceCount();
+}
 function diceCount() {
   const ex = variant().position_example_json || {};
   return params().dice || (Array.isArray(ex.dice) ? ex.dice.length : 5);
