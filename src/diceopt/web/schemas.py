@@ -29,6 +29,16 @@ VariantId = Annotated[
     str | None,
     Field(default=None, max_length=100, description="variant id (default: the game's first)"),
 ]
+MAX_RULES_CHARS = 20_000
+RulesText = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=MAX_RULES_CHARS,
+        description="a rule file's text (TOML), instead of a variant, for games that take "
+        "rule files (rule_files in /api/games); extends names shipped files only",
+    ),
+]
 PositionText = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
 Position = Annotated[
     PositionText | dict[str, Any],
@@ -46,11 +56,27 @@ Seed = Annotated[
 
 
 class GameRequest(BaseModel):
-    """A game and variant."""
+    """A game and variant (or a rule file's text: ``rules``)."""
 
     model_config = ConfigDict(extra="forbid")
     game: GameId
     variant: VariantId = None
+    rules: RulesText = None
+
+
+class RulesOut(BaseModel):
+    """Which rules an answer used."""
+
+    name: str = Field(description="the variant's or rule file's name")
+    key: str = Field(description="what its tables are filed under (a rule file: name-hash)")
+
+
+class RuleFileRequest(BaseModel):
+    """A rule file's text to check (``POST /api/rules``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: GameId
+    rules: Annotated[str, StringConstraints(min_length=1, max_length=MAX_RULES_CHARS)]
 
 
 class NewRequest(GameRequest):
@@ -200,6 +226,7 @@ class AdviceOut(BaseModel):
     value_is: str = Field(description="what the values mean, e.g. expected final score")
     position: str = Field(description="the position in the game's notation (canonical)")
     position_json: dict[str, Any] = Field(description="the position's JSON form")
+    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class EvaluateOut(ActionOut):
@@ -207,6 +234,7 @@ class EvaluateOut(ActionOut):
 
     best_value: float
     value_is: str
+    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class StepOut(BaseModel):
@@ -221,6 +249,7 @@ class StepOut(BaseModel):
         description="when the game is over: the final score, or the first player's wins "
         "(1, 1/2 or 0)"
     )
+    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class DistributionOut(BaseModel):
@@ -236,6 +265,7 @@ class DistributionOut(BaseModel):
     p_at_least: dict[str, float]
     pmf: list[float]
     seconds: float
+    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class MoveOut(BaseModel):
@@ -277,6 +307,7 @@ class DuelOut(BaseModel):
         description="an estimate, at the start of your turns (None in mid-turn)"
     )
     win_probability_is: str
+    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 RecordText = Annotated[
@@ -341,6 +372,13 @@ class VariantOut(BaseModel):
     position_example_json: dict[str, Any] | None = None
 
 
+class RuleFileOut(VariantOut):
+    """A pasted rule file as a variant of the page: ``id`` (``file:<key>``) is what the
+    answers to requests with its ``rules`` are filed under."""
+
+    rules: RulesOut
+
+
 class OptionOut(BaseModel):
     """An advice option: its name in /api/advice, help, value type and choices."""
 
@@ -372,6 +410,9 @@ class GameOut(BaseModel):
     )
     featured: bool = Field(
         default=False, description="the page opens on a featured game the first time"
+    )
+    rule_files: bool = Field(
+        default=False, description="whether requests may give a rule file's text (rules)"
     )
 
 
