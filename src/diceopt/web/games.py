@@ -341,6 +341,11 @@ class GameTables:
             "key": str(described.get("key") or variant),
         }
 
+    def rules_used(self, game: str, variant: str) -> dict[str, Any]:
+        """``{"rules": rules_json}`` for an answer under a pasted rule file (which rules it
+        used); ``{}`` under a variant (the answer is as it always was)."""
+        return {"rules": self.rules_json(game, variant)} if variant.startswith(PASTED) else {}
+
     # --- stored tables (diceopt.tables): built once, shared by processes -----------------
     def needed(
         self,
@@ -532,7 +537,7 @@ class GameTables:
             "value_is": advice.value_is,
             "position": spec.format(rules, pos),
             "position_json": spec.to_json(rules, pos),
-            "rules": self.rules_json(game, variant),
+            **self.rules_used(game, variant),
         }
 
     def cached_advice(
@@ -594,7 +599,7 @@ class GameTables:
             data = spec.distribution(rules, spec.parse(rules, position))
             if data is None:
                 raise InputError("this game has no score distribution")
-            return data | {"rules": self.rules_json(game, variant)}
+            return data | self.rules_used(game, variant)
 
         return self._store(key, dumps(self.run(game, variant, distribution)))
 
@@ -625,7 +630,7 @@ class GameTables:
         extra = {} if estimate else {"estimate": False}
         versus = self.run(game, variant, lambda: spec.versus_start(rules, strategy, rng, **extra))
         data = self._duel_data(spec, rules, strategy, versus)
-        return data | {"rules": self.rules_json(game, variant)}
+        return data | self.rules_used(game, variant)
 
     def duel_estimate(self, game: str, variant: str, state: Mapping[str, Any]) -> bytes:
         """JSON bytes of ``{"win_probability", "win_probability_is"}``: the human's
@@ -672,7 +677,7 @@ class GameTables:
             )
 
         data = self._duel_data(spec, rules, strategy, self.run(game, variant, play))
-        return data | {"rules": self.rules_json(game, variant)}
+        return data | self.rules_used(game, variant)
 
     @staticmethod
     def _duel_data(spec: GameSpec, rules: Any, strategy: str, versus: Versus) -> dict[str, Any]:
@@ -722,7 +727,7 @@ class GameTables:
             **entry.to_json(),
             "best_value": advice.best.value,
             "value_is": advice.value_is,
-            "rules": self.rules_json(game, variant),
+            **self.rules_used(game, variant),
         }
 
     def new(self, game: str, variant: str, seed: int | None) -> dict[str, Any]:
@@ -735,7 +740,7 @@ class GameTables:
             "to_move": int(spec.to_move(rules, pos)),
             "events": [],
             "result": None,
-            "rules": self.rules_json(game, variant),
+            **self.rules_used(game, variant),
         }
 
     def apply(
@@ -758,7 +763,7 @@ class GameTables:
                 "to_move": int(step.to_move),
                 "events": [str(e) for e in step.events],
                 "result": None if step.result is None else float(step.result),
-                "rules": self.rules_json(game, variant),
+                **self.rules_used(game, variant),
             }
 
         return self.run(game, variant, play, builds=False)

@@ -37,8 +37,8 @@ form (an object):
 - ``rules``: every request above may give a rule file's text (TOML, at most 20,000
   characters) instead of a ``variant``, for a game that takes rule files (``rule_files``
   in /api/games); ``POST /api/rules`` ``{"game", "rules"}`` checks one (400, one line, for
-  a bad file) and answers it as a variant of the page; answers say which ``rules`` they
-  used (``name``, ``key``). A server holds a few pasted rule files
+  a bad file) and answers it as a variant of the page; answers under a rule file say
+  which ``rules`` they used (``name``, ``key``). A server holds a few pasted rule files
   (``DICEOPT_WEB_RULE_FILES``, default 8; the least recently used is let go with its
   tables) and builds only tables no larger than Scandinavian Yatzy's for them.
 

@@ -222,23 +222,27 @@ class ActionOut(BaseModel):
 class AdviceOut(BaseModel):
     """Every legal action, best first (``diceopt GAME advise --json``), and the position."""
 
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
+
     actions: list[ActionOut]
     value_is: str = Field(description="what the values mean, e.g. expected final score")
     position: str = Field(description="the position in the game's notation (canonical)")
     position_json: dict[str, Any] = Field(description="the position's JSON form")
-    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class EvaluateOut(ActionOut):
     """One played action, with the best action's value."""
 
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
+
     best_value: float
     value_is: str
-    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class StepOut(BaseModel):
     """A position reached (a new game, or after an action) and the state of the game."""
+
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
 
     position: str = Field(description="the position in the game's notation")
     position_json: dict[str, Any] = Field(description="the position's JSON form")
@@ -249,14 +253,13 @@ class StepOut(BaseModel):
         description="when the game is over: the final score, or the first player's wins "
         "(1, 1/2 or 0)"
     )
-    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class DistributionOut(BaseModel):
     """The distribution of the final score from a position (``diceopt yatzy distribution
     --json``): summary numbers, and ``pmf[i]`` the probability of a final score of i."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
     of: str = Field(description="final score, or points still to come (no score given)")
     mean: float
     std: float
@@ -265,7 +268,6 @@ class DistributionOut(BaseModel):
     p_at_least: dict[str, float]
     pmf: list[float]
     seconds: float
-    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 class MoveOut(BaseModel):
@@ -295,6 +297,8 @@ class DuelOut(BaseModel):
     """A game against the computer after a call: both sides, the computer's moves, the
     result and your chance of winning (exact for the model it names) at the start of your turn."""
 
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
+
     state: DuelStateOut
     you: dict[str, Any] = Field(description="your position's JSON form")
     computer: dict[str, Any] = Field(description="the computer's side as JSON")
@@ -307,7 +311,6 @@ class DuelOut(BaseModel):
         description="an estimate, at the start of your turns (None in mid-turn)"
     )
     win_probability_is: str
-    rules: RulesOut | None = Field(default=None, description="the rules used")
 
 
 RecordText = Annotated[
