@@ -179,3 +179,10 @@ def test_a_damaged_table_of_a_file_is_rebuilt(tmp_path, monkeypatch, capsys):
     assert status == 0 and "solved" in out
     assert err.count("warning") == 1 and str(table) in err
     assert solve_json(capsys, "--rules", str(path), "--dtype", "float64")["loaded"]
+
+
+def test_the_readme_example_is_the_shipped_house_file():
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index('```toml title="examples/rules/house.toml"')
+    block = readme[readme.index("\n", start) + 1 : readme.index("```", start + 3)]
+    assert load_rules_text(block).storage_key == load_rules(HOUSE).storage_key
