@@ -1200,3 +1200,49 @@ def test_zombie_play_draws_the_dice_colours_and_ends(page, live_server, artifact
     assert "win" in result["summary"] or "lose" in result["summary"]
     check_log(page, result["decisions"])
     assert no_horizontal_scroll(page)
+
+
+TINY_RULES = (
+    'name = "tiny"\n[bonus]\nthreshold = 6\npoints = 10\n'
+    '[categories.threes]\nkind = "face"\nface = 3\n'
+    '[categories.full_house]\nkind = "full_house"\nscore = 25\n'
+    '[categories.yatzy]\nkind = "yatzy"\nscore = 50\n'
+)
+
+
+def test_yatzy_pasted_rule_file_gives_advice_on_its_sheet(page, live_server):
+    open_game(page, live_server, "yatzy")
+    page.click("#rules-box summary")
+    # a bad file: one line beside the box, the variant unchanged
+    page.fill("#rules-text", 'extends = "yacht"\ncolour = "red"\n')
+    page.click("#rules-use")
+    message = page.locator("#rules-message")
+    message.wait_for(state="visible")
+    assert "unknown key 'colour'" in message.inner_text()
+    assert page.input_value("#variant") == "scandinavian"
+    # a reduced three-box game: its sheet and its advice
+    page.fill("#rules-text", TINY_RULES)
+    page.click("#rules-use")
+    page.wait_for_function("() => document.querySelector('#variant').value.startsWith('file:')")
+    assert message.is_hidden()
+    cats = page.locator("input.filled").evaluate_all("bs => bs.map(b => b.dataset.cat)")
+    assert cats == ["threes", "full_house", "yatzy"]
+    position = "dice 3 3 3 5 5 | rerolls 0 | score 0"
+    page.fill("#position", position)
+    page.press("#position", "Enter")
+    wait_position(page, "dice 3 3 3 5 5 | rerolls 0 | filled - | upper 0 | score 0")
+    best = best_row(page)
+    want = api(
+        live_server, "/api/advice", {"game": "yatzy", "rules": TINY_RULES, "position": position}
+    )
+    assert best["action"] == want["actions"][0]["action"]
+    assert best["value"] == pytest.approx(want["actions"][0]["value"], abs=1e-9)
+    assert want["rules"]["name"] == "tiny"
+    # kept across a reload (localStorage), and the variants are one click away
+    page.reload()
+    page.wait_for_selector("body[data-ready='true']")
+    assert page.input_value("#variant").startswith("file:")
+    assert page.input_value("#rules-text") == TINY_RULES
+    page.click("#rules-box summary")
+    page.click("#rules-clear")
+    page.wait_for_function("() => document.querySelector('#variant').value === 'scandinavian'")

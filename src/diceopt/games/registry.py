@@ -43,15 +43,22 @@ Optional, for the web page and API (the defaults say "not offered"):
     set aside before it; the page then takes 1 to that many) and
     ``page_sheet(rules)`` -> the score sheet's layout (``upper`` boxes,
     ``bonus_threshold``, ``bonus``) as JSON data, or None: no sheet.
+11. rule files from a request: ``rules_text(text, **params)`` -> the rules of a rule
+    file's text (pasted or uploaded on the page, ``rules`` of the API; it reads no file
+    but the shipped ones and refuses rules too large to solve on request: InputError, one
+    line), whose ``describe`` holds ``name`` and ``key`` (what its tables are filed
+    under); ``forget(rules)`` drops their tables from the process when a server lets a
+    pasted rule file go. On the command line a game takes a rule file through a rules
+    parameter of its own (Yatzy: ``--rules FILE``).
 
 Optional, for the research front ends (defaults: not offered):
 
-11. environments: ``env_codec(rules)`` -> a :class:`diceopt.games.codec.Codec` (the fixed
+12. environments: ``env_codec(rules)`` -> a :class:`diceopt.games.codec.Codec` (the fixed
     action list and observation encoding; None: no environments), ``env_name`` (the
     environments' name, e.g. ``ShutTheBox``; empty: the title in CamelCase) and
     ``env_presets`` (further one-player environments: name -> rules keyword arguments,
     e.g. ``{"Yahtzee": {"variant": "american"}}``);
-12. ``exact_evaluation(rules, choose, seat)`` -> (the exact value from the start of a
+13. ``exact_evaluation(rules, choose, seat)`` -> (the exact value from the start of a
     policy, in seat ``seat``'s terms; the decisions queried), where ``choose(pos, legal)``
     returns the policy's action among the sorted legal action texts: a deterministic
     agent's policy evaluated without sampling (``diceopt.evaluate``). NotImplementedError
@@ -396,6 +403,17 @@ class GameSpec:
         that would fail anyway, before anything is built. Default: none (the game loads or
         builds what it reads on first use)."""
         return ()
+
+    def rules_text(self, text: str, **params: Any) -> Any:
+        """The validated rules of a rule file's ``text`` from a request (pasted or
+        uploaded: no file is read but the shipped ones), with the rules parameters
+        ``params``; InputError (one line) for a bad file or one too large to solve on
+        request. Default: the game takes no rule files (InputError)."""
+        raise InputError(f"{self.title or self.id} takes no rule files")
+
+    def forget(self, rules: Any) -> None:
+        """Drop the tables of ``rules`` (from :meth:`rules_text`) from this process; the
+        stored files stay. Default: nothing is kept."""
 
     # --- optional: page metadata, environments, exact evaluation -------------------------
     def page_sheet(self, rules: Any) -> dict[str, Any] | None:

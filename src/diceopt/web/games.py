@@ -25,6 +25,7 @@ Every game comes from the registry (``diceopt.games.registry``) and is used thro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -60,6 +61,10 @@ PREVIEW_SEED = 0  # dice of /api/preview: the same answer every time
 # A request whose stored tables are not ready waits this long for their build (seconds),
 # then answers 503 "being built" with Retry-After (the build goes on; GET /api/tables).
 TABLE_WAIT = float(os.environ.get("DICEOPT_WEB_TABLE_WAIT", "5"))
+# Rule files pasted on the page (``rules`` of a request) kept per process: the least
+# recently used beyond this many is let go, its tables with it (``GameSpec.forget``).
+RULE_FILES = int(os.environ.get("DICEOPT_WEB_RULE_FILES", "8"))
+PASTED = "file:"  # the variant id of a pasted rule file: file:<its key>
 # The work of one request beyond the shared tables (e.g. a solve for an opponent who has
 # finished) is stopped after this long (seconds, 503), or as soon as its client has gone.
 WORK_SECONDS = float(os.environ.get("DICEOPT_WEB_WORK_SECONDS", "60"))
@@ -251,6 +256,10 @@ class GameTables:
         # CPU seconds of the latest advice answers per (game, variant): their median says
         # whether advice is quick (a garbage collection now and then does not)
         self._cost: dict[tuple[str, str], deque[float]] = {}
+        # pasted rule files: (game, sha256 of the text) -> variant id, and the variant ids
+        # held, least recently used first
+        self._texts: dict[tuple[str, str], str] = {}
+        self._pasted: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     # --- games, variants, rules ------------------------------------------------------------
     def spec(self, game: str) -> GameSpec:
@@ -261,25 +270,90 @@ class GameTables:
             raise ApiError(400, f"unknown game {game!r}; available games: {known}")
         return spec
 
-    def variant(self, game: str, variant: str | None) -> str:
-        """The variant id (None or "" = the game's default); InputError if not offered."""
+    def variant(self, game: str, variant: str | None, rules: str | None = None) -> str:
+        """The variant id (None or "" = the game's default), or with ``rules`` (a rule
+        file's text) the id of those rules (:meth:`pasted`); InputError if not offered."""
         spec = self.spec(game)
+        if rules is not None:
+            if variant:
+                raise InputError("give either a variant or rules (a rule file), not both")
+            return self.pasted(spec.id, rules)
         if variant is not None and variant in spec.variants:
             return variant
         return spec.variant_id(variant or None)
 
-    def ids(self, game: str, variant: str | None) -> tuple[str, str]:
-        """(the game's id, the variant id) of a request's game and variant (see ``spec``
-        and ``variant``)."""
-        return self.spec(game).id, self.variant(game, variant)
+    def ids(self, game: str, variant: str | None, rules: str | None = None) -> tuple[str, str]:
+        """(the game's id, the variant id) of a request's game and variant, or of its
+        pasted rule file ``rules`` (see ``spec`` and ``variant``)."""
+        return self.spec(game).id, self.variant(game, variant, rules)
 
     def rules(self, game: str, variant: str) -> Any:
-        """The rules object of a variant (made once)."""
+        """The rules object of a variant (made once) or of a pasted rule file held."""
         key = (game, variant)
         rules = self._rules.get(key)
         if rules is None:
+            if variant.startswith(PASTED):
+                raise InputError("that rule file is no longer held here: send its text again")
             rules = self._rules[key] = self.spec(game).rules(variant)
         return rules
+
+    def pasted(self, game: str, text: str) -> str:
+        """The variant id (``file:<key>``) of a rule file's text for ``game`` (the game's
+        ``rules_text``: InputError, one line, for a bad file or one too large to solve on
+        request). At most RULE_FILES are held; the least recently used beyond them is let
+        go, with its tables (``GameSpec.forget``) and answers."""
+        spec = self.spec(game)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        with self._guard:
+            vid = self._texts.get((game, digest))
+            if vid is not None and (game, vid) in self._pasted:
+                self._pasted.move_to_end((game, vid))
+                return vid
+        rules = spec.rules_text(text)
+        vid = PASTED + str(spec.describe(rules).get("key") or digest[:16])
+        dropped = []
+        with self._guard:
+            self._texts[(game, digest)] = vid
+            self._rules.setdefault((game, vid), rules)
+            self._pasted[(game, vid)] = None
+            self._pasted.move_to_end((game, vid))
+            while len(self._pasted) > max(1, RULE_FILES):
+                dropped.append(self._pasted.popitem(last=False)[0])
+            for old in dropped:
+                self._drop(*old)
+        if dropped:
+            log.info("let go of %d pasted rule file(s)", len(dropped))
+        return vid
+
+    def _drop(self, game: str, vid: str) -> None:
+        """Forget a pasted rule file (``_guard`` held): its rules, state and answers."""
+        rules = self._rules.pop((game, vid), None)
+        self._ready.discard((game, vid))
+        self._locks.pop((game, vid), None)
+        self._cost.pop((game, vid), None)
+        self.status.pop(f"{game}/{vid}", None)
+        for text_key in [k for k, v in self._texts.items() if k[0] == game and v == vid]:
+            del self._texts[text_key]
+        with self._cache_lock:
+            for key in [k for k in self._cache if k[0] == game and k[1] == vid]:
+                del self._cache[key]
+        if rules is not None:
+            self.spec(game).forget(rules)
+
+    def rules_json(self, game: str, variant: str) -> dict[str, str]:
+        """Which rules an answer used: ``name`` and ``key`` (what the tables are filed
+        under: a rule file's name and content hash), from the game's ``describe``."""
+        spec = self.spec(game)
+        described = spec.describe(self.rules(game, variant))
+        return {
+            "name": str(described.get("name") or variant),
+            "key": str(described.get("key") or variant),
+        }
+
+    def rules_used(self, game: str, variant: str) -> dict[str, Any]:
+        """``{"rules": rules_json}`` for an answer under a pasted rule file (which rules it
+        used); ``{}`` under a variant (the answer is as it always was)."""
+        return {"rules": self.rules_json(game, variant)} if variant.startswith(PASTED) else {}
 
     # --- stored tables (diceopt.tables): built once, shared by processes -----------------
     def needed(
@@ -472,6 +546,7 @@ class GameTables:
             "value_is": advice.value_is,
             "position": spec.format(rules, pos),
             "position_json": spec.to_json(rules, pos),
+            **self.rules_used(game, variant),
         }
 
     def cached_advice(
@@ -531,7 +606,7 @@ class GameTables:
             data = spec.distribution(rules, spec.parse(rules, position))
             if data is None:
                 raise InputError("this game has no score distribution")
-            return data
+            return data | self.rules_used(game, variant)
 
         return self._store(key, dumps(self.run(game, variant, distribution)))
 
@@ -561,7 +636,8 @@ class GameTables:
         rng = np.random.default_rng(seed)
         extra = {} if estimate else {"estimate": False}
         versus = self.run(game, variant, lambda: spec.versus_start(rules, strategy, rng, **extra))
-        return self._duel_data(spec, rules, strategy, versus)
+        data = self._duel_data(spec, rules, strategy, versus)
+        return data | self.rules_used(game, variant)
 
     def duel_estimate(self, game: str, variant: str, state: Mapping[str, Any]) -> bytes:
         """JSON bytes of ``{"win_probability", "win_probability_is"}``: the human's
@@ -607,7 +683,8 @@ class GameTables:
                 rules, state["you"], state["computer"], strategy, action, rng, **extra
             )
 
-        return self._duel_data(spec, rules, strategy, self.run(game, variant, play))
+        data = self._duel_data(spec, rules, strategy, self.run(game, variant, play))
+        return data | self.rules_used(game, variant)
 
     @staticmethod
     def _duel_data(spec: GameSpec, rules: Any, strategy: str, versus: Versus) -> dict[str, Any]:
@@ -653,7 +730,12 @@ class GameTables:
         entry, advice = self.run(game, variant, evaluate)
         # Actions come best first: not value + regret, since regret is a loss whichever
         # way the objective points (lower is better in some games).
-        return {**entry.to_json(), "best_value": advice.best.value, "value_is": advice.value_is}
+        return {
+            **entry.to_json(),
+            "best_value": advice.best.value,
+            "value_is": advice.value_is,
+            **self.rules_used(game, variant),
+        }
 
     def new(self, game: str, variant: str, seed: int | None) -> dict[str, Any]:
         """A starting position (dice rolled with ``seed``), as ``step_data`` answers it."""
@@ -665,6 +747,7 @@ class GameTables:
             "to_move": int(spec.to_move(rules, pos)),
             "events": [],
             "result": None,
+            **self.rules_used(game, variant),
         }
 
     def apply(
@@ -687,6 +770,7 @@ class GameTables:
                 "to_move": int(step.to_move),
                 "events": [str(e) for e in step.events],
                 "result": None if step.result is None else float(step.result),
+                **self.rules_used(game, variant),
             }
 
         return self.run(game, variant, play, builds=False)
@@ -738,17 +822,7 @@ class GameTables:
             for vid, description in spec.variants.items():
                 entry: dict[str, Any] = {"id": vid, "description": str(description)}
                 try:
-                    rules = self.rules(game, vid)
-                    pos = self._example(spec, rules)
-                    entry["parameters"] = jsonable(spec.describe(rules))
-                    entry["players"] = int(spec.players_of(rules))
-                    entry["units"] = str(spec.units_of(rules))
-                    entry["lower_is_better"] = bool(spec.lower_is_better_of(rules))
-                    sheet = page_sheet(spec, rules)
-                    if sheet:
-                        entry["sheet"] = sheet
-                    entry["position_example"] = spec.format(rules, pos)
-                    entry["position_example_json"] = json.loads(dumps(spec.to_json(rules, pos)))
+                    entry.update(self.variant_entry(game, vid))
                 except Exception as exc:  # listed, without what could not be worked out
                     log.warning("%s/%s: no example position: %s", game, vid, one_line(exc))
                     entry.setdefault("parameters", {})
@@ -772,6 +846,33 @@ class GameTables:
                     "computer_strategies": list(spec.computer_strategies),
                     "featured": bool(spec.featured),
                     "variable_dice": bool(spec.variable_dice),
+                    "rule_files": offers(spec, "rules_text"),
                 }
             )
         return {"games": out}
+
+    def variant_entry(self, game: str, vid: str) -> dict[str, Any]:
+        """What the page needs of a variant (or a pasted rule file's id): its rules'
+        parameters, players, units, sheet and an example position (text and JSON)."""
+        spec = self.spec(game)
+        rules = self.rules(game, vid)
+        pos = self._example(spec, rules)
+        entry: dict[str, Any] = {
+            "parameters": jsonable(spec.describe(rules)),
+            "players": int(spec.players_of(rules)),
+            "units": str(spec.units_of(rules)),
+            "lower_is_better": bool(spec.lower_is_better_of(rules)),
+        }
+        sheet = page_sheet(spec, rules)
+        if sheet:
+            entry["sheet"] = sheet
+        entry["position_example"] = spec.format(rules, pos)
+        entry["position_example_json"] = json.loads(dumps(spec.to_json(rules, pos)))
+        return entry
+
+    def rule_file(self, game: str, text: str) -> dict[str, Any]:
+        """The body of ``POST /api/rules``: a pasted rule file checked, as a variant entry
+        (``id`` ``file:<key>``, ``rules``: its name and key) for the page."""
+        vid = self.variant(game, None, text)
+        entry = {"id": vid, "description": f"rule file {self.rules_json(game, vid)['name']}"}
+        return entry | self.variant_entry(game, vid) | {"rules": self.rules_json(game, vid)}

@@ -34,6 +34,14 @@ form (an object):
   and, at the start of your turns, your estimated ``win_probability``; ``state`` is what
   the last answer gave (nothing is kept on the server).
 
+- ``rules``: every request above may give a rule file's text (TOML, at most 20,000
+  characters) instead of a ``variant``, for a game that takes rule files (``rule_files``
+  in /api/games); ``POST /api/rules`` ``{"game", "rules"}`` checks one (400, one line, for
+  a bad file) and answers it as a variant of the page; answers under a rule file say
+  which ``rules`` they used (``name``, ``key``). A server holds a few pasted rule files
+  (``DICEOPT_WEB_RULE_FILES``, default 8; the least recently used is let go with its
+  tables) and builds only tables no larger than Scandinavian Yatzy's for them.
+
 - ``GET /api/tables``: the stored tables of the served games' default variants and every
   table this process has loaded or built, each with its ``stage`` (queued, loading,
   waiting for another process, building, storing, ready, failed; stored / not stored
@@ -112,6 +120,8 @@ from diceopt.web.schemas import (
     PositionRequest,
     PreviewOut,
     PreviewRequest,
+    RuleFileOut,
+    RuleFileRequest,
     StepOut,
     TablesOut,
 )
@@ -506,12 +516,19 @@ def create_app(
         """Games, variants (with parameters and example positions), units and boards."""
         return listing
 
+    @app.post("/api/rules", response_model=RuleFileOut, responses=ERRORS)
+    def check_rule_file(body: RuleFileRequest) -> dict[str, Any]:
+        """A rule file's text checked (400, one line, for a bad file or one too large to
+        solve on request), as a variant of the page: parameters, sheet, example position;
+        requests then give the same text as ``rules``."""
+        return tables.rule_file(body.game, body.rules)
+
     @app.post("/api/advice", response_model=AdviceOut, responses=ERRORS)
     async def advise_position(body: AdviceRequest, request: Request) -> Response:
         """Every legal action of a position, best first, with value and regret (with a
         target or an opponent where the game offers them: probabilities, and ``expected``).
         503 with Retry-After while a table it reads is being built."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         options = body.options()
         data = tables.cached_advice(game, variant, body.position, options)
         if data is None:
@@ -536,7 +553,7 @@ def create_app(
     @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
     async def score_distribution(body: PositionRequest, request: Request) -> Response:
         """The distribution of the final score from a position, under optimal play."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         if not has_distribution(tables.spec(game)):
             raise ApiError(400, "this game has no score distribution")
         tables.spec(game).parse(tables.rules(game, variant), body.position)
@@ -549,7 +566,7 @@ def create_app(
     @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
     async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
         return await guarded(
             request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed,
@@ -561,7 +578,7 @@ def create_app(
         """Your action; when it ends your turn, the computer's whole turn and your next
         roll (dice rolled with ``seed``), with your chance of winning (exact for the model
         it names)."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         return await guarded(
@@ -574,7 +591,7 @@ def create_app(
         """Your chance of winning (exact for the model it names) from the start of your
         turn in ``state`` (what /api/duel/new and /api/duel/apply answer unless asked with
         ``estimate`` false)."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         state = body.state.model_dump()
         await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
         data = await guarded(request, heavy_threads(), tables.duel_estimate, game, variant, state)
@@ -583,30 +600,30 @@ def create_app(
     @app.post("/api/evaluate", response_model=EvaluateOut, responses=ERRORS)
     def evaluate_action(body: ActionRequest) -> dict[str, Any]:
         """The value and regret of one action played in a position."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         return tables.evaluate(game, variant, body.position, body.action)
 
     @app.post("/api/new", response_model=StepOut, responses=ERRORS)
     def new_game(body: NewRequest) -> dict[str, Any]:
         """A starting position to play from (the first roll made with ``seed``)."""
-        return tables.new(*tables.ids(body.game, body.variant), body.seed)
+        return tables.new(*tables.ids(body.game, body.variant, body.rules), body.seed)
 
     @app.post("/api/apply", response_model=StepOut, responses=ERRORS)
     def apply_action(body: ApplyRequest) -> dict[str, Any]:
         """Play an action: the next position (dice rolled with ``seed``) and game state."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         return tables.apply(game, variant, body.position, body.action, body.seed)
 
     @app.post("/api/preview", response_model=PreviewOut, responses=ERRORS)
     def preview_actions(body: PreviewRequest) -> dict[str, Any]:
         """What each action leads to, dice rolled with a fixed seed."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         return tables.preview(game, variant, body.position, body.actions)
 
     @app.post("/api/analyse", response_model=AnalyseOut, responses=ERRORS)
     async def analyse_game(body: AnalyseRequest) -> dict[str, Any]:
         """A played game's record graded; a whole game's luck and skill split."""
-        game, variant = tables.ids(body.game, body.variant)
+        game, variant = tables.ids(body.game, body.variant, body.rules)
         return await anyio.to_thread.run_sync(
             tables.analyse, game, variant, body.record, limiter=heavy_threads()
         )

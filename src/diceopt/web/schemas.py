@@ -29,6 +29,16 @@ VariantId = Annotated[
     str | None,
     Field(default=None, max_length=100, description="variant id (default: the game's first)"),
 ]
+MAX_RULES_CHARS = 20_000
+RulesText = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=MAX_RULES_CHARS,
+        description="a rule file's text (TOML), instead of a variant, for games that take "
+        "rule files (rule_files in /api/games); extends names shipped files only",
+    ),
+]
 PositionText = Annotated[str, StringConstraints(min_length=1, max_length=2000)]
 Position = Annotated[
     PositionText | dict[str, Any],
@@ -46,11 +56,27 @@ Seed = Annotated[
 
 
 class GameRequest(BaseModel):
-    """A game and variant."""
+    """A game and variant (or a rule file's text: ``rules``)."""
 
     model_config = ConfigDict(extra="forbid")
     game: GameId
     variant: VariantId = None
+    rules: RulesText = None
+
+
+class RulesOut(BaseModel):
+    """Which rules an answer used."""
+
+    name: str = Field(description="the variant's or rule file's name")
+    key: str = Field(description="what its tables are filed under (a rule file: name-hash)")
+
+
+class RuleFileRequest(BaseModel):
+    """A rule file's text to check (``POST /api/rules``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: GameId
+    rules: Annotated[str, StringConstraints(min_length=1, max_length=MAX_RULES_CHARS)]
 
 
 class NewRequest(GameRequest):
@@ -196,6 +222,8 @@ class ActionOut(BaseModel):
 class AdviceOut(BaseModel):
     """Every legal action, best first (``diceopt GAME advise --json``), and the position."""
 
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
+
     actions: list[ActionOut]
     value_is: str = Field(description="what the values mean, e.g. expected final score")
     position: str = Field(description="the position in the game's notation (canonical)")
@@ -205,12 +233,16 @@ class AdviceOut(BaseModel):
 class EvaluateOut(ActionOut):
     """One played action, with the best action's value."""
 
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
+
     best_value: float
     value_is: str
 
 
 class StepOut(BaseModel):
     """A position reached (a new game, or after an action) and the state of the game."""
+
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
 
     position: str = Field(description="the position in the game's notation")
     position_json: dict[str, Any] = Field(description="the position's JSON form")
@@ -227,7 +259,7 @@ class DistributionOut(BaseModel):
     """The distribution of the final score from a position (``diceopt yatzy distribution
     --json``): summary numbers, and ``pmf[i]`` the probability of a final score of i."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
     of: str = Field(description="final score, or points still to come (no score given)")
     mean: float
     std: float
@@ -264,6 +296,8 @@ class DuelEstimateOut(BaseModel):
 class DuelOut(BaseModel):
     """A game against the computer after a call: both sides, the computer's moves, the
     result and your chance of winning (exact for the model it names) at the start of your turn."""
+
+    model_config = ConfigDict(extra="allow")  # rules: under a rule file (RulesOut)
 
     state: DuelStateOut
     you: dict[str, Any] = Field(description="your position's JSON form")
@@ -341,6 +375,13 @@ class VariantOut(BaseModel):
     position_example_json: dict[str, Any] | None = None
 
 
+class RuleFileOut(VariantOut):
+    """A pasted rule file as a variant of the page: ``id`` (``file:<key>``) is what the
+    answers to requests with its ``rules`` are filed under."""
+
+    rules: RulesOut
+
+
 class OptionOut(BaseModel):
     """An advice option: its name in /api/advice, help, value type and choices."""
 
@@ -377,6 +418,9 @@ class GameOut(BaseModel):
         default=False,
         description="a roll may show fewer dice than the rules' number (those not yet set "
         "aside): the page takes 1 to that many",
+    )
+    rule_files: bool = Field(
+        default=False, description="whether requests may give a rule file's text (rules)"
     )
 
 

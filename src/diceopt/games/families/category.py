@@ -114,22 +114,37 @@ def shipped_names() -> list[str]:
     return family_files("category")
 
 
-def _locate(source: str | Path, base: Path | None = None) -> Path:
+def _locate(source: str | Path, base: Path | None = None, paths: bool = True) -> Path:
     """The file a rule-file reference names: a shipped name, or a path (relative to
-    ``base``, the extending file's folder, when given). InputError when there is none."""
+    ``base``, the extending file's folder, when given; ``paths`` False: shipped names
+    only, for text from elsewhere, e.g. pasted on the web page). InputError when there is
+    none."""
     text = str(source).strip()
     if text and "/" not in text and "\\" not in text and not text.endswith(".toml"):
         shipped = SHIPPED_DIR / f"{text.lower()}.toml"
         if shipped.is_file():
             return shipped
         names = ", ".join(shipped_names())
-        raise InputError(f"no shipped rule file {text!r}; shipped: {names} (or give a path)")
+        also = " (or give a path)" if paths else ""
+        raise InputError(f"no shipped rule file {text!r}; shipped: {names}{also}")
+    if not paths:
+        raise InputError(f"extends {text!r}: here a rule file extends a shipped one only")
     path = Path(text).expanduser()
     if base is not None and not path.is_absolute():
         path = base / path
     if not path.is_file():
         raise InputError(f"no rule file at {text}")
     return path
+
+
+def read_text(path: Path) -> str:
+    """A rule file's text (UTF-8); InputError (one line) when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"rule file {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"cannot read rule file {path}: {exc.strerror or exc}") from None
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
@@ -174,9 +189,12 @@ def _merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def resolve(text: str, source: str, base: Path | None = None, depth: int = 0) -> dict[str, Any]:
+def resolve(
+    text: str, source: str, base: Path | None = None, depth: int = 0, paths: bool = True
+) -> dict[str, Any]:
     """The rules of a rule file's ``text`` with every ``extends`` applied (parents read
-    from the shipped files, or relative to ``base``); ``remove`` and ``order`` applied."""
+    from the shipped files, or relative to ``base``; ``paths`` False: shipped parents
+    only); ``remove`` and ``order`` applied."""
     data = _parse(text, source)
     parent_ref = data.get("extends")
     if parent_ref is not None:
@@ -184,8 +202,11 @@ def resolve(text: str, source: str, base: Path | None = None, depth: int = 0) ->
             raise RuleFileError(source, ["extends must be a rule file's name or path"])
         if depth >= MAX_DEPTH:
             raise RuleFileError(source, [f"extends goes deeper than {MAX_DEPTH} files (a cycle?)"])
-        path = _locate(parent_ref, base)
-        parent = resolve(path.read_text(encoding="utf-8"), str(parent_ref), path.parent, depth + 1)
+        try:
+            path = _locate(parent_ref, base, paths)
+        except InputError as exc:
+            raise RuleFileError(source, [str(exc)]) from None
+        parent = resolve(read_text(path), str(parent_ref), path.parent, depth + 1, paths)
         data = _merge(parent, data)
     return _apply_remove_and_order(data, source)
 
@@ -425,10 +446,14 @@ def rules_hash(data: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def load_rules_text(text: str, name: str = "pasted", base: Path | None = None) -> YatzyRules:
+def load_rules_text(
+    text: str, name: str = "pasted", base: Path | None = None, paths: bool = True
+) -> YatzyRules:
     """The YatzyRules of a rule file's ``text`` (pasted or uploaded): ``name`` unless the
-    file names itself; ``key`` = name and content hash (tables filed apart)."""
-    data = resolve(text, name, base)
+    file names itself; ``key`` = name and content hash (tables filed apart). ``paths``
+    False: ``extends`` names shipped files only (text from a web request reads no other
+    file)."""
+    data = resolve(text, name, base, paths=paths)
     own = data.get("name")
     label = own if isinstance(own, str) and own.strip() else name
     label = re.sub(r"[^a-z0-9_-]+", "-", label.lower()).strip("-") or "rules"
@@ -440,7 +465,7 @@ def load_rules(source: str | Path) -> YatzyRules:
     path. Built-in variants keep their name as storage key; any other file is filed under
     its name and content hash. InputError (RuleFileError) for a bad file."""
     path = _locate(source)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     if path.parent == SHIPPED_DIR and path.stem in BUILTIN:
         return _builtin(path.stem)
     return load_rules_text(text, path.stem, path.parent)
@@ -465,7 +490,7 @@ def builtin_variants() -> dict[str, YatzyRules]:
 
 def describe_file(source: str | Path) -> str:
     """A shipped file's ``description`` line ('' if none)."""
-    data = _parse(_locate(source).read_text(encoding="utf-8"), str(source))
+    data = _parse(read_text(_locate(source)), str(source))
     return str(data.get("description", ""))
 
 

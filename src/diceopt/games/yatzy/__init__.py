@@ -20,13 +20,14 @@ rules on the generic engine, for tests), ``moves`` (typed moves and the sheet),
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
 from diceopt.games.yatzy.commands import no_saved_rerolls, yatzy_commands
-from diceopt.games.yatzy.rules import UPPER, VARIANTS, check_theta, get_rules
+from diceopt.games.yatzy.rules import UPPER, VARIANTS, YatzyRules, check_theta, get_rules
 from diceopt.games.yatzy.solved import (
     POSITION_EXAMPLE,
     YatzyConfig,
@@ -62,6 +63,12 @@ class YatzySpec(GameSpec):
     )
     units = "expected final score (points)"
     parameters = (
+        Parameter(
+            "rules",
+            "a rule file instead of --variant: a path, or a shipped file's name (yacht); "
+            "see diceopt rules list",
+            metavar="FILE",
+        ),
         Parameter(
             "theta",
             "exponential utility per point: < 0 risk-averse, > 0 risk-seeking, 0 the mean",
@@ -123,13 +130,40 @@ class YatzySpec(GameSpec):
         }
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:
-        """The configuration of a variant (name case-insensitive) and theta/dtype."""
-        rules = get_rules(variant)
+        """The configuration of a variant (name case-insensitive) or of a rule file
+        (``rules``: a path or a shipped file's name; not both), and theta/dtype."""
+        source = params.get("rules")
+        if source is not None:
+            if variant is not None:
+                raise InputError("give either --variant or --rules (a rule file), not both")
+            from diceopt.games.families.category import load_rules
+
+            return self.config(load_rules(source), **params)
+        return self.config(get_rules(variant), **params)
+
+    def rules_text(self, text: str, **params: Any) -> YatzyConfig:
+        """The configuration of a rule file's text (pasted or uploaded on the web page;
+        ``extends`` names shipped files only), refused (InputError, one line) when its
+        solve is larger than Scandinavian Yatzy's and its table is not stored (see
+        ``games.yatzy.requested``)."""
+        from diceopt.games.yatzy.requested import requested_rules
+
+        config = self.config(requested_rules(text), **params)
+        return replace(config, requested=True)
+
+    def forget(self, rules: YatzyConfig) -> None:
+        """Drop the tables of ``rules`` from this process (the stored files stay)."""
+        from diceopt.games.yatzy.requested import forget
+
+        forget(rules.rules)
+
+    def config(self, resolved: YatzyRules, **params: Any) -> YatzyConfig:
+        """The configuration of resolved rules with theta/dtype (InputError, one line)."""
         theta = check_theta(params.get("theta") or 0.0)
         dtype = params.get("dtype") or "float32"
-        if rules.saved_rerolls and theta != 0.0:
-            raise InputError(f"{rules.name} (saved rerolls) is solved for theta 0 only")
-        return YatzyConfig(rules, theta, dtype)
+        if resolved.saved_rerolls and theta != 0.0:
+            raise InputError(f"{resolved.name} (saved rerolls) is solved for theta 0 only")
+        return YatzyConfig(resolved, theta, dtype)
 
     def units_of(self, rules: YatzyConfig) -> str:
         """The expected final score, or with theta != 0 its certainty equivalent."""
@@ -138,9 +172,15 @@ class YatzySpec(GameSpec):
         return self.units if rules.theta == 0.0 else CE_FINAL
 
     def describe(self, rules: YatzyConfig) -> dict[str, Any]:
-        """Variant, theta, dtype, the number of dice and the category ids."""
+        """Variant, theta, dtype, the number of dice and the category ids; ``name`` and
+        ``key`` (what its tables are filed under: a rule file's name and content hash)."""
         r = rules.rules
-        return rules.describe() | {"dice": r.dice, "categories": list(r.categories)}
+        return rules.describe() | {
+            "dice": r.dice,
+            "categories": list(r.categories),
+            "name": r.name,
+            "key": r.storage_key,
+        }
 
     def parse_text(self, rules: YatzyConfig, text: str) -> Any:
         """The text notation (see ``games.yatzy.advice``)."""

@@ -32,6 +32,15 @@ _LOADED: dict[int, tuple[Any, Any]] = {}  # id(solved table) -> (solved table, E
 _LOCK = threading.Lock()
 
 
+def forget(rules: YatzyRules) -> None:
+    """Drop the early rows kept for the tables of ``rules`` (by storage key) from this
+    process; the stored files stay."""
+    with _LOCK:
+        for k, (solved, _) in list(_LOADED.items()):
+            if getattr(getattr(solved, "rules", None), "storage_key", None) == rules.storage_key:
+                _LOADED.pop(k, None)
+
+
 class EarlyRows:
     """The stored rows: P(points still to come = x) of each state with few boxes filled."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
@@ -67,7 +67,8 @@ def solve_command(rules: YatzyRules, dtype: str = "float32", cache_dir: str | No
 
     from diceopt import storage
 
-    words = ["diceopt", "yatzy", "solve", "--variant", rules.name]
+    source = ["--rules", "FILE"] if rules.key else ["--variant", rules.name]
+    words = ["diceopt", "yatzy", "solve", *source]
     if np.dtype(dtype).name != "float32":
         words += ["--dtype", np.dtype(dtype).name]
     if cache_dir or os.environ.get(storage.ENV_VAR):
@@ -162,11 +163,13 @@ def main_job(out: Callable[[str], None] = print) -> None:
 class YatzyConfig:
     """A Yatzy table: the variant's rules (resolved once from its name, at the edge:
     ``SPEC.rules``), theta (exponential utility, per point; 0 is the expected score) and
-    the table's float type."""
+    the table's float type. ``requested``: the rules came in a request (a pasted rule
+    file, :mod:`diceopt.games.yatzy.requested`): a server builds only small tables for it."""
 
     rules: YatzyRules
     theta: float = 0.0
     dtype: str = "float32"
+    requested: bool = field(default=False, compare=False)
 
     @property
     def variant(self) -> str:

@@ -62,6 +62,13 @@ def _rules_text(rules: Any) -> dict[str, Any]:
     return {k: v for k, v in rules.describe().items() if k != "name"}
 
 
+def forget_rows(rules: YatzyRules) -> None:
+    """Drop the target rows of ``rules`` (every dtype and cache directory) from this
+    process; the stored files stay."""
+    for memo in [m for m in _ROWS if m[0] == rules.storage_key]:
+        _ROWS.pop(memo, None)
+
+
 def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> Any:
     """The target rows of a variant from the start: from this process, else
     (``full``) a stored full target table that holds every k, else the stored rows
@@ -197,6 +204,15 @@ def check_target_size(config: Any, what: str, dtype: str = "float32") -> None:
             f"{what} is not offered for {config.variant}: the target table it reads would "
             f"take up to {bound / 1e9:,.0f} GB"
         )
+    if getattr(config, "requested", False):
+        from diceopt.games.yatzy.requested import REQUESTED_TARGET_BYTES
+
+        if bound > REQUESTED_TARGET_BYTES and not target_table(config.rules, dtype).is_stored():
+            raise InputError(
+                f"{what} is not offered for a pasted rule file this large: the target "
+                f"table it reads (up to {bound / 1e6:,.0f} MB) is built for a rule file "
+                "prepared on the server (`diceopt yatzy targets --rules FILE`)"
+            )
 
 
 RISK_THETAS = (-0.05, 0.05)  # win.RISK_THETA: the tables an opponent who plays to win uses

@@ -66,9 +66,57 @@ function selectGame(id, variantId = null, start = true) {
     const left = tab.offsetLeft - nav.offsetLeft;
     if (left < nav.scrollLeft || left + tab.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 8;
   }
-  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id, title: v.description })));
+  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.id, title: v.description })));
   $("#variant").value = S.variant;
+  $("#rules-box").hidden = !game().rule_files;
+  const file = game().variants.find((v) => v.id.startsWith(PASTED));
+  $("#rules-text").value = file ? S.ruleTexts[file.id] : "";
   variantChanged(start);
+}
+
+// --- rule files (games with rule_files): pasted or uploaded, checked by /api/rules, kept
+// in localStorage (one per game) and used as a variant of the game ---------------------------
+const PASTED = "file:";
+const RULES_STORE = "diceopt-rules";
+const MAX_RULES = 20000; // characters, as the API takes
+function savedRules() {
+  try { return JSON.parse(localStorage.getItem(RULES_STORE) || "{}") || {}; } catch (e) { return {}; }
+}
+function keepRules(gameId, kept) {
+  const all = savedRules();
+  if (kept) all[gameId] = kept; else delete all[gameId];
+  try { localStorage.setItem(RULES_STORE, JSON.stringify(all)); } catch (e) { /* full: kept for this visit */ }
+}
+function addRuleFile(gameId, entry, text) {
+  const g = S.games[gameId];
+  g.variants = g.variants.filter((v) => !v.id.startsWith(PASTED)).concat([entry]);
+  S.ruleTexts[entry.id] = text;
+}
+async function useRules() {
+  const text = $("#rules-text").value;
+  if (!text.trim()) { showError(new Error("paste a rule file, or choose one to upload"), "#rules-message"); return; }
+  if (text.length > MAX_RULES) { showError(new Error(`a rule file is at most ${MAX_RULES} characters`), "#rules-message"); return; }
+  try {
+    const entry = await api("/api/rules", { game: S.game, rules: text });
+    addRuleFile(S.game, entry, text);
+    keepRules(S.game, { text, entry });
+    selectGame(S.game, entry.id);
+    showError(null);
+  } catch (err) { showError(err, "#rules-message"); }
+}
+function clearRules() {
+  const g = game();
+  g.variants = g.variants.filter((v) => !v.id.startsWith(PASTED));
+  keepRules(S.game, null);
+  selectGame(S.game);
+}
+async function uploadRules(e) {
+  const file = e.target.files && e.target.files[0];
+  if (!file) return;
+  if (file.size > MAX_RULES * 4) { showError(new Error(`${file.name}: a rule file is at most ${MAX_RULES} characters`), "#rules-message"); return; }
+  $("#rules-text").value = await file.text();
+  e.target.value = "";
+  await useRules();
 }
 function playersLabel() {
   const strategies = game().computer_strategies || [];
@@ -134,6 +182,9 @@ async function init() {
   try {
     const data = await api("/api/games");
     for (const g of data.games) S.games[g.id] = g;
+    for (const [gid, kept] of Object.entries(savedRules())) {
+      if (S.games[gid] && S.games[gid].rule_files && kept && kept.entry && typeof kept.text === "string") addRuleFile(gid, kept.entry, kept.text);
+    }
     $("#games").replaceChildren(...data.games.map((g) => el("button", {
       type: "button", "data-game": g.id, text: g.title, title: g.summary, onclick: () => selectGame(g.id),
     })));
@@ -195,6 +246,9 @@ async function init() {
     if (values.some((v) => v === null) || !values.length) { showError(new Error(`${text || "nothing"}: type the dice, e.g. 13356`), "#roll-message"); return; }
     enterDice(values).catch((err) => { showError(err, "#roll-message"); });
   });
+  $("#rules-use").addEventListener("click", useRules);
+  $("#rules-clear").addEventListener("click", clearRules);
+  $("#rules-file").addEventListener("change", uploadRules);
   $("#mode-advise").addEventListener("click", () => setMode("advise"));
   $("#mode-play").addEventListener("click", () => setMode("play"));
   $("#new-game").addEventListener("click", newGame);

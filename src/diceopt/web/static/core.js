@@ -17,14 +17,19 @@ function el(tag, attrs = {}, ...kids) {
 }
 const S = {
   games: {}, game: null, variant: null, mode: "advise", editors: {}, seq: 0, play: null,
-  undo: [], redo: [], entry: [],
+  undo: [], redo: [], entry: [], ruleTexts: {},
 };
 const clone = (x) => JSON.parse(JSON.stringify(x));
 
 // A 503 with Retry-After means a table the answer reads is being built (shared, once):
 // its message (stage, percentage) is shown and the request sent again when it says.
 const RETRIES = 60;
+// A pasted rule file is a variant of the page (id "file:KEY"); requests send its text.
 async function api(path, body) {
+  if (body && typeof body.variant === "string" && body.variant in S.ruleTexts) {
+    body = { ...body, rules: S.ruleTexts[body.variant] };
+    delete body.variant;
+  }
   const opts = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
