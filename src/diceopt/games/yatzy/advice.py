@@ -44,7 +44,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,6 +55,9 @@ from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import load_json, parse_int, parse_number, split_fields
+
+if TYPE_CHECKING:  # saved.py loads numba; advice from a stored table does without it
+    from diceopt.games.yatzy.saved import SavedTable
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -88,6 +91,12 @@ class Position:
     def over(self, rules: YatzyRules) -> bool:
         """True when every category is filled."""
         return len(self.filled) == rules.num_categories
+
+    def points(self) -> float:
+        """``score`` (points so far); InputError when the position does not give it."""
+        if self.score is None:
+            raise InputError("the position needs its score ('score N')")
+        return self.score
 
 
 def value_is(pos: Position, theta: float = 0.0) -> str:
@@ -461,7 +470,9 @@ def state_of(pos: Position, rules: YatzyRules) -> tuple[int, int, int]:
     return pos.mask(rules), flag, min(pos.upper, rules.bonus_threshold)
 
 
-def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list[ActionAdvice]:
+def advise_position(
+    pos: Position, rules: YatzyRules, table: YatzyTable | SavedTable
+) -> list[ActionAdvice]:
     """Every legal action with its value and regret, best first.
 
     Values are what :func:`value_is` says: the expected final score when the position

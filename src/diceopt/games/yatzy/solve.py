@@ -64,7 +64,7 @@ def _gather(
     st_u: np.ndarray,
     lo: int,
     nb: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     SR: np.ndarray,
     Z: np.ndarray,
     YB: np.ndarray,

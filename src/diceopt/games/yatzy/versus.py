@@ -159,7 +159,7 @@ def play(
             events=(f"rolled: dice {' '.join(map(str, mine.dice))}",),
         )
     cat = next(c for c in mine.filled if c not in you.filled)
-    events = [f"you wrote {mine.score - you.score:g} points in {cat}"]
+    events = [f"you wrote {mine.points() - you.points():g} points in {cat}"]
     their_turn = replace(theirs, dice=_roll(rules, rng), rerolls=2)
     events.append(f"the computer rolled: dice {' '.join(map(str, their_turn.dice))}")
     steps = computer_turn(config, strategy, their_turn, mine, rng)
@@ -168,17 +168,17 @@ def play(
         if text.startswith("keep"):
             events.append(f"the computer: {text}, rolled: dice {' '.join(map(str, pos.dice))}")
     written = next(c for c in after.filled if c not in theirs.filled)
-    events.append(f"the computer wrote {after.score - theirs.score:g} points in {written}")
+    events.append(f"the computer wrote {after.points() - theirs.points():g} points in {written}")
     theirs = parse_opponent(side_json(after), rules)
     # the last move wrote the dice: its position is the sheet, no dice (the computer's next
     # roll is made at its next turn)
     moves = (*steps[:-1], (steps[-1][0], replace(after, dice=(), rerolls=0)))
-    common = {
+    common: dict[str, Any] = {
         "moves": moves,
         "win_probability_is": win_text(strategy),
     }
     if over:
-        mine_score, their_score = float(mine.score), float(theirs.score)
+        mine_score, their_score = float(mine.points()), float(theirs.points())
         result = 1.0 if mine_score > their_score else 0.5 if mine_score == their_score else 0.0
         words = {1.0: "you win", 0.5: "a draw", 0.0: "the computer wins"}[result]
         events.append(f"game over: {words}, {mine_score:g} to {their_score:g}")
