@@ -236,11 +236,16 @@ class YatzySpec(GameSpec):
         target: int | None = None,
         opponent: Any = None,
         opponent_plays: str | None = None,
+        **options: Any,
     ) -> Advice:
         """Every legal action with its expected final score, best first; with ``target``
         (points) every action's P(final score >= target) instead, with ``opponent`` (their
-        sheet and score) the estimated P(win) against them; expected score beside."""
+        sheet and score) the estimated P(win) against them; expected score beside. Other
+        ``options``: TypeError (the callers pass only ``advise_options``)."""
         from diceopt.games.yatzy.advice import advise_position, value_is
+
+        if options:
+            raise TypeError(f"unknown Yatzy advice option(s): {', '.join(sorted(options))}")
 
         if target is not None and opponent is not None:
             raise InputError("give either a target or an opponent, not both")

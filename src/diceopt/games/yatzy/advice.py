@@ -16,8 +16,8 @@ required, the others optional)::
 - ``score``: points so far, bonuses included. Optional: without it the values are the
   expected points still to come; with it, the expected final score (:func:`value_is`).
   A score the position cannot have is refused: below the least the filled categories
-  can hold (:func:`least_points`: Chance holds at least the sum of the dice, the others
-  may hold 0), or above the most (:func:`most_points`);
+  can hold (:func:`points_range`: Chance holds at least the sum of the dice, the others
+  may hold 0), or above the most;
 - American variants with the Yahtzee bonus: ``yahtzee-bonus yes`` when the Yahtzee box
   holds 50 (further Yahtzees earn the bonus), ``no`` (default) otherwise;
 - variants with saved rerolls (``maxi-saved``): ``saved``, the rerolls saved from
@@ -44,7 +44,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,6 +55,9 @@ from diceopt.games.yatzy.engine_game import legal_categories, score_points
 from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.notation import load_json, parse_int, parse_number, split_fields
+
+if TYPE_CHECKING:  # saved.py loads numba; advice from a stored table does without it
+    from diceopt.games.yatzy.saved import SavedTable
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -88,6 +91,12 @@ class Position:
     def over(self, rules: YatzyRules) -> bool:
         """True when every category is filled."""
         return len(self.filled) == rules.num_categories
+
+    def points(self) -> float:
+        """``score`` (points so far); InputError when the position does not give it."""
+        if self.score is None:
+            raise InputError("the position needs its score ('score N')")
+        return self.score
 
 
 def value_is(pos: Position, theta: float = 0.0) -> str:
@@ -138,6 +147,14 @@ def _int(word: str, what: str) -> int:
         raise InputError(f"{what} {reason}, got {word!r}") from None
 
 
+def _one_int(seen: dict[str, str], field: str) -> int:
+    """The one whole number of a field (``rerolls 2``)."""
+    words = _words(seen[field], field)
+    if len(words) != 1:
+        raise InputError(f"{field} takes one number, got {seen[field]!r}")
+    return _int(words[0], field)
+
+
 def parse_position(text: str, rules: YatzyRules) -> Position:
     """Parse the text notation (or the JSON form, text starting with ``{``) and check it
     against the rules; InputError if invalid. ``score`` is None when not given."""
@@ -156,10 +173,7 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     dice: tuple[int, ...] = ()
     if words != ["-"]:
         dice = tuple(sorted(_int(w, "a die") for w in words))
-    words = _words(seen["rerolls"], "rerolls")
-    if len(words) != 1:
-        raise InputError(f"rerolls takes one number, got {seen['rerolls']!r}")
-    rerolls = _int(words[0], "rerolls")
+    rerolls = _one_int(seen, "rerolls")
     filled: tuple[str, ...] = ()
     if seen.get("filled", "-").split() not in ([], ["-"]):
         filled = filled_ids(seen["filled"].split(), rules)
@@ -182,10 +196,7 @@ def parse_position(text: str, rules: YatzyRules) -> Position:
     saved = 0
     if "saved" in seen:
         _no_saved(rules)
-        words = _words(seen["saved"], "saved")
-        if len(words) != 1:
-            raise InputError(f"saved takes one number, got {seen['saved']!r}")
-        saved = _int(words[0], "saved")
+        saved = _one_int(seen, "saved")
     pos = Position(dice, rerolls, filled, upper, score, ybonus, saved)
     validate(pos, rules)
     return replace(pos, filled=in_rules_order(filled, rules))
@@ -292,13 +303,12 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             f"score {score} is impossible: a game of {rules.name} scores at most "
             f"{rules.max_total} points"
         )
-    fewest = least_points(pos, rules)
+    fewest, most = points_range(pos, rules)
     if pos.score < fewest:
         raise InputError(
             f"score {score} is impossible: upper total {pos.upper} and the filled categories "
             f"({' '.join(pos.filled)}) hold at least {fewest} points"
         )
-    most = most_points(pos, rules)
     if pos.score > most:
         raise InputError(
             f"score {score} is impossible: upper total {pos.upper} and the filled categories "
@@ -306,34 +316,22 @@ def validate(pos: Position, rules: YatzyRules) -> None:
         )
 
 
-def most_points(pos: Position, rules: YatzyRules) -> int:
-    """The most points a position's filled categories can hold: its upper total, the
-    upper bonus once earned, each filled lower category at its maximum
-    (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_max`) and, with
-    ``yahtzee-bonus yes``, a Yahtzee bonus in every other filled category."""
-    most = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
-    for name in pos.filled:
-        c = rules.categories.index(name)
-        if rules.upper_face[c] >= 0:
-            continue
-        most += int(rules.category_max[c])
-    if pos.yahtzee_bonus:
-        most += rules.yahtzee_bonus * (len(pos.filled) - 1)
-    return most
-
-
-def least_points(pos: Position, rules: YatzyRules) -> int:
-    """The fewest points a position's filled categories can hold: its upper total, the
-    upper bonus once earned, each filled lower category at its minimum
-    (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_min`: 0 for a scratch, the
-    sum of the dice for Chance) and, with ``yahtzee-bonus yes``, 50 in the Yahtzee box."""
-    least = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
+def points_range(pos: Position, rules: YatzyRules) -> tuple[int, int]:
+    """The fewest and the most points a position's filled categories can hold: its upper
+    total, the upper bonus once earned, each filled lower category at its minimum or its
+    maximum (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_min`: 0 for a
+    scratch, the sum of the dice for Chance; ``category_max``) and, with ``yahtzee-bonus
+    yes``, 50 in the Yahtzee box (at most: a Yahtzee bonus in every other filled one)."""
+    least = most = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
     yz = rules.categories[rules.yahtzee_category] if pos.yahtzee_bonus else None
     for name in pos.filled:
         c = rules.categories.index(name)
         if rules.upper_face[c] < 0:
             least += int(rules.category_max[c] if name == yz else rules.category_min[c])
-    return least
+            most += int(rules.category_max[c])
+    if pos.yahtzee_bonus:
+        most += rules.yahtzee_bonus * (len(pos.filled) - 1)
+    return least, most
 
 
 def _fmt(x: float) -> str:
@@ -461,7 +459,9 @@ def state_of(pos: Position, rules: YatzyRules) -> tuple[int, int, int]:
     return pos.mask(rules), flag, min(pos.upper, rules.bonus_threshold)
 
 
-def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list[ActionAdvice]:
+def advise_position(
+    pos: Position, rules: YatzyRules, table: YatzyTable | SavedTable
+) -> list[ActionAdvice]:
     """Every legal action with its value and regret, best first.
 
     Values are what :func:`value_is` says: the expected final score when the position
@@ -473,36 +473,37 @@ def advise_position(pos: Position, rules: YatzyRules, table: YatzyTable) -> list
     if pos.over(rules):
         raise InputError("the game is over: every category is filled")
     mask, flag, upper = state_of(pos, rules)
-    counts = dice_counts(pos.dice, rules.sides)
-    lat = rules.lattice
-    roll_flat = lat.index(counts)
-    roll = roll_flat - int(lat.offset[rules.dice])
     t = pos.rerolls + pos.saved  # rerolls still possible (saved rerolls: this turn's too)
-    # (value to come, kind, index, action): kind 0 scores category index, 1 keeps the
-    # multiset of that lattice index; sorted by value, then the tie-break order
-    options: list[tuple[float, int, int, str]] = []
-    cv = table.category_values(mask, flag, upper, roll, t)
-    legal, _ = legal_categories(rules, mask, counts)
-    for c in legal:
-        if cv[c] <= NEG / 2:  # pragma: no cover - the two rule paths disagree
-            raise RuntimeError(f"kernel forbids legal category {rules.categories[c]}")
-        options.append((float(cv[c]), 0, c, f"score {rules.categories[c]}"))
-    if t > 0:
-        _, keep_value, _, _ = table.widget(mask, flag, upper, max(2, t))
-        for keep in itertools.product(*(range(int(c) + 1) for c in counts)):
-            keep_counts = np.array(keep, dtype=np.int64)
-            if keep_counts.sum() == rules.dice:
-                continue
-            k = lat.index(keep_counts)
-            options.append((float(keep_value[t, k]), 1, k, keep_text(keep_counts)))
-    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    cv = table.category_values(mask, flag, upper, roll_index(pos, rules), t)
+    keep = table.widget(mask, flag, upper, max(2, t))[1][t] if t > 0 else None
+    options = ranked_options(pos, rules, cv, keep)
     base = 0.0 if pos.score is None else float(pos.score)
     best = base + options[0][0]
-    out = []
-    for value, _, _, action in options:
-        v = base + value
-        out.append(ActionAdvice(action, v, max(0.0, best - v)))
-    return out
+    return [ActionAdvice(action, base + v, max(0.0, best - (base + v))) for v, action in options]
+
+
+def ranked_options(
+    pos: Position, rules: YatzyRules, category: np.ndarray, keep: np.ndarray | None
+) -> list[tuple[float, str]]:
+    """``(value, action)`` of every legal action of ``pos``, best first: writing the roll
+    into category c has ``category[c]``, keeping multiset i (flat lattice index)
+    ``keep[i]`` (None: no reroll left). Equal values in the widget's tie-break order
+    (scoring before keeping, categories in the rules' order, keeps in lattice order)."""
+    counts = dice_counts(pos.dice, rules.sides)
+    legal, _ = legal_categories(rules, pos.mask(rules), counts)
+    if any(category[c] <= NEG / 2 for c in legal):  # pragma: no cover - rule paths disagree
+        raise RuntimeError(f"the kernel forbids a legal category of {pos}")
+    # (value, kind, index, action): kind 0 scores category index, 1 keeps the multiset
+    # of that lattice index
+    options = [(float(category[c]), 0, c, f"score {rules.categories[c]}") for c in legal]
+    if keep is not None:
+        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
+            kc = np.array(kept, dtype=np.int64)
+            if kc.sum() < rules.dice:
+                i = rules.lattice.index(kc)
+                options.append((float(keep[i]), 1, i, keep_text(kc)))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    return [(v, action) for v, _, _, action in options]
 
 
 def apply_action(
@@ -521,11 +522,10 @@ def apply_action(
         kept: tuple[int, ...] = ()
         if words[1:] != ["-"]:
             kept = tuple(sorted(_int(w, "a kept die") for w in words[1:]))
-        keep_counts = np.zeros(rules.sides, dtype=np.int64)
         for d in kept:
             if not 1 <= d <= rules.sides:
                 raise InputError(f"a die shows 1 to {rules.sides}, got {d}")
-            keep_counts[d - 1] += 1
+        keep_counts = dice_counts(kept, rules.sides)
         if (keep_counts > counts).any():
             raise InputError(
                 f"cannot keep {' '.join(map(str, kept))}: the dice show "
@@ -548,11 +548,8 @@ def apply_action(
         allowed = " ".join(rules.categories[x] for x in legal)
         raise InputError(f"{cat} may not be used with these dice now; allowed: {allowed}")
     pts, _, new_flag, _ = score_points(rules, mask, flag, pos.upper, counts, c)
-    new_upper = pos.upper + (
-        int(counts[rules.upper_face[c]]) * (int(rules.upper_face[c]) + 1)
-        if rules.upper_face[c] >= 0
-        else 0
-    )
+    f = int(rules.upper_face[c])
+    new_upper = pos.upper + (int(counts[f]) * (f + 1) if f >= 0 else 0)
     filled = in_rules_order(pos.filled + (cat,), rules)
     score = None if pos.score is None else pos.score + pts  # not given: still not given
     if score is not None and float(score).is_integer():
@@ -582,26 +579,10 @@ def rank_by_probability(
     left ``keep[t, i]``; best first, regrets in probability, each action's expected final
     score from ``table`` beside. Ties in the expected-score advice's order (scoring first,
     categories in order, keeps in lattice order)."""
-    counts = dice_counts(pos.dice, rules.sides)
-    mask = pos.mask(rules)
-    lat = rules.lattice
-    options: list[tuple[float, int, int, str]] = []
-    legal, _ = legal_categories(rules, mask, counts)
-    for c in legal:
-        options.append((float(category[c]), 0, c, f"score {rules.categories[c]}"))
-    if pos.rerolls > 0:
-        for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
-            kc = np.array(kept, dtype=np.int64)
-            if kc.sum() == rules.dice:
-                continue
-            i = lat.index(kc)
-            options.append((float(keep[pos.rerolls, i]), 1, i, keep_text(kc)))
-    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    options = ranked_options(pos, rules, category, keep[pos.rerolls] if pos.rerolls else None)
     expected = {a.action: a.value for a in advise_position(pos, rules, table)}
     best = options[0][0]
-    actions = [
-        ActionAdvice(text, v, max(0.0, best - v), expected[text]) for v, _, _, text in options
-    ]
+    actions = [ActionAdvice(text, v, max(0.0, best - v), expected[text]) for v, text in options]
     return Advice(actions, value_is)
 
 

@@ -8,7 +8,7 @@ table is read and advised from without loading it.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +56,7 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
     """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
     r = rules
     lat = r.lattice
-    dt = np.dtype(dtype)
+    dt: np.dtype[Any] = np.dtype(dtype)
     nk = int(lat.offset[-1])
     nd = r.dice
     R = len(r.roll_counts)

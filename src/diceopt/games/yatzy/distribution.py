@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
@@ -62,9 +62,12 @@ from diceopt.games.yatzy.score_distribution import (
     distribution_png,
     summary_lines,
 )
-from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.table import YatzyTable, expected_table
 from diceopt.games.yatzy.turn_outcomes import LANES, combine, layer_outcomes, support
 from diceopt.interrupt import Pace, interruptible, run_chunks
+
+if TYPE_CHECKING:
+    from diceopt.games.yatzy.saved import SavedTable
 
 
 def _max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray):
@@ -214,7 +217,7 @@ def _pass(
 
     # work arrays of the outcomes (key, successor, points, probability), reused from
     # layer to layer (fresh ones per layer cost as much in page faults as the rest)
-    work = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)]
+    work: list[np.ndarray] = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32)]
     work += [np.empty(0, dtype=np.int32), np.empty(0)]
     paces = (Pace(), Pace())  # chunks of the outcomes, of the combining
 
@@ -229,9 +232,10 @@ def _pass(
 
         def part(lo: int, hi: int) -> None:
             b0, at = int(bound_off[lo]), int(start[lo])
+            o_key, o_succ, o_pts, o_q = (w[b0:] for w in work)
             local = layer_outcomes(
                 sm[lo:hi], sf[lo:hi], su[lo:hi], roll, t0, V, K, theta, where, flags, width,
-                bound_off[lo : hi + 1] - b0, *(w[b0:] for w in work), threads, LANES,
+                bound_off[lo : hi + 1] - b0, o_key, o_succ, o_pts, o_q, threads, LANES,
             )  # fmt: skip
             m = int(local[-1])
             if at != b0:  # packed after the previous chunk's (numpy copes with the overlap)
@@ -430,7 +434,7 @@ class StateDistributions:
 
 
 def state_distributions(
-    table: YatzyTable, *, dtype: str | np.dtype = "float64"
+    table: YatzyTable | SavedTable, *, dtype: str | np.dtype = "float64"
 ) -> StateDistributions:
     """The distribution of the points still to come from every turn-start state that
     some play reaches (every state of every layer of ``layer_states``, bonus-dead
@@ -440,6 +444,7 @@ def state_distributions(
     958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in float32), 19 s
     on 2 busy cores (load average 5).
     """
+    table = expected_table(table, "the state distributions")
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
@@ -471,10 +476,13 @@ def _value_of(table: YatzyTable, mask: int, flag: int, upper: int, roll: int, re
     return float(rv[rerolls, roll])
 
 
-def position_distribution(table: YatzyTable, pos: Any | None = None) -> ScoreDistribution:
+def position_distribution(
+    table: YatzyTable | SavedTable, pos: Any | None = None
+) -> ScoreDistribution:
     """The distribution from an advice ``Position`` (None: the start of the game)."""
     from diceopt.games.yatzy.advice import dice_counts, state_of, validate
 
+    table = expected_table(table, "the distribution")
     rules = table.rules
     if pos is None:
         return distribution(table)

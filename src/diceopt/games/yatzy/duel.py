@@ -221,15 +221,15 @@ def duel(
 
     check_games(games)
     expected = get_solved(rules, 0.0, dtype)
-    tables = tuple(
-        expected if s.wins else get_solved(rules, s.theta, dtype) for s in (first, second)
+    first_table, second_table = (
+        expected if s.theta is None else get_solved(rules, s.theta, dtype) for s in (first, second)
     )
     targets = dist = None
     if first.wins or second.wins:
         targets, dist = win_inputs(rules, expected)
     return play_duel(
-        first, second, tables, games, rng, targets=targets, dist=dist, batch=batch,
-        progress=progress,
+        first, second, (first_table, second_table), games, rng, targets=targets, dist=dist,
+        batch=batch, progress=progress,
     )  # fmt: skip
 
 

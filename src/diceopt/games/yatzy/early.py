@@ -24,6 +24,7 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.storage import rules_key
 from diceopt.tables import Build, Table
 
 EARLY_FILLED = 3  # turn-start states with at most this many boxes filled are stored
@@ -66,15 +67,9 @@ class EarlyRows:
 def early_key(rules: YatzyRules, theta: float, dtype: str) -> storage.TableKey:
     """The storage key of a variant's early rows under the (rules, theta, dtype) table
     (filed under ``rules.storage_key``)."""
-    return storage.TableKey(
-        game="yatzy",
-        variant=rules.storage_key,
-        objective=f"{OBJECTIVE}-{np.dtype(dtype).name}-policy",
-        theta=float(theta),
-        dtype="float64",
-        shape=None,
-        extra=("off", "length", "keys", "rows"),
-    )
+    objective = f"{OBJECTIVE}-{np.dtype(dtype).name}-policy"
+    extra = ("off", "length", "keys", "rows")
+    return rules_key(rules, objective, "float64", extra=extra, theta=theta)
 
 
 def lookup(table: Any) -> EarlyRows | None:

@@ -22,12 +22,15 @@ saved (``t`` without a cap).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
 from diceopt.engine import Chance, Decision, Terminal
 from diceopt.games.yatzy.rules import YatzyRules
+
+# a state: one of the tuples the module docstring lists (a tag, then ints)
+YatzyState = tuple[Any, ...]
 
 
 class YatzyEngineGame:
@@ -42,7 +45,7 @@ class YatzyEngineGame:
         self.ncat = rules.num_categories
         self.full = (1 << self.ncat) - 1
         start, target, prob = lat.keep_roll(np.full(rules.sides, 1.0 / rules.sides))
-        self._outcomes: dict[int, list[tuple[float, int]]] = {}
+        self._outcomes: dict[int, list[tuple[int, float]]] = {}
         for k in range(len(lat.counts)):
             acc: dict[int, float] = {}
             for e in range(start[k], start[k + 1]):
@@ -50,11 +53,11 @@ class YatzyEngineGame:
             self._outcomes[k] = list(acc.items())
         self._subs: dict[int, list[int]] = {}
 
-    def initial_state(self) -> Hashable:
+    def initial_state(self) -> YatzyState:
         """The first turn: nothing filled, upper total 0 (nothing saved)."""
         return ("turn", 0, 0, 0, 0) if self.rules.saved_rerolls else ("turn", 0, 0, 0)
 
-    def _next_turn(self, mask: int, flag: int, upper: int, t: int) -> tuple:
+    def _next_turn(self, mask: int, flag: int, upper: int, t: int) -> YatzyState:
         """The next turn-start state after writing with t rerolls left."""
         if not self.rules.saved_rerolls:
             return ("turn", mask, flag, upper)
@@ -82,7 +85,7 @@ class YatzyEngineGame:
 
     # --- the protocol -------------------------------------------------------------------
 
-    def node(self, state: Hashable) -> Terminal | Chance | Decision:
+    def node(self, state: YatzyState) -> Terminal | Chance | Decision:
         """The node of a state (see the module docstring)."""
         tag = state[0]
         if tag == "end":

@@ -38,15 +38,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import layer_masks, upper_plan
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.solve import LANES, solve_states_chunked, solve_states_saved
+from diceopt.games.yatzy.solve import LANES, lane_buffers, solve_states_chunked, solve_states_saved
 from diceopt.games.yatzy.turn import SavedLayer
 from diceopt.games.yatzy.widget import category_values, widget_detail
 from diceopt.interrupt import Pace, interruptible
@@ -269,14 +268,8 @@ def solve_saved(
     lay = saved_layout(rules)
     K = kernel_arrays(rules, dt)
     c = rules.num_categories
-    nk = int(rules.lattice.offset[-1])
-    width = lanes or LANES[dt]
-    nchunks = max(1, numba.get_num_threads())
-    As = np.empty((nchunks, nk + 1, width), dtype=dt)
-    Ms = np.empty((nchunks, nk + 1, width), dtype=dt)
-    SRs = np.empty((nchunks, c * (rules.dice + 1) + 1, width), dtype=dt)
-    SRs[:, -1, :] = NEG
-    vecs = np.empty((nchunks, 3, width), dtype=dt)
+    As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 3)
+    nchunks, _, width = As.shape
     outs = np.empty((nchunks, lay.width(c - 1), width), dtype=dt)
     ADDs = np.empty_like(SRs)
     IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -39,9 +39,12 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.table import YatzyTable, expected_table
 from diceopt.games.yatzy.turn import allowed_categories
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
+
+if TYPE_CHECKING:
+    from diceopt.games.yatzy.saved import SavedTable
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 DEFAULT_BATCH = 1 << 21  # games advanced together (memory about 60 bytes per game)
@@ -131,7 +134,12 @@ def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None 
     scores = np.asarray(scores)
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     edges = np.arange(int(scores.min()), int(scores.max()) + 6, 5)
-    ax.hist(scores, bins=edges, weights=np.full(scores.size, 1.0 / scores.size), color="#4c78a8")
+    ax.hist(
+        scores,
+        bins=edges.tolist(),
+        weights=np.full(scores.size, 1.0 / scores.size),
+        color="#4c78a8",
+    )
     if mean is not None:
         ax.axvline(mean, color="#e45756", linestyle="--", label=f"mean {mean:.2f}")
         ax.legend()
@@ -279,7 +287,7 @@ def write_roll(w: int, r: int, c: int, K: KernelArrays, flags: int, width: int) 
         use_joker = False
         if K.joker_code != 0 and K.yz_face[r] >= 0:
             _, use_joker = allowed_categories(ms, r, K)
-        got = np.int64(K.joker[r, c] if use_joker else K.score[r, c])
+        got = int(K.joker[r, c] if use_joker else K.score[r, c])
         pts += got
         if c == K.yz_cat and got > 0:
             w |= YATZY_BIT
@@ -382,7 +390,7 @@ def warm_up(dtype: str | np.dtype = "float32") -> float:
 
 
 def simulate(
-    table: YatzyTable,
+    table: YatzyTable | SavedTable,
     games: int,
     rng: np.random.Generator,
     *,
@@ -397,6 +405,7 @@ def simulate(
         raise InputError(f"the number of games must be at least 1, got {games}")
     if batch < 1:
         raise InputError(f"batch must be at least 1, got {batch}")
+    table = expected_table(table, "the simulation")
     t0 = time.perf_counter()
     rules = table.rules
     K = table.arrays64

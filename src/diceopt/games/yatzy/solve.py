@@ -64,7 +64,7 @@ def _gather(
     st_u: np.ndarray,
     lo: int,
     nb: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     SR: np.ndarray,
     Z: np.ndarray,
     YB: np.ndarray,
@@ -513,6 +513,22 @@ def _solve_layer(
     V[st.mask, st.flag, st.upper] = res
 
 
+def lane_buffers(
+    rules: YatzyRules, dt: np.dtype, lanes: int | None, nvec: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Work arrays of the lane solvers, one set per numba thread (axis 0), ``lanes``
+    states side by side (None: :data:`LANES`): ``(As, Ms, SRs, vecs)``, the keep values
+    (lattice + NEG row), the successor rows (+ NEG row) and ``nvec`` vectors."""
+    width = lanes or LANES[dt]
+    nchunks = max(1, numba.get_num_threads())
+    nk = int(rules.lattice.offset[-1])
+    As = np.empty((nchunks, nk + 1, width), dtype=dt)
+    Ms = np.empty((nchunks, nk + 1, width), dtype=dt)
+    SRs = np.empty((nchunks, rules.num_categories * (rules.dice + 1) + 1, width), dtype=dt)
+    SRs[:, -1, :] = NEG
+    return As, Ms, SRs, np.empty((nchunks, nvec, width), dtype=dt)
+
+
 def solve_table(
     rules: YatzyRules,
     *,
@@ -538,20 +554,13 @@ def solve_table(
     K = kernel_arrays(rules, dt)
     c = rules.num_categories
     T = rules.bonus_threshold
-    nk = int(rules.lattice.offset[-1])
     V = np.full((1 << c, rules.flags, T + 1), np.nan, dtype=dt)
     Vflat = V.reshape(-1)
     layers = iter_layer_states(rules, reverse=True)
     last = next(layers)  # every category filled: nothing more to score
     V[last.mask, last.flag, last.upper] = 0.0
     Vflat[last.copy_dst] = 0.0
-    width = lanes or LANES[dt]
-    nchunks = max(1, numba.get_num_threads())
-    As = np.empty((nchunks, nk + 1, width), dtype=dt)
-    Ms = np.empty((nchunks, nk + 1, width), dtype=dt)
-    SRs = np.empty((nchunks, c * (rules.dice + 1) + 1, width), dtype=dt)
-    SRs[:, -1, :] = NEG
-    vecs = np.empty((nchunks, 4, width), dtype=dt)
+    As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 4)
     states = last.mask.size + last.copy_dst.size
     pace = Pace()
     with interruptible():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,8 @@ __all__ = [
     "load_table",
     "objective_name",
     "read_table",
+    "rules_header",
+    "rules_key",
     "save_table",
     "store_table",
     "table_key",
@@ -50,16 +53,37 @@ def objective_name(theta: float) -> str:
     return "expected" if theta == 0.0 else "exponential"
 
 
-def table_key(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> storage.TableKey:
-    """The storage key of a Yatzy table (its shape follows from the rules)."""
+def rules_key(
+    rules: YatzyRules,
+    objective: str,
+    dtype: Any,
+    shape: tuple[int, ...] | None = None,
+    extra: tuple[str, ...] = (),
+    theta: float = 0.0,
+) -> storage.TableKey:
+    """The storage key of one of a variant's tables, filed under ``rules.storage_key``
+    (``dtype``: any numpy dtype-like, stored by name; see ``diceopt.storage.TableKey``)."""
     return storage.TableKey(
         game=GAME,
         variant=rules.storage_key,
-        objective=objective_name(theta),
+        objective=objective,
         theta=float(theta),
         dtype=np.dtype(dtype).name,
-        shape=(1 << rules.num_categories, rules.flags, rules.bonus_threshold + 1),
+        shape=shape,
+        extra=extra,
     )
+
+
+def rules_header(rules: YatzyRules) -> dict[str, Any]:
+    """The rules as a table's header holds them: ``rules.describe()`` without the name
+    (a file is valid for the rules it was solved with, under any name)."""
+    return {k: v for k, v in rules.describe().items() if k != "name"}
+
+
+def table_key(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a Yatzy table (its shape follows from the rules)."""
+    shape = (1 << rules.num_categories, rules.flags, rules.bonus_threshold + 1)
+    return rules_key(rules, objective_name(theta), dtype, shape, theta=theta)
 
 
 def table_path(

@@ -20,12 +20,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules
+
+if TYPE_CHECKING:  # saved.py loads numba; this module reads tables without it
+    from diceopt.games.yatzy.saved import SavedTable
 
 TURN = 2  # rerolls in a turn (no saved rerolls)
 
@@ -71,6 +75,14 @@ class YatzyTable:
 
 
 # --- the rules of one turn (twins of the kernel's _may_write ... _joker_best) -------------
+
+
+def expected_table(table: YatzyTable | SavedTable, what: str) -> YatzyTable:
+    """``table`` as a :class:`YatzyTable` (a variant without saved rerolls); InputError
+    for a saved-rerolls table: ``what`` reads only the others."""
+    if not isinstance(table, YatzyTable):
+        raise InputError(f"{what} is not available for {table.rules.name} (saved rerolls)")
+    return table
 
 
 def _may_write(mask: int, c: int, K: KernelArrays) -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.storage import rules_header, rules_key
 from diceopt.tables import Build, Table
 
 ROWS_OBJECTIVE = "target-rows"
@@ -32,15 +33,7 @@ _ROWS: dict[tuple[str, str, str], Any] = {}  # (storage key, dtype, cache root) 
 
 def rows_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
     """The storage key of a variant's target rows from the start (``rules.storage_key``)."""
-    return storage.TableKey(
-        game="yatzy",
-        variant=rules.storage_key,
-        objective=ROWS_OBJECTIVE,
-        theta=0.0,
-        dtype=np.dtype(dtype).name,
-        shape=None,
-        extra=("off", "top"),
-    )
+    return rules_key(rules, ROWS_OBJECTIVE, dtype, extra=("off", "top"))
 
 
 def rows_path(rules: YatzyRules, dtype: str = "float32") -> Any:
@@ -56,10 +49,6 @@ def loaded_rows(rules: YatzyRules, dtype: str = "float32") -> Any:
     """The target rows of a variant already in this process (or the full table used in
     their place), else None; no file is read."""
     return _ROWS.get(_memo(rules, dtype))
-
-
-def _rules_text(rules: Any) -> dict[str, Any]:
-    return {k: v for k, v in rules.describe().items() if k != "name"}
 
 
 def forget_rows(rules: YatzyRules) -> None:
@@ -92,7 +81,7 @@ def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> A
         return None
     stored, _ = got
     h = stored.header
-    if h.get("rules") != _rules_text(rules) or h.get("kmax") != rules.max_total:
+    if h.get("rules") != rules_header(rules) or h.get("kmax") != rules.max_total:
         storage.warn(f"ignoring cached table {rows_path(rules, dtype)}: other rules")
         return None
     a = stored.arrays
@@ -117,7 +106,7 @@ def build_rows(rules: YatzyRules, dtype: str = "float32", report: Build | None =
         "seconds": rows.seconds,
         "states": rows.states,
         "kmax": rows.kmax,
-        "rules": _rules_text(rules),
+        "rules": rules_header(rules),
     }
     arrays = {"values": rows.data, "off": rows.off, "top": rows.top}
     saved = storage.store(rows_key(rules, dtype), arrays, meta, mapped=True)

@@ -25,6 +25,7 @@ from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.storage import rules_header, rules_key
 from diceopt.games.yatzy.targets import (
     TargetTable,
     check_dtype,
@@ -42,18 +43,7 @@ OBJECTIVE = "target"
 def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
     """The storage key of a variant's full target table (objective ``target``; filed
     under ``rules.storage_key``)."""
-    return storage.TableKey(
-        game="yatzy",
-        variant=rules.storage_key,
-        objective=OBJECTIVE,
-        theta=0.0,
-        dtype=np.dtype(dtype).name,
-        shape=table_shape(rules, table_kmax(rules)),
-    )
-
-
-def _rules_text(rules: YatzyRules) -> dict[str, Any]:
-    return {k: v for k, v in rules.describe().items() if k != "name"}
+    return rules_key(rules, OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
 
 
 def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
@@ -80,7 +70,7 @@ def load_targets(
         return None
     stored, _ = got
     h = stored.header
-    if h.get("rules") != _rules_text(rules):
+    if h.get("rules") != rules_header(rules):
         path = storage.mapped_path(target_key(rules, dtype), directory)
         storage.warn(f"ignoring cached table {path}: other rules; {then}")
         return None
@@ -95,7 +85,7 @@ def store_targets(table: TargetTable, directory: str | None = None) -> bool:
     if table.kmax != table_kmax(table.rules):
         raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
     key = target_key(table.rules, table.values.dtype.name)
-    meta = {"seconds": table.seconds, "states": table.states, "rules": _rules_text(table.rules)}
+    meta = {"seconds": table.seconds, "states": table.states, "rules": rules_header(table.rules)}
     return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
 
 

@@ -140,13 +140,13 @@ def successor_rows(
     mask: int,
     flag: int,
     u: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     K: KernelArrays,
     SR: np.ndarray,
     ln: int,
     s: int = 0,
     IDX: np.ndarray | None = None,
-) -> tuple[float, int]:
+) -> tuple[float | np.floating, int]:
     """Step 1 for lane ln: SR[c * (dice + 1) + h, ln]; returns the best h = 0 row and its
     category (lowest index on ties).
 
@@ -198,7 +198,7 @@ def successor_rows(
 
 @numba.njit(cache=True)
 def _put(
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     SR: np.ndarray,
     IDX: np.ndarray | None,
     row: int,
@@ -214,7 +214,8 @@ def _put(
     if IDX is None:
         SR[row, ln] = add + next_value(V, nxt, flag, u, s)
     else:
-        IDX[row, ln] = next_lane(V, nxt, flag, u) * V.values.shape[1]
+        # index mode reads a SavedLayer (numba compiles each V apart; no isinstance there)
+        IDX[row, ln] = next_lane(V, nxt, flag, u) * V.values.shape[1]  # type: ignore[arg-type,union-attr]
         SR[row, ln] = add
 
 
@@ -246,7 +247,9 @@ def rows_at(
 
 
 @numba.njit(cache=True)
-def category_row(r: int, c: int, use_joker: bool, K: KernelArrays) -> tuple[int, float]:
+def category_row(
+    r: int, c: int, use_joker: bool, K: KernelArrays
+) -> tuple[int, float | np.floating]:
     """Successor row and the points beside it of writing roll r into (allowed) category
     c: ``(row, s)``; the row of an upper category holds its points (s = 0)."""
     stride = K.offset.size - 1
@@ -269,11 +272,13 @@ def category_value(
 
 
 @numba.njit(cache=True)
-def joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int) -> tuple[float, int]:
+def joker_best(
+    mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int
+) -> tuple[float | np.floating, int]:
     """Best value and category (lowest index on ties) of Yahtzee roll r when the Yahtzee
     box is filled (joker rules apply), without the Yahtzee bonus."""
     ok, use_joker = allowed_categories(mask, r, K)
-    best = K.neg
+    best: float | np.floating = K.neg
     bc = -1
     for c in range(ok.size):
         if ok[c]:

@@ -97,7 +97,7 @@ def _scratch(K: KernelArrays):
     most = 0
     for c in range(ncat):
         for r in range(K.roll_p.size):
-            most = max(most, np.int64(K.score[r, c]), np.int64(K.joker[r, c]))
+            most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
     most += K.bonus + K.ybonus + 1
     R = K.roll_p.size
     return (
@@ -195,7 +195,7 @@ def turn_outcomes(
 
 @numba.njit(cache=True)
 def outcomes_share(
-    t: int,
+    t: int | np.integer,
     nthreads: int,
     st_mask: np.ndarray,
     st_flag: np.ndarray,

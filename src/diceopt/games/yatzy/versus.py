@@ -159,7 +159,7 @@ def play(
             events=(f"rolled: dice {' '.join(map(str, mine.dice))}",),
         )
     cat = next(c for c in mine.filled if c not in you.filled)
-    events = [f"you wrote {mine.score - you.score:g} points in {cat}"]
+    events = [f"you wrote {mine.points() - you.points():g} points in {cat}"]
     their_turn = replace(theirs, dice=_roll(rules, rng), rerolls=2)
     events.append(f"the computer rolled: dice {' '.join(map(str, their_turn.dice))}")
     steps = computer_turn(config, strategy, their_turn, mine, rng)
@@ -168,37 +168,26 @@ def play(
         if text.startswith("keep"):
             events.append(f"the computer: {text}, rolled: dice {' '.join(map(str, pos.dice))}")
     written = next(c for c in after.filled if c not in theirs.filled)
-    events.append(f"the computer wrote {after.score - theirs.score:g} points in {written}")
+    events.append(f"the computer wrote {after.points() - theirs.points():g} points in {written}")
     theirs = parse_opponent(side_json(after), rules)
     # the last move wrote the dice: its position is the sheet, no dice (the computer's next
     # roll is made at its next turn)
     moves = (*steps[:-1], (steps[-1][0], replace(after, dice=(), rerolls=0)))
-    common = {
-        "moves": moves,
-        "win_probability_is": win_text(strategy),
-    }
+
+    def answer(pos: Position, **more: Any) -> Versus:
+        """The answer after the computer's turn: its moves, the events, ``more``."""
+        sides = side_text(theirs, rules), side_json(theirs)
+        model = win_text(strategy)
+        events_t = tuple(events)
+        return Versus(pos, *sides, moves=moves, events=events_t, win_probability_is=model, **more)
+
     if over:
-        mine_score, their_score = float(mine.score), float(theirs.score)
+        mine_score, their_score = float(mine.points()), float(theirs.points())
         result = 1.0 if mine_score > their_score else 0.5 if mine_score == their_score else 0.0
         words = {1.0: "you win", 0.5: "a draw", 0.0: "the computer wins"}[result]
         events.append(f"game over: {words}, {mine_score:g} to {their_score:g}")
-        return Versus(
-            mine,
-            side_text(theirs, rules),
-            side_json(theirs),
-            events=tuple(events),
-            game_over=True,
-            result=result,
-            **common,
-        )
+        return answer(mine, game_over=True, result=result)
     mine = replace(mine, dice=_roll(rules, rng))  # the human's next roll, after the computer
     events.append(f"your roll: dice {' '.join(map(str, mine.dice))}")
     win = win_chance(config, mine, theirs, strategy) if estimate else None
-    return Versus(
-        mine,
-        side_text(theirs, rules),
-        side_json(theirs),
-        events=tuple(events),
-        win_probability=win,
-        **common,
-    )
+    return answer(mine, win_probability=win)

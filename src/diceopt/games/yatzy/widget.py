@@ -62,7 +62,13 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.arrays import NEG, KernelArrays
-from diceopt.games.yatzy.turn import allowed_categories, category_value, joker_best, successor_rows
+from diceopt.games.yatzy.turn import (
+    SavedLayer,
+    allowed_categories,
+    category_value,
+    joker_best,
+    successor_rows,
+)
 
 # Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
 # a Python caller passes (a literal 2 or an omitted default would each compile the widget
@@ -117,7 +123,13 @@ def widget_buffers(K: KernelArrays) -> WidgetBuffers:
 
 @numba.njit(cache=True)
 def _score_now_scalar(
-    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, B: WidgetBuffers, s: int
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray | SavedLayer,
+    K: KernelArrays,
+    B: WidgetBuffers,
+    s: int,
 ) -> None:
     """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
     writing each roll now into ``B.now_value`` and its category (lowest index among
@@ -156,11 +168,11 @@ def widget_into(
     mask: int,
     flag: int,
     upper: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     K: KernelArrays,
     theta: float,
     B: WidgetBuffers,
-    levels: int,
+    levels: int | np.integer,
 ) -> tuple[float, float]:
     """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
 
@@ -192,11 +204,11 @@ def turn_choices(
     mask: int,
     flag: int,
     upper: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     K: KernelArrays,
     theta: float,
     B: WidgetBuffers,
-    levels: int,
+    levels: int | np.integer,
 ) -> tuple[float, float]:
     """Steps 3-5 of :func:`widget_into` from the score-now values and categories already
     in ``B.now_value`` / ``B.now_cat``: the rerolls, the first roll and the turn's policy.
@@ -302,7 +314,13 @@ def to_points(W: np.ndarray, ref: float, theta: float) -> None:
 
 @numba.njit(cache=True)
 def category_values(
-    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays, rerolls: int = 0
+    mask: int,
+    flag: int,
+    upper: int,
+    r: int,
+    V: np.ndarray | SavedLayer,
+    K: KernelArrays,
+    rerolls: int = 0,
 ) -> np.ndarray:
     """Value of writing roll r into each category from state (mask, flag, upper).
 
@@ -335,7 +353,7 @@ def widget_detail(
     mask: int,
     flag: int,
     upper: int,
-    V: np.ndarray,
+    V: np.ndarray | SavedLayer,
     K: KernelArrays,
     theta: float,
     levels: int,

@@ -107,7 +107,7 @@ def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     most = 0
     for c in range(ncat):
         for r in range(K.roll_p.size):
-            most = max(most, np.int64(K.score[r, c]), np.int64(K.joker[r, c]))
+            most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
     most += K.ybonus
     rows = ncat * stride
     return (
@@ -257,10 +257,11 @@ def parse_opponent(value: Any, rules: YatzyRules) -> Position:
     """
     from diceopt.games.yatzy.advice import FIELDS, filled_ids, parse_position
 
+    data: dict[str, Any] | None
     if isinstance(value, str) and not value.lstrip().startswith("{"):
         seen = split_fields(value, FIELDS, OPPONENT_EXAMPLE)
         words = seen.get("filled", "-").split()
-        data: dict[str, Any] = {k: v for k, v in seen.items() if k != "filled"}
+        data = {k: v for k, v in seen.items() if k != "filled"}
         data["filled"] = [] if words in ([], ["-"]) else words
     elif isinstance(value, str):
         try:
@@ -363,7 +364,7 @@ def opponent_distribution(
         return pmf
     m_mask, m_flag, m_upper = state_of(mine, rules)
     ours = points_to_come(table, m_mask, m_flag, m_upper)
-    lead = float(opponent.score) - float(mine.score)
+    lead = float(opponent.points()) - float(mine.points())
     best = chance_to_beat(pmf, ours, lead)
     for theta in (-RISK_THETA, RISK_THETA):
         risky = get_solved(config.rules, theta, config.dtype)
@@ -429,7 +430,9 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     )  # fmt: skip
 
 
-def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> tuple:
+def _win_inputs(
+    config: Any, mine: Position, opponent: Position, plays: str
+) -> tuple[np.ndarray, int, int, tuple[np.ndarray, np.ndarray, np.ndarray], KernelArrays, bool]:
     """(opponent's distribution, my score, theirs, target rows, float64 arrays, whether
     the rows are draw-aware). Against a finished opponent: the exact draw-aware rows of a
     solve from ``mine``'s state (:func:`diceopt.games.yatzy.targets.solve_target_from`
@@ -446,7 +449,7 @@ def _win_inputs(config: Any, mine: Position, opponent: Position, plays: str) -> 
         raise InputError("play against an opponent needs your score ('score N')")
     p = opponent_distribution(config, opponent, mine, plays)
     score = int(round(mine.score))
-    so = int(round(opponent.score))
+    so = int(round(opponent.points()))
     draw = opponent.over(rules)
     need = min(rules.max_total + int(draw), max(0, so + p.size - score + 1))
     table = None if draw else stored_table(config.rules, "float32", verified=True)
@@ -514,7 +517,8 @@ def win_probability(
     if mine.over(rules):
         if not opponent.over(rules):
             raise InputError("you have finished: the estimate is for the opponent's side")
-        return 1.0 if mine.score > opponent.score else 0.5 if mine.score == opponent.score else 0.0
+        mine_score, their_score = mine.points(), opponent.points()
+        return 1.0 if mine_score > their_score else 0.5 if mine_score == their_score else 0.0
     p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, plays)
     mask, flag, upper = state_of(mine, rules)
     _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw)
