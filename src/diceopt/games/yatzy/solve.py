@@ -48,7 +48,14 @@ from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import LayerStates, iter_layer_states
 from diceopt.games.yatzy.rules import YatzyRules, check_theta
 from diceopt.games.yatzy.table import YatzyTable
-from diceopt.games.yatzy.turn import SavedLayer, chance_level, joker_best, rows_at, successor_rows
+from diceopt.games.yatzy.turn import (
+    SavedLayer,
+    chance_level,
+    joker_best,
+    joker_rules,
+    rows_at,
+    successor_rows,
+)
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
@@ -82,14 +89,24 @@ def _gather(
 
 
 @numba.njit(cache=True)
-def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int, K: KernelArrays):
+def _fill(
+    A: np.ndarray,
+    TMP: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    pos_s: np.ndarray,
+):
     """Step 2, rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
 
-    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time.
+    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time;
+    ``pos_s``: the points beside the rows (``K.pos_s``, or ``K.served_s`` after the first
+    roll).
     Deliberate twin of the scalar loop in ``widget_into`` (which tracks the argmax):
     here the lanes need only the maximum, four rows per pass over contiguous lanes.
     """
-    offset, pos_id, pos_s = K.offset, K.pos_id, K.pos_s
+    offset, pos_id = K.offset, K.pos_id
     nd = offset.size - 2
     base = offset[nd]
     R = pos_id.shape[0]
@@ -125,12 +142,12 @@ def _joker_rows(
     nb: int,
     K: KernelArrays,
 ) -> None:
-    """Step 2 for Yahtzee rolls in lanes where the joker rule applies (per lane)."""
+    """Step 2 for Yahtzee rolls in lanes where the joker rule (or the Kniffel bonus rule)
+    applies (per lane)."""
     base = K.offset[K.offset.size - 2]
-    yz_cat = K.yz_cat
     for ln in range(nb):
         mask = st_mask[lo + ln]
-        if not (yz_cat >= 0 and (mask >> yz_cat) & 1):
+        if not joker_rules(mask, K):
             continue
         for r in range(K.yz_face.size):
             if K.yz_face[r] >= 0:
@@ -157,7 +174,7 @@ def _score_now(
     """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
     successors read with ``s`` rerolls saved (0 without saved rerolls)."""
     _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
 
 
 @numba.njit(cache=True)
@@ -171,13 +188,15 @@ def _score_rows(
     YB: np.ndarray,
     TMP: np.ndarray,
     K: KernelArrays,
+    served: bool,
 ) -> None:
     """Step 2 per lane from the successor rows SR: the value of writing each roll now
-    into A's roll rows (jokers and the Yahtzee bonus included)."""
+    into A's roll rows (jokers and the Yahtzee bonus included; ``served``: straight after
+    the first roll, served scores)."""
     offset, yz_face = K.offset, K.yz_face
     base = offset[offset.size - 2]
-    _fill(A, TMP, SR, Z, nb, K)
-    if K.joker_code != 0:
+    _fill(A, TMP, SR, Z, nb, K, K.served_s if served else K.pos_s)
+    if K.joker_code != 0 or K.ubonus != 0:
         _joker_rows(A, SR, st_mask, lo, nb, K)
     if K.ybonus != 0:
         for r in range(yz_face.size):
@@ -272,7 +291,7 @@ def solve_batch(
         for r in range(R):
             for ln in range(nb):
                 A[base + r, ln] = sgn * np.exp(theta * (A[base + r, ln] - TMP[ln]))
-    _rerolls(A, M, nb, K, E1)
+    _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP)
     first_roll(M, out, nb, K)
     if theta != 0.0:
         for ln in range(nb):
@@ -305,10 +324,24 @@ def _keep_choose(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays) -> None
 
 
 @numba.njit(cache=True)
-def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray) -> None:
+def _rerolls(
+    A: np.ndarray,
+    M: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    E1: np.ndarray,
+    st_mask: np.ndarray,
+    lo: int,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+) -> None:
     """Step 4 per lane: from the score-now values in the roll rows of A, the keep values
     with two rerolls left into A (below the rolls) and the roll values into M's roll rows
-    (``E1``, when it has rows: the keep values with one reroll left)."""
+    (``E1``, when it has rows: the keep values with one reroll left). With served scores
+    (``K.served``, theta 0) the roll rows of A get the served score-now values before the
+    choice after the first roll (the chance above has read the level-1 rows of M)."""
     base = K.offset[K.offset.size - 2]
     _keep_chance(A, M, nb, K, True)
     if E1.shape[0] > 0:
@@ -317,6 +350,8 @@ def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndar
                 E1[i, ln] = A[i, ln]
     _keep_choose(A, M, nb, K)
     _keep_chance(A, M, nb, K, False)
+    if K.served:
+        _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, True)
     _keep_choose(A, M, nb, K)
 
 
@@ -357,12 +392,12 @@ def solve_batch_saved(
     flat = V.values.reshape(V.values.size)
     _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
     rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
     for t in range(1, nsaved + 2):
         _keep_chance(A, M, nb, K, t == 1)
         if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
             rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
-            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
         _keep_choose(A, M, nb, K)
         if t >= 2:
             first_roll(M, out[t - 2], nb, K)
@@ -532,6 +567,7 @@ def solve_table(
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     theta = check_theta(theta)
+    check_served_theta(rules, theta)
     if rules.saved_rerolls:
         raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()
@@ -563,6 +599,15 @@ def solve_table(
                 progress(c - j, c)
     seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)
+
+
+def check_served_theta(rules: YatzyRules, theta: float) -> None:
+    """InputError when ``rules`` have served scores and ``theta != 0``: the lanes refresh
+    the served score-now values in points, not in utilities."""
+    if rules.has_served and theta != 0.0:
+        raise InputError(
+            "rules with served scores are solved for the expected score only (theta 0)"
+        )
 
 
 def warm_up(dtype: str | np.dtype = "float32") -> float:

@@ -62,7 +62,14 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.arrays import NEG, KernelArrays
-from diceopt.games.yatzy.turn import allowed_categories, category_value, joker_best, successor_rows
+from diceopt.games.yatzy.turn import (
+    allowed_categories,
+    category_value,
+    joker_best,
+    joker_rules,
+    successor_rows,
+    upper_bonus,
+)
 
 # Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
 # a Python caller passes (a literal 2 or an omitted default would each compile the widget
@@ -117,16 +124,24 @@ def widget_buffers(K: KernelArrays) -> WidgetBuffers:
 
 @numba.njit(cache=True)
 def _score_now_scalar(
-    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, B: WidgetBuffers, s: int
+    mask: int,
+    flag: int,
+    upper: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    B: WidgetBuffers,
+    s: int,
+    served: bool = False,
 ) -> None:
     """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
     writing each roll now into ``B.now_value`` and its category (lowest index among
-    equal values) into ``B.now_cat``."""
-    pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
+    equal values) into ``B.now_cat`` (``served``: straight after the first roll)."""
+    pos_id, pos_c, yz_face = K.pos_id, K.pos_c, K.yz_face
+    pos_s = K.served_s if served else K.pos_s
     SR = B.SR
     width = pos_id.shape[1]
     z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s)
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    joker_filled = joker_rules(mask, K)
     yb = K.ybonus if flag == 1 else 0
     for r in range(yz_face.size):
         if joker_filled and yz_face[r] >= 0:
@@ -265,6 +280,11 @@ def turn_choices(
             sub_arg[i] = sa
         if t <= K.saved_cap:  # saved rerolls: writing now saves t rerolls
             _score_now_scalar(mask, flag, upper, V, K, B, t)
+        if K.served and t == levels:  # writing after the first roll: served scores
+            _score_now_scalar(mask, flag, upper, V, K, B, 0, True)
+            if theta != 0.0:
+                for r in range(R):
+                    now_v[r] = sgn * np.exp(theta * (now_v[r] - ref))
         for r in range(R):
             pb = NEG
             for f in range(k):
@@ -309,7 +329,8 @@ def category_values(
     Points now (upper bonus and Yahtzee bonus included) plus the table value of the
     next turn-start state; NEG where the category may not be used. float64, the same
     numbers (bit for bit) as the widget's score-now choice for theta == 0. With saved
-    rerolls (V the next layer) the ``rerolls`` left unused are saved (at most the cap).
+    rerolls (V the next layer) the ``rerolls`` left unused are saved (at most the cap);
+    with served scores, two rerolls left (the first roll) scores them.
     """
     ncat = K.upper_face.size
     stride = K.offset.size - 1
@@ -318,10 +339,11 @@ def category_values(
     successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap))
     ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+    served = K.served != 0 and rerolls == 2
     out = np.empty(ncat)
     for c in range(ncat):
         if ok[c]:
-            v = category_value(r, c, use_joker, K, SR, 0)
+            v = category_value(r, c, use_joker, K, SR, 0, served) + upper_bonus(mask, r, c, K)
             if yb != 0:
                 v += yb
             out[c] = v
