@@ -32,16 +32,17 @@ class KernelArrays(NamedTuple):
     roll_p: np.ndarray  # (R,) dt: probability of each sorted roll
     score: np.ndarray  # (R, C) dt: points of writing roll r into c normally
     joker: np.ndarray  # (R, C) dt: points of writing roll r into c as a joker
-    first: np.ndarray  # (R, C) dt: points of writing roll r into c after the first roll
     roll_cnt: np.ndarray  # (R, sides) int64: dice of each face in roll r
     yz_face: np.ndarray  # (R,) int64: the face of a Yahtzee roll, -1 for other rolls
     upper_face: np.ndarray  # (C,) int64: face of an upper category, -1 for lower ones
     rem_pad: np.ndarray  # (nk, sides) int64: remove_die, valid edges first, padded with nk
     rem_n: np.ndarray  # (nk,) int64: number of valid remove-one-die edges
     pos_id: np.ndarray  # (R, width) int64: successor row of each category where r scores
-    pos_s: np.ndarray  # (R, width) dt: its points (0 for upper: the row holds them)
+    pos_s: np.ndarray  # (R, 2 width) dt: its points (0 for upper: the row holds them);
+    # columns width.. the points when written after the first roll (served scores): one
+    # array, not two, as every field of K is passed to each kernel call (measured: two
+    # more arrays slowed American Yahtzee's solve by about 8%)
     pos_c: np.ndarray  # (R, width) int64: its category (C for padding)
-    served_s: np.ndarray  # (R, width) dt: pos_s when written after the first roll
     needs: np.ndarray  # (C,) int64: points of a needs_yatzy category (its row holds them), -1
     threshold: int  # upper bonus threshold
     bonus: int  # upper bonus points
@@ -50,7 +51,7 @@ class KernelArrays(NamedTuple):
     ybonus: int  # points per further Yahtzee while the flag is set (American rule)
     ubonus: int  # points per further Yatzy written into its upper box, box filled (Kniffel)
     track: int  # 1: the flag (Yatzy box holds its points) is tracked in the state
-    served: int  # 1: served scores (served_s) apply to writing after the first roll
+    served: int  # 1: served scores (pos_s, columns width..) apply after the first roll
     forced: int  # 1: categories are filled in the order listed
     saved_cap: int  # saved rerolls: writing with t rerolls left saves min(t, saved_cap); 0: none
     levels: int  # most rerolls a turn can have (2 without saved rerolls)
@@ -110,12 +111,11 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
         served.append(row_f)
     width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
     pos_id = np.full((R, width), neg_row, dtype=np.int64)
-    pos_s = np.zeros((R, width), dtype=dt)
-    served_s = np.zeros((R, width), dtype=dt)
+    pos_s = np.zeros((R, 2 * width), dtype=dt)
     for ri in range(R):
         pos_id[ri, : len(ids[ri])] = ids[ri]
         pos_s[ri, : len(pts[ri])] = pts[ri]
-        served_s[ri, : len(served[ri])] = served[ri]
+        pos_s[ri, width : width + len(served[ri])] = served[ri]
     return KernelArrays(
         add_die=lat.add_die.astype(np.int64),
         remove_die=lat.remove_die.astype(np.int64),
@@ -124,7 +124,6 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
         roll_p=r.roll_probs.astype(dt),
         score=r.score.astype(dt),
         joker=r.joker_score.astype(dt),
-        first=r.served_score.astype(dt),
         roll_cnt=r.roll_counts.astype(np.int64),
         yz_face=yz_face,
         upper_face=r.upper_face.astype(np.int64),
@@ -133,7 +132,6 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
         pos_id=pos_id,
         pos_s=pos_s,
         pos_c=pos_id // stride,
-        served_s=served_s,
         needs=np.array(needs, dtype=np.int64),
         threshold=int(r.bonus_threshold),
         bonus=int(r.bonus),

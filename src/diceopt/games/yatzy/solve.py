@@ -96,21 +96,21 @@ def _fill(
     Z: np.ndarray,
     nb: int,
     K: KernelArrays,
-    pos_s: np.ndarray,
+    first: bool,
 ):
     """Step 2, rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
 
     max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time;
-    ``pos_s``: the points beside the rows (``K.pos_s``, or ``K.served_s`` after the first
-    roll).
+    ``first``: written after the first roll (the served points of ``K.pos_s``).
     Deliberate twin of the scalar loop in ``widget_into`` (which tracks the argmax):
     here the lanes need only the maximum, four rows per pass over contiguous lanes.
     """
-    offset, pos_id = K.offset, K.pos_id
+    offset, pos_id, pos_s = K.offset, K.pos_id, K.pos_s
     nd = offset.size - 2
     base = offset[nd]
     R = pos_id.shape[0]
     width = pos_id.shape[1]
+    o = width if first else 0
     for r in range(R):
         row = base + r
         src = Z
@@ -119,7 +119,8 @@ def _fill(
             i0, i1, i2, i3 = pos_id[r, e], pos_id[r, e + 1], pos_id[r, e + 2], pos_id[r, e + 3]
             if e > 0 and i0 == SR.shape[0] - 1:
                 break  # only padding left
-            s0, s1, s2, s3 = pos_s[r, e], pos_s[r, e + 1], pos_s[r, e + 2], pos_s[r, e + 3]
+            s0, s1 = pos_s[r, o + e], pos_s[r, o + e + 1]
+            s2, s3 = pos_s[r, o + e + 2], pos_s[r, o + e + 3]
             dst = TMP if tmp_is_dst else A[row]
             for ln in range(nb):
                 dst[ln] = max(
@@ -195,7 +196,7 @@ def _score_rows(
     the first roll, served scores)."""
     offset, yz_face = K.offset, K.yz_face
     base = offset[offset.size - 2]
-    _fill(A, TMP, SR, Z, nb, K, K.served_s if served else K.pos_s)
+    _fill(A, TMP, SR, Z, nb, K, served)
     if K.joker_code != 0 or K.ubonus != 0:
         _joker_rows(A, SR, st_mask, lo, nb, K)
     if K.ybonus != 0:

@@ -145,21 +145,28 @@ def _successor_rows(
     return SR, z, zc
 
 
-def _category_value(
-    r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, served: bool = False
-) -> float:
-    """Value of writing roll r into (allowed) category c (``served``: after the first
-    roll): points + successor row, without the Yahtzee bonus of either rule."""
+def _category_value(r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray) -> float:
+    """Value of writing roll r into (allowed) category c: points + successor row, without
+    the Yahtzee bonus of either rule and served points."""
     stride = K.offset.size - 1
     f = int(K.upper_face[c])
     if f >= 0:
         return 0.0 + float(SR[c * stride + int(K.roll_cnt[r, f])])
-    table = K.joker if use_joker else (K.first if served else K.score)
-    s = float(table[r, c])
+    s = float(K.joker[r, c] if use_joker else K.score[r, c])
     if K.needs[c] >= 0:
         return 0.0 + float(SR[c * stride + (1 if s > 0 else 0)])
     h = 1 if (c == K.yz_cat and s > 0) else 0
     return s + float(SR[c * stride + h])
+
+
+def _served_extra(r: int, c: int, K: KernelArrays) -> float:
+    """Points more for writing roll r into c after the first roll (the kernel's
+    ``served_extra``)."""
+    width = K.pos_id.shape[1]
+    for e in range(width):
+        if K.pos_c[r, e] == c:
+            return float(K.pos_s[r, width + e] - K.pos_s[r, e])
+    return 0.0
 
 
 def _joker_rules(mask: int, K: KernelArrays) -> bool:
@@ -203,7 +210,9 @@ def category_values(
     out = np.full(len(ok), NEG)
     for c in range(len(ok)):
         if ok[c]:
-            v = _category_value(r, c, use_joker, K, SR, served) + _upper_bonus(mask, r, c, K)
+            v = _category_value(r, c, use_joker, K, SR) + _upper_bonus(mask, r, c, K)
+            if served and not use_joker:
+                v += _served_extra(r, c, K)
             out[c] = v + yb if yb != 0 else v
     return out
 
@@ -215,8 +224,9 @@ def _score_now(
     equal values), all rolls at once (``served``: after the first roll)."""
     SR, z, zc = _successor_rows(mask, flag, upper, V, K)
     R = K.yz_face.size
-    pos_s = K.served_s if served else K.pos_s
-    vals = pos_s + SR[K.pos_id]  # (R, width): padding reads the NEG row
+    width = K.pos_id.shape[1]
+    o = width if served else 0  # served points in the columns width..
+    vals = K.pos_s[:, o : o + width] + SR[K.pos_id]  # (R, width): padding reads the NEG row
     top = vals.max(axis=1)
     better = top > z
     first = np.argmax(vals == top[:, None], axis=1)  # the kernel's strict ">" keeps the first

@@ -250,17 +250,15 @@ def rows_at(
 
 
 @numba.njit(cache=True)
-def category_row(
-    r: int, c: int, use_joker: bool, K: KernelArrays, served: bool = False
-) -> tuple[int, float]:
+def category_row(r: int, c: int, use_joker: bool, K: KernelArrays) -> tuple[int, float]:
     """Successor row and the points beside it of writing roll r into (allowed) category
-    c (``served``: straight after the first roll): ``(row, s)``; the row of an upper
-    category, and of a needs_yatzy one, holds its points (s = 0)."""
+    c: ``(row, s)``; the row of an upper category, and of a needs_yatzy one, holds its
+    points (s = 0). Served scores: :func:`served_extra`."""
     stride = K.offset.size - 1
     f = K.upper_face[c]
     if f >= 0:
         return c * stride + K.roll_cnt[r, f], K.zero
-    s = K.joker[r, c] if use_joker else (K.first[r, c] if served else K.score[r, c])
+    s = K.joker[r, c] if use_joker else K.score[r, c]
     if K.needs[c] >= 0:
         return c * stride + (1 if s > 0 else 0), K.zero
     h = 1 if (c == K.yz_cat and s > 0) else 0
@@ -269,12 +267,26 @@ def category_row(
 
 @numba.njit(cache=True)
 def category_value(
-    r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int, served: bool = False
+    r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int
 ) -> float:
     """Value of writing roll r into (allowed) category c: points + successor row, without
-    the Yahtzee bonus of either rule (added by the caller, see :func:`upper_bonus`)."""
-    row, s = category_row(r, c, use_joker, K, served)
+    the Yahtzee bonus of either rule (added by the caller, see :func:`upper_bonus`) and
+    without served points (:func:`served_extra`)."""
+    row, s = category_row(r, c, use_joker, K)
     return s + SR[row, ln]
+
+
+@numba.njit(cache=True)
+def served_extra(r: int, c: int, K: KernelArrays) -> float:
+    """Points more for writing roll r (not a joker) into category c straight after the
+    first roll: its served points less its usual ones (found beside c's row in the
+    columns width.. of ``K.pos_s``); 0 where c has no served score. Kept out of
+    :func:`category_row`, which the solver's joker loop calls per lane."""
+    width = K.pos_id.shape[1]
+    for e in range(width):
+        if K.pos_c[r, e] == c:
+            return K.pos_s[r, width + e] - K.pos_s[r, e]
+    return 0.0
 
 
 @numba.njit(cache=True)
@@ -305,7 +317,9 @@ def joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int) -> t
     bc = -1
     for c in range(ok.size):
         if ok[c]:
-            v = category_value(r, c, use_joker, K, SR, ln) + upper_bonus(mask, r, c, K)
+            v = category_value(r, c, use_joker, K, SR, ln)
+            if K.ubonus != 0:
+                v += upper_bonus(mask, r, c, K)
             if bc < 0 or v > best:
                 best = v
                 bc = c

@@ -67,6 +67,7 @@ from diceopt.games.yatzy.turn import (
     category_value,
     joker_best,
     joker_rules,
+    served_extra,
     successor_rows,
     upper_bonus,
 )
@@ -136,10 +137,10 @@ def _score_now_scalar(
     """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
     writing each roll now into ``B.now_value`` and its category (lowest index among
     equal values) into ``B.now_cat`` (``served``: straight after the first roll)."""
-    pos_id, pos_c, yz_face = K.pos_id, K.pos_c, K.yz_face
-    pos_s = K.served_s if served else K.pos_s
+    pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
     SR = B.SR
     width = pos_id.shape[1]
+    o = width if served else 0  # served points in the columns width..
     z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s)
     joker_filled = joker_rules(mask, K)
     yb = K.ybonus if flag == 1 else 0
@@ -151,14 +152,14 @@ def _score_now_scalar(
             best = z
             bc = zc
             for e in range(width):
-                v = pos_s[r, e] + SR[pos_id[r, e], 0]
+                v = pos_s[r, o + e] + SR[pos_id[r, e], 0]
                 better = v > best
                 bc = pos_c[r, e] if better else bc
                 best = v if better else best
             if bc == zc:  # writing 0 is best: a lower category may score as much
                 for e in range(width):
                     c = pos_c[r, e]
-                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
+                    if c < bc and pos_s[r, o + e] + SR[pos_id[r, e], 0] == best:
                         bc = c
         if yb != 0 and yz_face[r] >= 0:
             best += yb
@@ -343,7 +344,9 @@ def category_values(
     out = np.empty(ncat)
     for c in range(ncat):
         if ok[c]:
-            v = category_value(r, c, use_joker, K, SR, 0, served) + upper_bonus(mask, r, c, K)
+            v = category_value(r, c, use_joker, K, SR, 0) + upper_bonus(mask, r, c, K)
+            if served and not use_joker:
+                v += served_extra(r, c, K)
             if yb != 0:
                 v += yb
             out[c] = v
