@@ -202,3 +202,19 @@ def test_served_rules_are_refused_where_unsupported():
     with pytest.raises(InputError, match="served scores"):
         g.require_plain("simulate")
     load_rules("yacht").require_plain("simulate")  # the other presets are plain
+
+
+def test_analyses_refuse_the_new_rules():
+    # one clear line where an analysis does not know served scores or Doble Generala yet
+    from diceopt.games.yatzy.distribution import distribution
+    from diceopt.games.yatzy.simulation import simulate
+    from diceopt.games.yatzy.targets import solve_targets
+
+    g = load_rules("generala").reduced(("poker", "generala", "doble_generala"))
+    table = solve_table(g)
+    with pytest.raises(InputError, match="simulate does not support"):
+        simulate(table, 10, np.random.default_rng(1))
+    with pytest.raises(InputError, match="score distribution does not support"):
+        distribution(table)
+    with pytest.raises(InputError, match="target tables does not support"):
+        solve_targets(g)

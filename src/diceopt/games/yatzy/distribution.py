@@ -343,6 +343,7 @@ def distribution(
     busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
     if the game is over or no play reaches the state.
     """
+    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     rules = table.rules
     T = rules.bonus_threshold
@@ -440,6 +441,7 @@ def state_distributions(
     958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in float32), 19 s
     on 2 busy cores (load average 5).
     """
+    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
