@@ -28,6 +28,9 @@ refreshed per level from the successor lanes found once per batch (index mode of
 :func:`~diceopt.games.yatzy.turn.successor_rows`,
 :func:`~diceopt.games.yatzy.turn.rows_at`).
 
+Served scores (Generala): the roll rows of step 2 are scored again with the served
+points before the choice after the first roll (``_rerolls``; theta 0 only).
+
 Precision and performance: tables are float32 (default) or float64, the lanes compute
 in the table's dtype; ``LANES`` states per batch (measured best: the work arrays stay in
 cache). The remove-one-die edges are padded with a NEG row so the choice loops have no

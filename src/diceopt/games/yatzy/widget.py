@@ -7,8 +7,9 @@ read it (the advice of a stored table runs its numpy twin,
 :mod:`diceopt.games.yatzy.turn`.
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
-category c of the rules), ``flag`` = 1 when the Yahtzee box holds 50 (American with the
-Yahtzee bonus; always 0 otherwise) and the upper total capped at the bonus threshold.
+category c of the rules), ``flag`` = 1 when the Yahtzee box holds its points (American
+with the Yahtzee bonus, or a ``needs_yatzy`` category such as Doble Generala; always 0
+otherwise) and the upper total capped at the bonus threshold.
 The table ``V[mask, flag, upper]`` holds the optimal value of the rest of the game from
 the start of a turn in that state: expected points still to come (bonuses included),
 or, with ``theta != 0``, their certainty equivalent under exponential utility
