@@ -39,8 +39,8 @@ from diceopt.errors import InputError
 from diceopt.extras import require
 from diceopt.games.yatzy.arrays import NEG, kernel_arrays
 from diceopt.games.yatzy.layers import iter_layer_states
-from diceopt.games.yatzy.rules import YatzyRules, check_theta
-from diceopt.games.yatzy.solve import LANES, check_served_theta, solve_table
+from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
+from diceopt.games.yatzy.solve import LANES, solve_table
 from diceopt.games.yatzy.table import YatzyTable
 
 LOCAL = "local"  # the --ray value without an address: a local Ray instance

@@ -49,7 +49,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import LayerStates, iter_layer_states
-from diceopt.games.yatzy.rules import YatzyRules, check_theta
+from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import (
     SavedLayer,
@@ -603,15 +603,6 @@ def solve_table(
                 progress(c - j, c)
     seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)
-
-
-def check_served_theta(rules: YatzyRules, theta: float) -> None:
-    """InputError when ``rules`` have served scores and ``theta != 0``: the lanes refresh
-    the served score-now values in points, not in utilities."""
-    if rules.has_served and theta != 0.0:
-        raise InputError(
-            "rules with served scores are solved for the expected score only (theta 0)"
-        )
 
 
 def warm_up(dtype: str | np.dtype = "float32") -> float:
