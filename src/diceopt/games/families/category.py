@@ -488,25 +488,20 @@ def load_rules(source: str | Path) -> YatzyRules:
     path = _locate(source)
     text = read_text(path)
     if path.parent == SHIPPED_DIR and path.stem in BUILTIN:
-        return _builtin(path.stem)
+        return builtin_rules(path.stem)
     return load_rules_text(text, path.stem, path.parent)
 
 
 _BUILTINS: dict[str, YatzyRules] = {}
 
 
-def _builtin(name: str) -> YatzyRules:
+def builtin_rules(name: str) -> YatzyRules:
     """The built-in variant ``name`` from its shipped file (read once per process)."""
     if name not in _BUILTINS:
         path = SHIPPED_DIR / f"{name}.toml"
         data = resolve(path.read_text(encoding="utf-8"), name, SHIPPED_DIR)
         _BUILTINS[name] = compile_rules(data, name, name)
     return _BUILTINS[name]
-
-
-def builtin_variants() -> dict[str, YatzyRules]:
-    """Every built-in variant by id (:data:`BUILTIN` order), compiled from its shipped file."""
-    return {name: _builtin(name) for name in BUILTIN}
 
 
 def describe_file(source: str | Path) -> str:

@@ -139,8 +139,13 @@ def category_points(rule: CategoryRule, counts: np.ndarray) -> np.ndarray:
             if max(faces) <= sides:
                 ok |= (counts[:, [p - 1 for p in faces]] >= 1).all(axis=1)
         matched = total
+    elif len(rule.groups) == 1:  # n of a kind, one pair: the highest face shown n times
+        n = rule.groups[0]
+        top = np.where(counts >= n, pips[None, :], 0).max(axis=1)
+        ok = top > 0
+        matched = n * top
     else:
-        best = np.array([_best_groups(row, rule.groups, rule.same_face) for row in counts.tolist()])
+        best = np.array([best_groups(row, rule.groups, rule.same_face) for row in counts.tolist()])
         ok = best >= 0
         matched = np.maximum(best, 0)
     if rule.score == "points":
@@ -150,7 +155,7 @@ def category_points(rule: CategoryRule, counts: np.ndarray) -> np.ndarray:
     return np.where(ok, matched, 0).astype(np.int64)
 
 
-def _best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int:
+def best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int:
     """Highest sum of the dice in ``groups`` (dice per group, each one face: different faces
     unless ``same_face``) that the roll ``row`` (dice per face) can supply; -1 if none."""
     best = -1

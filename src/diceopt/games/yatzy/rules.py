@@ -465,17 +465,28 @@ def _with_flags(spec: CategoryRule, fh_accepts: bool, tp_accepts: bool) -> Categ
     return spec
 
 
-_VARIANT_RULES: dict[str, YatzyRules] = {}
+_VARIANT_RULES: dict[str, YatzyRules] = {}  # the variants compiled so far (tests add some)
+
+
+def _compiled(name: str) -> YatzyRules:
+    """The rules of variant ``name``: compiled from its shipped rule file on first use
+    (only that file: a command that needs one variant reads one), or added by a test."""
+    rules = _VARIANT_RULES.get(name)
+    if rules is None:
+        from diceopt.games.families.category import builtin_rules
+
+        rules = _VARIANT_RULES[name] = builtin_rules(name)
+    return rules
 
 
 def _variant_rules() -> dict[str, YatzyRules]:
-    """The built-in variants by id, compiled from their shipped rule files on first use
-    (:func:`diceopt.games.families.category.builtin_variants`); the same dict every time,
-    so that adding to it (tests) adds a variant."""
-    if not _VARIANT_RULES:
-        from diceopt.games.families.category import builtin_variants
-
-        _VARIANT_RULES.update(builtin_variants())
+    """Every variant by id: the built-in ones (:data:`VARIANTS` order, each compiled from
+    its shipped file), then any a test added; the same dict every time, so that adding to
+    it adds a variant."""
+    builtin = {name: _compiled(name) for name in VARIANTS}
+    added = {k: v for k, v in _VARIANT_RULES.items() if k not in VARIANTS}
+    _VARIANT_RULES.clear()
+    _VARIANT_RULES.update(builtin | added)
     return _VARIANT_RULES
 
 
@@ -488,7 +499,7 @@ def __getattr__(name: str) -> Any:
     if name == "VARIANT_RULES":
         return _variant_rules()
     if name in _CONSTANTS:
-        return _variant_rules()[_CONSTANTS[name]]
+        return _compiled(_CONSTANTS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -551,9 +562,9 @@ def variant_id(variant: str | None) -> str:
     if not isinstance(key, str):
         raise InputError(f"a Yatzy variant is a name, got {key!r}")
     norm = "-".join(key.lower().replace("_", " ").replace("-", " ").split())
-    variants = _variant_rules()
-    if norm in variants:
+    if norm in VARIANTS or norm in _VARIANT_RULES:
         return norm
+    variants = _variant_rules()
     close = difflib.get_close_matches(norm, list(variants), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(variants)}")
@@ -562,4 +573,4 @@ def variant_id(variant: str | None) -> str:
 def get_rules(variant: str | None) -> YatzyRules:
     """The rules of a variant (None: the default; names as :func:`variant_id` reads them);
     InputError for an unknown name."""
-    return _variant_rules()[variant_id(variant)]
+    return _compiled(variant_id(variant))
