@@ -158,7 +158,11 @@ def turn_outcomes(
     R = K.roll_p.size
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
     T, bon, ybonus, yz_cat, track = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.track
-    yz_face, upper_face = K.yz_face, K.upper_face
+    yz_face, upper_face, score = K.yz_face, K.upper_face, K.score
+    # rules where a box's points are more than K.score (jokers, served scores, needs_yatzy,
+    # the Kniffel bonus): box_points; the plain path reads the score (box_points on every
+    # roll doubled the Scandinavian distribution's time, measured)
+    special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0
     yb = ybonus if flag == 1 else 0
     n = 0
     for rr in range(2 * R if K.served else R):  # served: the first roll's writes after
@@ -171,7 +175,9 @@ def turn_outcomes(
         # points and successor of writing roll r into c (as the simulation scores it;
         # selects rather than branches: the category changes from roll to roll)
         yzr = yz_face[r] >= 0
-        got = np.int64(box_points(mask, flag, r, c, served, K))
+        got = np.int64(score[r, c])
+        if special:
+            got = np.int64(box_points(mask, flag, r, c, served, K))
         up = upper_face[c] >= 0
         cross = up & (u < T) & (u + got >= T)
         yzw = (c == yz_cat) & (got > 0)
