@@ -13,8 +13,10 @@ from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games.families.category import load_rules, load_rules_text
 from diceopt.games.yatzy import widget
+from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.simulation import simulate
 from diceopt.games.yatzy.solve import solve_table
 from diceopt.games.yatzy.table import category_values, widget_detail
 
@@ -204,17 +206,66 @@ def test_served_rules_are_refused_where_unsupported():
     load_rules("yacht").require_plain("simulate")  # the other presets are plain
 
 
-def test_analyses_refuse_the_new_rules():
+def test_targets_refuse_the_new_rules():
     # one clear line where an analysis does not know served scores or Doble Generala yet
-    from diceopt.games.yatzy.distribution import distribution
-    from diceopt.games.yatzy.simulation import simulate
     from diceopt.games.yatzy.targets import solve_targets
 
     g = load_rules("generala").reduced(("poker", "generala", "doble_generala"))
-    table = solve_table(g)
-    with pytest.raises(InputError, match="simulate does not support"):
-        simulate(table, 10, np.random.default_rng(1))
-    with pytest.raises(InputError, match="score distribution does not support"):
-        distribution(table)
     with pytest.raises(InputError, match="target tables does not support"):
         solve_targets(g)
+
+
+# --- simulation and exact distribution of the full-size presets ---------------------------
+
+
+@pytest.fixture(scope="module", params=["generala", "kniffel"])
+def played(request):
+    """(table, 20,000 seeded simulated games, exact distribution) of a full-size preset."""
+    table = solve_table(load_rules(request.param), dtype="float64")
+    return table, simulate(table, 20_000, np.random.default_rng(7)), distribution(table)
+
+
+def test_simulated_mean_is_the_value(played):
+    table, result, _ = played
+    s = result.summary()
+    assert abs(s["mean"] - table.value) <= 4 * s["std_error"], s
+    assert s["max"] <= table.rules.max_total
+
+
+def test_distribution_mean_is_the_value(played):
+    table, _, dist = played
+    x = np.arange(dist.pmf.size)
+    assert dist.pmf.min() >= 0.0 and dist.pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    assert float(x @ dist.pmf) == pytest.approx(table.value, abs=1e-9)
+
+
+def test_distribution_is_the_simulation_histogram(played):
+    # per bin of 5 points: |share - p| within 4 sigma (+ one game) of the binomial
+    _, result, dist = played
+    n = result.games
+    top = max(dist.pmf.size, int(result.scores.max()) + 1)
+    edges = np.arange(0, top + 5, 5)
+    p = np.add.reduceat(np.pad(dist.pmf, (0, edges[-1] - dist.pmf.size)), edges[:-1])
+    share = np.histogram(result.scores, bins=edges)[0] / n
+    assert (np.abs(share - p) <= 4 * np.sqrt(p * (1 - p) / n) + 1 / n).all()
+    assert (share[p == 0.0] == 0.0).all()
+
+
+def test_reduced_generala_simulation_is_the_engine_value():
+    rules = load_rules("generala").reduced(("escalera", "full", "generala", "doble_generala"))
+    sol = solve(compile_game(YatzyEngineGame(rules)), Objective())
+    table = solve_table(rules, dtype="float64")
+    s = simulate(table, 40_000, np.random.default_rng(3)).summary()
+    assert abs(s["mean"] - sol.value) <= 4 * s["std_error"], s
+    x = np.arange(distribution(table).pmf.size)
+    assert float(x @ distribution(table).pmf) == pytest.approx(sol.value, abs=1e-9)
+
+
+def test_served_by_hand_simulated_and_exact():
+    # the one-die game of test_served_by_hand: 15 w.p. 1/2, 10 w.p. 3/8, 0 w.p. 1/8
+    table = solve_table(load_rules_text(ONE_DIE), dtype="float64")
+    assert np.allclose(distribution(table).pmf[[0, 10, 15]], [1 / 8, 3 / 8, 1 / 2], atol=1e-15)
+    scores = simulate(table, 8_000, np.random.default_rng(5)).scores
+    share = np.array([np.mean(scores == v) for v in (0, 10, 15)])
+    assert np.abs(share - [1 / 8, 3 / 8, 1 / 2]).max() < 4 * np.sqrt(0.25 / 8_000)
+    assert np.isin(scores, [0, 10, 15]).all()

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 
 def _max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray):
     """An upper bound on the points still to come from turn-start states (vectorised)."""
-    cat_max = np.maximum(rules.score.max(axis=0), rules.joker_score.max(axis=0)).astype(np.int64)
+    cat_max = rules.category_max.astype(np.int64)  # normal, joker or served
     out = np.zeros(mask.size, dtype=np.int64)
     n_open = np.zeros(mask.size, dtype=np.int64)
     for c in range(rules.num_categories):
@@ -80,6 +80,9 @@ def _max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.nd
         out += np.where(is_open, cat_max[c], 0)
         n_open += is_open
     out += np.where(u < rules.bonus_threshold, rules.bonus, 0)
+    if rules.upper_bonus:  # Kniffel: a further Kniffel in each open upper box
+        for c in np.flatnonzero(rules.upper_face >= 0).tolist():
+            out += np.where(((mask >> c) & 1) == 0, rules.upper_bonus, 0)
     if rules.tracks_yahtzee:
         yz = rules.yahtzee_category
         can = (flag == 1) | (((mask >> yz) & 1) == 0)
@@ -96,8 +99,10 @@ def _outcome_bound(rules: YatzyRules, mask: np.ndarray) -> np.ndarray:
     for c in range(rules.num_categories):
         pairs = set(zip(rules.score[:, c].tolist(), yz, strict=True))
         pairs |= set(zip(rules.joker_score[:, c].tolist(), yz, strict=True))
+        pairs |= set(zip(rules.served_score[:, c].tolist(), yz, strict=True))
         out += np.where(((mask >> c) & 1) == 0, len(pairs), 0)
-    return np.minimum(out, len(rules.roll_counts))
+    # one outcome per final roll (two with served scores: written after the first roll or not)
+    return np.minimum(out, len(rules.roll_counts) * (2 if rules.has_served else 1))
 
 
 def _layer_index(layers: list[LayerStates], nkeys: int, flags: int, width: int) -> np.ndarray:
@@ -347,7 +352,6 @@ def distribution(
     busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
     if the game is over or no play reaches the state.
     """
-    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     rules = table.rules
     T = rules.bonus_threshold
@@ -446,7 +450,6 @@ def state_distributions(
     on 2 busy cores (load average 5).
     """
     table = expected_table(table, "the state distributions")
-    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):

@@ -131,8 +131,8 @@ def _games(
                         mask, flag, u, score, so, p, lo, hi, Td, toff, ttop, K, flags, B,
                         cache, rowkey, rowpts,
                     )  # fmt: skip
-                r, c = play_turn(B.policy, rnd[g - batch0, pl, t], digits, ksize, K)
-                w[pl] = write_roll(w[pl], r, c, K, flags, width)
+                r, c, first = play_turn(B.policy, rnd[g - batch0, pl, t], digits, ksize, K)
+                w[pl] = write_roll(w[pl], r, c, first, K, flags, width)
         for pl in range(2):
             out[g, pl] = (w[pl] >> KEY_BITS) & SCORE_MASK
 

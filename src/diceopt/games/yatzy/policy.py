@@ -25,7 +25,7 @@ import numpy as np
 
 from diceopt.games.yatzy.arrays import NEG, KernelArrays
 from diceopt.games.yatzy.solve import solve_batch
-from diceopt.games.yatzy.turn import joker_best
+from diceopt.games.yatzy.turn import joker_best, joker_rules
 
 
 class PolicyBuffers(NamedTuple):
@@ -123,10 +123,10 @@ def _score_now_lanes(
                 bc[ln] = c if tie else bc[ln]
         for ln in range(nb):
             pols[ln, 0, r] = -np.int64(bc[ln]) - 1
-    if K.joker_code != 0 and K.yz_cat >= 0:
+    if K.joker_code != 0 or K.ubonus != 0:
         for ln in range(nb):
             mask = st_mask[lo + ln]
-            if (mask >> K.yz_cat) & 1:
+            if joker_rules(mask, K):
                 for r in range(R):
                     if yz_face[r] >= 0:
                         _, jc = joker_best(mask, r, K, SR, ln)
@@ -202,7 +202,8 @@ def policy_lanes(
 
     The values through the solver's lanes (``solve_batch`` in float64: the widget's
     numbers), then the choices over lanes: the categories (``_score_now_lanes``) and the
-    keeps (``_keep_policy``). ``K`` must be float64.
+    keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
+    category after the first roll differs): the distribution reads the widget there.
     """
     A, M, E1, SR, vecs, arg, tmp, pols = W
     solve_batch(

@@ -40,7 +40,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.table import YatzyTable, expected_table
-from diceopt.games.yatzy.turn import allowed_categories
+from diceopt.games.yatzy.turn import box_points, upper_bonus
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 if TYPE_CHECKING:
@@ -244,9 +244,10 @@ def _policies(
 @numba.njit(cache=True)
 def play_turn(
     pol: np.ndarray, rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, K: KernelArrays
-) -> tuple[int, int]:
+) -> tuple[int, int, bool]:
     """One turn with the turn policy ``pol`` (3, R) and the turn's three random integers
-    ``rnd`` (see the module docstring): returns (final roll index r, category c)."""
+    ``rnd`` (see the module docstring): returns (final roll index r, category c, whether
+    it is written straight after the first roll)."""
     add_die, offset = K.add_die, K.offset
     nd = offset.size - 2
     base = offset[nd]
@@ -260,12 +261,14 @@ def play_turn(
         if act < 0 or level == 0:
             break
         idx = act  # keep these dice, roll the rest
-    return idx - base, -act - 1
+    return idx - base, -act - 1, level == 2
 
 
 @numba.njit(cache=True)
-def write_roll(w: int, r: int, c: int, K: KernelArrays, flags: int, width: int) -> int:
-    """The game word ``w`` (state, points, events) after writing roll r into category c."""
+def write_roll(w: int, r: int, c: int, first: bool, K: KernelArrays, flags: int, width: int) -> int:
+    """The game word ``w`` (state, points, events) after writing roll r into category c
+    (``first``: straight after the first roll; the points of
+    :func:`~diceopt.games.yatzy.turn.box_points` and the bonuses)."""
     T = K.threshold
     key = w & KEY_MASK
     u = key % width
@@ -275,24 +278,19 @@ def write_roll(w: int, r: int, c: int, K: KernelArrays, flags: int, width: int) 
     pts = 0
     if fl == 1 and K.yz_face[r] >= 0:
         pts += K.ybonus
-    f = K.upper_face[c]
-    if f >= 0:
-        got = K.roll_cnt[r, f] * (f + 1)
-        pts += got
+    got = box_points(ms, fl, r, c, first, K)
+    pts += got
+    if K.upper_face[c] >= 0:
+        if K.ubonus != 0:
+            pts += int(upper_bonus(ms, r, c, K))
         if u < T and u + got >= T:
             pts += K.bonus
             w |= BONUS_BIT
         u = min(T, u + got)
-    else:
-        use_joker = False
-        if K.joker_code != 0 and K.yz_face[r] >= 0:
-            _, use_joker = allowed_categories(ms, r, K)
-        got = int(K.joker[r, c] if use_joker else K.score[r, c])
-        pts += got
-        if c == K.yz_cat and got > 0:
-            w |= YATZY_BIT
-            if K.ybonus > 0:
-                fl = 1
+    elif c == K.yz_cat and got > 0:
+        w |= YATZY_BIT
+        if K.track:
+            fl = 1
     ms |= 1 << c
     sc = ((w >> KEY_BITS) & SCORE_MASK) + pts
     flags_bits = w & (BONUS_BIT | YATZY_BIT)
@@ -335,8 +333,8 @@ def _play(
         for p in range(a, b):
             while starts[gi + 1] <= p:
                 gi += 1
-            r, c = play_turn(pol[gi - glo], rnd[p], digits, ksize, K)
-            words[p] = write_roll(words[p], r, c, K, flags, width)
+            r, c, first = play_turn(pol[gi - glo], rnd[p], digits, ksize, K)
+            words[p] = write_roll(words[p], r, c, first, K, flags, width)
 
 
 def die_digits(rules: YatzyRules) -> np.ndarray:
@@ -401,7 +399,6 @@ def simulate(
     ``rng``: the seeded numpy Generator all dice come from. ``batch``: games advanced
     together (memory bound); results depend on the seed and ``batch`` only.
     """
-    table.rules.require_plain("simulate")
     if not isinstance(games, (int, np.integer)) or games < 1:
         raise InputError(f"the number of games must be at least 1, got {games}")
     if batch < 1:

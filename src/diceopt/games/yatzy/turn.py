@@ -311,6 +311,28 @@ def upper_bonus(mask: int, r: int, c: int, K: KernelArrays) -> float:
 
 
 @numba.njit(cache=True)
+def box_points(
+    mask: int, flag: int, r: int, c: int, first: bool, K: KernelArrays
+) -> int | np.integer:
+    """Points roll r puts into (allowed) category c from state (mask, flag), bonuses
+    excluded (the upper bonus, the American Yahtzee bonus, the Kniffel bonus of
+    :func:`upper_bonus`): an upper box its face's dice, a lower one its normal or joker
+    points, a needs_yatzy one its points only while the flag is set, and with ``first``
+    (written straight after the first roll) the served points (:func:`served_extra`).
+    What the simulation and the score distribution write, as the solver scores it.
+    For the plain rules without jokers this is ``K.score[r, c]``."""
+    got = np.int64(K.score[r, c])
+    if K.joker_code != 0 and K.yz_face[r] >= 0 and K.upper_face[c] < 0:
+        _, use_joker = allowed_categories(mask, r, K)
+        got = np.int64(K.joker[r, c]) if use_joker else got
+    if K.needs[c] >= 0 and flag != 1:
+        got = np.int64(0)
+    if first and K.served != 0:  # never with jokers (the rules refuse the combination)
+        got += np.int64(served_extra(r, c, K))
+    return got
+
+
+@numba.njit(cache=True)
 def joker_best(
     mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int
 ) -> tuple[float | np.floating, int]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
-from diceopt.games.yatzy.turn import allowed_categories
+from diceopt.games.yatzy.turn import box_points, upper_bonus
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -46,12 +46,15 @@ def finish_turn(
     F: np.ndarray,
     mass: np.ndarray,
     out: np.ndarray,
+    first: np.ndarray,
 ) -> None:
     """For lanes ln < nb (states): ``out[ln, r]`` = probability that the turn ends
     writing roll r, from roll probabilities ``P[r, ln]`` (R, lanes) with t0 rerolls
     left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
-    ``mass`` (nk, lanes) are work space). The spread up the keep lattice runs over
-    contiguous lanes (SIMD)."""
+    ``mass`` (nk, lanes) are work space). With served scores (``K.served``) and t0 = 2
+    the rolls written straight after the first roll go to ``first[ln, r]`` instead
+    (out holds the rest). The spread up the keep lattice runs over contiguous lanes
+    (SIMD)."""
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
@@ -73,6 +76,11 @@ def finish_turn(
                     F[r, ln] += P[r, ln]
                 else:
                     mass[a, ln] += P[r, ln]
+        if K.served and t == 2:  # written after the first roll: served, kept apart
+            for ln in range(nb):
+                for r in range(R):
+                    first[ln, r] = F[r, ln]
+                    F[r, ln] = 0.0
         for i in range(base):  # smaller multisets first: one more die of each face
             m = mass[i]
             for f in range(k):
@@ -98,7 +106,10 @@ def _scratch(K: KernelArrays):
     for c in range(ncat):
         for r in range(K.roll_p.size):
             most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
-    most += K.bonus + K.ybonus + 1
+    for r in range(K.roll_p.size):  # served points (columns width.. of pos_s)
+        for e in range(K.pos_s.shape[1]):
+            most = max(most, int(K.pos_s[r, e]))
+    most += K.bonus + K.ybonus + K.ubonus + 1
     R = K.roll_p.size
     return (
         np.full((ncat, most), -1, dtype=np.int64),
@@ -118,6 +129,7 @@ def turn_outcomes(
     u: int,
     pol: np.ndarray,
     F: np.ndarray,
+    first: np.ndarray,
     ln: int,
     K: KernelArrays,
     flags: int,
@@ -130,8 +142,10 @@ def turn_outcomes(
     end: int,
 ) -> int:
     """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
-    with probability ``F[ln, r]`` (``finish_turn``) into the category of its policy
-    ``pol`` (3, R), written from index ``at`` (before ``end``): the successor's flat
+    with probability ``F[ln, r]`` (``finish_turn``; with served scores ``first[ln, r]``
+    straight after the first roll) into the category of its policy ``pol`` (3, R;
+    ``pol[2]`` after the first roll), written from index ``at`` (before ``end``): the
+    successor's flat
     state key, ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1:
     the upper bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns
     how many.
@@ -143,26 +157,33 @@ def turn_outcomes(
     idx, oq, opts, oev, osucc, onext, head = scratch
     R = K.roll_p.size
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
-    T, bon, ybonus, yz_cat, joker_code = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.joker_code
-    yz_face, upper_face, score, joker = K.yz_face, K.upper_face, K.score, K.joker
+    T, bon, ybonus, yz_cat, track = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.track
+    yz_face, upper_face, score = K.yz_face, K.upper_face, K.score
+    # rules where a box's points are more than K.score (jokers, served scores, needs_yatzy,
+    # the Kniffel bonus): box_points; the plain path reads the score (box_points on every
+    # roll doubled the Scandinavian distribution's time, measured)
+    special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0
     yb = ybonus if flag == 1 else 0
     n = 0
-    for r in range(R):
-        q = F[ln, r]
+    for rr in range(2 * R if K.served else R):  # served: the first roll's writes after
+        served = rr >= R
+        r = rr - R if served else rr
+        q = first[ln, r] if served else F[ln, r]
         if q == 0.0:
             continue
-        c = -pol[0, r] - 1
+        c = -pol[2 if served else 0, r] - 1
         # points and successor of writing roll r into c (as the simulation scores it;
         # selects rather than branches: the category changes from roll to roll)
         yzr = yz_face[r] >= 0
         got = np.int64(score[r, c])
-        if joker_code != 0 and yzr and upper_face[c] < 0:
-            _, use_joker = allowed_categories(mask, r, K)
-            got = np.int64(joker[r, c]) if use_joker else got
+        if special:
+            got = np.int64(box_points(mask, flag, r, c, served, K))
         up = upper_face[c] >= 0
         cross = up & (u < T) & (u + got >= T)
         yzw = (c == yz_cat) & (got > 0)
         pts = got + (bon if cross else 0) + (yb if yzr else 0)
+        if K.ubonus != 0:
+            pts += np.int64(upper_bonus(mask, r, c, K))
         e = idx[c, pts]
         if e < 0:
             e = n
@@ -171,7 +192,7 @@ def turn_outcomes(
             oq[e] = 0.0
             opts[e] = pts
             oev[e] = (1 if cross else 0) + (2 if yzw else 0)
-            f2 = 1 if (yzw and ybonus > 0) else flag
+            f2 = 1 if (yzw and track) else flag
             u2 = min(T, u + got) if up else u
             osucc[e] = ((mask | (1 << c)) * flags + f2) * width + u2
             onext[e] = head[c]
@@ -217,12 +238,14 @@ def outcomes_share(
     """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
     ``outcomes`` (a function of its own: inside the parallel loop the widget runs at
     half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
-    the widget's bit for bit), else from the scalar widget state by state."""
+    the widget's bit for bit), else (and with served scores, which ``policy_lanes``
+    does not know) from the scalar widget state by state."""
     R = K.roll_p.size
     P = np.empty((R, lanes))
     F = np.empty((R, lanes))
     mass = np.empty((K.add_die.shape[0], lanes))
     out = np.empty((lanes, R))
+    first = np.zeros((lanes, R) if K.served else (1, 1))
     scratch = _scratch(K)
     W = policy_buffers(K, lanes)
     B = widget_buffers(K)
@@ -230,7 +253,7 @@ def outcomes_share(
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
         nb = min(lanes, n - lo)
-        if theta == 0.0:
+        if theta == 0.0 and not K.served:
             policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
         else:
             for ln in range(nb):
@@ -242,11 +265,12 @@ def outcomes_share(
             p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
             for ln in range(nb):
                 P[r, ln] = p
-        finish_turn(P, t0, W.policy, nb, K, F, mass, out)
+        finish_turn(P, t0, W.policy, nb, K, F, mass, out, first)
         for ln in range(nb):
             i = lo + ln
             count[i] = turn_outcomes(
-                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, ln, K, flags, width, scratch,
+                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, first, ln, K, flags, width,
+                scratch,
                 o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
             )  # fmt: skip
 
