@@ -415,8 +415,19 @@ class YatzySpec(GameSpec):
             f"std {summary['std']:.4f}",
             f"percentiles: {pct}",
             f"min {summary['min']}, max {summary['max']}",
-            f"upper bonus in {100 * summary['bonus_rate']:.2f}% of games, "
-            f"{rules.rules.yatzy_box} in {100 * summary['yatzy_rate']:.2f}%",
+            "; ".join(
+                part
+                for part in (
+                    f"upper bonus in {100 * summary['bonus_rate']:.2f}% of games"
+                    if rules.rules.bonus > 0
+                    else "",
+                    f"{rules.rules.yatzy_box} in {100 * summary['yatzy_rate']:.2f}%"
+                    if rules.rules.yatzy_box
+                    else "",
+                )
+                if part
+            )
+            or "no upper bonus, no Yatzy box",
             f"simulated in {result.seconds:.2f} s (compile {compile_seconds:.2f} s)",
             "final score distribution:",
             *("  " + line for line in histogram_lines(result.scores)),
