@@ -11,6 +11,8 @@ distribution.
    of reach share one value, so one is solved and the others copied (:func:`upper_plan`).
 3. A layer's states and copies as flat arrays (:func:`iter_layer_states`, one layer in
    memory at a time).
+4. The most points still to come from turn-start states (:func:`max_to_come`): the
+   targets' k range, the distribution's row lengths are bounded by it.
 
 Performance: vectorised numpy (no Python loop over states).
 """
@@ -189,3 +191,26 @@ def layer_states(rules: YatzyRules) -> list[LayerStates]:
 def count_states(rules: YatzyRules) -> int:
     """Number of reachable turn-start states (mask, flag, upper total)."""
     return int(sum(s.mask.size + s.copy_dst.size for s in iter_layer_states(rules)))
+
+
+def max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Most points still to come from turn-start states (vectorised, points): every open
+    category at its maximum, the upper bonus if those maxima still reach the threshold,
+    and the Yahtzee bonus on every open turn that can earn it. P(>= k) is 0 above it."""
+    cat_max = rules.category_max.astype(np.int64)
+    T = rules.bonus_threshold
+    out = np.zeros(mask.size, dtype=np.int64)
+    up_left = np.zeros(mask.size, dtype=np.int64)
+    n_open = np.zeros(mask.size, dtype=np.int64)
+    for c in range(rules.num_categories):
+        is_open = ((mask >> c) & 1) == 0
+        out += np.where(is_open, cat_max[c], 0)
+        n_open += is_open
+        if rules.upper_face[c] >= 0:
+            up_left += np.where(is_open, cat_max[c], 0)
+    out += np.where((u < T) & (u + up_left >= T), rules.bonus, 0)
+    if rules.tracks_yahtzee:
+        yz_open = ((mask >> rules.yahtzee_category) & 1) == 0
+        turns = np.where(flag == 1, n_open, np.where(yz_open, n_open - 1, 0))
+        out += rules.yahtzee_bonus * np.maximum(turns, 0)
+    return out
