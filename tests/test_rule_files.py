@@ -282,3 +282,29 @@ def test_rules_list(capsys):
     listed = json.loads(capsys.readouterr().out)["rules"]
     assert listed["scandinavian"] == {"family": "category", "description": VARIANTS["scandinavian"]}
     assert "yacht" in listed and listed["zilch"]["family"] == "push-luck"
+
+
+def test_one_group_categories_score_as_the_general_group_search():
+    # n of a kind and one pair take a vectorised path (the highest face shown n times);
+    # the general search over groups of faces is the second path
+    import numpy as np
+
+    from diceopt.games.families import shipped_names as every_shipped
+    from diceopt.games.yatzy.categories import best_groups, category_points
+
+    checked = 0
+    for name in every_shipped("category"):
+        rules = load_rules(name)
+        for spec in rules.specs:
+            if spec.kind in ("face", "chance", "yatzy", "straight") or len(spec.groups) != 1:
+                continue
+            rows = rules.roll_counts.tolist()
+            best = np.array([best_groups(row, spec.groups, spec.same_face) for row in rows])
+            total = rules.roll_counts @ np.arange(1, rules.sides + 1)
+            ok = best >= 0
+            want = {"points": np.where(ok, spec.points, 0), "sum": np.where(ok, total, 0)}.get(
+                spec.score, np.maximum(best, 0)
+            )
+            assert (category_points(spec, rules.roll_counts) == want).all(), (name, spec)
+            checked += 1
+    assert checked >= 30

@@ -57,17 +57,19 @@ def engine_value(text: str) -> float:
 
 
 def test_yacht_through_rules_flag(capsys):
-    data = solve_json(capsys, "--rules", "yacht", "--dtype", "float64")
+    data = solve_json(capsys, "--rules", "yacht")  # a rule file's table: float64
     assert data["value"] == pytest.approx(YACHT_PUBLISHED, abs=5e-7)
+    assert data["rules"]["dtype"] == "float64"
     assert data["rules"]["name"] == "yacht" and data["rules"]["key"].startswith("yacht-")
-    data32 = solve_json(capsys, "--rules", "yacht")  # float32: the default table
+    data32 = solve_json(capsys, "--rules", "yacht", "--dtype", "float32")
     assert data32["value"] == pytest.approx(YACHT_PUBLISHED, abs=1e-3)
+    assert data32["value"] != data["value"]
 
 
 def test_house_example_by_path(capsys):
-    # the float32 table, as the README's example solves it (float64: test_rule_files)
+    # as the README's example solves it: float64, the value of test_rule_files
     data = solve_json(capsys, "--rules", str(HOUSE))
-    assert data["value"] == pytest.approx(238.59114464769394, abs=1e-3)
+    assert data["value"] == pytest.approx(238.59114464769394, abs=1e-9)
     assert data["rules"]["key"] == load_rules(HOUSE).storage_key
 
 

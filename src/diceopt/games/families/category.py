@@ -33,7 +33,12 @@ from diceopt.errors import InputError
 from diceopt.games.families import SHIPPED_DIR
 from diceopt.games.families import shipped_names as family_files
 from diceopt.games.yatzy.categories import KINDS, CategoryRule
-from diceopt.games.yatzy.rules import JOKER_MODES, YatzyRules, reachable_upper_totals
+from diceopt.games.yatzy.rules import (
+    JOKER_MODES,
+    YATZY_BONUS_RULES,
+    YatzyRules,
+    reachable_upper_totals,
+)
 
 BUILTIN = (
     "scandinavian",
@@ -64,13 +69,15 @@ TOP_KEYS = {
     "forced_order": bool,
     "joker": str,
     "yatzy_bonus": int,
+    "yatzy_bonus_rule": str,
     "remove": list,
     "order": list,
     "bonus": dict,
     "categories": dict,
 }
 BONUS_KEYS = {"threshold": int, "points": int}
-# parameters each kind takes besides ``kind`` (every kind also takes ``joker``)
+# parameters each kind takes besides ``kind`` (every kind also takes ``joker``, ``served``
+# and ``needs_yatzy``; the rules of CategoryRule say where they apply)
 KIND_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "face": {"face": int},
     "chance": {},
@@ -300,7 +307,7 @@ def _category_rule(cid: str, table: Any, problems: list[str]) -> CategoryRule | 
     if kind not in KINDS:
         problems.append(f"{where}: unknown category kind {kind!r}; kinds are {', '.join(KINDS)}")
         return None
-    allowed = {"kind": str, "joker": int, **KIND_KEYS[kind]}
+    allowed = {"kind": str, "joker": int, "served": int, "needs_yatzy": bool, **KIND_KEYS[kind]}
     before = len(problems)
     problems.extend(_keys(table, allowed, where))
     for key in REQUIRED.get(kind, ()):
@@ -313,12 +320,20 @@ def _category_rule(cid: str, table: Any, problems: list[str]) -> CategoryRule | 
     if joker is not None and joker < 0:
         problems.append(f"{where}: a negative joker score ({joker})")
         return None
-    args: dict[str, Any] = {"score": score, "points": points, "joker": joker}
+    served = table.get("served")
+    if served is not None and served < 0:
+        problems.append(f"{where}: a negative served score ({served})")
+        return None
+    args: dict[str, Any] = {"score": score, "points": points, "joker": joker, "served": served}
+    args["needs_yatzy"] = bool(table.get("needs_yatzy", False))
     args["same_face"] = bool(table.get("same_face", False))
     if kind == "face":
         face = table["face"]
         if not 1 <= face <= 6:
             problems.append(f"{where}: face must be 1..6, got {face}")
+            return None
+        if served is not None or args["needs_yatzy"]:
+            problems.append(f"{where}: served and needs_yatzy apply to lower categories only")
             return None
         args = {"face": face}
     elif kind == "of_a_kind":
@@ -365,6 +380,11 @@ def compile_rules(data: dict[str, Any], source: str, name: str, key: str = "") -
     joker = data.get("joker", "none")
     if joker not in JOKER_MODES:
         problems.append(f"joker must be one of {', '.join(JOKER_MODES)}, got {joker!r}")
+    bonus_rule = data.get("yatzy_bonus_rule", "points")
+    if bonus_rule not in YATZY_BONUS_RULES:
+        problems.append(
+            f"yatzy_bonus_rule must be one of {', '.join(YATZY_BONUS_RULES)}, got {bonus_rule!r}"
+        )
     fh = {s.same_face for s in specs if s.kind == "full_house"}
     tp = {s.same_face for s in specs if s.kind == "pairs" and len(s.groups) == 2}
     if len(fh) > 1 or len(tp) > 1:
@@ -395,6 +415,7 @@ def compile_rules(data: dict[str, Any], source: str, name: str, key: str = "") -
             forced_order=data.get("forced_order", False),
             joker=joker,
             yahtzee_bonus=data.get("yatzy_bonus", 0),
+            yatzy_bonus_rule=bonus_rule,
             saved_rerolls=data.get("saved_rerolls", False),
             saved_cap=data.get("saved_cap"),
             specs=tuple(specs),
@@ -467,25 +488,20 @@ def load_rules(source: str | Path) -> YatzyRules:
     path = _locate(source)
     text = read_text(path)
     if path.parent == SHIPPED_DIR and path.stem in BUILTIN:
-        return _builtin(path.stem)
+        return builtin_rules(path.stem)
     return load_rules_text(text, path.stem, path.parent)
 
 
 _BUILTINS: dict[str, YatzyRules] = {}
 
 
-def _builtin(name: str) -> YatzyRules:
+def builtin_rules(name: str) -> YatzyRules:
     """The built-in variant ``name`` from its shipped file (read once per process)."""
     if name not in _BUILTINS:
         path = SHIPPED_DIR / f"{name}.toml"
         data = resolve(path.read_text(encoding="utf-8"), name, SHIPPED_DIR)
         _BUILTINS[name] = compile_rules(data, name, name)
     return _BUILTINS[name]
-
-
-def builtin_variants() -> dict[str, YatzyRules]:
-    """Every built-in variant by id (:data:`BUILTIN` order), compiled from its shipped file."""
-    return {name: _builtin(name) for name in BUILTIN}
 
 
 def describe_file(source: str | Path) -> str:

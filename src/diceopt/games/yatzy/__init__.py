@@ -75,7 +75,10 @@ class YatzySpec(GameSpec):
             type=parse_number,
         ),
         Parameter(
-            "dtype", "float type of the table", choices=("float32", "float64"), type=str.lower
+            "dtype",
+            "float type of the table (default float32; float64 for a rule file, --rules)",
+            choices=("float32", "float64"),
+            type=str.lower,
         ),
     )
     variants = VARIANTS
@@ -138,7 +141,10 @@ class YatzySpec(GameSpec):
                 raise InputError("give either --variant or --rules (a rule file), not both")
             from diceopt.games.families.category import load_rules
 
-            return self.config(load_rules(source), **params)
+            # a rule file's table is float64 unless asked: its value to full precision
+            return self.config(
+                load_rules(source), **{**params, "dtype": params.get("dtype") or "float64"}
+            )
         return self.config(get_rules(variant), **params)
 
     def rules_text(self, text: str, **params: Any) -> YatzyConfig:

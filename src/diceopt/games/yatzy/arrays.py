@@ -38,13 +38,20 @@ class KernelArrays(NamedTuple):
     rem_pad: np.ndarray  # (nk, sides) int64: remove_die, valid edges first, padded with nk
     rem_n: np.ndarray  # (nk,) int64: number of valid remove-one-die edges
     pos_id: np.ndarray  # (R, width) int64: successor row of each category where r scores
-    pos_s: np.ndarray  # (R, width) dt: its points (0 for upper: the row holds them)
+    pos_s: np.ndarray  # (R, 2 width) dt: its points (0 for upper: the row holds them);
+    # columns width.. the points when written after the first roll (served scores): one
+    # array, not two, as every field of K is passed to each kernel call (measured: two
+    # more arrays slowed American Yahtzee's solve by about 8%)
     pos_c: np.ndarray  # (R, width) int64: its category (C for padding)
+    needs: np.ndarray  # (C,) int64: points of a needs_yatzy category (its row holds them), -1
     threshold: int  # upper bonus threshold
     bonus: int  # upper bonus points
     yz_cat: int  # index of the Yatzy/Yahtzee category, -1 if none
     joker_code: int  # 0 no joker, 1 free-choice joker, 2 forced joker
-    ybonus: int  # points per further Yahtzee (0: the flag is never set)
+    ybonus: int  # points per further Yahtzee while the flag is set (American rule)
+    ubonus: int  # points per further Yatzy written into its upper box, box filled (Kniffel)
+    track: int  # 1: the flag (Yatzy box holds its points) is tracked in the state
+    served: int  # 1: served scores (pos_s, columns width..) apply after the first roll
     forced: int  # 1: categories are filled in the order listed
     saved_cap: int  # saved rerolls: writing with t rerolls left saves min(t, saved_cap); 0: none
     levels: int  # most rerolls a turn can have (2 without saved rerolls)
@@ -99,9 +106,13 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
     neg_row = ncat * stride
     ids: list[list[int]] = []
     pts: list[list[float]] = []
+    served: list[list[float]] = []
     faces = r.upper_face.tolist()
-    for roll, score in zip(r.roll_counts.tolist(), r.score.tolist(), strict=True):
-        row_i, row_s = [], []
+    needs = [spec.points if spec.needs_yatzy else -1 for spec in r.specs]
+    for roll, score, first in zip(
+        r.roll_counts.tolist(), r.score.tolist(), r.served_score.tolist(), strict=True
+    ):
+        row_i, row_s, row_f = [], [], []
         for c in range(ncat):
             f = faces[c]
             if f >= 0:
@@ -109,18 +120,26 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
                 if cnt > 0:
                     row_i.append(c * stride + cnt)
                     row_s.append(0.0)
+                    row_f.append(0.0)
+            elif needs[c] >= 0 and score[c] > 0:  # row h = 1 holds the points (or 0)
+                row_i.append(c * stride + 1)
+                row_s.append(0.0)
+                row_f.append(0.0)
             elif score[c] > 0:
                 h = 1 if c == r.yahtzee_category else 0
                 row_i.append(c * stride + h)
                 row_s.append(float(score[c]))
+                row_f.append(float(first[c]))
         ids.append(row_i)
         pts.append(row_s)
+        served.append(row_f)
     width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
     pos_id = np.full((R, width), neg_row, dtype=np.int64)
-    pos_s = np.zeros((R, width), dtype=dt)
+    pos_s = np.zeros((R, 2 * width), dtype=dt)
     for ri in range(R):
         pos_id[ri, : len(ids[ri])] = ids[ri]
         pos_s[ri, : len(pts[ri])] = pts[ri]
+        pos_s[ri, width : width + len(served[ri])] = served[ri]
     return KernelArrays(
         add_die=lat.add_die.astype(np.int64),
         remove_die=lat.remove_die.astype(np.int64),
@@ -137,11 +156,15 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
         pos_id=pos_id,
         pos_s=pos_s,
         pos_c=pos_id // stride,
+        needs=np.array(needs, dtype=np.int64),
         threshold=int(r.bonus_threshold),
         bonus=int(r.bonus),
         yz_cat=int(r.yahtzee_category),
         joker_code=int(r.joker_code),
-        ybonus=int(r.yahtzee_bonus if r.tracks_yahtzee else 0),
+        ybonus=int(r.american_bonus),
+        ubonus=int(r.upper_bonus),
+        track=int(r.tracks_yahtzee),
+        served=int(r.has_served),
         forced=int(r.forced_order),
         saved_cap=saved_cap(r),
         levels=int(r.max_rerolls),

@@ -432,6 +432,7 @@ def option_values(
     InputError naming the first situation that is out of range, unreachable, or a game
     already over.
     """
+    table.rules.require_plain("batch option values")
     rules = table.rules
     idx = state_index(table, mask, flag, upper)
     n = idx.size

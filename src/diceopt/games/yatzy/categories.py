@@ -24,6 +24,11 @@ Kinds:
 Points (``score``): ``"sum"`` the sum of all the dice, ``"matched"`` the sum of the dice
 that form the combination, ``"points"`` the fixed ``points``; 0 where the roll does not
 qualify. ``joker``: points when the roll is written as a joker (None: as usual).
+``served``: points when the roll is written straight after the turn's first roll, no
+reroll used (Generala's served Escalera, Full and Poker; None: as usual); only where the
+roll qualifies. ``needs_yatzy``: the category scores only once the Yatzy box holds its
+points (Generala's Doble Generala: nothing while the Generala box is open or crossed
+out); both take fixed points (``score = N``) on a lower category.
 
 Precision: integer points (int64). Performance: a table is built once per variant (at
 most 1,287 rolls of 8 dice); the loops over rolls run in Python, outside every solve.
@@ -48,7 +53,9 @@ class CategoryRule:
     ``face``: pips 1..6 (kind ``face``); ``groups``: dice per group (the group kinds);
     ``same_face``: groups may share a face; ``straights``: the alternatives (pips) of a
     ``straight``; ``score`` in :data:`SCORES` and ``points`` (fixed points);
-    ``joker``: points when written as a joker, None to score the roll as usual.
+    ``joker``: points when written as a joker, None to score the roll as usual;
+    ``served``: points when written after the first roll (None: as usual);
+    ``needs_yatzy``: scores only once the Yatzy box holds its points.
     """
 
     kind: str
@@ -59,6 +66,8 @@ class CategoryRule:
     score: str = "points"
     points: int = 0
     joker: int | None = None
+    served: int | None = None
+    needs_yatzy: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -67,6 +76,19 @@ class CategoryRule:
             raise InputError(f"score must be 'sum', 'matched' or a number, got {self.score!r}")
         if self.points < 0 or (self.joker is not None and self.joker < 0):
             raise InputError("a category cannot score negative points")
+        if self.served is not None or self.needs_yatzy:
+            what = "a served score" if self.served is not None else "needs_yatzy"
+            if self.kind in ("face", "yatzy", "chance") or self.score != "points":
+                raise InputError(
+                    f"{what} needs a lower category with fixed points (score = N), "
+                    f"not a {self.kind} category scoring {self.score!r}"
+                )
+            if self.served is not None and self.needs_yatzy:
+                raise InputError("a category takes a served score or needs_yatzy, not both")
+            if self.served is not None and self.served < self.points:
+                raise InputError(
+                    f"a served score ({self.served}) below the category's points ({self.points})"
+                )
         if self.kind == "face" and not 1 <= self.face <= 6:
             raise InputError(f"face must be 1..6, got {self.face}")
         if self.kind in ("of_a_kind", "pairs", "full_house", "groups"):
@@ -117,8 +139,13 @@ def category_points(rule: CategoryRule, counts: np.ndarray) -> np.ndarray:
             if max(faces) <= sides:
                 ok |= (counts[:, [p - 1 for p in faces]] >= 1).all(axis=1)
         matched = total
+    elif len(rule.groups) == 1:  # n of a kind, one pair: the highest face shown n times
+        n = rule.groups[0]
+        top = np.where(counts >= n, pips[None, :], 0).max(axis=1)
+        ok = top > 0
+        matched = n * top
     else:
-        best = np.array([_best_groups(row, rule.groups, rule.same_face) for row in counts.tolist()])
+        best = np.array([best_groups(row, rule.groups, rule.same_face) for row in counts.tolist()])
         ok = best >= 0
         matched = np.maximum(best, 0)
     if rule.score == "points":
@@ -128,7 +155,7 @@ def category_points(rule: CategoryRule, counts: np.ndarray) -> np.ndarray:
     return np.where(ok, matched, 0).astype(np.int64)
 
 
-def _best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int:
+def best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int:
     """Highest sum of the dice in ``groups`` (dice per group, each one face: different faces
     unless ``same_face``) that the roll ``row`` (dice per face) can supply; -1 if none."""
     best = -1

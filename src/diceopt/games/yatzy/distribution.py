@@ -328,6 +328,7 @@ def distribution(
     busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
     if the game is over or no play reaches the state.
     """
+    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     rules = table.rules
     T = rules.bonus_threshold
@@ -426,6 +427,7 @@ def state_distributions(
     on 2 busy cores (load average 5).
     """
     table = expected_table(table, "the state distributions")
+    table.rules.require_plain("the score distribution")
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):

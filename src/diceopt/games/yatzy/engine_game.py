@@ -17,6 +17,12 @@ With saved rerolls (``rules.saved_rerolls``) a turn-start state also holds the r
 saved, ``("turn", mask, flag, upper, s)``; the turn's first roll comes with ``2 + s``
 rerolls left, and writing with t rerolls left starts the next turn with ``min(t, cap)``
 saved (``t`` without a cap).
+
+Generala and Kniffel rules: a category written with two rerolls left (straight after the
+first roll) scores its ``served`` points; a ``needs_yatzy`` category scores only while
+the flag says the Yatzy box holds its points; under ``yatzy_bonus_rule = "upper"`` a
+further Yatzy written into its upper box, the Yatzy box holding any entry, earns the
+Yatzy bonus.
 """
 
 from __future__ import annotations
@@ -68,9 +74,13 @@ class YatzyEngineGame:
         """Categories this roll may be written into, and whether joker points apply."""
         return legal_categories(self.rules, mask, counts)
 
-    def points(self, mask: int, flag: int, upper: int, r_flat: int, c: int) -> tuple:
-        """(points now, next mask, next flag, next upper) for writing roll r into c."""
-        return score_points(self.rules, mask, flag, upper, self.lat.counts[r_flat], c)
+    def points(
+        self, mask: int, flag: int, upper: int, r_flat: int, c: int, served: bool = False
+    ) -> tuple:
+        """(points now, next mask, next flag, next upper) for writing roll r into c
+        (``served``: straight after the first roll)."""
+        counts = self.lat.counts[r_flat]
+        return score_points(self.rules, mask, flag, upper, counts, c, served)
 
     def sub_multisets(self, r_flat: int) -> list[int]:
         """Flat indices of the proper sub-multisets of a roll (by enumeration of counts)."""
@@ -107,8 +117,9 @@ class YatzyEngineGame:
         _, mask, flag, upper, t, r_flat = state
         actions = []
         legal, _ = self.legal(mask, self.lat.counts[r_flat])
+        served = t == 2 and not self.rules.saved_rerolls  # the first roll: no reroll used
         for c in legal:
-            pts, m2, f2, u2 = self.points(mask, flag, upper, r_flat, c)
+            pts, m2, f2, u2 = self.points(mask, flag, upper, r_flat, c, served)
             actions.append((("score", c), pts, self._next_turn(m2, f2, u2, t)))
         if t > 0:
             for k in self.sub_multisets(r_flat):
@@ -140,19 +151,30 @@ def legal_categories(rules: YatzyRules, mask: int, counts: np.ndarray) -> tuple[
 
 
 def score_points(
-    rules: YatzyRules, mask: int, flag: int, upper: int, counts: np.ndarray, c: int
+    rules: YatzyRules,
+    mask: int,
+    flag: int,
+    upper: int,
+    counts: np.ndarray,
+    c: int,
+    served: bool = False,
 ) -> tuple[float, int, int, int]:
-    """(points now, next mask, next flag, next capped upper) for writing a roll into c.
+    """(points now, next mask, next flag, next capped upper) for writing a roll into c
+    (``served``: straight after the first roll, no reroll used).
 
     Points include the upper bonus when this box reaches the threshold and the Yahtzee
-    bonus. ``upper`` is capped at the threshold on return.
+    bonus of either rule. ``upper`` is capped at the threshold on return.
     """
     counts = np.asarray(counts)
     _, joker = legal_categories(rules, mask, counts)
     five = int(np.max(counts)) == rules.dice
+    yz = rules.yahtzee_category
     pts = 0.0
-    if rules.tracks_yahtzee and flag == 1 and five:
+    if rules.yatzy_bonus_rule == "points" and yz >= 0 and flag == 1 and five:
         pts += rules.yahtzee_bonus
+    if rules.yatzy_bonus_rule == "upper" and yz >= 0 and mask >> yz & 1 and five:
+        if rules.upper_face[c] == int(np.argmax(counts)):  # Kniffel: into its upper box
+            pts += rules.yahtzee_bonus
     new_upper = min(rules.bonus_threshold, upper)
     new_flag = flag
     f = int(rules.upper_face[c])
@@ -165,9 +187,13 @@ def score_points(
     else:
         ri = _roll_index(rules, counts)
         got = int(rules.score[ri, c])
-        joker_points = rules.specs[c].joker
-        if joker and joker_points is not None:
-            got = joker_points
+        spec = rules.specs[c]
+        if joker and spec.joker is not None:
+            got = spec.joker
+        if served and spec.served is not None and got > 0:
+            got = spec.served
+        if spec.needs_yatzy and flag == 0:  # the Yatzy box is open or crossed out
+            got = 0
         pts += got
         if c == rules.yahtzee_category and got > 0 and rules.tracks_yahtzee:
             new_flag = 1

@@ -113,6 +113,7 @@ def play_situations(
     table: YatzyTable, rows: int, source: str, seed: int, eps: float = DEFAULT_EPS
 ) -> Situations:
     """``rows`` situations from seeded games of the ``source`` player (module docstring)."""
+    table.rules.require_plain("export")
     if source not in SOURCES:
         raise InputError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
     if not 0.0 <= eps <= 1.0:

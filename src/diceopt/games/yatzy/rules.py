@@ -72,6 +72,11 @@ STYLE_CATEGORIES = {
     "maxi": MAXI_CATEGORIES,
 }
 JOKER_MODES = ("free", "forced", "none")
+# when a further Yatzy earns ``yahtzee_bonus``: "points", once the Yatzy box holds its
+# points, wherever the roll is written (American); "upper", once the Yatzy box holds any
+# entry (its points or a zero), and only when the roll is written into its matching upper
+# box (Kniffel)
+YATZY_BONUS_RULES = ("points", "upper")
 # one box, several spellings (the key is looked up only when it is not a category itself)
 CATEGORY_ALIASES = {
     "yahtzee": "yatzy",
@@ -90,14 +95,15 @@ class YatzyRules:
     ``"american"`` or ``"maxi"``: the category names of :data:`STYLE_CATEGORIES` and what
     they score in RULES.md); rule files give them (style ``"custom"`` or the family they
     follow). ``bonus`` points are added once the upper total reaches ``bonus_threshold``
-    (points). With a Yatzy box (a category of kind ``yatzy``): ``joker`` in JOKER_MODES
-    and ``yahtzee_bonus`` (points for each further Yahtzee once the Yahtzee box holds its
-    points; 0 disables it). The two "accepts" flags set ``same_face`` of the full house
-    and of the two-pairs categories (kind ``pairs`` with two groups). ``forced_order``:
-    categories are filled in the order listed. ``saved_rerolls``: each turn gives two
-    rerolls and the ones not used are added to a pool the player may spend in any later
-    turn (``saved_cap``: the most rerolls the pool may hold, None for no cap); see
-    :meth:`max_saved`.
+    (points). With a Yatzy box (a category of kind ``yatzy``): ``joker`` in JOKER_MODES and
+    ``yahtzee_bonus`` (points for each further Yahtzee once the Yahtzee box holds its
+    points; 0 disables it; ``yatzy_bonus_rule`` in YATZY_BONUS_RULES says when a further
+    Yatzy earns it: ``"points"`` American, ``"upper"`` Kniffel). The two "accepts" flags set
+    ``same_face`` of the full house and of the two-pairs categories (kind ``pairs`` with two
+    groups). ``forced_order``: categories are filled in the order listed. ``saved_rerolls``:
+    each turn gives two rerolls and the ones not used are added to a pool the player may
+    spend in any later turn (``saved_cap``: the most rerolls the pool may hold, None for no
+    cap); see :meth:`max_saved`.
     ``dice``/``sides`` and a subset of ``categories`` give the reduced variants used to
     test the kernel against the generic engine.
     """
@@ -113,6 +119,7 @@ class YatzyRules:
     forced_order: bool = False
     joker: str = "none"
     yahtzee_bonus: int = 0
+    yatzy_bonus_rule: str = "points"
     saved_rerolls: bool = False
     saved_cap: int | None = None
     specs: tuple[CategoryRule, ...] = ()
@@ -158,6 +165,17 @@ class YatzyRules:
             if self.yahtzee_category < 0:
                 raise InputError(
                     "jokers and the Yahtzee bonus need a Yatzy box (a category of kind 'yatzy')"
+                )
+        if self.yatzy_bonus_rule not in YATZY_BONUS_RULES:
+            raise InputError(f"yatzy_bonus_rule must be one of {', '.join(YATZY_BONUS_RULES)}")
+        if any(spec.needs_yatzy for spec in self.specs) and self.yahtzee_category < 0:
+            raise InputError("needs_yatzy needs a Yatzy box (a category of kind 'yatzy')")
+        if self.has_served:
+            if self.saved_rerolls:
+                raise InputError("served scores need a turn without saved rerolls")
+            if self.joker != "none" or self.upper_bonus:
+                raise InputError(
+                    "served scores together with jokers or the Kniffel bonus rule are not supported"
                 )
         if self.yahtzee_bonus < 0 or self.bonus < 0:
             raise InputError("bonus points cannot be negative")
@@ -238,8 +256,50 @@ class YatzyRules:
 
     @property
     def tracks_yahtzee(self) -> bool:
-        """Whether the state must remember that the Yahtzee box holds 50 (bonus Yahtzees)."""
-        return self.yahtzee_bonus > 0 and self.yahtzee_category >= 0
+        """Whether the state must remember that the Yahtzee box holds its points: for the
+        American Yahtzee bonus, or for a category that needs it (Doble Generala)."""
+        if self.yahtzee_category < 0:
+            return False
+        american = self.yahtzee_bonus > 0 and self.yatzy_bonus_rule == "points"
+        return american or any(spec.needs_yatzy for spec in self.specs)
+
+    @property
+    def american_bonus(self) -> int:
+        """Points for each further Yatzy once the Yatzy box holds its points, wherever it
+        is written (``yatzy_bonus_rule = "points"``); 0 if none."""
+        if self.yahtzee_category < 0 or self.yatzy_bonus_rule != "points":
+            return 0
+        return self.yahtzee_bonus
+
+    @property
+    def upper_bonus(self) -> int:
+        """Points for a further Yatzy written into its matching upper box once the Yatzy
+        box holds any entry (``yatzy_bonus_rule = "upper"``, Kniffel); 0 if none."""
+        if self.yahtzee_category < 0 or self.yatzy_bonus_rule != "upper":
+            return 0
+        return self.yahtzee_bonus
+
+    @property
+    def has_served(self) -> bool:
+        """Whether some category scores differently when written after the first roll."""
+        return any(spec.served is not None for spec in self.specs)
+
+    @property
+    def plain(self) -> bool:
+        """Whether the rules use none of the features only the expected-score solver, its
+        widget and advice know (served scores, needs_yatzy, the Kniffel bonus rule)."""
+        needs = any(spec.needs_yatzy for spec in self.specs)
+        return not (self.has_served or needs or self.upper_bonus)
+
+    def require_plain(self, what: str) -> None:
+        """InputError naming ``what`` unless :attr:`plain`: the analyses beyond the
+        expected-score solve and its advice do not know served scores, needs_yatzy
+        categories or the Kniffel bonus rule yet."""
+        if not self.plain:
+            raise InputError(
+                f"{what} does not support served scores, needs_yatzy categories or the "
+                f"Kniffel bonus rule yet (rules {self.name!r}); solve and advise work"
+            )
 
     @property
     def flags(self) -> int:
@@ -319,9 +379,20 @@ class YatzyRules:
         return out
 
     @cached_property
+    def served_score(self) -> np.ndarray:
+        """Points of every roll in every category when written straight after the first
+        roll (no reroll used), shape (R, C), int64: ``score`` but the ``served`` points
+        where a category has them and the roll qualifies."""
+        out = self.score.copy()
+        for i, spec in enumerate(self.specs):
+            if spec.served is not None:
+                out[out[:, i] > 0, i] = spec.served
+        return out
+
+    @cached_property
     def category_max(self) -> np.ndarray:
-        """Most points each category can score (normal or joker scoring), int64."""
-        return np.maximum(self.score, self.joker_score).max(axis=0)
+        """Most points each category can score (normal, joker or served), int64."""
+        return np.maximum(np.maximum(self.score, self.joker_score), self.served_score).max(axis=0)
 
     @cached_property
     def category_min(self) -> np.ndarray:
@@ -344,8 +415,11 @@ class YatzyRules:
         total = int(self.category_max.sum())
         if upper >= self.bonus_threshold:
             total += self.bonus
-        if self.tracks_yahtzee:
-            total += self.yahtzee_bonus * (self.num_categories - 1)
+        if self.american_bonus:
+            total += self.american_bonus * (self.num_categories - 1)
+        if self.upper_bonus:
+            n_upper = int((self.upper_face >= 0).sum())
+            total += self.upper_bonus * min(n_upper, self.num_categories - 1)
         return total
 
     def describe(self) -> dict[str, Any]:
@@ -365,6 +439,8 @@ class YatzyRules:
             "yahtzee_bonus": self.yahtzee_bonus,
             "saved_rerolls": self.saved_rerolls,
             "saved_cap": self.saved_cap,
+            # (only where not the default, so that stored headers of older tables still match)
+            **({"yatzy_bonus_rule": self.yatzy_bonus_rule} if self.upper_bonus else {}),
         }
 
     def reduced(self, categories: tuple[str, ...], **changes: Any) -> YatzyRules:
@@ -389,17 +465,28 @@ def _with_flags(spec: CategoryRule, fh_accepts: bool, tp_accepts: bool) -> Categ
     return spec
 
 
-_VARIANT_RULES: dict[str, YatzyRules] = {}
+_VARIANT_RULES: dict[str, YatzyRules] = {}  # the variants compiled so far (tests add some)
+
+
+def _compiled(name: str) -> YatzyRules:
+    """The rules of variant ``name``: compiled from its shipped rule file on first use
+    (only that file: a command that needs one variant reads one), or added by a test."""
+    rules = _VARIANT_RULES.get(name)
+    if rules is None:
+        from diceopt.games.families.category import builtin_rules
+
+        rules = _VARIANT_RULES[name] = builtin_rules(name)
+    return rules
 
 
 def _variant_rules() -> dict[str, YatzyRules]:
-    """The built-in variants by id, compiled from their shipped rule files on first use
-    (:func:`diceopt.games.families.category.builtin_variants`); the same dict every time,
-    so that adding to it (tests) adds a variant."""
-    if not _VARIANT_RULES:
-        from diceopt.games.families.category import builtin_variants
-
-        _VARIANT_RULES.update(builtin_variants())
+    """Every variant by id: the built-in ones (:data:`VARIANTS` order, each compiled from
+    its shipped file), then any a test added; the same dict every time, so that adding to
+    it adds a variant."""
+    builtin = {name: _compiled(name) for name in VARIANTS}
+    added = {k: v for k, v in _VARIANT_RULES.items() if k not in VARIANTS}
+    _VARIANT_RULES.clear()
+    _VARIANT_RULES.update(builtin | added)
     return _VARIANT_RULES
 
 
@@ -412,7 +499,7 @@ def __getattr__(name: str) -> Any:
     if name == "VARIANT_RULES":
         return _variant_rules()
     if name in _CONSTANTS:
-        return _variant_rules()[_CONSTANTS[name]]
+        return _compiled(_CONSTANTS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -447,6 +534,15 @@ def check_theta(theta: float) -> float:
     return value
 
 
+def check_served_theta(rules: YatzyRules, theta: float) -> None:
+    """InputError when ``rules`` have served scores and ``theta != 0``: the solver's lanes
+    refresh the served score-now values in points, not in utilities."""
+    if rules.has_served and theta != 0.0:
+        raise InputError(
+            "rules with served scores are solved for the expected score only (theta 0)"
+        )
+
+
 def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = None) -> list[int]:
     """Upper totals (points, sorted) possible once the upper categories of ``faces`` (face
     indices, 0-based) are filled with ``dice`` dice; capped at ``cap`` unless None."""
@@ -466,9 +562,9 @@ def variant_id(variant: str | None) -> str:
     if not isinstance(key, str):
         raise InputError(f"a Yatzy variant is a name, got {key!r}")
     norm = "-".join(key.lower().replace("_", " ").replace("-", " ").split())
-    variants = _variant_rules()
-    if norm in variants:
+    if norm in VARIANTS or norm in _VARIANT_RULES:
         return norm
+    variants = _variant_rules()
     close = difflib.get_close_matches(norm, list(variants), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise InputError(f"unknown Yatzy variant {key!r}{hint}; choose from {', '.join(variants)}")
@@ -477,4 +573,4 @@ def variant_id(variant: str | None) -> str:
 def get_rules(variant: str | None) -> YatzyRules:
     """The rules of a variant (None: the default; names as :func:`variant_id` reads them);
     InputError for an unknown name."""
-    return _variant_rules()[variant_id(variant)]
+    return _compiled(variant_id(variant))

@@ -397,6 +397,7 @@ def simulate(
     ``rng``: the seeded numpy Generator all dice come from. ``batch``: games advanced
     together (memory bound); results depend on the seed and ``batch`` only.
     """
+    table.rules.require_plain("simulate")
     if not isinstance(games, (int, np.integer)) or games < 1:
         raise InputError(f"the number of games must be at least 1, got {games}")
     if batch < 1:

@@ -28,6 +28,9 @@ refreshed per level from the successor lanes found once per batch (index mode of
 :func:`~diceopt.games.yatzy.turn.successor_rows`,
 :func:`~diceopt.games.yatzy.turn.rows_at`).
 
+Served scores (Generala): the roll rows of step 2 are scored again with the served
+points before the choice after the first roll (``_rerolls``; theta 0 only).
+
 Precision and performance: tables are float32 (default) or float64, the lanes compute
 in the table's dtype; ``LANES`` states per batch (measured best: the work arrays stay in
 cache). The remove-one-die edges are padded with a NEG row so the choice loops have no
@@ -46,9 +49,16 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import LayerStates, iter_layer_states
-from diceopt.games.yatzy.rules import YatzyRules, check_theta
+from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
 from diceopt.games.yatzy.table import YatzyTable
-from diceopt.games.yatzy.turn import SavedLayer, chance_level, joker_best, rows_at, successor_rows
+from diceopt.games.yatzy.turn import (
+    SavedLayer,
+    chance_level,
+    joker_best,
+    joker_rules,
+    rows_at,
+    successor_rows,
+)
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
@@ -82,10 +92,19 @@ def _gather(
 
 
 @numba.njit(cache=True)
-def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int, K: KernelArrays):
+def _fill(
+    A: np.ndarray,
+    TMP: np.ndarray,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    first: bool,
+):
     """Step 2, rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
 
-    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time.
+    max(Z, s + SR[row]) over the rows of the roll's positive scores, four at a time;
+    ``first``: written after the first roll (the served points of ``K.pos_s``).
     Deliberate twin of the scalar loop in ``widget_into`` (which tracks the argmax):
     here the lanes need only the maximum, four rows per pass over contiguous lanes.
     """
@@ -94,6 +113,7 @@ def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int
     base = offset[nd]
     R = pos_id.shape[0]
     width = pos_id.shape[1]
+    o = width if first else 0
     for r in range(R):
         row = base + r
         src = Z
@@ -102,7 +122,8 @@ def _fill(A: np.ndarray, TMP: np.ndarray, SR: np.ndarray, Z: np.ndarray, nb: int
             i0, i1, i2, i3 = pos_id[r, e], pos_id[r, e + 1], pos_id[r, e + 2], pos_id[r, e + 3]
             if e > 0 and i0 == SR.shape[0] - 1:
                 break  # only padding left
-            s0, s1, s2, s3 = pos_s[r, e], pos_s[r, e + 1], pos_s[r, e + 2], pos_s[r, e + 3]
+            s0, s1 = pos_s[r, o + e], pos_s[r, o + e + 1]
+            s2, s3 = pos_s[r, o + e + 2], pos_s[r, o + e + 3]
             dst = TMP if tmp_is_dst else A[row]
             for ln in range(nb):
                 dst[ln] = max(
@@ -125,12 +146,12 @@ def _joker_rows(
     nb: int,
     K: KernelArrays,
 ) -> None:
-    """Step 2 for Yahtzee rolls in lanes where the joker rule applies (per lane)."""
+    """Step 2 for Yahtzee rolls in lanes where the joker rule (or the Kniffel bonus rule)
+    applies (per lane)."""
     base = K.offset[K.offset.size - 2]
-    yz_cat = K.yz_cat
     for ln in range(nb):
         mask = st_mask[lo + ln]
-        if not (yz_cat >= 0 and (mask >> yz_cat) & 1):
+        if not joker_rules(mask, K):
             continue
         for r in range(K.yz_face.size):
             if K.yz_face[r] >= 0:
@@ -157,7 +178,7 @@ def _score_now(
     """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
     successors read with ``s`` rerolls saved (0 without saved rerolls)."""
     _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
 
 
 @numba.njit(cache=True)
@@ -171,13 +192,15 @@ def _score_rows(
     YB: np.ndarray,
     TMP: np.ndarray,
     K: KernelArrays,
+    served: bool,
 ) -> None:
     """Step 2 per lane from the successor rows SR: the value of writing each roll now
-    into A's roll rows (jokers and the Yahtzee bonus included)."""
+    into A's roll rows (jokers and the Yahtzee bonus included; ``served``: straight after
+    the first roll, served scores)."""
     offset, yz_face = K.offset, K.yz_face
     base = offset[offset.size - 2]
-    _fill(A, TMP, SR, Z, nb, K)
-    if K.joker_code != 0:
+    _fill(A, TMP, SR, Z, nb, K, served)
+    if K.joker_code != 0 or K.ubonus != 0:
         _joker_rows(A, SR, st_mask, lo, nb, K)
     if K.ybonus != 0:
         for r in range(yz_face.size):
@@ -272,7 +295,7 @@ def solve_batch(
         for r in range(R):
             for ln in range(nb):
                 A[base + r, ln] = sgn * np.exp(theta * (A[base + r, ln] - TMP[ln]))
-    _rerolls(A, M, nb, K, E1)
+    _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP)
     first_roll(M, out, nb, K)
     if theta != 0.0:
         for ln in range(nb):
@@ -305,10 +328,24 @@ def _keep_choose(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays) -> None
 
 
 @numba.njit(cache=True)
-def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray) -> None:
+def _rerolls(
+    A: np.ndarray,
+    M: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    E1: np.ndarray,
+    st_mask: np.ndarray,
+    lo: int,
+    SR: np.ndarray,
+    Z: np.ndarray,
+    YB: np.ndarray,
+    TMP: np.ndarray,
+) -> None:
     """Step 4 per lane: from the score-now values in the roll rows of A, the keep values
     with two rerolls left into A (below the rolls) and the roll values into M's roll rows
-    (``E1``, when it has rows: the keep values with one reroll left)."""
+    (``E1``, when it has rows: the keep values with one reroll left). With served scores
+    (``K.served``, theta 0) the roll rows of A get the served score-now values before the
+    choice after the first roll (the chance above has read the level-1 rows of M)."""
     base = K.offset[K.offset.size - 2]
     _keep_chance(A, M, nb, K, True)
     if E1.shape[0] > 0:
@@ -317,6 +354,8 @@ def _rerolls(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, E1: np.ndar
                 E1[i, ln] = A[i, ln]
     _keep_choose(A, M, nb, K)
     _keep_chance(A, M, nb, K, False)
+    if K.served:
+        _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, True)
     _keep_choose(A, M, nb, K)
 
 
@@ -357,12 +396,12 @@ def solve_batch_saved(
     flat = V.values.reshape(V.values.size)
     _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
     rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
     for t in range(1, nsaved + 2):
         _keep_chance(A, M, nb, K, t == 1)
         if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
             rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
-            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K)
+            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
         _keep_choose(A, M, nb, K)
         if t >= 2:
             first_roll(M, out[t - 2], nb, K)
@@ -548,6 +587,7 @@ def solve_table(
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     theta = check_theta(theta)
+    check_served_theta(rules, theta)
     if rules.saved_rerolls:
         raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()

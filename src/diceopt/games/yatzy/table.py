@@ -76,8 +76,9 @@ class YatzyTable:
         self, mask: int, flag: int, upper: int, roll: int, rerolls: int = 0
     ) -> np.ndarray:
         """Value of writing roll index ``roll`` into each category (NEG: not allowed);
-        ``rerolls`` left unused only matter with saved rerolls (``SavedTable``)."""
-        return category_values(mask, flag, upper, roll, self.values, self.arrays64)
+        ``rerolls`` left unused matter with served scores (2: the first roll) and with
+        saved rerolls (``SavedTable``)."""
+        return category_values(mask, flag, upper, roll, self.values, self.arrays64, rerolls)
 
 
 # --- the rules of one turn (twins of the kernel's _may_write ... _joker_best) -------------
@@ -145,8 +146,11 @@ def _successor_rows(
         f = int(K.upper_face[c])
         if f < 0:
             SR[b0] = 0.0 + float(V[nxt, flag, u])
-            if c == K.yz_cat and K.ybonus > 0:
+            if c == K.yz_cat and K.track:
                 SR[b0 + 1] = 0.0 + float(V[nxt, 1, u])
+            elif K.needs[c] >= 0:
+                pts = float(K.needs[c]) if flag == 1 else 0.0
+                SR[b0 + 1] = pts + float(V[nxt, flag, u])
             else:
                 SR[b0 + 1] = SR[b0]
         else:
@@ -161,54 +165,86 @@ def _successor_rows(
 
 def _category_value(r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray) -> float:
     """Value of writing roll r into (allowed) category c: points + successor row, without
-    the Yahtzee bonus."""
+    the Yahtzee bonus of either rule and served points."""
     stride = K.offset.size - 1
     f = int(K.upper_face[c])
     if f >= 0:
         return 0.0 + float(SR[c * stride + int(K.roll_cnt[r, f])])
     s = float(K.joker[r, c] if use_joker else K.score[r, c])
+    if K.needs[c] >= 0:
+        return 0.0 + float(SR[c * stride + (1 if s > 0 else 0)])
     h = 1 if (c == K.yz_cat and s > 0) else 0
     return s + float(SR[c * stride + h])
 
 
+def _served_extra(r: int, c: int, K: KernelArrays) -> float:
+    """Points more for writing roll r into c after the first roll (the kernel's
+    ``served_extra``)."""
+    width = K.pos_id.shape[1]
+    for e in range(width):
+        if K.pos_c[r, e] == c:
+            return float(K.pos_s[r, width + e] - K.pos_s[r, e])
+    return 0.0
+
+
+def _joker_rules(mask: int, K: KernelArrays) -> bool:
+    """Whether a Yatzy roll is scored category by category (the kernel's ``joker_rules``)."""
+    filled = K.yz_cat >= 0 and ((mask >> K.yz_cat) & 1) == 1
+    return filled and (K.joker_code != 0 or K.ubonus != 0)
+
+
+def _upper_bonus(mask: int, r: int, c: int, K: KernelArrays) -> float:
+    """The Kniffel bonus of writing roll r into c (the kernel's ``upper_bonus``)."""
+    f = int(K.yz_face[r])
+    if K.ubonus == 0 or f < 0 or int(K.upper_face[c]) != f or not (mask >> K.yz_cat) & 1:
+        return 0.0
+    return float(K.ubonus)
+
+
 def _joker_best(mask: int, r: int, K: KernelArrays, SR: np.ndarray) -> tuple[float, int]:
     """Best value and category (lowest index on ties) of Yahtzee roll r under the joker
-    rules, without the Yahtzee bonus."""
+    rules, without the American Yahtzee bonus (the Kniffel bonus included)."""
     ok, use_joker = _allowed(mask, r, K)
     best, bc = NEG, -1
     for c in range(len(ok)):
         if ok[c]:
-            v = _category_value(r, c, use_joker, K, SR)
+            v = _category_value(r, c, use_joker, K, SR) + _upper_bonus(mask, r, c, K)
             if bc < 0 or v > best:
                 best, bc = v, c
     return best, bc
 
 
 def category_values(
-    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays
+    mask: int, flag: int, upper: int, r: int, V: np.ndarray, K: KernelArrays, rerolls: int = 0
 ) -> np.ndarray:
-    """Value of writing roll r into each category from state (mask, flag, upper): points
-    now (bonuses included) plus the table value of the next state; NEG where not allowed.
-    ``K`` float64; the kernel's ``category_values`` bit for bit."""
+    """Value of writing roll r into each category from state (mask, flag, upper) with
+    ``rerolls`` left (2 with served scores: served): points now (bonuses included) plus
+    the table value of the next state; NEG where not allowed. ``K`` float64; the
+    kernel's ``category_values`` bit for bit."""
     SR, _, _ = _successor_rows(mask, flag, upper, V, K)
     ok, use_joker = _allowed(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+    served = K.served != 0 and rerolls == TURN
     out = np.full(len(ok), NEG)
     for c in range(len(ok)):
         if ok[c]:
-            v = _category_value(r, c, use_joker, K, SR)
+            v = _category_value(r, c, use_joker, K, SR) + _upper_bonus(mask, r, c, K)
+            if served and not use_joker:
+                v += _served_extra(r, c, K)
             out[c] = v + yb if yb != 0 else v
     return out
 
 
 def _score_now(
-    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays
+    mask: int, flag: int, upper: int, V: np.ndarray, K: KernelArrays, served: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Steps 1-2: the value of writing each roll now and its category (lowest index among
-    equal values), all rolls at once."""
+    equal values), all rolls at once (``served``: after the first roll)."""
     SR, z, zc = _successor_rows(mask, flag, upper, V, K)
     R = K.yz_face.size
-    vals = K.pos_s + SR[K.pos_id]  # (R, width): padding reads the NEG row
+    width = K.pos_id.shape[1]
+    o = width if served else 0  # served points in the columns width..
+    vals = K.pos_s[:, o : o + width] + SR[K.pos_id]  # (R, width): padding reads the NEG row
     top = vals.max(axis=1)
     better = top > z
     first = np.argmax(vals == top[:, None], axis=1)  # the kernel's strict ">" keeps the first
@@ -218,7 +254,7 @@ def _score_now(
     tied = np.where((K.pos_c < zc) & (vals == best[:, None]), K.pos_c, zc).min(axis=1)
     cat = np.where(cat == zc, tied, cat)
     yz = np.flatnonzero(K.yz_face >= 0)
-    if K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1:
+    if _joker_rules(mask, K):
         for r in yz.tolist():
             best[r], cat[r] = _joker_best(mask, r, K, SR)
     if flag == 1 and K.ybonus != 0:
@@ -280,6 +316,10 @@ def widget_detail(
             arg = np.where(sub_best[subs] == sb[:, None], sub_arg[subs], nk).min(axis=1)
             sub_best[lo:hi] = sb
             sub_arg[lo:hi] = np.minimum(np.arange(lo, hi), arg)
+        if K.served and t == TURN:  # writing after the first roll: served scores
+            now_v, now_c = _score_now(mask, flag, upper, V, K, True)
+            if theta != 0.0:
+                now_v = np.array([sgn * math.exp(theta * (x - ref)) for x in now_v.tolist()])
         pb = np.maximum(NEG, sub_best[rolls].max(axis=1))
         pa = np.where(sub_best[rolls] == pb[:, None], sub_arg[rolls], nk).min(axis=1)
         now = now_v >= pb  # scoring now wins ties

@@ -288,6 +288,7 @@ def solve_targets(
     second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
     or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
     pages of unreachable states cost nothing)."""
+    rules.require_plain("target tables")
     dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -341,6 +342,7 @@ def solve_target_from(
     ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
     P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
     same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
+    rules.require_plain("target tables")
     dt = check_dtype(dtype)
     most = rules.max_total + (1 if draw else 0)
     if k < 0 or k > most:

@@ -151,7 +151,8 @@ def successor_rows(
     category (lowest index on ties).
 
     Lower category c: h = 0 scored normally (Yahtzee box: scored 0), h = 1 Yahtzee box
-    scored 50. Upper category c: h = count of its face (points and bonus included).
+    scored 50 (a needs_yatzy category: scored, its points included when the flag is
+    set, none otherwise). Upper category c: h = count of its face (points and bonus included).
     Rows of categories that may not be used are NEG. ``V``: the table, or with saved
     rerolls the next layer (:class:`SavedLayer`), read with ``s`` rerolls saved.
 
@@ -179,8 +180,11 @@ def successor_rows(
         f = K.upper_face[c]
         if f < 0:
             _put(V, SR, IDX, b0, ln, 0.0, nxt, flag, u, s)
-            if c == K.yz_cat and K.ybonus > 0:
+            if c == K.yz_cat and K.track:
                 _put(V, SR, IDX, b0 + 1, ln, 0.0, nxt, 1, u, s)
+            elif K.needs[c] >= 0:  # scored: its points only while the Yatzy box holds its own
+                pts = float(K.needs[c]) if flag == 1 else 0.0
+                _put(V, SR, IDX, b0 + 1, ln, pts, nxt, flag, u, s)
             else:
                 SR[b0 + 1, ln] = SR[b0, ln]
                 if IDX is not None:
@@ -251,12 +255,15 @@ def category_row(
     r: int, c: int, use_joker: bool, K: KernelArrays
 ) -> tuple[int, float | np.floating]:
     """Successor row and the points beside it of writing roll r into (allowed) category
-    c: ``(row, s)``; the row of an upper category holds its points (s = 0)."""
+    c: ``(row, s)``; the row of an upper category, and of a needs_yatzy one, holds its
+    points (s = 0). Served scores: :func:`served_extra`."""
     stride = K.offset.size - 1
     f = K.upper_face[c]
     if f >= 0:
         return c * stride + K.roll_cnt[r, f], K.zero
     s = K.joker[r, c] if use_joker else K.score[r, c]
+    if K.needs[c] >= 0:
+        return c * stride + (1 if s > 0 else 0), K.zero
     h = 1 if (c == K.yz_cat and s > 0) else 0
     return c * stride + h, s
 
@@ -266,9 +273,41 @@ def category_value(
     r: int, c: int, use_joker: bool, K: KernelArrays, SR: np.ndarray, ln: int
 ) -> float:
     """Value of writing roll r into (allowed) category c: points + successor row, without
-    the Yahtzee bonus (added by the caller)."""
+    the Yahtzee bonus of either rule (added by the caller, see :func:`upper_bonus`) and
+    without served points (:func:`served_extra`)."""
     row, s = category_row(r, c, use_joker, K)
     return s + SR[row, ln]
+
+
+@numba.njit(cache=True)
+def served_extra(r: int, c: int, K: KernelArrays) -> float:
+    """Points more for writing roll r (not a joker) into category c straight after the
+    first roll: its served points less its usual ones (found beside c's row in the
+    columns width.. of ``K.pos_s``); 0 where c has no served score. Kept out of
+    :func:`category_row`, which the solver's joker loop calls per lane."""
+    width = K.pos_id.shape[1]
+    for e in range(width):
+        if K.pos_c[r, e] == c:
+            return K.pos_s[r, width + e] - K.pos_s[r, e]
+    return 0.0
+
+
+@numba.njit(cache=True)
+def joker_rules(mask: int, K: KernelArrays) -> bool:
+    """Whether a Yatzy roll is scored category by category (:func:`joker_best`): the
+    Yatzy box is filled and a joker rule or the Kniffel bonus rule applies."""
+    filled = K.yz_cat >= 0 and ((mask >> K.yz_cat) & 1) == 1
+    return filled and (K.joker_code != 0 or K.ubonus != 0)
+
+
+@numba.njit(cache=True)
+def upper_bonus(mask: int, r: int, c: int, K: KernelArrays) -> float:
+    """The Kniffel bonus of writing roll r into category c: ``K.ubonus`` points when r is
+    a Yatzy, the Yatzy box holds any entry and c is r's upper box; 0 otherwise."""
+    f = K.yz_face[r]
+    if K.ubonus == 0 or f < 0 or K.upper_face[c] != f or not (mask >> K.yz_cat) & 1:
+        return 0.0
+    return float(K.ubonus)
 
 
 @numba.njit(cache=True)
@@ -276,13 +315,16 @@ def joker_best(
     mask: int, r: int, K: KernelArrays, SR: np.ndarray, ln: int
 ) -> tuple[float | np.floating, int]:
     """Best value and category (lowest index on ties) of Yahtzee roll r when the Yahtzee
-    box is filled (joker rules apply), without the Yahtzee bonus."""
+    box is filled (:func:`joker_rules`), without the American Yahtzee bonus (the Kniffel
+    bonus included)."""
     ok, use_joker = allowed_categories(mask, r, K)
     best: float | np.floating = K.neg
     bc = -1
     for c in range(ok.size):
         if ok[c]:
             v = category_value(r, c, use_joker, K, SR, ln)
+            if K.ubonus != 0:
+                v += upper_bonus(mask, r, c, K)
             if bc < 0 or v > best:
                 best = v
                 bc = c

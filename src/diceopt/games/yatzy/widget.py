@@ -7,8 +7,9 @@ read it (the advice of a stored table runs its numpy twin,
 :mod:`diceopt.games.yatzy.turn`.
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
-category c of the rules), ``flag`` = 1 when the Yahtzee box holds 50 (American with the
-Yahtzee bonus; always 0 otherwise) and the upper total capped at the bonus threshold.
+category c of the rules), ``flag`` = 1 when the Yahtzee box holds its points (American
+with the Yahtzee bonus, or a ``needs_yatzy`` category such as Doble Generala; always 0
+otherwise) and the upper total capped at the bonus threshold.
 The table ``V[mask, flag, upper]`` holds the optimal value of the rest of the game from
 the start of a turn in that state: expected points still to come (bonuses included),
 or, with ``theta != 0``, their certainty equivalent under exponential utility
@@ -67,7 +68,10 @@ from diceopt.games.yatzy.turn import (
     allowed_categories,
     category_value,
     joker_best,
+    joker_rules,
+    served_extra,
     successor_rows,
+    upper_bonus,
 )
 
 # Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
@@ -130,15 +134,17 @@ def _score_now_scalar(
     K: KernelArrays,
     B: WidgetBuffers,
     s: int,
+    served: bool = False,
 ) -> None:
     """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
     writing each roll now into ``B.now_value`` and its category (lowest index among
-    equal values) into ``B.now_cat``."""
+    equal values) into ``B.now_cat`` (``served``: straight after the first roll)."""
     pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
     SR = B.SR
     width = pos_id.shape[1]
+    o = width if served else 0  # served points in the columns width..
     z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s)
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
+    joker_filled = joker_rules(mask, K)
     yb = K.ybonus if flag == 1 else 0
     for r in range(yz_face.size):
         if joker_filled and yz_face[r] >= 0:
@@ -148,14 +154,14 @@ def _score_now_scalar(
             best = z
             bc = zc
             for e in range(width):
-                v = pos_s[r, e] + SR[pos_id[r, e], 0]
+                v = pos_s[r, o + e] + SR[pos_id[r, e], 0]
                 better = v > best
                 bc = pos_c[r, e] if better else bc
                 best = v if better else best
             if bc == zc:  # writing 0 is best: a lower category may score as much
                 for e in range(width):
                     c = pos_c[r, e]
-                    if c < bc and pos_s[r, e] + SR[pos_id[r, e], 0] == best:
+                    if c < bc and pos_s[r, o + e] + SR[pos_id[r, e], 0] == best:
                         bc = c
         if yb != 0 and yz_face[r] >= 0:
             best += yb
@@ -277,6 +283,11 @@ def turn_choices(
             sub_arg[i] = sa
         if t <= K.saved_cap:  # saved rerolls: writing now saves t rerolls
             _score_now_scalar(mask, flag, upper, V, K, B, t)
+        if K.served and t == levels:  # writing after the first roll: served scores
+            _score_now_scalar(mask, flag, upper, V, K, B, 0, True)
+            if theta != 0.0:
+                for r in range(R):
+                    now_v[r] = sgn * np.exp(theta * (now_v[r] - ref))
         for r in range(R):
             pb = NEG
             for f in range(k):
@@ -327,7 +338,8 @@ def category_values(
     Points now (upper bonus and Yahtzee bonus included) plus the table value of the
     next turn-start state; NEG where the category may not be used. float64, the same
     numbers (bit for bit) as the widget's score-now choice for theta == 0. With saved
-    rerolls (V the next layer) the ``rerolls`` left unused are saved (at most the cap).
+    rerolls (V the next layer) the ``rerolls`` left unused are saved (at most the cap);
+    with served scores, two rerolls left (the first roll) scores them.
     """
     ncat = K.upper_face.size
     stride = K.offset.size - 1
@@ -336,10 +348,13 @@ def category_values(
     successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap))
     ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
+    served = K.served != 0 and rerolls == 2
     out = np.empty(ncat)
     for c in range(ncat):
         if ok[c]:
-            v = category_value(r, c, use_joker, K, SR, 0)
+            v = category_value(r, c, use_joker, K, SR, 0) + upper_bonus(mask, r, c, K)
+            if served and not use_joker:
+                v += served_extra(r, c, K)
             if yb != 0:
                 v += yb
             out[c] = v

@@ -395,7 +395,8 @@ def win_chance(config: Any, mine: Position, opponent: Position, plays: str = "ex
         table = get_solved(config.rules, 0.0, config.dtype)
         ours = points_to_come(table, *state_of(mine, rules))
     theirs = opponent_distribution(config, opponent, mine, plays)
-    return chance_to_beat(ours, theirs, float(mine.score) - float(opponent.score))
+    chance = chance_to_beat(ours, theirs, float(mine.score) - float(opponent.score))
+    return min(1.0, max(0.0, chance))  # (sums of float pmfs may pass 1 by a few ulps)
 
 
 def chance_to_beat(theirs: np.ndarray, ours: np.ndarray, lead: float) -> float:

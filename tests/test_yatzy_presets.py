@@ -1,0 +1,220 @@
+"""The Generala and Kniffel presets and the kernel rules they need: served scores, a
+category that needs the Yatzy box's points (Doble Generala) and Kniffel's bonus for a
+further Kniffel in its upper box. No published values exist: the kernel is checked
+against the generic engine on reduced variants, against hand-computed small games, and
+the full-size values are recorded (docs/values.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from diceopt.engine import Objective, compile_game, solve
+from diceopt.errors import InputError
+from diceopt.games.families.category import load_rules, load_rules_text
+from diceopt.games.yatzy import widget
+from diceopt.games.yatzy.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.table import category_values, widget_detail
+
+GENERALA = 159.61845611788866  # float64, this solver (no published value)
+KNIFFEL = 251.4900675995774
+
+
+def _roll(rules: YatzyRules, *pips: int) -> int:
+    counts = np.bincount(np.array(pips) - 1, minlength=rules.sides)
+    return int(np.flatnonzero((rules.roll_counts == counts).all(axis=1))[0])
+
+
+def _cat(rules: YatzyRules, name: str) -> int:
+    return rules.categories.index(name)
+
+
+def _assert_agree(rules: YatzyRules) -> None:
+    """Kernel == generic engine, at the start and in every turn-start state."""
+    table = solve_table(rules, dtype="float64")
+    graph = compile_game(YatzyEngineGame(rules))
+    sol = solve(graph, Objective())
+    assert table.value == pytest.approx(sol.value, abs=1e-9)
+    checked = 0
+    for s, state in enumerate(graph.states):
+        if state[0] == "turn":
+            _, mask, flag, upper = state
+            assert table.values[mask, flag, upper] == pytest.approx(sol.values[s], abs=1e-9)
+            checked += 1
+    assert checked == int(np.isfinite(table.values).sum())
+
+
+# --- the presets score as their rules say -------------------------------------------------
+
+
+def test_generala_scores():
+    g = load_rules("generala")
+    assert g.num_categories == 11 and g.bonus == 0 and g.joker_code == 0
+    assert g.flags == 2  # the state remembers whether the Generala box holds 50
+    roll = _roll(g, 2, 3, 4, 5, 6)
+    assert g.score[roll, _cat(g, "escalera")] == 20
+    assert g.served_score[roll, _cat(g, "escalera")] == 25
+    full = _roll(g, 3, 3, 3, 5, 5)
+    assert (g.score[full, _cat(g, "full")], g.served_score[full, _cat(g, "full")]) == (30, 35)
+    five = _roll(g, 4, 4, 4, 4, 4)
+    assert g.served_score[five, _cat(g, "poker")] == 45  # five alike is a poker
+    assert g.score[five, _cat(g, "full")] == 0  # but not a full
+    assert g.served_score[five, _cat(g, "generala")] == 50  # served: its points here
+    assert g.score[five, _cat(g, "doble_generala")] == 100
+    assert g.served_score[_roll(g, 1, 1, 2, 3, 4), _cat(g, "escalera")] == 0
+
+
+def test_kniffel_rules():
+    k = load_rules("kniffel")
+    assert k.num_categories == 13 and k.joker == "forced" and k.flags == 1
+    assert (k.upper_bonus, k.american_bonus, k.bonus, k.bonus_threshold) == (50, 0, 35, 63)
+
+
+def test_full_size_values():
+    # no published values: recorded here and in docs/values.md (each solves in well
+    # under a second once compiled)
+    assert solve_table(load_rules("generala"), dtype="float64").value == pytest.approx(
+        GENERALA, abs=1e-9
+    )
+    assert solve_table(load_rules("kniffel"), dtype="float64").value == pytest.approx(
+        KNIFFEL, abs=1e-9
+    )
+
+
+# --- kernel == generic engine on reduced variants -----------------------------------------
+
+REDUCED = {
+    "generala-5d6": ("generala", ("escalera", "poker", "generala", "doble_generala"), {}),
+    "generala-4d4-bonus": (
+        "generala",
+        ("twos", "poker", "generala", "doble_generala"),
+        {"dice": 4, "sides": 4, "bonus_threshold": 6, "bonus": 10},
+    ),
+    "generala-5d3-full": ("generala", ("ones", "full", "generala", "doble_generala"), {"sides": 3}),
+    "kniffel-4d6": (
+        "kniffel",
+        ("twos", "full_house", "small_straight", "kniffel"),
+        {"dice": 4, "bonus_threshold": 6},
+    ),
+    "kniffel-3d3": (
+        "kniffel",
+        ("ones", "twos", "three_of_a_kind", "kniffel", "chance"),
+        {"dice": 3, "sides": 3, "bonus_threshold": 4},
+    ),
+    "kniffel-3d3-free": (
+        "kniffel",
+        ("ones", "twos", "three_of_a_kind", "kniffel", "chance"),
+        {"dice": 3, "sides": 3, "bonus_threshold": 4, "joker": "free"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCED))
+def test_kernel_agrees_with_engine(name):
+    source, categories, changes = REDUCED[name]
+    _assert_agree(load_rules(source).reduced(categories, **changes))
+
+
+# --- hand-computed small games ------------------------------------------------------------
+
+ONE_DIE = """
+name = "served-by-hand"
+dice = 1
+sides = 2
+[categories.two]
+kind = "straight"
+faces = [2]
+score = 10
+served = 15
+"""
+
+
+def test_served_by_hand():
+    # one die of two sides, one box: a 2 on the first roll is served (15, p 1/2); after
+    # a 1, two rerolls find a 2 with p 3/4 (10): 7.5 + 0.5 * 0.75 * 10 = 11.25
+    rules = load_rules_text(ONE_DIE)
+    assert solve_table(rules, dtype="float64").value == pytest.approx(11.25, abs=1e-12)
+    assert solve_table(rules.reduced(("two",)), dtype="float32").value == pytest.approx(11.25)
+
+
+def test_doble_generala_needs_the_generala_points():
+    g = load_rules("generala").reduced(("ones", "generala", "doble_generala"))
+    table = solve_table(g, dtype="float64")
+    five = _roll(g, 1, 1, 1, 1, 1)
+    gen, doble = _cat(g, "generala"), _cat(g, "doble_generala")
+    ones = _cat(g, "ones")
+    after = 1 << gen | 1 << ones  # one turn left, Doble open
+    held = category_values(after, 1, 0, five, table.values, table.arrays64)
+    crossed = category_values(after, 0, 0, five, table.values, table.arrays64)
+    assert held[doble] == 100.0 and crossed[doble] == 0.0
+    # with the Generala box open a Doble scores nothing yet
+    start = category_values(0, 0, 0, five, table.values, table.arrays64)
+    assert start[doble] == pytest.approx(float(table.values[1 << doble, 0, 0]), abs=1e-12)
+
+
+def test_kniffel_bonus_only_in_the_upper_box():
+    k = load_rules("kniffel").reduced(("twos", "full_house", "kniffel", "chance"))
+    table = solve_table(k, dtype="float64")
+    K = table.arrays64
+    twos, fh, kn, ch = (_cat(k, c) for c in ("twos", "full_house", "kniffel", "chance"))
+    five = _roll(k, 2, 2, 2, 2, 2)
+    crossed = 1 << kn  # the Kniffel box holds a zero: still an entry
+    cv = category_values(crossed, 0, 0, five, table.values, K)
+    assert cv[twos] == pytest.approx(10 + 50 + float(table.values[crossed | 1 << twos, 0, 10]))
+    assert (cv[[fh, ch]] < -1e29).all()  # the free upper box must take it
+    used = crossed | 1 << twos  # upper box used: a joker in the lower boxes, no bonus
+    cv = category_values(used, 0, 10, five, table.values, K)
+    assert cv[fh] == pytest.approx(25 + float(table.values[used | 1 << fh, 0, 10]))
+    assert cv[ch] == pytest.approx(10 + float(table.values[used | 1 << ch, 0, 10]))
+
+
+@pytest.mark.parametrize("name", ["generala", "kniffel"])
+def test_numpy_widget_is_the_kernel(name):
+    rules = load_rules(name)
+    keep = {
+        "generala": ("twos", "escalera", "full", "poker", "generala", "doble_generala"),
+        "kniffel": ("ones", "twos", "full_house", "large_straight", "kniffel", "chance"),
+    }[name]
+    table = solve_table(rules.reduced(keep, bonus_threshold=4), dtype="float32")
+    K = table.arrays64
+    found = np.argwhere(np.isfinite(table.values))
+    full = (1 << len(keep)) - 1
+    for mask, flag, upper in [tuple(int(x) for x in s) for s in found if s[0] != full][::3]:
+        want = widget.widget_detail(mask, flag, upper, table.values, K, 0.0, widget.TURN_REROLLS)
+        got = widget_detail(mask, flag, upper, table.values, K, 0.0)
+        for a, b in zip(got[:3], want[:3], strict=True):
+            assert np.array_equal(a, b)
+        assert got[3] == want[3]
+        assert want[3] == pytest.approx(float(table.values[mask, flag, upper]), abs=1e-4)
+        for r in range(0, K.roll_p.size, 11):
+            for t in (0, 2):
+                a = category_values(mask, flag, upper, r, table.values, K, t)
+                b = widget.category_values(mask, flag, upper, r, table.values, K, t)
+                assert np.array_equal(a, b)
+
+
+def test_served_rules_are_refused_where_unsupported():
+    g = load_rules("generala")
+    with pytest.raises(InputError, match="theta 0"):
+        solve_table(g.reduced(("poker", "generala")), theta=0.1)
+    with pytest.raises(InputError, match="served scores"):
+        g.require_plain("simulate")
+    load_rules("yacht").require_plain("simulate")  # the other presets are plain
+
+
+def test_analyses_refuse_the_new_rules():
+    # one clear line where an analysis does not know served scores or Doble Generala yet
+    from diceopt.games.yatzy.distribution import distribution
+    from diceopt.games.yatzy.simulation import simulate
+    from diceopt.games.yatzy.targets import solve_targets
+
+    g = load_rules("generala").reduced(("poker", "generala", "doble_generala"))
+    table = solve_table(g)
+    with pytest.raises(InputError, match="simulate does not support"):
+        simulate(table, 10, np.random.default_rng(1))
+    with pytest.raises(InputError, match="score distribution does not support"):
+        distribution(table)
+    with pytest.raises(InputError, match="target tables does not support"):
+        solve_targets(g)
