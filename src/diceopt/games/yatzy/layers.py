@@ -19,7 +19,7 @@ Performance: vectorised numpy (no Python loop over states).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -186,6 +186,34 @@ def iter_layer_states(rules: YatzyRules, reverse: bool = False) -> Iterator[Laye
 def layer_states(rules: YatzyRules) -> list[LayerStates]:
     """For every layer, the states to solve and the equal-value copies (vectorised numpy)."""
     return list(iter_layer_states(rules))
+
+
+def solve_backward(
+    rules: YatzyRules,
+    dtype: np.dtype,
+    solve_layer: Callable[[int, LayerStates, np.ndarray], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """A table's values ``V[mask, flag, upper]`` (``dtype``; NaN: unreachable), layer by
+    layer, last turn first: the last layer is 0, ``solve_layer(j, states, V)`` writes the
+    values of layer j's states (j categories filled) reading layer j + 1's, then their
+    copies are filled in and ``progress(done, total)`` called. Returns V and the number
+    of states valued."""
+    c = rules.num_categories
+    V = np.full((1 << c, rules.flags, rules.bonus_threshold + 1), np.nan, dtype=dtype)
+    Vflat = V.reshape(-1)
+    layers = iter_layer_states(rules, reverse=True)
+    last = next(layers)  # every category filled: nothing more to score
+    V[last.mask, last.flag, last.upper] = 0.0
+    Vflat[last.copy_dst] = 0.0
+    states = last.mask.size + last.copy_dst.size
+    for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+        solve_layer(j, st, V)
+        Vflat[st.copy_dst] = Vflat[st.copy_src]
+        states += st.mask.size + st.copy_dst.size
+        if progress is not None:
+            progress(c - j, c)
+    return V, states
 
 
 def count_states(rules: YatzyRules) -> int:

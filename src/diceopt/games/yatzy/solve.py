@@ -48,7 +48,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
-from diceopt.games.yatzy.layers import LayerStates, iter_layer_states
+from diceopt.games.yatzy.layers import LayerStates, solve_backward
 from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import (
@@ -592,24 +592,14 @@ def solve_table(
         raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()
     K = kernel_arrays(rules, dt)
-    c = rules.num_categories
-    T = rules.bonus_threshold
-    V = np.full((1 << c, rules.flags, T + 1), np.nan, dtype=dt)
-    Vflat = V.reshape(-1)
-    layers = iter_layer_states(rules, reverse=True)
-    last = next(layers)  # every category filled: nothing more to score
-    V[last.mask, last.flag, last.upper] = 0.0
-    Vflat[last.copy_dst] = 0.0
     As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 4)
-    states = last.mask.size + last.copy_dst.size
     pace = Pace()
+
+    def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
+        _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
+
     with interruptible():
-        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-            _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
-            Vflat[st.copy_dst] = Vflat[st.copy_src]
-            states += st.mask.size + st.copy_dst.size
-            if progress is not None:
-                progress(c - j, c)
+        V, states = solve_backward(rules, dt, solve_layer, progress)
     seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)
 

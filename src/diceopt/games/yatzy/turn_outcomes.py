@@ -30,7 +30,7 @@ import numpy as np
 
 from diceopt.games.yatzy.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
-from diceopt.games.yatzy.turn import allowed_categories
+from diceopt.games.yatzy.turn import allowed_categories, roll_span
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -52,10 +52,8 @@ def finish_turn(
     left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
     ``mass`` (nk, lanes) are work space). The spread up the keep lattice runs over
     contiguous lanes (SIMD)."""
-    add_die, offset, fprob = K.add_die, K.offset, K.fprob
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
+    add_die, fprob = K.add_die, K.fprob
+    base, nk = roll_span(K.offset)
     R = nk - base
     k = add_die.shape[1]
     for r in range(R):
