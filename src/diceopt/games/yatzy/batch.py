@@ -55,7 +55,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.solve import LANES, solve_batch
+from diceopt.games.yatzy.solve import LANES, lane_batches, solve_batch
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import allowed_categories, category_value, successor_rows
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
@@ -306,10 +306,8 @@ def _options_lanes(
     ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
     float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
     every situation's row from its lane."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         A = As[ch]
         M = Ms[ch]

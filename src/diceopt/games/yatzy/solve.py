@@ -433,6 +433,14 @@ def first_roll(M: np.ndarray, out: np.ndarray, nb: int, K: KernelArrays) -> None
         r += 1
 
 
+@numba.njit(cache=True, inline="always")
+def lane_batches(As: np.ndarray, nst: int) -> tuple[int, int, int]:
+    """How nst states go through per-thread lane buffers ``As`` (chunks, nk + 1, lanes):
+    ``(nchunks, lanes, nbatch)``; batch b (states b * lanes on) is chunk b % nchunks's."""
+    lanes = As.shape[2]
+    return As.shape[0], lanes, (nst + lanes - 1) // lanes
+
+
 @numba.njit(cache=True, parallel=True)
 def solve_states(
     st_mask: np.ndarray,
@@ -449,10 +457,8 @@ def solve_states(
 ) -> None:
     """Values of the states (st_mask, st_flag, st_u) of one layer into ``res``, batch by
     batch; ``V`` is only read (the solved later layers), so it may be read-only (Ray)."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         A = As[ch]
         M = Ms[ch]
@@ -491,11 +497,9 @@ def solve_states_saved(
     (s < res.shape[1]), batch by batch from the next layer V (read only). The batch loop
     of :func:`solve_states` around :func:`solve_batch_saved` (separate so that the
     published solver and its Ray caller keep their signature)."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
     nsaved = res.shape[1]
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         out = outs[ch]
         for b in range(ch, nbatch, nchunks):
