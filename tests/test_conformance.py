@@ -271,13 +271,15 @@ def check_distribution(spec: GameSpec) -> None:
 
 def check_versus(spec: GameSpec) -> None:
     """Play against the computer: a game that names strategies for the computer offers
-    ``versus_start``, ``versus_play`` and ``versus_estimate`` and says which tables each
-    strategy reads; one that names none refuses in one line."""
+    ``versus_start``, ``versus_play`` (or its game side ``versus_move``) and
+    ``versus_estimate`` and says which tables each strategy reads; one that names none
+    refuses in one line."""
     strategies = spec.computer_strategies
     assert len(set(strategies)) == len(strategies), (spec.id, strategies)
     if strategies:
-        hooks = ("versus_start", "versus_play", "versus_estimate")
+        hooks = ("versus_start", "versus_estimate")
         assert all(offers(spec, hook) for hook in hooks), spec.id
+        assert offers(spec, "versus_play") or offers(spec, "versus_move"), spec.id
         rules = small_rules(spec)
         for strategy in strategies:  # what a game against it reads (nothing is built)
             tables = spec.tables(rules, "versus", strategy=strategy)

@@ -123,8 +123,9 @@ def _stop_in_layer(monkeypatch, module, name, j):
     real = getattr(module, name)
     calls: list[int] = []
 
-    def wrapper(st_mask, *args):
-        got = real(st_mask, *args)
+    def wrapper(states, *args):
+        got = real(states, *args)
+        st_mask = getattr(states, "mask", states)  # StateArrays, or the masks
         if bin(int(st_mask[0])).count("1") == j:
             calls.append(st_mask.size)
             if len(calls) == 1:

@@ -10,6 +10,7 @@ import pytest
 from diceopt.cli import main
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import advise_position, parse_position
+from diceopt.games.yatzy.arrays import StateArrays
 from diceopt.games.yatzy.distribution import (
     distribution,
     position_distribution,
@@ -144,7 +145,7 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
         B = widget_buffers(K)
         for lo in range(0, mask.size, 8):
             nb = min(8, mask.size - lo)
-            policy_lanes(mask, flag, upper, lo, nb, table.values, K, W)
+            policy_lanes(StateArrays(mask, flag, upper), lo, nb, table.values, K, W)
             for ln in range(nb):
                 i = lo + ln
                 widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B, 2)

@@ -366,7 +366,6 @@ def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, game
     import numpy as np
 
     from diceopt import record
-    from diceopt.games.registry import simulation_report
 
     for param in spec.simulate_options:
         if getattr(args, param.name) not in (None, False, param.default):
@@ -377,7 +376,7 @@ def simulate_recorded(spec: GameSpec, rules: Any, args: argparse.Namespace, game
     outcomes, lines = record.play_games(
         spec, rules, games, np.random.default_rng(args.seed), args.policy
     )
-    report = simulation_report(spec, outcomes, spec.solve(rules).value, policy=args.policy)
+    report = spec.simulation_report(outcomes, spec.solve(rules).value, policy=args.policy)
     report.data["record"] = args.record
     if args.record is not None:
         record.save_record(args.record, [*record.header_lines(spec, rules, what), *lines])

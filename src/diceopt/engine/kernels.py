@@ -39,6 +39,17 @@ def first_bad_chance(
     return -1, 0
 
 
+@numba.njit(cache=True, inline="always")
+def next_child(v: int, start: np.ndarray, target: np.ndarray, next_edge: np.ndarray) -> int:
+    """A depth-first walk's next step from node v: the target of v's next unexplored edge
+    (``next_edge[v]`` moves past it), or -1 when every edge of v has been explored."""
+    e = next_edge[v]
+    if e < start[v + 1]:
+        next_edge[v] = e + 1
+        return target[e]
+    return -1
+
+
 @numba.njit(cache=True)
 def postorder(start: np.ndarray, target: np.ndarray, n: int) -> tuple[np.ndarray, bool]:
     """Iterative DFS from node 0: postorder of reachable nodes and acyclicity."""
@@ -56,10 +67,8 @@ def postorder(start: np.ndarray, target: np.ndarray, n: int) -> tuple[np.ndarray
         color[root] = 1
         while top >= 0:
             v = stack[top]
-            e = next_edge[v]
-            if e < start[v + 1]:
-                next_edge[v] = e + 1
-                w = target[e]
+            w = next_child(v, start, target, next_edge)
+            if w >= 0:
                 if color[w] == 0:
                     color[w] = 1
                     top += 1
@@ -72,6 +81,24 @@ def postorder(start: np.ndarray, target: np.ndarray, n: int) -> tuple[np.ndarray
                 count += 1
                 top -= 1
     return order, acyclic
+
+
+@numba.njit(cache=True, inline="always")
+def discover(
+    w: int,
+    number: int,
+    index: np.ndarray,
+    low: np.ndarray,
+    stack: np.ndarray,
+    sp: int,
+    on_stack: np.ndarray,
+) -> None:
+    """Tarjan's step into a new node w: its discovery ``number`` (index and low link),
+    and onto the component stack at ``sp`` (the caller moves ``number`` and ``sp`` on)."""
+    index[w] = number
+    low[w] = number
+    stack[sp] = w
+    on_stack[w] = True
 
 
 @numba.njit(cache=True)
@@ -93,25 +120,17 @@ def strong_components(
             continue
         top = 0
         call[0] = root
-        index[root] = counter
-        low[root] = counter
+        discover(root, counter, index, low, stack, sp, on_stack)
         counter += 1
-        stack[sp] = root
         sp += 1
-        on_stack[root] = True
         while top >= 0:
             v = call[top]
-            e = next_edge[v]
-            if e < start[v + 1]:
-                next_edge[v] = e + 1
-                w = target[e]
+            w = next_child(v, start, target, next_edge)
+            if w >= 0:
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
+                    discover(w, counter, index, low, stack, sp, on_stack)
                     counter += 1
-                    stack[sp] = w
                     sp += 1
-                    on_stack[w] = True
                     top += 1
                     call[top] = w
                 elif on_stack[w] and index[w] < low[v]:
@@ -219,13 +238,28 @@ def iterate_component(
     return done
 
 
+@numba.njit(cache=True, inline="always")
+def edge_value(
+    e: int,
+    target: np.ndarray,
+    reward: np.ndarray,
+    flip: np.ndarray,
+    base: float,
+    discount: float,
+    values: np.ndarray,
+) -> float:
+    """Edge e's worth: ``reward + discount * w`` with ``w = values[target]``, or ``base -
+    values[target]`` across a hand-over (``flip``)."""
+    w = values[target[e]]
+    if flip[e]:
+        w = base - w
+    return reward[e] + discount * w
+
+
 @numba.njit(cache=True)
 def sweep(order: np.ndarray, lo: int, hi: int, problem: Problem) -> float:
-    """One in-place Bellman sweep over ``order[lo:hi]``; returns the largest relative change.
-
-    An edge is worth ``reward + discount * w`` with ``w = values[target]``, or
-    ``base - values[target]`` across a hand-over (``flip``).
-    """
+    """One in-place Bellman sweep over ``order[lo:hi]``; returns the largest relative change
+    (an edge is worth :func:`edge_value`)."""
     (kind, player, terminal_value, start, target, reward, prob, flip) = problem[:8]
     (base, minimize, theta, discount, choice, values) = problem[8:]
     residual = 0.0
@@ -238,10 +272,7 @@ def sweep(order: np.ndarray, lo: int, hi: int, problem: Problem) -> float:
             if theta == 0.0:
                 new = 0.0
                 for e in range(start[s], start[s + 1]):
-                    w = values[target[e]]
-                    if flip[e]:
-                        w = base - w
-                    new += prob[e] * (reward[e] + discount * w)
+                    new += prob[e] * edge_value(e, target, reward, flip, base, discount, values)
             else:  # no hand-over edges here (Objective.check_game)
                 top = -np.inf
                 for e in range(start[s], start[s + 1]):
@@ -259,18 +290,12 @@ def sweep(order: np.ndarray, lo: int, hi: int, problem: Problem) -> float:
         else:
             c = choice[s]
             if c >= 0:
-                w = values[target[c]]
-                if flip[c]:
-                    w = base - w
-                new = reward[c] + discount * w
+                new = edge_value(c, target, reward, flip, base, discount, values)
             else:
                 minimise = (player[s] == 1) != minimize
                 new = np.inf if minimise else -np.inf
                 for e in range(start[s], start[s + 1]):
-                    w = values[target[e]]
-                    if flip[e]:
-                        w = base - w
-                    q = reward[e] + discount * w
+                    q = edge_value(e, target, reward, flip, base, discount, values)
                     if (q < new) if minimise else (q > new):
                         new = q
         diff = abs(new - values[s]) / max(1.0, abs(new))
@@ -297,10 +322,7 @@ def extract_policy_edges(problem: Problem, tol: float) -> np.ndarray:
         top = start[s]
         qt = np.inf if minimise else -np.inf
         for e in range(start[s], start[s + 1]):
-            w = values[target[e]]
-            if flip[e]:
-                w = base - w
-            q = reward[e] + discount * w
+            q = edge_value(e, target, reward, flip, base, discount, values)
             gap = (q - best) if minimise else (best - q)
             if gap <= slack:
                 policy[s] = e

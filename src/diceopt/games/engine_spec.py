@@ -27,7 +27,7 @@ from diceopt.engine import (
 )
 from diceopt.engine.compile import DECISION, TERMINAL
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Report, Step, simulation_report
+from diceopt.games.registry import GameSpec, Report, Step
 from diceopt.lazy import numpy as np
 
 
@@ -115,7 +115,7 @@ class EngineGameSpec(GameSpec):
         from diceopt.simulate import simulate
 
         graph, solution, policy = self.solved(rules)
-        return simulation_report(self, simulate(graph, policy, games, rng), solution.value)
+        return self.simulation_report(simulate(graph, policy, games, rng), solution.value)
 
     def env_codec(self, rules: Any) -> Any:
         """Environments: the distinct actions of the compiled graph (edge order) and one

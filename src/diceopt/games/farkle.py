@@ -179,9 +179,7 @@ class FarkleSpec(PushLuckSpec):
         seed = int(rng.integers(2**31 - 1))
         sim = simulate(sol, games, seed)
         outcomes = sim.pop("outcomes")
-        from diceopt.games.registry import simulation_report
-
-        return simulation_report(self, outcomes, sol.value)
+        return self.simulation_report(outcomes, sol.value)
 
     def commands(self) -> tuple:
         """``fair``: the compensation for the second player."""

@@ -37,15 +37,7 @@ from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
-from diceopt.games.registry import (
-    Command,
-    GameSpec,
-    Parameter,
-    Report,
-    Step,
-    check_variant_params,
-    simulation_report,
-)
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, check_variant_params
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, split_fields
 
@@ -796,7 +788,7 @@ class PigSpec(GameSpec):
 
         sol = solved(rules)
         outcomes = simulate(graph_for(rules), sol.policy, games, rng, objective=win_objective())
-        return simulation_report(self, outcomes, sol.value)
+        return self.simulation_report(outcomes, sol.value)
 
     def commands(self) -> tuple[Command, ...]:
         """``boundary``: the turn total from which to hold, per pair of scores; ``fair``:

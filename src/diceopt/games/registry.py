@@ -34,7 +34,9 @@ Optional, for the web page and API (the defaults say "not offered"):
    computer, strategy, action, rng)`` -> :class:`Versus` (both sides, the computer's
    moves, the result, the human's chance of winning for a model it names; ``POST
    /api/duel/...``; ``estimate=False``: without that chance, asked apart with
-   ``versus_estimate(rules, you, computer, strategy)``, ``POST /api/duel/estimate``).
+   ``versus_estimate(rules, you, computer, strategy)``, ``POST /api/duel/estimate``); a
+   game implements ``versus_play`` as ``versus_move(rules, pos, computer, action, play)``
+   (``pos`` parsed, ``play`` a :class:`VersusPlay`), or overrides it whole.
 9. ``tables(rules, need, **options)``: the stored tables an answer reads
    (:class:`diceopt.tables.Table`), so that the server builds each once, shares it between
    processes and answers "being built" instead of solving within a request.
@@ -180,6 +182,17 @@ class Versus:
     result: float | None = None
     win_probability: float | None = None
     win_probability_is: str = ""
+
+
+@dataclass(frozen=True)
+class VersusPlay:
+    """How a game against the computer goes on (``versus_play``'s options): ``strategy``
+    (one of ``computer_strategies``, as given), ``rng`` (the dice), ``estimate`` (False:
+    the answer leaves out the human's chance of winning, see ``versus_estimate``)."""
+
+    strategy: str
+    rng: np.random.Generator
+    estimate: bool = True
 
 
 @dataclass
@@ -389,7 +402,14 @@ class GameSpec:
         their turn the computer (``computer``: its side as ``Versus.computer`` wrote it)
         plays a whole turn with ``strategy`` (``estimate`` False: the answer leaves out the
         human's chance of winning, see ``versus_estimate``). InputError (one line) for bad
-        input."""
+        input. A game implements :meth:`versus_move`, which this calls."""
+        pos = self.parse(rules, you) if isinstance(you, str | Mapping) else you
+        return self.versus_move(rules, pos, computer, action, VersusPlay(strategy, rng, estimate))
+
+    def versus_move(
+        self, rules: Any, pos: Any, computer: Any, action: str, play: VersusPlay
+    ) -> Versus:
+        """The game's side of :meth:`versus_play`, ``pos`` the human's position object."""
         raise InputError(f"{self.title or self.id} has no play against the computer")
 
     def tables(
@@ -463,7 +483,32 @@ class GameSpec:
         for g in range(games):
             outcomes[g] = self.play_out(rules, rng)
         exact = self.solve(rules).value
-        return simulation_report(self, outcomes, exact)
+        return self.simulation_report(outcomes, exact)
+
+    def simulation_report(
+        self, outcomes: np.ndarray, exact: float, policy: str = "optimal"
+    ) -> Report:
+        """Mean, standard error, range and the exact value (optimal play) of simulated
+        outcomes of games played with ``policy`` (named in the text): a helper for
+        ``simulate``, not a hook."""
+        n = len(outcomes)
+        mean = float(outcomes.mean())
+        std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        data = {
+            "mean": mean,
+            "std_error": std_error if n > 1 else None,
+            "games": n,
+            "min": float(outcomes.min()),
+            "max": float(outcomes.max()),
+            "exact": exact,
+        }
+        lines = [
+            f"{n:,} games of {policy} play: mean {mean:.6f}"
+            + (f" +/- {std_error:.6f} (standard error)" if n > 1 else ""),
+            f"{'exact value' if policy == 'optimal' else 'exact value of optimal play'} "
+            f"{exact:.9f} ({self.units}); range {data['min']:g} to {data['max']:g}",
+        ]
+        return Report(mean, data, lines)
 
     def play_out(self, rules: Any, rng: np.random.Generator) -> float:
         """One game of optimal play from the start; its ``Step.result``."""
@@ -488,29 +533,7 @@ def offers(spec: GameSpec, hook: str) -> bool:
     return getattr(type(spec), hook, None) is not getattr(GameSpec, hook)
 
 
-def simulation_report(
-    spec: GameSpec, outcomes: np.ndarray, exact: float, policy: str = "optimal"
-) -> Report:
-    """Mean, standard error, range and the exact value (optimal play) of simulated
-    outcomes of games played with ``policy`` (named in the text)."""
-    n = len(outcomes)
-    mean = float(outcomes.mean())
-    std_error = float(outcomes.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    data = {
-        "mean": mean,
-        "std_error": std_error if n > 1 else None,
-        "games": n,
-        "min": float(outcomes.min()),
-        "max": float(outcomes.max()),
-        "exact": exact,
-    }
-    lines = [
-        f"{n:,} games of {policy} play: mean {mean:.6f}"
-        + (f" +/- {std_error:.6f} (standard error)" if n > 1 else ""),
-        f"{'exact value' if policy == 'optimal' else 'exact value of optimal play'} "
-        f"{exact:.9f} ({spec.units}); range {data['min']:g} to {data['max']:g}",
-    ]
-    return Report(mean, data, lines)
+simulation_report = GameSpec.simulation_report  # the function of earlier releases
 
 
 # --- the registry ------------------------------------------------------------------------

@@ -64,15 +64,7 @@ from diceopt.engine import (
 )
 from diceopt.engine.compile import CHANCE, TERMINAL
 from diceopt.errors import InputError
-from diceopt.games.registry import (
-    Command,
-    GameSpec,
-    Parameter,
-    Report,
-    Step,
-    check_variant_params,
-    simulation_report,
-)
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, check_variant_params
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
 
@@ -1374,7 +1366,7 @@ class ShutSpec(GameSpec):
 
         sol = solved(rules)
         outcomes = simulate(sol.graph, sol.policy, games, rng)
-        report = simulation_report(self, outcomes, sol.value)
+        report = self.simulation_report(outcomes, sol.value)
         d = report.data
         spread = f" +/- {d['std_error']:.6f} (standard error)" if games > 1 else ""
         report.lines = [

@@ -37,14 +37,7 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
-from diceopt.games.registry import (
-    GameSpec,
-    Parameter,
-    Report,
-    Step,
-    check_variant_params,
-    simulation_report,
-)
+from diceopt.games.registry import GameSpec, Parameter, Report, Step, check_variant_params
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
@@ -823,7 +816,7 @@ class StickSpec(GameSpec):
     ) -> Report:
         """Seeded games of optimal play on the engine's simulator (final scores, points)."""
         sol = solved(rules)
-        return simulation_report(self, play_games(sol, games, rng), sol.value)
+        return self.simulation_report(play_games(sol, games, rng), sol.value)
 
     def env_codec(self, rules: StickRules) -> Any:
         """Environments: ``stick``, ``hold -`` and ``hold V ...`` for every multiset of

@@ -21,9 +21,7 @@ from pydantic import (
 MAX_BODY_BYTES = 64 * 1024
 
 GameId = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=40),
-    Field(description="game id, as listed by /api/games"),
+    str, Field(min_length=1, max_length=40, description="game id, as listed by /api/games")
 ]
 VariantId = Annotated[
     str | None,
@@ -45,9 +43,7 @@ Position = Annotated[
     Field(description="a position: the game's text notation, or its JSON form (an object)"),
 ]
 ActionText = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=500),
-    Field(description="an action as advice names it"),
+    str, Field(min_length=1, max_length=500, description="an action as advice names it")
 ]
 Seed = Annotated[
     int | None,

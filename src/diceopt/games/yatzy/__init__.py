@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus
+from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
 from diceopt.games.yatzy.commands import no_saved_rerolls, yatzy_commands
 from diceopt.games.yatzy.rules import UPPER, VARIANTS, YatzyRules, check_theta, get_rules
 from diceopt.games.yatzy.solved import (
@@ -338,24 +338,14 @@ class YatzySpec(GameSpec):
         strategy = strategy.strip().lower()
         return estimate(rules, pos, computer, strategy), win_text(strategy)
 
-    def versus_play(
-        self,
-        rules: YatzyConfig,
-        you: Any,
-        computer: Any,
-        strategy: str,
-        action: str,
-        rng: np.random.Generator,
-        estimate: bool = True,
+    def versus_move(
+        self, rules: YatzyConfig, pos: Any, computer: Any, action: str, play: VersusPlay
     ) -> Versus:
         """Your action; after a written category the computer's whole turn, your next roll
-        and (``estimate``) your chance of winning (see ``games.yatzy.versus``)."""
-        from diceopt.games.yatzy.versus import check_strategy, play
+        and (``play.estimate``) your chance of winning (see ``games.yatzy.versus``)."""
+        from diceopt.games.yatzy.versus import play as play_turn
 
-        strategy = check_strategy(strategy)
-        pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
-        action = self.canonical_action(rules, pos, action)
-        return play(rules, pos, computer, strategy, action, rng, estimate)
+        return play_turn(rules, pos, computer, self.canonical_action(rules, pos, action), play)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""

@@ -59,6 +59,30 @@ class KernelArrays(NamedTuple):
     neg: np.floating  # NEG in dt
 
 
+class TableArrays(NamedTuple):
+    """A solved table as the numba kernels that follow its policy take it (``tab``, with
+    the float64 :class:`KernelArrays` beside it: a tuple nested in a tuple cannot enter
+    numba's parallel loops).
+
+    ``V`` its values ``[mask, flag, upper]``, ``theta``; ``flags`` and ``width`` (upper
+    totals 0..T) are the radices of a state's flat key ``(mask * flags + flag) * width +
+    upper``. Built by ``YatzyTable.policy_arrays``.
+    """
+
+    V: np.ndarray
+    theta: float
+    flags: int
+    width: int
+
+
+class StateArrays(NamedTuple):
+    """Turn-start states as the numba kernels take them: int64 arrays of one length."""
+
+    mask: np.ndarray  # filled categories (bit c: category c)
+    flag: np.ndarray  # 1: the Yahtzee box holds 50 (further Yahtzees earn the bonus)
+    upper: np.ndarray  # upper-section total (points, capped at the threshold)
+
+
 def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> KernelArrays:
     """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
     r = rules

@@ -55,13 +55,14 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.solve import LANES, solve_batch
+from diceopt.games.yatzy.solve import LANES, lane_batches, solve_batch
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import allowed_categories, category_value, successor_rows
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 __all__ = [
     "BatchOptions",
+    "OptionRows",
     "action_names",
     "num_codes",
     "option_values",
@@ -190,13 +191,13 @@ def state_values(
 
 
 @dataclass
-class BatchOptions:
-    """Every legal action of n situations (see the module docstring for the layout).
+class OptionRows:
+    """The legal actions of n situations, one row each (the module docstring's layout).
 
     ``codes`` (n, width) int16, ascending per row, -1 padding; ``values`` (n, width)
     float64 points, NaN padding; ``regret`` (n, width) points (>= 0, NaN padding);
     ``count`` (n,) legal actions per row; ``best`` (n,) int16 the best action's code;
-    ``best_value`` (n,) float64 its value (points); ``num_codes`` C + K.
+    ``best_value`` (n,) float64 its value (points).
     """
 
     codes: np.ndarray
@@ -205,6 +206,16 @@ class BatchOptions:
     count: np.ndarray
     best: np.ndarray
     best_value: np.ndarray
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The six arrays in field order: what the numba kernels fill (``rows``)."""
+        return self.codes, self.values, self.regret, self.count, self.best, self.best_value
+
+
+@dataclass
+class BatchOptions(OptionRows):
+    """Every legal action of n situations (:class:`OptionRows`); ``num_codes`` C + K."""
+
     num_codes: int
 
     def dense(self, what: str = "values") -> np.ndarray:
@@ -231,16 +242,12 @@ def _fill_situation(
     ref: float,
     theta: float,
     subs: np.ndarray,
-    codes: np.ndarray,
-    values: np.ndarray,
-    regret: np.ndarray,
-    count: np.ndarray,
-    best: np.ndarray,
-    best_value: np.ndarray,
+    rows: tuple[np.ndarray, ...],
 ) -> None:
-    """Row i: scoring values (successor rows ``SR[:, ln]`` of the state), keep values
-    (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
-    code and the regrets."""
+    """Row i of ``rows`` (:meth:`OptionRows.arrays`): scoring values (successor rows
+    ``SR[:, ln]`` of the state), keep values (``E[k, ln]``: keeping k with t rerolls left;
+    utilities when theta != 0), the best code and the regrets."""
+    codes, values, regret, count, best, best_value = rows
     ncat = K.upper_face.size
     ok, use_joker = allowed_categories(mask, r, K)
     yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
@@ -293,21 +300,14 @@ def _options_lanes(
     E1s: np.ndarray,
     SRs: np.ndarray,
     vecs: np.ndarray,
-    codes: np.ndarray,
-    values: np.ndarray,
-    regret: np.ndarray,
-    count: np.ndarray,
-    best: np.ndarray,
-    best_value: np.ndarray,
+    rows: tuple[np.ndarray, ...],
 ) -> None:
     """theta == 0: the distinct states (``st_*``, group g = situations
     ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
     float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
     every situation's row from its lane."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         A = As[ch]
         M = Ms[ch]
@@ -352,12 +352,7 @@ def _options_lanes(
                         0.0,
                         0.0,
                         subs,
-                        codes,
-                        values,
-                        regret,
-                        count,
-                        best,
-                        best_value,
+                        rows,
                     )
 
 
@@ -374,12 +369,7 @@ def _options_kernel(
     K: KernelArrays,
     theta: float,
     subs: np.ndarray,
-    codes: np.ndarray,
-    values: np.ndarray,
-    regret: np.ndarray,
-    count: np.ndarray,
-    best: np.ndarray,
-    best_value: np.ndarray,
+    rows: tuple[np.ndarray, ...],
     nchunks: int,
 ) -> None:
     """theta != 0: every situation's row; situations grouped by state (``order`` sorted
@@ -420,12 +410,7 @@ def _options_kernel(
                     ref,
                     theta,
                     subs,
-                    codes,
-                    values,
-                    regret,
-                    count,
-                    best,
-                    best_value,
+                    rows,
                 )
 
 
@@ -466,12 +451,15 @@ def option_values(
             raise InputError(f"situation {int(np.flatnonzero(bad)[0])}: {what}")
     subs = _sub_keeps(rules)
     width = rules.num_categories + int((subs >= 0).sum(axis=1).max())
-    codes = np.empty((n, width), dtype=np.int16)
-    values = np.empty((n, width))
-    regret = np.empty((n, width))
-    count = np.empty(n, dtype=np.int16)
-    best = np.empty(n, dtype=np.int16)
-    best_value = np.empty(n)
+    out = BatchOptions(
+        codes=np.empty((n, width), dtype=np.int16),
+        values=np.empty((n, width)),
+        regret=np.empty((n, width)),
+        count=np.empty(n, dtype=np.int16),
+        best=np.empty(n, dtype=np.int16),
+        best_value=np.empty(n),
+        num_codes=num_codes(rules),
+    )
     if n:
         order = np.argsort(idx, kind="stable")
         sorted_idx = idx[order]
@@ -479,13 +467,12 @@ def option_values(
             ([0], np.flatnonzero(sorted_idx[1:] != sorted_idx[:-1]) + 1, [n])
         ).astype(np.int64)
         nchunks = max(1, min(threads or numba.get_num_threads(), starts.size - 1))
-        outputs = (codes, values, regret, count, best, best_value)
         if table.theta == 0.0:
-            _run_lanes(table, order, starts, idx, r, t, subs, nchunks, outputs)
+            _run_lanes(table, order, starts, idx, r, t, subs, nchunks, out.arrays())
         else:
             V, K, theta = table.values, table.arrays64, float(table.theta)
-            _options_kernel(order, starts, m, f, u, r, t, V, K, theta, subs, *outputs, nchunks)
-    return BatchOptions(codes, values, regret, count, best, best_value, num_codes(rules))
+            _options_kernel(order, starts, m, f, u, r, t, V, K, theta, subs, out.arrays(), nchunks)
+    return out
 
 
 def _run_lanes(
@@ -497,7 +484,7 @@ def _run_lanes(
     rerolls: np.ndarray,
     subs: np.ndarray,
     nchunks: int,
-    outputs: tuple[np.ndarray, ...],
+    rows: tuple[np.ndarray, ...],
 ) -> None:
     """The distinct states of the groups and the lanes' work arrays; ``_options_lanes``."""
     rules = table.rules
@@ -517,5 +504,5 @@ def _run_lanes(
     vecs = np.empty((nchunks, 4, lanes))
     _options_lanes(
         st_mask, st_flag, st_u, order, starts, roll, rerolls, table.values, K, subs,
-        As, Ms, E1s, SRs, vecs, *outputs,
+        As, Ms, E1s, SRs, vecs, rows,
     )  # fmt: skip

@@ -8,6 +8,8 @@ command does not support it) and :func:`yatzy_commands`, the ``Command`` entries
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
@@ -108,73 +110,55 @@ DISTRIBUTION_OPTIONS = (
 TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
 
 
+def runner(module: str, what: str, theta: str | None = None) -> Callable[[YatzyConfig, Any], int]:
+    """The run of command ``what``: the checks it shares with the others (no saved-rerolls
+    variant; with ``theta``, no ``--theta`` either: the error says to do ``theta``
+    instead), then ``run_<what>`` of ``diceopt.games.yatzy.<module>``, imported only now."""
+
+    def run(config: YatzyConfig, args: Any) -> int:
+        no_saved_rerolls(config, what)
+        if theta is not None:
+            no_theta(args, what, theta)
+        run_command = getattr(import_module(f"diceopt.games.yatzy.{module}"), f"run_{what}")
+        return int(run_command(config, args))
+
+    return run
+
+
 def yatzy_commands() -> tuple[Command, ...]:
     """``sweep``: score distributions across theta; ``distribution``: the exact one;
     ``export``: a dataset of situations; ``targets``: the stored target table."""
-
-    def run_distribution(config: YatzyConfig, args: Any) -> int:
-        from diceopt.games.yatzy.distribution import run_distribution
-
-        no_saved_rerolls(config, "distribution")
-        return run_distribution(config, args)
-
-    def run_sweep(config: YatzyConfig, args: Any) -> int:
-        from diceopt.games.yatzy.sweep import run_sweep
-
-        no_saved_rerolls(config, "sweep")
-        no_theta(args, "sweep", "give the values to compare with --thetas")
-        return run_sweep(config, args)
-
-    def run_duel(config: YatzyConfig, args: Any) -> int:
-        from diceopt.games.yatzy.duel import run_duel
-
-        no_saved_rerolls(config, "duel")
-        no_theta(args, "duel", "name a strategy theta:T with --first or --second")
-        return run_duel(config, args)
-
-    def run_export(config: YatzyConfig, args: Any) -> int:
-        from diceopt.games.yatzy.export import run_export
-
-        no_saved_rerolls(config, "export")
-        return run_export(config, args)
-
-    def run_targets(config: YatzyConfig, args: Any) -> int:
-        from diceopt.games.yatzy.target_store import run_targets
-
-        no_saved_rerolls(config, "targets")
-        no_theta(args, "targets", "the target table holds probabilities")
-        return run_targets(config, args)
 
     return (
         Command(
             "sweep",
             "risk-sensitive play: the score distribution for several theta",
-            run_sweep,
+            runner("sweep", "sweep", "give the values to compare with --thetas"),
             SWEEP_OPTIONS,
         ),
         Command(
             "export",
             "write situations from seeded games with every action's exact value (parquet or jsonl)",
-            run_export,
+            runner("export", "export"),
             EXPORT_OPTIONS,
         ),
         Command(
             "duel",
             "two strategies play head to head on seeded dice (win rate, 95% interval)",
-            run_duel,
+            runner("duel", "duel", "name a strategy theta:T with --first or --second"),
             DUEL_OPTIONS,
         ),
         Command(
             "distribution",
             "the exact distribution of the final score under the table's policy",
-            run_distribution,
+            runner("distribution", "distribution"),
             DISTRIBUTION_OPTIONS,
         ),
         Command(
             "targets",
             "build and store the target table (the best P(points to come >= k) for every "
             "state and k; advise --target reads it), or load it",
-            run_targets,
+            runner("target_store", "targets", "the target table holds probabilities"),
             TARGETS_OPTIONS,
         ),
     )

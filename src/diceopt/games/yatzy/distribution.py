@@ -55,7 +55,8 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.layers import LayerStates, layer_states
+from diceopt.games.yatzy.arrays import StateArrays
+from diceopt.games.yatzy.layers import LayerStates, layer_states, max_to_come
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.score_distribution import (
     ScoreDistribution,
@@ -68,26 +69,6 @@ from diceopt.interrupt import Pace, interruptible, run_chunks
 
 if TYPE_CHECKING:
     from diceopt.games.yatzy.saved import SavedTable
-
-
-def _max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray):
-    """An upper bound on the points still to come from turn-start states (vectorised)."""
-    cat_max = rules.category_max.astype(np.int64)  # normal, joker or served
-    out = np.zeros(mask.size, dtype=np.int64)
-    n_open = np.zeros(mask.size, dtype=np.int64)
-    for c in range(rules.num_categories):
-        is_open = ((mask >> c) & 1) == 0
-        out += np.where(is_open, cat_max[c], 0)
-        n_open += is_open
-    out += np.where(u < rules.bonus_threshold, rules.bonus, 0)
-    if rules.upper_bonus:  # Kniffel: a further Kniffel in each open upper box
-        for c in np.flatnonzero(rules.upper_face >= 0).tolist():
-            out += np.where(((mask >> c) & 1) == 0, rules.upper_bonus, 0)
-    if rules.tracks_yahtzee:
-        yz = rules.yahtzee_category
-        can = (flag == 1) | (((mask >> yz) & 1) == 0)
-        out += np.where(can, rules.yahtzee_bonus * n_open, 0)
-    return out
 
 
 def _outcome_bound(rules: YatzyRules, mask: np.ndarray) -> np.ndarray:
@@ -140,7 +121,7 @@ class _Keeper:
         self.width = rules.bonus_threshold + 1
         self.layers = layers
         bound = sum(
-            int(_max_to_come(rules, s.mask, s.flag, s.upper).sum()) + s.mask.size for s in layers
+            int(max_to_come(rules, s.mask, s.flag, s.upper).sum()) + s.mask.size for s in layers
         )
         self.data = np.empty(bound, dtype=dtype)
         nkeys = (1 << rules.num_categories) * self.flags * self.width
@@ -210,11 +191,8 @@ def _pass(
     the number of states combined.
     """
     rules = table.rules
-    K = table.arrays64
-    V = table.values
-    theta = float(table.theta)
-    flags = rules.flags
-    width = rules.bonus_threshold + 1
+    tab, K = table.policy_arrays, table.arrays64
+    flags, width = tab.flags, tab.width
     ncat = rules.num_categories
     layers = layer_states(rules)
     where = _layer_index(layers, (1 << ncat) * flags * width, flags, width)
@@ -239,7 +217,7 @@ def _pass(
             b0, at = int(bound_off[lo]), int(start[lo])
             o_key, o_succ, o_pts, o_q = (w[b0:] for w in work)
             local = layer_outcomes(
-                sm[lo:hi], sf[lo:hi], su[lo:hi], roll, t0, V, K, theta, where, flags, width,
+                StateArrays(sm[lo:hi], sf[lo:hi], su[lo:hi]), roll, t0, tab, K, where,
                 bound_off[lo : hi + 1] - b0, o_key, o_succ, o_pts, o_q, threads, LANES,
             )  # fmt: skip
             m = int(local[-1])
@@ -298,7 +276,7 @@ def _pass(
         st = layers[j]
         i = sel[j]
         sm, sf, su = (st.mask[i], st.flag[i], st.upper[i]) if j > j0 else first
-        bound = int(_max_to_come(rules, sm, sf, su).sum()) + sm.size
+        bound = int(max_to_come(rules, sm, sf, su).sum()) + sm.size
         most[j % 2] = max(most[j % 2], bound)
     pingpong = [np.empty(m) for m in most]
     states = n

@@ -41,7 +41,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position, format_position, value_is
-from diceopt.games.yatzy.batch import action_names, option_values, roll_lookup
+from diceopt.games.yatzy.batch import OptionRows, action_names, option_values, roll_lookup
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.output import check_output_path
@@ -85,13 +85,14 @@ def require_pyarrow() -> Any:
 
 
 @dataclass
-class Situations:
+class Situations(OptionRows):
     """Rows of played situations as arrays (n rows; ``width`` = most legal actions).
 
+    Their legal actions as :class:`~diceopt.games.yatzy.batch.OptionRows` (``codes``,
+    ``values``, ``regret`` (n, width) points, ``count``, ``best``, ``best_value``), and
     ``game``, ``turn`` (1-based), ``mask``, ``flag`` (Yahtzee box holds 50), ``upper``
-    (uncapped points), ``score`` (points so far), ``roll`` (roll index), ``rerolls``;
-    ``codes``/``values``/``regret`` (n, width) as in ``batch.BatchOptions`` (points);
-    ``count``, ``best``, ``best_value``, ``taken`` (the code the player chose).
+    (uncapped points), ``score`` (points so far), ``roll`` (roll index), ``rerolls``,
+    ``taken`` (the code the player chose).
     """
 
     game: np.ndarray
@@ -102,12 +103,6 @@ class Situations:
     score: np.ndarray
     roll: np.ndarray
     rerolls: np.ndarray
-    codes: np.ndarray
-    values: np.ndarray
-    regret: np.ndarray
-    count: np.ndarray
-    best: np.ndarray
-    best_value: np.ndarray
     taken: np.ndarray
 
     def __len__(self) -> int:

@@ -11,13 +11,15 @@ distribution.
    of reach share one value, so one is solved and the others copied (:func:`upper_plan`).
 3. A layer's states and copies as flat arrays (:func:`iter_layer_states`, one layer in
    memory at a time).
+4. The most points still to come from turn-start states (:func:`max_to_come`): the
+   targets' k range, the distribution's row lengths are bounded by it.
 
 Performance: vectorised numpy (no Python loop over states).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -186,6 +188,60 @@ def layer_states(rules: YatzyRules) -> list[LayerStates]:
     return list(iter_layer_states(rules))
 
 
+def solve_backward(
+    rules: YatzyRules,
+    dtype: np.dtype,
+    solve_layer: Callable[[int, LayerStates, np.ndarray], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """A table's values ``V[mask, flag, upper]`` (``dtype``; NaN: unreachable), layer by
+    layer, last turn first: the last layer is 0, ``solve_layer(j, states, V)`` writes the
+    values of layer j's states (j categories filled) reading layer j + 1's, then their
+    copies are filled in and ``progress(done, total)`` called. Returns V and the number
+    of states valued."""
+    c = rules.num_categories
+    V = np.full((1 << c, rules.flags, rules.bonus_threshold + 1), np.nan, dtype=dtype)
+    Vflat = V.reshape(-1)
+    layers = iter_layer_states(rules, reverse=True)
+    last = next(layers)  # every category filled: nothing more to score
+    V[last.mask, last.flag, last.upper] = 0.0
+    Vflat[last.copy_dst] = 0.0
+    states = last.mask.size + last.copy_dst.size
+    for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+        solve_layer(j, st, V)
+        Vflat[st.copy_dst] = Vflat[st.copy_src]
+        states += st.mask.size + st.copy_dst.size
+        if progress is not None:
+            progress(c - j, c)
+    return V, states
+
+
 def count_states(rules: YatzyRules) -> int:
     """Number of reachable turn-start states (mask, flag, upper total)."""
     return int(sum(s.mask.size + s.copy_dst.size for s in iter_layer_states(rules)))
+
+
+def max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Most points still to come from turn-start states (vectorised, points): every open
+    category at its maximum, the upper bonus if those maxima still reach the threshold,
+    and the Yahtzee bonus on every open turn that can earn it. P(>= k) is 0 above it."""
+    cat_max = rules.category_max.astype(np.int64)
+    T = rules.bonus_threshold
+    out = np.zeros(mask.size, dtype=np.int64)
+    up_left = np.zeros(mask.size, dtype=np.int64)
+    n_open = np.zeros(mask.size, dtype=np.int64)
+    for c in range(rules.num_categories):
+        is_open = ((mask >> c) & 1) == 0
+        out += np.where(is_open, cat_max[c], 0)
+        n_open += is_open
+        if rules.upper_face[c] >= 0:
+            up_left += np.where(is_open, cat_max[c], 0)
+    out += np.where((u < T) & (u + up_left >= T), rules.bonus, 0)
+    if rules.upper_bonus:  # Kniffel: a further Kniffel in each open upper box
+        for c in np.flatnonzero(rules.upper_face >= 0).tolist():
+            out += np.where(((mask >> c) & 1) == 0, rules.upper_bonus, 0)
+    if rules.tracks_yahtzee:
+        yz_open = ((mask >> rules.yahtzee_category) & 1) == 0
+        turns = np.where(flag == 1, n_open, np.where(yz_open, n_open - 1, 0))
+        out += rules.yahtzee_bonus * np.maximum(turns, 0)
+    return out

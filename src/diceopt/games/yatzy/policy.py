@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from diceopt.games.yatzy.arrays import NEG, KernelArrays
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, StateArrays
 from diceopt.games.yatzy.solve import solve_batch
 from diceopt.games.yatzy.turn import joker_best, joker_rules
 
@@ -188,16 +188,14 @@ def _keep_policy(
 
 @numba.njit(cache=True)
 def policy_lanes(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
+    states: StateArrays,
     lo: int,
     nb: int,
     V: np.ndarray,
     K: KernelArrays,
     W: PolicyBuffers,
 ) -> None:
-    """The policy of turn-start states lo .. lo + nb - 1 (nb <= lanes) for theta == 0:
+    """The policy of ``states`` lo .. lo + nb - 1 (nb <= lanes) for theta == 0:
     ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
 
     The values through the solver's lanes (``solve_batch`` in float64: the widget's
@@ -206,6 +204,7 @@ def policy_lanes(
     category after the first roll differs): the distribution reads the widget there.
     """
     A, M, E1, SR, vecs, arg, tmp, pols = W
+    st_mask, st_flag, st_u = states
     solve_batch(
         st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, 0.0, E1
     )

@@ -38,7 +38,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.extras import require
 from diceopt.games.yatzy.arrays import NEG, kernel_arrays
-from diceopt.games.yatzy.layers import iter_layer_states
+from diceopt.games.yatzy.layers import LayerStates, solve_backward
 from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
 from diceopt.games.yatzy.solve import LANES, solve_table
 from diceopt.games.yatzy.table import YatzyTable
@@ -280,19 +280,13 @@ def solve_table_ray(
         raise InputError(f"chunks must be at least 1, got {chunks}")
     theta = check_theta(theta)
     lanes = LANES[dt]
-    c = rules.num_categories
     with connect(address) as ray:
         t0 = time.perf_counter()
         task = ray.remote(num_cpus=1, max_retries=0)(_chunk_task)
         rules_ref = ray.put(rules)
-        V = np.full((1 << c, rules.flags, rules.bonus_threshold + 1), np.nan, dtype=dt)
-        Vflat = V.reshape(-1)
-        layers = iter_layer_states(rules, reverse=True)
-        last = next(layers)  # every category filled: nothing more to score
-        V[last.mask, last.flag, last.upper] = 0.0
-        Vflat[last.copy_dst] = 0.0
-        states = last.mask.size + last.copy_dst.size
-        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+
+        def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
+            """Layer j in ``chunks`` tasks, each reading the values so far from the store."""
             V_ref = ray.put(V)
             bounds = chunk_bounds(st.mask.size, chunks, lanes)
             refs = [
@@ -304,9 +298,7 @@ def solve_table_ray(
             parts = _get(ray, refs, f"solving layer {j}")
             del V_ref
             V[st.mask, st.flag, st.upper] = np.concatenate(parts)
-            Vflat[st.copy_dst] = Vflat[st.copy_src]
-            states += st.mask.size + st.copy_dst.size
-            if progress is not None:
-                progress(c - j, c)
+
+        V, states = solve_backward(rules, dt, solve_layer, progress)
         seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.arrays import KernelArrays
+from diceopt.games.yatzy.arrays import KernelArrays, TableArrays
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.table import YatzyTable, expected_table
 from diceopt.games.yatzy.turn import box_points, upper_bonus
@@ -152,7 +152,8 @@ def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None 
 
 
 # ---------------------------------------------------------------------------------------
-# numba kernels. ``K`` is the float64 ``KernelArrays`` (``YatzyTable.arrays64``).
+# numba kernels. ``K`` is the float64 ``KernelArrays`` (``YatzyTable.arrays64``), ``tab``
+# the table (``YatzyTable.policy_arrays``).
 #
 # A game is one int64 word: bits 0-31 the turn-start state as the flat index of the table
 # ((mask * flags + flag) * (threshold + 1) + upper), bits 32-59 the points so far, bit 60
@@ -199,15 +200,13 @@ def _policies_of(
     lo: int,
     hi: int,
     step: int,
-    flags: int,
-    width: int,
-    V: np.ndarray,
+    tab: TableArrays,
     K: KernelArrays,
-    theta: float,
     pol: np.ndarray,
 ) -> None:
     """pol[i - lo] for i = lo, lo + step, ... < hi (one thread's share of ``_policies``;
     a function of its own: inside the parallel loop the widget runs at half speed)."""
+    V, theta, flags, width = tab
     R = K.roll_p.size
     B = widget_buffers(K)
     for i in range(lo, hi, step):
@@ -227,18 +226,15 @@ def _policies(
     gkey: np.ndarray,
     lo: int,
     hi: int,
-    flags: int,
-    width: int,
-    V: np.ndarray,
+    tab: TableArrays,
     K: KernelArrays,
-    theta: float,
     pol: np.ndarray,
     nthreads: int,
 ) -> None:
     """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
     nthreads = min(nthreads, hi - lo)
     for t in numba.prange(nthreads):
-        _policies_of(gkey, lo + t, hi, nthreads, flags, width, V, K, theta, pol[t:])
+        _policies_of(gkey, lo + t, hi, nthreads, tab, K, pol[t:])
 
 
 @numba.njit(cache=True)
@@ -406,11 +402,8 @@ def simulate(
     table = expected_table(table, "the simulation")
     t0 = time.perf_counter()
     rules = table.rules
-    K = table.arrays64
-    V = table.values
-    theta = float(table.theta)
-    flags = rules.flags
-    width = rules.bonus_threshold + 1
+    tab, K = table.policy_arrays, table.arrays64
+    theta, flags, width = tab.theta, tab.flags, tab.width
     nkeys = (1 << rules.num_categories) * flags * width
     R = len(rules.roll_counts)
     digits = die_digits(rules)
@@ -436,7 +429,7 @@ def simulate(
             distinct[turn] += ngroups
             for glo in range(0, ngroups, BLOCK):
                 ghi = min(ngroups, glo + BLOCK)
-                _policies(gkey, glo, ghi, flags, width, V, K, theta, pol, threads)
+                _policies(gkey, glo, ghi, tab, K, pol, threads)
                 chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
                 _play(words, starts, glo, ghi, pol, rnd, digits, ksize, flags, width, K, chunks)
         scores[lo : lo + n] = (words >> KEY_BITS) & SCORE_MASK

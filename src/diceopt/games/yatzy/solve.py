@@ -48,7 +48,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
-from diceopt.games.yatzy.layers import LayerStates, iter_layer_states
+from diceopt.games.yatzy.layers import LayerStates, solve_backward
 from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import (
@@ -433,6 +433,14 @@ def first_roll(M: np.ndarray, out: np.ndarray, nb: int, K: KernelArrays) -> None
         r += 1
 
 
+@numba.njit(cache=True, inline="always")
+def lane_batches(As: np.ndarray, nst: int) -> tuple[int, int, int]:
+    """How nst states go through per-thread lane buffers ``As`` (chunks, nk + 1, lanes):
+    ``(nchunks, lanes, nbatch)``; batch b (states b * lanes on) is chunk b % nchunks's."""
+    lanes = As.shape[2]
+    return As.shape[0], lanes, (nst + lanes - 1) // lanes
+
+
 @numba.njit(cache=True, parallel=True)
 def solve_states(
     st_mask: np.ndarray,
@@ -449,10 +457,8 @@ def solve_states(
 ) -> None:
     """Values of the states (st_mask, st_flag, st_u) of one layer into ``res``, batch by
     batch; ``V`` is only read (the solved later layers), so it may be read-only (Ray)."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         A = As[ch]
         M = Ms[ch]
@@ -491,11 +497,9 @@ def solve_states_saved(
     (s < res.shape[1]), batch by batch from the next layer V (read only). The batch loop
     of :func:`solve_states` around :func:`solve_batch_saved` (separate so that the
     published solver and its Ray caller keep their signature)."""
-    nchunks = As.shape[0]
-    lanes = As.shape[2]
     nst = st_mask.size
     nsaved = res.shape[1]
-    nbatch = (nst + lanes - 1) // lanes
+    nchunks, lanes, nbatch = lane_batches(As, nst)
     for ch in numba.prange(nchunks):
         out = outs[ch]
         for b in range(ch, nbatch, nchunks):
@@ -592,24 +596,14 @@ def solve_table(
         raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()
     K = kernel_arrays(rules, dt)
-    c = rules.num_categories
-    T = rules.bonus_threshold
-    V = np.full((1 << c, rules.flags, T + 1), np.nan, dtype=dt)
-    Vflat = V.reshape(-1)
-    layers = iter_layer_states(rules, reverse=True)
-    last = next(layers)  # every category filled: nothing more to score
-    V[last.mask, last.flag, last.upper] = 0.0
-    Vflat[last.copy_dst] = 0.0
     As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 4)
-    states = last.mask.size + last.copy_dst.size
     pace = Pace()
+
+    def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
+        _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
+
     with interruptible():
-        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-            _solve_layer(st, V, As, Ms, SRs, vecs, K, theta, pace)
-            Vflat[st.copy_dst] = Vflat[st.copy_src]
-            states += st.mask.size + st.copy_dst.size
-            if progress is not None:
-                progress(c - j, c)
+        V, states = solve_backward(rules, dt, solve_layer, progress)
     seconds = time.perf_counter() - t0
     return YatzyTable(rules, V, theta, seconds, states)
 

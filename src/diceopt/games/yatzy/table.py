@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.arrays import NEG, KernelArrays, TableArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules
 
 if TYPE_CHECKING:  # saved.py loads numba; this module reads tables without it
@@ -56,6 +56,12 @@ class YatzyTable:
     def arrays64(self) -> KernelArrays:
         """Kernel arrays in float64 (for the scalar widget)."""
         return kernel_arrays(self.rules, np.float64)
+
+    @cached_property
+    def policy_arrays(self) -> TableArrays:
+        """The table as the kernels that follow its policy take it (``arrays64`` beside)."""
+        rules = self.rules
+        return TableArrays(self.values, float(self.theta), rules.flags, rules.bonus_threshold + 1)
 
     def widget(
         self, mask: int, flag: int, upper: int, levels: int = TURN

@@ -53,7 +53,7 @@ import numpy as np
 from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
-from diceopt.games.yatzy.layers import iter_layer_states, layer_masks
+from diceopt.games.yatzy.layers import iter_layer_states, layer_masks, max_to_come
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.target_turn import margin, target_layer, target_turn
 from diceopt.interrupt import Pace, interruptible, run_chunks
@@ -68,29 +68,6 @@ def table_kmax(rules: YatzyRules) -> int:
     """The largest k (points) a variant's full table holds: ``rules.max_total``, at most
     :data:`TABLE_KMAX` (American Yahtzee's 1575 would make a 6.6 GB table)."""
     return min(int(rules.max_total), TABLE_KMAX)
-
-
-def max_to_come(rules: YatzyRules, mask: np.ndarray, flag: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Most points still to come from turn-start states (vectorised, points): every open
-    category at its maximum, the upper bonus if those maxima still reach the threshold,
-    and the Yahtzee bonus on every open turn that can earn it. P(>= k) is 0 above it."""
-    cat_max = rules.category_max.astype(np.int64)
-    T = rules.bonus_threshold
-    out = np.zeros(mask.size, dtype=np.int64)
-    up_left = np.zeros(mask.size, dtype=np.int64)
-    n_open = np.zeros(mask.size, dtype=np.int64)
-    for c in range(rules.num_categories):
-        is_open = ((mask >> c) & 1) == 0
-        out += np.where(is_open, cat_max[c], 0)
-        n_open += is_open
-        if rules.upper_face[c] >= 0:
-            up_left += np.where(is_open, cat_max[c], 0)
-    out += np.where((u < T) & (u + up_left >= T), rules.bonus, 0)
-    if rules.tracks_yahtzee:
-        yz_open = ((mask >> rules.yahtzee_category) & 1) == 0
-        turns = np.where(flag == 1, n_open, np.where(yz_open, n_open - 1, 0))
-        out += rules.yahtzee_bonus * np.maximum(turns, 0)
-    return out
 
 
 def _gain_floor(

@@ -88,6 +88,14 @@ def _next_value_nb(V, mask, flag, u, s):  # noqa: ANN001 - numba types
 # KernelArrays; ``SR[row, ln]`` the successor rows of lane ln, one lane for the widget).
 
 
+@numba.njit(cache=True, inline="always")
+def roll_span(offset: np.ndarray) -> tuple[int, int]:
+    """Where the rolls lie in the flat keep lattice (``K.offset``): indices base .. nk - 1
+    (every die showing; the keeps of fewer dice come before), as ``(base, nk)``."""
+    nd = offset.size - 2
+    return offset[nd], offset[nd + 1]
+
+
 @numba.njit(cache=True)
 def may_write(mask: int, c: int, K: KernelArrays) -> bool:
     """Whether category c is open to a non-joker roll (open; first open if forced order)."""

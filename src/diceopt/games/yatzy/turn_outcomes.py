@@ -28,9 +28,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from diceopt.games.yatzy.arrays import KernelArrays
+from diceopt.games.yatzy.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
-from diceopt.games.yatzy.turn import box_points, upper_bonus
+from diceopt.games.yatzy.turn import box_points, roll_span, upper_bonus
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -55,10 +55,8 @@ def finish_turn(
     the rolls written straight after the first roll go to ``first[ln, r]`` instead
     (out holds the rest). The spread up the keep lattice runs over contiguous lanes
     (SIMD)."""
-    add_die, offset, fprob = K.add_die, K.offset, K.fprob
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
+    add_die, fprob = K.add_die, K.fprob
+    base, nk = roll_span(K.offset)
     R = nk - base
     k = add_die.shape[1]
     for r in range(R):
@@ -218,16 +216,11 @@ def turn_outcomes(
 def outcomes_share(
     t: int | np.integer,
     nthreads: int,
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
+    states: StateArrays,
     roll: int,
     t0: int,
-    V: np.ndarray,
+    tab: TableArrays,
     K: KernelArrays,
-    theta: float,
-    flags: int,
-    width: int,
     bound_off: np.ndarray,
     count: np.ndarray,
     o_key: np.ndarray,
@@ -240,6 +233,8 @@ def outcomes_share(
     half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
     the widget's bit for bit), else (and with served scores, which ``policy_lanes``
     does not know) from the scalar widget state by state."""
+    V, theta, flags, width = tab
+    st_mask, st_flag, st_u = states
     R = K.roll_p.size
     P = np.empty((R, lanes))
     F = np.empty((R, lanes))
@@ -254,7 +249,7 @@ def outcomes_share(
         lo = b * lanes
         nb = min(lanes, n - lo)
         if theta == 0.0 and not K.served:
-            policy_lanes(st_mask, st_flag, st_u, lo, nb, V, K, W)
+            policy_lanes(states, lo, nb, V, K, W)
         else:
             for ln in range(nb):
                 widget_into(
@@ -277,17 +272,12 @@ def outcomes_share(
 
 @numba.njit(cache=True, parallel=True)
 def layer_outcomes(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
+    states: StateArrays,
     roll: int,
     t0: int,
-    V: np.ndarray,
+    tab: TableArrays,
     K: KernelArrays,
-    theta: float,
     where: np.ndarray,
-    flags: int,
-    width: int,
     bound_off: np.ndarray,
     o_key: np.ndarray,
     o_succ: np.ndarray,
@@ -296,20 +286,20 @@ def layer_outcomes(
     nthreads: int,
     lanes: int,
 ) -> np.ndarray:
-    """The turn outcomes of states (st_mask, st_flag, st_u) (see ``turn_outcomes``)
+    """The turn outcomes of ``states`` under the policy of ``tab`` (see ``turn_outcomes``)
     into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
     upper bound on each state's number of outcomes), then packed to their front: state
     i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
     its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
-    n = st_mask.size
+    n = states.mask.size
     count = np.zeros(n, dtype=np.int64)
     nthreads = max(1, min(nthreads, n))
     for t in numba.prange(nthreads):
         # int64(t): the loop index is typed int64, then lowered as uint64; one type
         # compiles the (large) share once instead of twice
         outcomes_share(
-            np.int64(t), nthreads, st_mask, st_flag, st_u, roll, t0, V, K, theta, flags, width,
-            bound_off, count, o_key, o_pts, o_q, lanes,
+            np.int64(t), nthreads, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q,
+            lanes,
         )  # fmt: skip
     start = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):

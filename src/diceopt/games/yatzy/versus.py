@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Versus
+from diceopt.games.registry import Versus, VersusPlay
 from diceopt.games.yatzy.advice import Position, format_position, position_to_json
 
 STRATEGIES = ("expected", "win")
@@ -125,29 +125,21 @@ def estimate(config: Any, you: Position, computer: Any, strategy: str) -> float:
     return win_chance(config, you, theirs, strategy)
 
 
-def play(
-    config: Any,
-    you: Position,
-    computer: Any,
-    strategy: str,
-    action: str,
-    rng: np.random.Generator,
-    estimate: bool = True,
-) -> Versus:
+def play(config: Any, you: Position, computer: Any, action: str, how: VersusPlay) -> Versus:
     """The human plays ``action`` (canonical text) in ``you``; when it writes a category the
-    computer (``computer``: its side, text or JSON) plays its whole turn with ``strategy``
-    (``Versus.moves``: its actions, the last one's position without dice), then the human's
-    next roll is dealt.
+    computer (``computer``: its side, text or JSON) plays its whole turn with
+    ``how.strategy`` (``Versus.moves``: its actions, the last one's position without dice),
+    then the human's next roll is dealt (dice from ``how.rng``).
 
     InputError (one line): an unknown strategy, a bad side, a position without a score,
     sides that are not level (the human moves first: at the start of the human's turn both
-    have filled as many boxes), a game that is over, an illegal action. ``estimate``
+    have filled as many boxes), a game that is over, an illegal action. ``how.estimate``
     False: ``win_probability`` None (ask :func:`estimate` apart).
     """
     from diceopt.games.yatzy.advice import apply_action
     from diceopt.games.yatzy.win import computer_turn, parse_opponent, win_chance
 
-    strategy = check_strategy(strategy)
+    strategy, rng = check_strategy(how.strategy), how.rng
     rules = config.rules
     theirs = check_sides(config, you, computer)
     mine, over = apply_action(you, action, rules, rng)
@@ -189,5 +181,5 @@ def play(
         return answer(mine, game_over=True, result=result)
     mine = replace(mine, dice=_roll(rules, rng))  # the human's next roll, after the computer
     events.append(f"your roll: dice {' '.join(map(str, mine.dice))}")
-    win = win_chance(config, mine, theirs, strategy) if estimate else None
+    win = win_chance(config, mine, theirs, strategy) if how.estimate else None
     return answer(mine, win_probability=win)

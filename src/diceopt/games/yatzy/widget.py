@@ -69,6 +69,7 @@ from diceopt.games.yatzy.turn import (
     category_value,
     joker_best,
     joker_rules,
+    roll_span,
     served_extra,
     successor_rows,
     upper_bonus,
@@ -179,6 +180,7 @@ def widget_into(
     theta: float,
     B: WidgetBuffers,
     levels: int | np.integer,
+    score_now: bool = True,
 ) -> tuple[float, float]:
     """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
 
@@ -199,39 +201,21 @@ def widget_into(
     ``min(t, K.saved_cap)`` for the next turn. Saved rerolls need theta == 0.
     Roll and keep values are utilities ``W`` when theta != 0 (see :func:`to_points`).
     ``K`` must be float64 arrays.
+
+    ``score_now`` False: steps 3-5 only (the rerolls, the first roll, the policy) from
+    score-now values and categories already in ``B.now_value`` / ``B.now_cat``, for a
+    score-now step with another objective (the win probability of
+    :mod:`diceopt.games.yatzy.win`, without saved rerolls); (mask, flag, upper) and
+    ``V`` are then read only to refresh the score-now step with saved rerolls.
     """
-    # 1-2. successor rows, score now: lowest category index among equal values
-    _score_now_scalar(mask, flag, upper, V, K, B, 0)
-    return turn_choices(mask, flag, upper, V, K, theta, B, levels)
-
-
-@numba.njit(cache=True)
-def turn_choices(
-    mask: int,
-    flag: int,
-    upper: int,
-    V: np.ndarray | SavedLayer,
-    K: KernelArrays,
-    theta: float,
-    B: WidgetBuffers,
-    levels: int | np.integer,
-) -> tuple[float, float]:
-    """Steps 3-5 of :func:`widget_into` from the score-now values and categories already
-    in ``B.now_value`` / ``B.now_cat``: the rerolls, the first roll and the turn's policy.
-    Returns ``(value, ref)`` as :func:`widget_into` does. (mask, flag, upper) and ``V``
-    are read only to refresh the score-now step with saved rerolls.
-
-    Shared by the expected-score widget and any score-now step with another objective
-    (the win probability of :mod:`diceopt.games.yatzy.win`, without saved rerolls).
-    """
-    add_die, offset, fprob, roll_p = K.add_die, K.offset, K.fprob, K.roll_p
+    if score_now:  # 1-2. successor rows, score now: lowest category index among equals
+        _score_now_scalar(mask, flag, upper, V, K, B, 0)
+    add_die, fprob, roll_p = K.add_die, K.fprob, K.roll_p
     rem_pad = K.rem_pad
     RV, E, pol = B.roll_value, B.keep_value, B.policy
     now_v, now_c = B.now_value, B.now_cat
     sub_best, sub_arg = B.sub_best, B.sub_arg
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
+    base, nk = roll_span(K.offset)
     R = nk - base
     k = add_die.shape[1]
     for r in range(R):

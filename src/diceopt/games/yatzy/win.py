@@ -19,9 +19,9 @@ an opponent who has finished, the advice is exact: the target rows are then draw
 (``solve_target_from(..., draw=True)``: the best P(win) + 1/2 P(draw) for each number of
 points needed, one policy per target), read directly. The turn itself (which
 dice to keep, which category to write) maximises the expected ``U`` exactly: the
-expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.widget.turn_choices`) with
-``U`` in place of "points + table value". ``U`` is computed only for the (successor,
-points) pairs some roll can reach: about 150 per turn.
+expected-score widget's steps 3-5 (:func:`diceopt.games.yatzy.widget.widget_into`
+without its score-now step) with ``U`` in place of "points + table value". ``U`` is
+computed only for the (successor, points) pairs some roll can reach: about 150 per turn.
 
 The opponent's distribution ``p`` is that of its expected-score play from its sheet
 (exact); a real opponent who also plays to win spreads its scores differently, which
@@ -48,7 +48,7 @@ from diceopt.games.yatzy.advice import Position
 from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.turn import allowed_categories, category_row, may_write
-from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, turn_choices, widget_buffers
+from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, widget_buffers, widget_into
 from diceopt.notation import load_json, split_fields
 
 
@@ -191,7 +191,7 @@ def win_turn(
         B.now_value[r] = best
         B.now_cat[r] = bc
     # no saved rerolls here: the table argument is never read
-    value, _ = turn_choices(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS)
+    value, _ = widget_into(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS, False)
     return value
 
 

@@ -19,8 +19,8 @@ from diceopt.games.registry import (
     Report,
     Step,
     Versus,
+    VersusPlay,
     check_variant_params,
-    simulation_report,
 )
 from diceopt.games.zombie import game
 from diceopt.games.zombie.dice import COLOURS
@@ -239,23 +239,22 @@ class ZombieSpec(GameSpec):
         versus.check_sides(pos, computer)
         return versus.estimate(rules, pos), versus.WIN_TEXT
 
-    def versus_play(
-        self,
-        rules: ZombieRules,
-        you: Any,
-        computer: Any,
-        strategy: str,
-        action: str,
-        rng: np.random.Generator,
-        estimate: bool = True,
+    def versus_move(
+        self, rules: ZombieRules, pos: ZombiePosition, computer: Any, action: str, play: VersusPlay
     ) -> Versus:
         """Your action; after your turn the computer's whole turn (see ``versus``)."""
         from diceopt.games.zombie import versus
 
-        versus.check_strategy(strategy)
-        pos = you if isinstance(you, ZombiePosition) else self.parse(rules, you)
+        versus.check_strategy(play.strategy)
+        rng = play.rng
         return versus.play(
-            rules, pos, computer, action, rng, lambda p, a: self.apply(rules, p, a, rng), estimate
+            rules,
+            pos,
+            computer,
+            action,
+            rng,
+            lambda p, a: self.apply(rules, p, a, rng),
+            play.estimate,
         )
 
     def tables(
@@ -296,7 +295,7 @@ class ZombieSpec(GameSpec):
     ) -> Report:
         """Seeded games of mutual optimal play (the first player's wins)."""
         outcomes = game.simulate_race(rules, games, rng)
-        return simulation_report(self, outcomes, game.solved(rules).value)
+        return self.simulation_report(outcomes, game.solved(rules).value)
 
     def commands(self) -> tuple[Command, ...]:
         """``turn``: the most brains one turn can expect, and the two-shotguns policy;
