@@ -116,16 +116,6 @@ class Split:
     costs: list[MoveCost] = field(default_factory=list)
     regrets: list[float] = field(default_factory=list)
 
-    @property
-    def luck(self) -> float:
-        """The summed luck of the game's rolls (the split's units)."""
-        return float(sum(r.luck for r in self.rolls))
-
-    @property
-    def cost(self) -> float:
-        """The summed cost of the game's moves (the split's units)."""
-        return float(sum(c.cost for c in self.costs))
-
     def to_json(self) -> dict[str, Any]:
         """The four parts and each player's regrets (the lists are the analysis's)."""
         return {
@@ -137,6 +127,16 @@ class Split:
             "result": self.result,
             "regret_by_player": self.regrets,
         }
+
+    @property
+    def luck(self) -> float:
+        """The summed luck of the game's rolls (the split's units)."""
+        return float(sum(r.luck for r in self.rolls))
+
+    @property
+    def cost(self) -> float:
+        """The summed cost of the game's moves (the split's units)."""
+        return float(sum(c.cost for c in self.costs))
 
 
 def _mean(values: list[float]) -> float:
