@@ -24,7 +24,7 @@ from diceopt.envs.codecs import Codec, codec_for
 from diceopt.envs.single import game_of, oracle_info
 from diceopt.errors import InputError
 from diceopt.extras import require
-from diceopt.games.registry import GameSpec
+from diceopt.games.registry import GameSpec, games, offers
 
 require("pettingzoo")
 from pettingzoo import AECEnv  # noqa: E402
@@ -41,7 +41,6 @@ class _AECBase(AECEnv):
     """What both environments share: spaces, seeding, rewards at the end, rendering."""
 
     metadata = {"render_modes": ["ansi"], "name": "diceopt", "is_parallelizable": False}
-    default_game = ""  # a subclass's default game
     game_players = 0  # the players its rules must have
     wrong_players = ""  # the error line otherwise ({title}: the game's)
 
@@ -52,7 +51,7 @@ class _AECBase(AECEnv):
         render_mode: str | None = None,
         **params: Any,
     ) -> None:
-        spec = game_of(self.default_game if game is None else game)
+        spec = self.default_game() if game is None else game_of(game)
         rules = spec.rules(variant, **params)
         if spec.players_of(rules) != self.game_players:
             raise InputError(self.wrong_players.format(title=spec.title))
@@ -60,6 +59,20 @@ class _AECBase(AECEnv):
             raise InputError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self._configure(spec, rules, codec_for(spec, rules))
+
+    @classmethod
+    def default_game(cls) -> GameSpec:
+        """The game played when none is named: the featured registered game with
+        environments and ``game_players`` players, else the first such game (discovered,
+        not named: Pig for two players, Yatzy for a duel)."""
+        fits = [
+            spec
+            for spec in games().values()
+            if spec.players == cls.game_players and offers(spec, "env_codec")
+        ]
+        if not fits:
+            raise InputError(f"no registered game has {cls.game_players}-player environments")
+        return next((spec for spec in fits if spec.featured), fits[0])
 
     def _configure(self, spec: GameSpec, rules: Any, codec: Codec) -> None:
         """The environment's own set-up (spaces through ``_setup``)."""
@@ -163,7 +176,6 @@ class TwoPlayerEnv(_AECBase):
     ``optimal_action`` and ``action`` of the agent's own last decision.
     """
 
-    default_game = "pig"
     game_players = 2
     wrong_players = (
         "{title} with these rules is a one-player game: use its Gymnasium environment "
@@ -249,7 +261,6 @@ class DuelEnv(_AECBase):
     win-optimal duel policy; ``regret`` is in points.
     """
 
-    default_game = "yatzy"
     game_players = 1
     wrong_players = "a duel seats two players at a one-player game; {title} here has two"
 
