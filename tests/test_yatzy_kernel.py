@@ -73,7 +73,7 @@ def _engine_values(rules, theta=0.0):
     return graph, sol
 
 
-def _assert_agree(rules, theta=0.0):
+def assert_kernel_agrees(rules, theta=0.0):
     table = solve_table(rules, dtype="float64", theta=theta)
     graph, sol = _engine_values(rules, theta)
     assert table.value == pytest.approx(sol.value, abs=1e-9)
@@ -113,13 +113,13 @@ for _mode in ("free", "forced", "none"):
 
 @pytest.mark.parametrize("name", list(REDUCED))
 def test_kernel_agrees_with_engine(name):
-    _assert_agree(REDUCED[name])
+    assert_kernel_agrees(REDUCED[name])
 
 
 @pytest.mark.parametrize("theta", [-0.5, 0.3])
 def test_kernel_agrees_with_engine_exponential(theta):
-    _assert_agree(REDUCED["scandinavian-3d4"], theta)
-    _assert_agree(REDUCED["american-4d6-free"], theta)
+    assert_kernel_agrees(REDUCED["scandinavian-3d4"], theta)
+    assert_kernel_agrees(REDUCED["american-4d6-free"], theta)
 
 
 def test_theta_zero_is_expectation_and_risk_order():

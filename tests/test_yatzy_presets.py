@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_yatzy_kernel import assert_kernel_agrees
 
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
@@ -31,21 +32,6 @@ def _roll(rules: YatzyRules, *pips: int) -> int:
 
 def _cat(rules: YatzyRules, name: str) -> int:
     return rules.categories.index(name)
-
-
-def _assert_agree(rules: YatzyRules) -> None:
-    """Kernel == generic engine, at the start and in every turn-start state."""
-    table = solve_table(rules, dtype="float64")
-    graph = compile_game(YatzyEngineGame(rules))
-    sol = solve(graph, Objective())
-    assert table.value == pytest.approx(sol.value, abs=1e-9)
-    checked = 0
-    for s, state in enumerate(graph.states):
-        if state[0] == "turn":
-            _, mask, flag, upper = state
-            assert table.values[mask, flag, upper] == pytest.approx(sol.values[s], abs=1e-9)
-            checked += 1
-    assert checked == int(np.isfinite(table.values).sum())
 
 
 # --- the presets score as their rules say -------------------------------------------------
@@ -116,7 +102,7 @@ REDUCED = {
 @pytest.mark.parametrize("name", list(REDUCED))
 def test_kernel_agrees_with_engine(name):
     source, categories, changes = REDUCED[name]
-    _assert_agree(load_rules(source).reduced(categories, **changes))
+    assert_kernel_agrees(load_rules(source).reduced(categories, **changes))
 
 
 # --- hand-computed small games ------------------------------------------------------------
