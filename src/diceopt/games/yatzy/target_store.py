@@ -164,9 +164,9 @@ def target_turn_for(
     rows = load_rows(rules, config.dtype, full=False)  # stored rows from the start
     if rows is not None and k <= rows.kmax:
         return rows.turn(mask, flag, upper, k)
+    named = f"--rules {rules.name}" if rules.key else f"--variant {config.variant}"
     why = (
-        f"no stored target table (`diceopt yatzy targets --variant {config.variant}` "
-        "stores one for every target)"
+        f"no stored target table (`diceopt yatzy targets {named}` stores one for every target)"
         if table is None
         else f"stored table: k <= {table.kmax}"
     )
