@@ -101,7 +101,7 @@ async function useRules() {
     addRuleFile(S.game, entry, text);
     keepRules(S.game, { text, entry });
     selectGame(S.game, entry.id);
-    showError(null);
+    showError(null, "#rules-message");
   } catch (err) { showError(err, "#rules-message"); }
 }
 function clearRules() {
@@ -109,6 +109,7 @@ function clearRules() {
   g.variants = g.variants.filter((v) => !v.id.startsWith(PASTED));
   keepRules(S.game, null);
   selectGame(S.game);
+  showError(null, "#rules-message");
 }
 async function uploadRules(e) {
   const file = e.target.files && e.target.files[0];

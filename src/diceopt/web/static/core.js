@@ -51,9 +51,13 @@ async function api(path, body) {
 // An error is shown in the message box of the part of the page the user acted in
 // (#advise-message under the position, #play-message under the actions, the box of an
 // advice option under it), scrolled into view; every other message box is cleared.
+// ``err`` null clears the messages, except a sticky one (``data-sticky``: the rule file's)
+// unless it is ``where``: an answer that arrives late must not hide a control's own error.
 function showError(err, where = "#message") {
   for (const m of document.querySelectorAll("p.message")) {
-    if (`#${m.id}` !== where || !err) { m.hidden = true; m.textContent = ""; continue; }
+    const mine = `#${m.id}` === where;
+    if (!err && !mine && m.dataset.sticky !== undefined) continue;
+    if (!mine || !err) { m.hidden = true; m.textContent = ""; continue; }
     m.textContent = String(err.message || err);
     m.hidden = false;
     m.scrollIntoView({ block: "nearest" });
