@@ -18,7 +18,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from web_games import BIG_TABLES, MAXI_MINI_ID, RACE, GatedSpec, maxi_mini_variant
+from web_games import (
+    AHEAD_OF_ME,
+    BEHIND,
+    BIG_TABLES,
+    MAXI_MINI_ID,
+    RACE,
+    GatedSpec,
+    maxi_mini_variant,
+)
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
@@ -1398,20 +1406,6 @@ def test_bad_estimate_requests_are_one_line_4xx(client, body, status, words):
     bad = {**FORCED, "strategy": "win", "estimate": "no"}
     assert_error(client.post("/api/duel/new", json=bad), 422, "estimate")
     still_serving(client)
-
-
-# Late in a forced-order game and 20 points behind: the best move for the expected score
-# keeps two pairs (a full house), the best to beat this opponent keeps 5 5 6 (a chance at
-# the big categories still to come), a different move.
-BEHIND = (
-    "dice 1 1 5 5 6 | rerolls 2 | filled ones twos threes fours fives sixes one_pair "
-    "two_pairs three_of_a_kind four_of_a_kind small_straight large_straight | upper 63 "
-    "| score 150"
-)
-AHEAD_OF_ME = (
-    "filled ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind "
-    "four_of_a_kind small_straight large_straight | upper 63 | score 170"
-)
 
 
 def test_two_kinds_of_hint_differ_late_and_behind(client):

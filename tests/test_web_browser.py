@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from web_games import BIG_TABLES, MAXI_MINI, MAXI_MINI_ID
+from web_games import AHEAD_OF_ME, BEHIND, BIG_TABLES, MAXI_MINI, MAXI_MINI_ID
 
 from diceopt.errors import InputError
 from diceopt.games.registry import get_game
@@ -860,19 +860,6 @@ def test_yatzy_play_against_the_computer(page, live_server, artifacts_dir):
     assert page.locator("#play-log tbody tr.opp").count() == 15
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / "web-yatzy-duel-end.png"), full_page=True)
-
-
-# Late in a forced-order game and 20 points behind (tests/test_web_api.py): the best move
-# for the expected score and the best to beat the computer differ.
-BEHIND = (
-    "dice 1 1 5 5 6 | rerolls 2 | filled ones twos threes fours fives sixes one_pair "
-    "two_pairs three_of_a_kind four_of_a_kind small_straight large_straight | upper 63 "
-    "| score 150"
-)
-AHEAD_OF_ME = (
-    "filled ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind "
-    "four_of_a_kind small_straight large_straight | upper 63 | score 170"
-)
 
 
 def test_against_the_computer_both_hints_where_they_differ_on_a_phone(

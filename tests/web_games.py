@@ -42,6 +42,19 @@ BIG_TABLES = {
     ("zombie", "goal-13"),
 }
 
+# Late in a forced-order game and 20 points behind: the best move for the expected score
+# keeps two pairs (a full house), the best to beat this opponent keeps 5 5 6, a different
+# move (the API and browser tests of the two hints).
+BEHIND = (
+    "dice 1 1 5 5 6 | rerolls 2 | filled ones twos threes fours fives sixes one_pair "
+    "two_pairs three_of_a_kind four_of_a_kind small_straight large_straight | upper 63 "
+    "| score 150"
+)
+AHEAD_OF_ME = (
+    "filled ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind "
+    "four_of_a_kind small_straight large_straight | upper 63 | score 170"
+)
+
 DASH = {1: 0, 2: 2, 3: 3}  # die face -> points
 
 
