@@ -1,8 +1,10 @@
 """Fixtures: one table cache for the whole run, the web app client, live server, browser.
 
-The only autouse fixture points ``DICEOPT_CACHE`` at the session's temporary cache, so
-no test writes to the user's cache and each full-size table is solved at most once per
-run; tests that need a cache of their own set the variable themselves.
+Two fixtures are autouse. One points ``DICEOPT_CACHE`` at the session's temporary cache,
+so no test writes to the user's cache and each full-size table is solved at most once per
+run; tests that need a cache of their own set the variable themselves. The other shows
+progress and notices on stderr as the command line does (games report through
+``diceopt.progress``; with no display installed they are silent).
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ def session_cache(web_cache_dir: Path) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(web_cache_dir))
         yield web_cache_dir
+
+
+@pytest.fixture(scope="session", autouse=True)
+def terminal_display() -> Iterator[None]:
+    """Progress and notices on stderr (as the command line shows them) in every test."""
+    from diceopt.cli.display import TerminalDisplay
+    from diceopt.progress import shown_on
+
+    with shown_on(TerminalDisplay()):
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """One conformance suite for every registered game (built-in and plug-in).
 
 Each check is a function of a GameSpec that raises AssertionError when the game breaks
-the contract (``diceopt.games.registry``), on the game's small instance
+the contract (``diceopt.games.contract``), on the game's small instance
 (``GameSpec.small``): identity, rules and variants, the notation (text and JSON round
 trips), malformed positions (one-line InputErrors), advice (best first, regrets), play
 (seeded random games end within the game's bound), solving and simulation (simulated
@@ -27,7 +27,8 @@ import pytest
 import diceopt.games
 from diceopt.errors import InputError
 from diceopt.games.codec import Codec
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, games, offers
+from diceopt.games.contract import Command, GameSpec, Parameter, Report, offers
+from diceopt.games.registry import games
 from diceopt.games.stick import StickSpec
 from diceopt.tables import Table
 

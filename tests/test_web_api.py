@@ -30,7 +30,8 @@ from web_games import (
 
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, games, get_game
+from diceopt.games.contract import GameSpec
+from diceopt.games.registry import games, get_game
 from diceopt.web.games import GameTables, board_kind, served_games, warm_setting
 from diceopt.web.routes import create_app
 from diceopt.web.schemas import MAX_BODY_BYTES

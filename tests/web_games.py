@@ -26,7 +26,7 @@ import pytest
 
 from diceopt.advice import ActionAdvice, Advice, rank_actions
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Report, Step
+from diceopt.games.contract import GameSpec, Report, Step
 from diceopt.games.yatzy.rules import MAXI, YatzyRules
 from diceopt.notation import split_fields
 

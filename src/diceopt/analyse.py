@@ -4,7 +4,7 @@ every roll, for any game.
 A record (:mod:`diceopt.record`) lists a game's moves, ``POSITION => ACTION`` for the
 graded decisions; ``diceopt GAME play --record FILE`` and ``diceopt GAME simulate
 --record FILE`` write them with the rolls and results. Only the
-:class:`~diceopt.games.registry.GameSpec` is used (``parse``, ``evaluate``,
+:class:`~diceopt.games.contract.GameSpec` is used (``parse``, ``evaluate``,
 ``to_move``, ``solve``, ``players_of``, ``lower_is_better_of``), so every registered
 game can be analysed.
 
@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec
+from diceopt.games.contract import GameSpec
 from diceopt.record import DECISION, RecordedGame, read_record
 
 MISTAKE = 1e-9  # a regret above this (game units) is a mistake

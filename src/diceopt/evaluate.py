@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from diceopt.errors import InputError, SolveError, one_line
-from diceopt.games.registry import GameSpec, get_game
+from diceopt.games.contract import GameSpec
+from diceopt.games.registry import get_game
 from diceopt.lazy import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile

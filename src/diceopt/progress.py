@@ -1,8 +1,11 @@
-"""Progress of long work on stderr: a rich progress bar on a terminal, else one line a stage.
+"""Progress of long work, reported to whatever the front end supplies; games never draw it.
 
-Use as a context manager; ``update(done, total)`` matches the progress callbacks of the
-solvers (layers solved, graph nodes built). Nothing is drawn on stdout, so ``--json``
-output stays one object.
+A game wraps long work in a :class:`Stage` (a context manager; ``update(done, total)``
+matches the progress callbacks of the solvers: layers solved, graph nodes built) and says
+what the user should know with :func:`notice` (e.g. a damaged table being rebuilt). Where
+that goes is the front end's choice: it installs a :class:`Display` with :func:`shown_on`
+(the command line draws a rich bar or one line a stage on stderr); with none installed,
+stages and notices are silent.
 
 ``watching(callback)``: within the block, every Stage of this thread also reports
 ``callback(label, done, total)`` (at its start, then at each update). The callback may
@@ -12,13 +15,11 @@ request has gone): long solves report between their layers, so they stop there.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, TextIO
 
 Watcher = Callable[[str, int, "int | None"], None]
 _watchers = threading.local()
@@ -47,49 +48,65 @@ def _report(label: str, done: int, total: int | None) -> None:
         callback(label, done, total)
 
 
-class Stage:
-    """One stage of work (e.g. "solving Yatzy"), reported on ``stream`` (stderr)."""
+class Display:
+    """Where stages and notices go; the front end subclasses it (this base shows nothing)."""
 
-    def __init__(self, label: str, unit: str = "", stream: TextIO | None = None) -> None:
+    def begin(self, stage: Stage) -> None:
+        """``stage`` has started."""
+
+    def advance(self, stage: Stage, done: int, total: int | None) -> None:
+        """``done`` units of ``total`` (None: unknown) of ``stage`` are finished."""
+
+    def end(self, stage: Stage, seconds: float, done: bool) -> None:
+        """``stage`` is over after ``seconds``; ``done`` False: it failed or was stopped."""
+
+    def notice(self, text: str) -> None:
+        """One line the user should read (e.g. ``warning: ...``)."""
+
+
+_display = Display()
+
+
+@contextmanager
+def shown_on(display: Display) -> Iterator[Display]:
+    """Within the block, every stage and notice of the process goes to ``display``."""
+    global _display
+    before, _display = _display, display
+    try:
+        yield display
+    finally:
+        _display = before
+
+
+def notice(text: str) -> None:
+    """Tell the user ``text`` (one line) through the installed display."""
+    _display.notice(text)
+
+
+class Stage:
+    """One stage of work (e.g. "solving Yatzy", ``unit`` "layers"), shown by the display."""
+
+    def __init__(self, label: str, unit: str = "") -> None:
         self.label = label
         self.unit = unit
-        self.stream = stream or sys.stderr
-        self._bar: Any = None
-        self._task: Any = None
+        self._display = _display
         self._t0 = 0.0
         self._failed = False
 
     def __enter__(self) -> Stage:
         self._t0 = time.perf_counter()
         _report(self.label, 0, None)
-        if self.stream.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                self.unit,
-                TimeElapsedColumn(),
-                console=Console(file=self.stream),
-                transient=False,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task(self.label, total=None)
-        else:
-            print(f"{self.label} ...", file=self.stream, flush=True)
+        self._display.begin(self)
         return self
 
     def fail(self) -> None:
-        """The stage did not do its work (the caller has said why): no "done" line."""
+        """The stage did not do its work (the caller has said why): it is not "done"."""
         self._failed = True
 
     def update(self, done: int, total: int | None = None) -> None:
         """``done`` units of ``total`` (None: unknown) finished so far."""
         _report(self.label, done, total)
-        if self._bar is not None:
-            self._bar.update(self._task, completed=done, total=total)
+        self._display.advance(self, done, total)
 
     def __exit__(
         self,
@@ -98,7 +115,4 @@ class Stage:
         tb: TracebackType | None,
     ) -> None:
         seconds = time.perf_counter() - self._t0
-        if self._bar is not None:
-            self._bar.stop()
-        elif kind is None and not self._failed:
-            print(f"{self.label}: done in {seconds:.1f} s", file=self.stream, flush=True)
+        self._display.end(self, seconds, kind is None and not self._failed)

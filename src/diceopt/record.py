@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec
+from diceopt.games.contract import GameSpec
 from diceopt.lazy import numpy as np
 
 DECISION = "=>"  # a graded decision

@@ -35,7 +35,6 @@ import hashlib
 import json
 import mmap
 import os
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -134,8 +133,10 @@ def table_path(key: TableKey, directory: str | os.PathLike | None = None) -> Pat
 
 
 def warn(message: str) -> None:
-    """One warning line on stderr."""
-    print(f"diceopt: warning: {message}", file=sys.stderr)
+    """One warning line (``diceopt: warning: ...``) through the front end's display."""
+    from diceopt.progress import notice
+
+    notice(f"diceopt: warning: {message}")
 
 
 def _contiguous(arrays: Mapping[str, np.ndarray]) -> list[tuple[str, np.ndarray]]:

@@ -94,7 +94,9 @@ def join_negative_values(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
+    from diceopt.cli.display import TerminalDisplay
     from diceopt.cli.streams import check_streams, drop_output, stdout_failed
+    from diceopt.progress import shown_on
 
     closed = check_streams()
     if closed is not None:
@@ -108,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
-        with interruptible():  # Ctrl-C never lost in a finalizer (numba's, llvmlite's)
+        # Ctrl-C never lost in a finalizer (numba's, llvmlite's); progress on stderr
+        with interruptible(), shown_on(TerminalDisplay()):
             status = int(args.handler(args) or 0)
         sys.stdout.flush()  # a full or failing output is an error, not a lost answer
         return status

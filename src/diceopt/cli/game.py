@@ -24,7 +24,7 @@ from diceopt.cli.common import (
     variant_name,
 )
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report
+from diceopt.games.contract import Command, GameSpec, Parameter, Report
 from diceopt.record import POLICIES
 from diceopt.storage import ENV_VAR
 
@@ -255,7 +255,13 @@ def with_cache_dir(directory: str | None, handler: Any, *args: Any) -> int:
 
 def _extra_handler(extra: Command) -> Any:
     def handler(spec: GameSpec, args: argparse.Namespace) -> int:
-        return int(extra.run(rules_from(spec, args), args) or 0)
+        output = extra.run(rules_from(spec, args), args)
+        if extra.json and args.json:
+            print_json(output.data)
+            return 0
+        for line in output.lines:
+            print(line)
+        return 0
 
     return handler
 

@@ -24,7 +24,7 @@ import numpy as np
 from diceopt.cli.common import check_output_path, prompt, resolve_seed
 from diceopt.cli.streams import check_stdin
 from diceopt.errors import InputError, one_line
-from diceopt.games.registry import GameSpec
+from diceopt.games.contract import GameSpec
 
 HINT_ACTIONS = 3  # actions listed by the hint
 

@@ -23,7 +23,8 @@ gymnasium = require("gymnasium")
 from diceopt.envs.codecs import Codec, codec_for, has_codec  # noqa: E402
 from diceopt.envs.single import DiceEnv  # noqa: E402
 from diceopt.errors import InputError  # noqa: E402
-from diceopt.games.registry import GameSpec, games  # noqa: E402
+from diceopt.games.contract import GameSpec  # noqa: E402
+from diceopt.games.registry import games  # noqa: E402
 
 __all__ = [
     "AEC_IDS",

@@ -15,7 +15,7 @@ from typing import Any
 
 from diceopt.errors import InputError
 from diceopt.games.codec import Codec
-from diceopt.games.registry import GameSpec, offers
+from diceopt.games.contract import GameSpec, offers
 
 __all__ = ["Codec", "codec_for", "has_codec"]
 

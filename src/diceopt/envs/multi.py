@@ -24,7 +24,8 @@ from diceopt.envs.codecs import Codec, codec_for
 from diceopt.envs.single import game_of, oracle_info
 from diceopt.errors import InputError
 from diceopt.extras import require
-from diceopt.games.registry import GameSpec, games, offers
+from diceopt.games.contract import GameSpec, offers
+from diceopt.games.registry import games
 
 require("pettingzoo")
 from pettingzoo import AECEnv  # noqa: E402

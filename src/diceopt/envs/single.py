@@ -16,7 +16,8 @@ from gymnasium import spaces
 from diceopt.advice import Advice
 from diceopt.envs.codecs import Codec, codec_for
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, get_game
+from diceopt.games.contract import GameSpec
+from diceopt.games.registry import get_game
 
 ILLEGAL_ACTIONS = ("first", "raise")
 

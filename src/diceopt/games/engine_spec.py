@@ -27,7 +27,7 @@ from diceopt.engine import (
 )
 from diceopt.engine.compile import DECISION, TERMINAL
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Report, Step
+from diceopt.games.contract import GameSpec, Report, Step
 from diceopt.lazy import numpy as np
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, Parameter
+from diceopt.games.contract import Command, CommandOutput, Parameter
 
 MORE = 2  # candidates tried past the crossing of 1/2
 
@@ -59,20 +59,16 @@ def fair_command(
     """The ``fair`` subcommand of a race game: ``answer_of(rules, candidates)`` is
     :func:`fairest` for the game's solved race; ``units``: what a compensation counts."""
 
-    def run(rules: Any, args: Any) -> int:
-        from diceopt.output import print_json
-
+    def run(rules: Any, args: Any) -> CommandOutput:
         answer = answer_of(rules, args.candidates)
-        if args.json:
-            print_json({"rules": rules.describe(), **answer})
-            return 0
         given = answer["compensation"]
         who = "the second player" if given >= 0 else "the first player (the second is favoured)"
-        print(f"compensation for {who}: {abs(given)} {units}")
+        lines = [f"compensation for {who}: {abs(given)} {units}"]
         for row in answer["candidates"]:
             mark = "  <- fairest" if row["compensation"] == given else ""
-            print(f"{row['compensation']:>6}: first player wins {row['win_probability']:.9f}{mark}")
-        return 0
+            chance = row["win_probability"]
+            lines.append(f"{row['compensation']:>6}: first player wins {chance:.9f}{mark}")
+        return CommandOutput({"rules": rules.describe(), **answer}, lines)
 
     return Command(
         "fair",

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.games.contract import Parameter, Report, Step
 from diceopt.games.families.push_luck import PushLuckRules, load_rules
 from diceopt.games.families.push_luck_spec import PushLuckPosition, PushLuckSpec
 from diceopt.games.families.race import RaceSolution, fair_command, race_solution
-from diceopt.games.registry import Parameter, Report, Step
 from diceopt.lazy import numpy as np
 
 GOAL_MAX = 20_000
@@ -77,7 +78,7 @@ def turn_values(rules: FarkleRules, me: int, opponent: int) -> Any:
 
 
 class FarkleSpec(PushLuckSpec):
-    """Two-player Farkle in the registry (see ``diceopt.games.registry``)."""
+    """Two-player Farkle in the registry (see ``diceopt.games.contract``)."""
 
     id = "farkle"
     title = "Farkle"
@@ -185,7 +186,7 @@ class FarkleSpec(PushLuckSpec):
         """``fair``: the compensation for the second player."""
         return (fair_command(lambda rules: race_solution("farkle", rules.family)),)
 
-    def main_job(self, out: Any = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """The first player's win probability and the fair compensation."""
         from diceopt.games.families.race import fair
 

@@ -37,7 +37,15 @@ from diceopt import storage
 from diceopt.advice import Advice, rank_actions
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, check_variant_params
+from diceopt.games.contract import (
+    Command,
+    CommandOutput,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+)
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, split_fields
 
@@ -654,7 +662,7 @@ BOUNDARY_STEP = 10  # score step of the printed boundary table (goals above 20)
 
 
 class PigSpec(GameSpec):
-    """Pig in the registry (see ``diceopt.games.registry``)."""
+    """Pig in the registry (see ``diceopt.games.contract``)."""
 
     id = "pig"
     title = "Pig"
@@ -866,7 +874,7 @@ class PigSpec(GameSpec):
         value = float(evaluate_policy(doubled, policy, sol.solution.objective).values[0])
         return (value if seat == 1 else 1.0 - value), len(decisions)
 
-    def main_job(self, out: Callable[[str], None] = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """The published Pig figure, reproduced."""
         rules = PigRules()
         sol = solved(rules)
@@ -881,11 +889,11 @@ class PigSpec(GameSpec):
         out(f"{rules.num_nodes:,} nodes (mover's point of view); {how}")
 
 
-def run_boundary(rules: PigRules, args: Any) -> int:
+def run_boundary(rules: PigRules, args: Any) -> CommandOutput:
     """``diceopt pig boundary``: the hold-from table (or JSON) and an optional plot."""
     import math
 
-    from diceopt.output import check_plot_path, print_json, write_plot
+    from diceopt.output import check_plot_path, write_plot
 
     goal = rules.goal
     step = args.step if args.step is not None else (BOUNDARY_STEP if goal > 20 else 1)
@@ -896,35 +904,31 @@ def run_boundary(rules: PigRules, args: Any) -> int:
     hold_from, exceptions = sol.boundary()
     if args.plot:
         write_plot(lambda: plot_boundary(sol, args.plot), args.plot)
-    if args.json:
-        table = [[None if math.isnan(x) else int(x) for x in row] for row in hold_from.tolist()]
-        print_json(
-            {
-                "game": "pig",
-                "rules": rules.describe(),
-                "value": sol.value,
-                "hold_from": table,
-                "exceptions": exceptions,
-                "plot": args.plot,
-            }
-        )
-        return 0
+    table = [[None if math.isnan(x) else int(x) for x in row] for row in hold_from.tolist()]
+    data = {
+        "game": "pig",
+        "rules": rules.describe(),
+        "value": sol.value,
+        "hold_from": table,
+        "exceptions": exceptions,
+        "plot": args.plot,
+    }
     scores = [s for s in range(0, goal, step) if rules.possible_total(s)]
-    print(
+    lines = [
         f"Pig, goal {goal}, d{rules.sides}: hold once the turn total reaches the number "
-        "(rows: your score, columns: opponent's score)"
-    )
-    print("you\\opp " + "".join(f"{o:>5}" for o in scores))
+        "(rows: your score, columns: opponent's score)",
+        "you\\opp " + "".join(f"{o:>5}" for o in scores),
+    ]
     for m in scores:
         cells = "".join(f"{int(hold_from[m, o]):>5}" for o in scores)
-        print(f"{m:>7} {cells}")
-    print(
+        lines.append(f"{m:>7} {cells}")
+    lines.append(
         f"{exceptions} (score, score, turn total) positions above the boundary where rolling "
         "is optimal again"
     )
     if args.plot:
-        print(f"boundary plot written to {args.plot}")
-    return 0
+        lines.append(f"boundary plot written to {args.plot}")
+    return CommandOutput(data, lines)
 
 
 SPEC = PigSpec()

@@ -64,7 +64,15 @@ from diceopt.engine import (
 )
 from diceopt.engine.compile import CHANCE, TERMINAL
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, check_variant_params
+from diceopt.games.contract import (
+    Command,
+    CommandOutput,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    check_variant_params,
+)
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
 
@@ -1130,7 +1138,7 @@ def policy_rows(sol: ShutSolution) -> list[dict[str, Any]]:
 
 
 class ShutSpec(GameSpec):
-    """Shut the Box in the registry (see ``diceopt.games.registry``).
+    """Shut the Box in the registry (see ``diceopt.games.contract``).
 
     ``players`` is 2 (the win objective); the rules say how many play
     (``players_of``), what values mean (``units_of``) and whether lower is better.
@@ -1441,7 +1449,7 @@ class ShutSpec(GameSpec):
             value = 1.0 - value
         return value, len(decisions)
 
-    def main_job(self, out: Callable[[str], None] = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """``make run`` section: one- and two-player results for 9 tiles."""
         rules = ShutRules()
         score, shut = solved(rules), solved(rules.with_objective("shut"))
@@ -1460,11 +1468,9 @@ class ShutSpec(GameSpec):
         out(f"{len(rows)} positions where the win-optimal move differs from the score-optimal one")
 
 
-def run_diff(rules: ShutRules, args: argparse.Namespace) -> int:
-    """``shutbox diff``: the table (or JSON) of positions where the win-optimal and the
-    score-optimal moves differ; returns the exit status."""
-    from diceopt.output import print_json
-
+def run_diff(rules: ShutRules, args: argparse.Namespace) -> CommandOutput:
+    """``shutbox diff``: the table (or JSON: every position unless ``--limit``) of positions
+    where the win-optimal and the score-optimal moves differ."""
     if args.limit is not None and args.limit < 0:
         raise InputError(f"--limit must be >= 0, got {args.limit}")
     t0 = time.perf_counter()
@@ -1473,36 +1479,30 @@ def run_diff(rules: ShutRules, args: argparse.Namespace) -> int:
     counts = {p: sum(1 for r in rows if r["player"] == p) for p in (1, 2)}
     if args.player != "both":
         rows = [r for r in rows if r["player"] == int(args.player)]
-    if args.json:
-        limit = args.limit if args.limit is not None else len(rows)
-        print_json(
-            {
-                "game": "shutbox",
-                "rules": {"tiles": rules.tiles, "dice_rule": rules.dice_rule},
-                "count": counts[1] + counts[2],
-                "count_player1": counts[1],
-                "count_player2": counts[2],
-                "seconds": seconds,
-                "positions": rows[:limit],
-            }
-        )
-        return 0
+    data = {
+        "game": "shutbox",
+        "rules": {"tiles": rules.tiles, "dice_rule": rules.dice_rule},
+        "count": counts[1] + counts[2],
+        "count_player1": counts[1],
+        "count_player2": counts[2],
+        "seconds": seconds,
+        "positions": rows[: args.limit if args.limit is not None else len(rows)],
+    }
     limit = args.limit if args.limit is not None else DIFF_LIMIT
-    print(
+    lines = [
         f"Shut the Box, {rules.tiles} tiles, {rules.dice_rule}: {counts[1] + counts[2]} positions "
         f"where the score-minimising move loses win probability (player 1: {counts[1]}, "
-        f"player 2: {counts[2]}); largest losses first"
-    )
-    for line in diff_lines(rows[:limit]):
-        print(line)
+        f"player 2: {counts[2]}); largest losses first",
+        *diff_lines(rows[:limit]),
+    ]
     if len(rows) > limit:
-        print(f"... {len(rows) - limit} more (--limit N, or --json for all)")
-    return 0
+        lines.append(f"... {len(rows) - limit} more (--limit N, or --json for all)")
+    return CommandOutput(data, lines)
 
 
 SPEC = ShutSpec()
 
 
-def main_job(out: Callable[[str], None] = print) -> None:
+def main_job(out: Callable[[str], None]) -> None:
     """``make run`` section (see ``ShutSpec.main_job``)."""
     SPEC.main_job(out)

@@ -37,7 +37,7 @@ from diceopt.engine import (
     solve,
 )
 from diceopt.errors import InputError
-from diceopt.games.registry import GameSpec, Parameter, Report, Step, check_variant_params
+from diceopt.games.contract import GameSpec, Parameter, Report, Step, check_variant_params
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, parse_number, parse_numbers, split_fields
 from diceopt.progress import Stage
@@ -666,7 +666,7 @@ class OptimalAgent:
 
 
 class StickSpec(GameSpec):
-    """Stick or reroll in the registry (see ``diceopt.games.registry``)."""
+    """Stick or reroll in the registry (see ``diceopt.games.contract``)."""
 
     id = "stick"
     title = "Stick or reroll"
@@ -851,7 +851,7 @@ class StickSpec(GameSpec):
             policy[int(i)] = None if (held == pos.roll).all() else lat.index(held)
         return float(evaluate_stick_policy(rules, policy)), len(policy)
 
-    def main_job(self, out: Callable[[str], None] = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """3d6: the exact expectation and what discounted course agents leave behind."""
         import time
 

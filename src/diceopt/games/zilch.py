@@ -15,16 +15,16 @@ from __future__ import annotations
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.games.contract import Parameter, Report, Step
 from diceopt.games.families.push_luck import PushLuckRules, load_rules
 from diceopt.games.families.push_luck_spec import PushLuckPosition, PushLuckSpec
-from diceopt.games.registry import Parameter, Report, Step
 from diceopt.lazy import numpy as np
 
 UNITS = "expected turn score in long-run points (a zilch counted at its cost to later turns)"
 
 
 class ZilchSpec(PushLuckSpec):
-    """Zilch in the registry (see ``diceopt.games.registry``)."""
+    """Zilch in the registry (see ``diceopt.games.contract``)."""
 
     id = "zilch"
     title = "Zilch"

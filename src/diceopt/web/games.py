@@ -1,7 +1,7 @@
 """The web app's side of the game registry: tables, answer cache, threads, JSON answers.
 
 Every game comes from the registry (``diceopt.games.registry``) and is used through its
-:class:`~diceopt.games.registry.GameSpec` only; nothing here names a game.
+:class:`~diceopt.games.contract.GameSpec` only; nothing here names a game.
 
 - Solved tables live in the game modules (one per process, shared by all requests). The
   first use of a (game, variant) is serialised by a lock, so concurrent first requests
@@ -41,7 +41,8 @@ import numpy as np
 from diceopt import tables as tables_module
 from diceopt.advice import ActionAdvice
 from diceopt.errors import InputError, one_line
-from diceopt.games.registry import GameSpec, Parameter, Versus, games, get_game, offers
+from diceopt.games.contract import GameSpec, Parameter, Versus, offers
+from diceopt.games.registry import games, get_game
 from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
 

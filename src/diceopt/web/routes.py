@@ -82,7 +82,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from diceopt.errors import InputError, SolveError
-from diceopt.games.registry import GameSpec
+from diceopt.games.contract import GameSpec
 from diceopt.progress import Cancelled, watching
 from diceopt.tables import Build, Table, TableStore
 from diceopt.web.games import (

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from diceopt.engine import Chance, Decision, Terminal
 from diceopt.errors import InputError
+from diceopt.games.contract import Parameter
 from diceopt.games.engine_spec import EngineGameSpec
-from diceopt.games.registry import Parameter
 
 
 @dataclass(frozen=True)

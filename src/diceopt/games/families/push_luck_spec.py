@@ -31,8 +31,8 @@ from typing import Any
 
 from diceopt.advice import Advice, rank_actions
 from diceopt.errors import InputError
+from diceopt.games.contract import GameSpec, Step
 from diceopt.games.families.push_luck import PushLuckRules, SetAside, set_asides
-from diceopt.games.registry import GameSpec, Step
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
 

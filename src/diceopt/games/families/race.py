@@ -24,8 +24,8 @@ from typing import Any
 
 from diceopt import storage
 from diceopt.errors import InputError
+from diceopt.games.contract import Command
 from diceopt.games.families.push_luck import RollTable
-from diceopt.games.registry import Command
 from diceopt.lazy import numpy as np
 
 TOLERANCE = 1e-15  # a pair's fixed point: both turn starts reproduce themselves to this

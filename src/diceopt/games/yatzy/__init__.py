@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
+from diceopt.games.contract import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
 from diceopt.games.yatzy.commands import no_saved_rerolls, yatzy_commands
 from diceopt.games.yatzy.rules import UPPER, VARIANTS, YatzyRules, check_theta, get_rules
 from diceopt.games.yatzy.solved import (
@@ -49,7 +49,7 @@ _DISTRIBUTION_READY: set[str] = set()  # table dtypes whose distribution kernels
 
 
 class YatzySpec(GameSpec):
-    """Yatzy and Yahtzee in the registry (see ``diceopt.games.registry``)."""
+    """Yatzy and Yahtzee in the registry (see ``diceopt.games.contract``)."""
 
     id = "yatzy"
     title = "Yatzy"
@@ -439,7 +439,7 @@ class YatzySpec(GameSpec):
         ``export``: a dataset of situations; ``targets``: the stored target table."""
         return yatzy_commands()
 
-    def main_job(self, out: Callable[[str], None] = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""
         main_job(out)
 

@@ -1,6 +1,6 @@
 """The Yatzy game's own commands (``diceopt yatzy sweep|export|duel|distribution|targets``).
 
-Role: their options (:class:`~diceopt.games.registry.Parameter` tuples), the checks every
+Role: their options (:class:`~diceopt.games.contract.Parameter` tuples), the checks every
 command shares (no ``--theta`` where it does not apply, no saved-rerolls variant where a
 command does not support it) and :func:`yatzy_commands`, the ``Command`` entries
 ``SPEC.commands`` returns; each runner imports its module (numba) only when run.
@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Command, Parameter
+from diceopt.games.contract import Command, CommandOutput, Parameter
 from diceopt.notation import parse_number
 from diceopt.options import games_count, seed_value
 
@@ -110,17 +110,19 @@ DISTRIBUTION_OPTIONS = (
 TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
 
 
-def runner(module: str, what: str, theta: str | None = None) -> Callable[[YatzyConfig, Any], int]:
+def runner(
+    module: str, what: str, theta: str | None = None
+) -> Callable[[YatzyConfig, Any], CommandOutput]:
     """The run of command ``what``: the checks it shares with the others (no saved-rerolls
     variant; with ``theta``, no ``--theta`` either: the error says to do ``theta``
     instead), then ``run_<what>`` of ``diceopt.games.yatzy.<module>``, imported only now."""
 
-    def run(config: YatzyConfig, args: Any) -> int:
+    def run(config: YatzyConfig, args: Any) -> CommandOutput:
         no_saved_rerolls(config, what)
         if theta is not None:
             no_theta(args, what, theta)
         run_command = getattr(import_module(f"diceopt.games.yatzy.{module}"), f"run_{what}")
-        return int(run_command(config, args))
+        return run_command(config, args)
 
     return run
 

@@ -55,6 +55,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
+from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.arrays import StateArrays
 from diceopt.games.yatzy.layers import LayerStates, layer_states, max_to_come
 from diceopt.games.yatzy.rules import YatzyRules
@@ -503,10 +504,10 @@ def warm_up(dtype: str | np.dtype = "float32") -> float:
     return time.perf_counter() - t0
 
 
-def run_distribution(config: Any, args: Any) -> int:
+def run_distribution(config: Any, args: Any) -> CommandOutput:
     """``diceopt yatzy distribution [POSITION]``: the exact final-score distribution."""
     from diceopt.games.yatzy.advice import format_position, parse_position
-    from diceopt.output import check_plot_path, print_json, write_plot
+    from diceopt.output import check_plot_path, write_plot
 
     check_plot_path(args.plot)
     rules = config.rules
@@ -526,29 +527,26 @@ def run_distribution(config: Any, args: Any) -> int:
         if config.theta:
             title += f" (theta {config.theta:g})"
         write_plot(lambda: distribution_png(dist, args.plot, title[:90]), args.plot)
-    if args.json:
-        print_json(
-            {
-                "variant": config.variant,
-                "theta": config.theta,
-                "dtype": config.dtype,
-                "position": None if pos is None else format_position(pos, rules),
-                "of": "final score" if dist.base is not None else "points still to come",
-                **dist.summary(),
-                "pmf": dist.pmf.tolist(),
-                "states": dist.states,
-                "seconds": dist.seconds,
-                "compile_seconds": compile_seconds,
-                "plot": args.plot,
-            }
-        )
-        return 0
-    print(f"{config.variant}, exact distribution from {where}")
+    data = {
+        "variant": config.variant,
+        "theta": config.theta,
+        "dtype": config.dtype,
+        "position": None if pos is None else format_position(pos, rules),
+        "of": "final score" if dist.base is not None else "points still to come",
+        **dist.summary(),
+        "pmf": dist.pmf.tolist(),
+        "states": dist.states,
+        "seconds": dist.seconds,
+        "compile_seconds": compile_seconds,
+        "plot": args.plot,
+    }
     what = "expected score" if config.theta == 0 else f"theta {config.theta:g}"
-    print(f"policy: the {config.dtype} table's ({what}); table value {dist.value:.6f} points")
-    for line in summary_lines(dist, rules.yatzy_box):
-        print(f"  {line}")
-    print(f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)")
+    lines = [
+        f"{config.variant}, exact distribution from {where}",
+        f"policy: the {config.dtype} table's ({what}); table value {dist.value:.6f} points",
+        *(f"  {line}" for line in summary_lines(dist, rules.yatzy_box)),
+        f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)",
+    ]
     if args.plot:
-        print(f"plot written to {args.plot}")
-    return 0
+        lines.append(f"plot written to {args.plot}")
+    return CommandOutput(data, lines)

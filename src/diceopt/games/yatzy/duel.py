@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
+from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.simulation import (
@@ -309,9 +310,8 @@ def win_inputs(rules: YatzyRules, expected: Any) -> tuple[Any, Any]:
     return table, dist
 
 
-def run_duel(config: Any, args: Any) -> int:
-    """``diceopt yatzy duel``: play, then the win rate with its interval (or JSON)."""
-    from diceopt.output import print_json
+def run_duel(config: Any, args: Any) -> CommandOutput:
+    """``diceopt yatzy duel``: play, then the win rate with its interval."""
     from diceopt.progress import Stage
 
     first = parse_strategy(args.first)
@@ -321,31 +321,24 @@ def run_duel(config: Any, args: Any) -> int:
     with Stage(f"{first.name} against {second.name}", "games") as stage:
         result = duel(config.rules, first, second, games, rng, progress=stage.update)
     data = result.to_json() | {"variant": config.variant, "seed": args.seed}
-    if args.json:
-        print_json(data)
-        return 0
     lo, hi = data["ci95"]
     means = data["mean_score"]
-    print(
+    lines = [
         f"{config.variant}: {first.name} against {second.name}, {games:,} games "
-        f"(seed {args.seed}; the first-named starts the even games)"
-    )
-    print(
+        f"(seed {args.seed}; the first-named starts the even games)",
         f"  {first.name} wins {data['wins']:,}, draws {data['draws']:,}, loses "
         f"{data['losses']:,}: win rate {100 * data['win_rate']:.2f}% "
-        f"(draws 1/2; 95% interval {100 * lo:.2f}% to {100 * hi:.2f}%)"
-    )
-    print(
+        f"(draws 1/2; 95% interval {100 * lo:.2f}% to {100 * hi:.2f}%)",
         f"  mean final score: {first.name} {means['first']:.2f}, {second.name} "
-        f"{means['second']:.2f} points; {result.seconds:.1f} s"
-    )
-    return 0
+        f"{means['second']:.2f} points; {result.seconds:.1f} s",
+    ]
+    return CommandOutput(data, lines)
 
 
 MAIN_JOB_GAMES = 20_000  # about 6 s on 2 cores (forced order); interval +- 0.7 points
 
 
-def main_job(out: Callable[[str], None] = print) -> None:
+def main_job(out: Callable[[str], None]) -> None:
     """`make run`'s head-to-head section: a small seeded duel, win against expected, on
     Scandinavian Yatzy when its full target table is stored, else on the forced-order
     variant (whose tables take seconds)."""

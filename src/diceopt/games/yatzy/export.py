@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.errors import InputError
+from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import OptionRows, action_names, option_values, roll_lookup
 from diceopt.games.yatzy.engine_game import score_points
@@ -384,10 +385,8 @@ def export(
     }
 
 
-def run_export(config: Any, args: Any) -> int:
-    """``diceopt yatzy export``: write the rows; print what was written (or JSON)."""
-    from diceopt.output import print_json
-
+def run_export(config: Any, args: Any) -> CommandOutput:
+    """``diceopt yatzy export``: write the rows; what was written."""
     check_export(args.out, args.format, getattr(args, "from"), args.eps)  # before the table
     info = export(
         config.table(),
@@ -399,12 +398,9 @@ def run_export(config: Any, args: Any) -> int:
         args.eps,
         config.variant,
     )
-    if args.json:
-        print_json({"variant": config.variant, **info})
-        return 0
     eps = f", eps {info['eps']:g}" if info["eps"] is not None else ""
-    print(
+    line = (
         f"wrote {info['rows']:,} rows ({info['games']:,} games, source {info['source']}{eps}, "
         f"seed {info['seed']}) to {info['path']} as {info['format']} in {info['seconds']:.1f} s"
     )
-    return 0
+    return CommandOutput({"variant": config.variant, **info}, [line])

@@ -16,16 +16,15 @@ once per process and kept in :data:`TABLES` (keyed by :func:`table_memo`).
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Report
+from diceopt.games.contract import Report
 from diceopt.games.yatzy.rules import DEFAULT_VARIANT, YatzyRules, get_rules
-from diceopt.progress import Stage
+from diceopt.progress import Stage, notice
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
     import numpy as np
@@ -77,8 +76,8 @@ def solve_command(rules: YatzyRules, dtype: str = "float32", cache_dir: str | No
 
 
 def note(line: str) -> None:
-    """A line about what a solve did with files (stderr, beside the progress)."""
-    print(line, file=sys.stderr, flush=True)
+    """A line about what a solve did with files (shown beside the progress)."""
+    notice(line)
 
 
 def get_solved(
@@ -123,7 +122,7 @@ def saved_table(
     return got[0]
 
 
-def main_job(out: Callable[[str], None] = print) -> None:
+def main_job(out: Callable[[str], None]) -> None:
     """`make run`: solve (or load) Scandinavian Yatzy, print its value, time and an advice."""
     from diceopt.games.yatzy.advice import advise_position, parse_position
     from diceopt.games.yatzy.solve import warm_up

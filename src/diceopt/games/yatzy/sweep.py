@@ -10,12 +10,12 @@ saved, and the exact distribution of the final score under its policy is compute
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.distribution import distribution
 from diceopt.games.yatzy.rules import YatzyRules, check_theta
 from diceopt.games.yatzy.score_distribution import ScoreDistribution
@@ -139,12 +139,13 @@ def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
     plt.close(fig)
 
 
-def run_sweep(config: Any, args: argparse.Namespace) -> int:
-    """``diceopt yatzy sweep``: a table (or JSON) per theta and a frontier plot."""
+def run_sweep(config: Any, args: argparse.Namespace) -> CommandOutput:
+    """``diceopt yatzy sweep``: a table per theta and a frontier plot."""
     import time
 
     from diceopt.games.yatzy.distribution import warm_up
-    from diceopt.output import check_plot_path, print_json, write_plot
+    from diceopt.output import check_plot_path, write_plot
+    from diceopt.progress import notice
 
     thetas = parse_thetas(args.thetas)
     check_plot_path(args.plot)
@@ -154,40 +155,33 @@ def run_sweep(config: Any, args: argparse.Namespace) -> int:
         check_ray(args.ray)
     t0 = time.perf_counter()
     compile_seconds = warm_up(config.dtype)
-
-    def note(message: str) -> None:
-        if not args.json:
-            print(message, file=sys.stderr, flush=True)
-
-    rows = sweep(config.rules, thetas, config.dtype, None, note, args.ray)
+    rows = sweep(config.rules, thetas, config.dtype, None, notice, args.ray)
     if args.plot:
         title = f"{config.variant}: mean and spread by theta (exact distributions)"
         write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
     seconds = time.perf_counter() - t0
-    if args.json:
-        print_json(
-            {
-                "variant": config.variant,
-                "dtype": config.dtype,
-                "rows": [r.to_json() for r in rows],
-                "seconds": seconds,
-                "compile_seconds": compile_seconds,
-                "plot": args.plot,
-            }
-        )
-        return 0
-    print(f"{config.variant}: exact final-score distribution of each theta's optimal policy")
+    data = {
+        "variant": config.variant,
+        "dtype": config.dtype,
+        "rows": [r.to_json() for r in rows],
+        "seconds": seconds,
+        "compile_seconds": compile_seconds,
+        "plot": args.plot,
+    }
     head = f"{'theta':>7} {'cert.eq':>8} {'mean':>8} {'std':>7}"
     head += "".join(f" {'p' + str(p):>5}" for p in (1, 5, 10, 25, 50, 75, 90, 95, 99))
     head += f" {'bonus':>6} {'yatzy':>6}"
-    print(head)
+    lines = [
+        f"{config.variant}: exact final-score distribution of each theta's optimal policy",
+        head,
+    ]
     for r in rows:
         s = r.summary()
         line = f"{r.theta:>7g} {r.value:8.2f} {s['mean']:8.2f} {s['std']:7.2f}"
         line += "".join(f" {v:5.0f}" for v in s["percentiles"].values())
         line += f" {100 * s['bonus_rate']:5.1f}% {100 * s['yatzy_rate']:5.1f}%"
-        print(line)
-    print(f"total {seconds:.1f} s (compile {compile_seconds:.1f} s)")
+        lines.append(line)
+    lines.append(f"total {seconds:.1f} s (compile {compile_seconds:.1f} s)")
     if args.plot:
-        print(f"frontier written to {args.plot}")
-    return 0
+        lines.append(f"frontier written to {args.plot}")
+    return CommandOutput(data, lines)

@@ -24,6 +24,7 @@ import numpy as np
 from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
+from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.storage import rules_header, rules_key
 from diceopt.games.yatzy.targets import (
@@ -213,12 +214,12 @@ def size_text(nbytes: int) -> str:
 START_TARGETS = (200, 250, 300)  # P(final score >= K) printed from the start (points)
 
 
-def run_targets(config: Any, args: Any) -> int:
+def run_targets(config: Any, args: Any) -> CommandOutput:
     """``diceopt yatzy targets``: load the stored full target table, or build it (progress
-    on stderr) and store it; where it is, seconds, size, P(final >= K) from the start."""
+    shown by the front end) and store it; where it is, seconds, size, P(final >= K) from
+    the start."""
     import resource
 
-    from diceopt.output import print_json
     from diceopt.progress import Stage
 
     t0 = time.perf_counter()
@@ -244,38 +245,36 @@ def run_targets(config: Any, args: Any) -> int:
     size = path.stat().st_size if saved else table.values.nbytes
     p_at = {k: table.probability(0, 0, 0, k) for k in START_TARGETS if k <= table.kmax}
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    if args.json:
-        print_json(
-            {
-                "variant": variant,
-                "dtype": dtype,
-                "kmax": table.kmax,
-                "states": table.states,
-                "bytes": size,
-                "loaded": loaded is not None,
-                "path": str(path) if saved else None,
-                "solve_seconds": table.seconds,
-                "compile_seconds": compile_seconds,
-                "store_seconds": store_seconds,
-                "load_seconds": load_seconds,
-                "seconds": time.perf_counter() - t0,
-                "peak_rss_gb": peak,
-                "p_at_least": {str(k): p for k, p in p_at.items()},
-            }
-        )
-        return 0
-    print(
+    data = {
+        "variant": variant,
+        "dtype": dtype,
+        "kmax": table.kmax,
+        "states": table.states,
+        "bytes": size,
+        "loaded": loaded is not None,
+        "path": str(path) if saved else None,
+        "solve_seconds": table.seconds,
+        "compile_seconds": compile_seconds,
+        "store_seconds": store_seconds,
+        "load_seconds": load_seconds,
+        "seconds": time.perf_counter() - t0,
+        "peak_rss_gb": peak,
+        "p_at_least": {str(k): p for k, p in p_at.items()},
+    }
+    lines = [
         f"{variant}: target table, P(points still to come >= k) for k = 0 .. {table.kmax}, "
         f"{table.states:,} states, {size_text(size)} ({dtype})"
-    )
+    ]
     if loaded is not None:
-        print(f"loaded {path} in {load_seconds:.2f} s (solved in {table.seconds:.1f} s)")
+        lines.append(f"loaded {path} in {load_seconds:.2f} s (solved in {table.seconds:.1f} s)")
     else:
         where = f"stored {path} in {store_seconds:.1f} s" if saved else "not stored"
-        print(
+        lines.append(
             f"solved in {table.seconds:.1f} s (numba compile {compile_seconds:.1f} s, "
             f"peak memory {peak:.2f} GB); {where}"
         )
-    print("from the start: " + "  ".join(f"P(final >= {k}) {p:.6f}" for k, p in p_at.items()))
-    print(f"{time.perf_counter() - t0:.1f} s")
-    return 0
+    lines.append(
+        "from the start: " + "  ".join(f"P(final >= {k}) {p:.6f}" for k, p in p_at.items())
+    )
+    lines.append(f"{data['seconds']:.1f} s")
+    return CommandOutput(data, lines)

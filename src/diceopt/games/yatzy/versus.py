@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Versus, VersusPlay
+from diceopt.games.contract import Versus, VersusPlay
 from diceopt.games.yatzy.advice import Position, format_position, position_to_json
 
 STRATEGIES = ("expected", "win")

@@ -1,4 +1,4 @@
-"""Zombie Dice in the registry (see ``diceopt.games.registry``): two players to 13 brains.
+"""Zombie Dice in the registry (see ``diceopt.games.contract``): two players to 13 brains.
 
 Values are the mover's win probability (a tie at the goal plays further rounds), or with
 ``--objective brains`` the expected brains of the turn alone. ``diceopt zombie turn``
@@ -12,8 +12,9 @@ from typing import Any
 
 from diceopt.advice import Advice, rank_actions
 from diceopt.errors import InputError
-from diceopt.games.registry import (
+from diceopt.games.contract import (
     Command,
+    CommandOutput,
     GameSpec,
     Parameter,
     Report,
@@ -318,7 +319,7 @@ class ZombieSpec(GameSpec):
             ),
         )
 
-    def main_job(self, out: Callable[[str], None] = print) -> None:
+    def main_job(self, out: Callable[[str], None]) -> None:
         """``make run`` section: the one-turn values (the race is in the benchmark)."""
         from diceopt.games.zombie.turn import expected_brains
 
@@ -376,10 +377,8 @@ def fair_start(rules: ZombieRules, candidates: int | None) -> dict[str, Any]:
     return fairest(chance, rules.goal - 1, 1, candidates)
 
 
-def run_turn(rules: ZombieRules, args: Any) -> int:
+def run_turn(rules: ZombieRules, args: Any) -> CommandOutput:
     """``diceopt zombie turn``: the one-turn optimum and the two-shotguns policy."""
-    from diceopt.output import print_json
-
     if args.games < 0:
         raise InputError(f"--games must be >= 0, got {args.games}")
     data = turn_summary()
@@ -391,18 +390,18 @@ def run_turn(rules: ZombieRules, args: Any) -> int:
                 "std_error": float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else None,
                 "games": len(x),
             }
-    if args.json:
-        print_json({"game": "zombie", **data})
-        return 0
-    print(f"most expected brains in one turn (optimal play): {data['value']:.12f}")
-    print(f"rolling until two shotguns, then banking: {data['two_shotguns']:.12f}")
+    lines = [
+        f"most expected brains in one turn (optimal play): {data['value']:.12f}",
+        f"rolling until two shotguns, then banking: {data['two_shotguns']:.12f}",
+    ]
     for shots, row in data["bank_thresholds_by_shotguns"].items():
-        print(
+        lines.append(
             f"  {shots} shotgun(s): rolls on with up to {row['most_brains_rolled']} brains, "
             f"banks from {row['fewest_brains_banked']} in some hands"
         )
     for key in ("value", "two_shotguns"):
         sim = data.get(f"simulated_{key}")
         if sim:
-            print(f"  simulated {key}: {sim['mean']:.4f} +/- {sim['std_error']:.4f}")
-    return 0
+            error = "" if sim["std_error"] is None else f" +/- {sim['std_error']:.4f}"
+            lines.append(f"  simulated {key}: {sim['mean']:.4f}{error} ({sim['games']} turns)")
+    return CommandOutput({"game": "zombie", **data}, lines)

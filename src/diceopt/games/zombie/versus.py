@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.registry import Step, Versus
+from diceopt.games.contract import Step, Versus
 from diceopt.games.zombie import game
 from diceopt.games.zombie.position import ZombiePosition, ZombieRules
 from diceopt.lazy import numpy as np
