@@ -14,8 +14,10 @@ import os
 import statistics
 import time
 
-from diceopt.games import shutbox
-from diceopt.games.shutbox import ShutRules, solve_shutbox
+from diceopt.games.shutbox import solve as shut_solve
+from diceopt.games.shutbox.duel import differing_positions, duel_report
+from diceopt.games.shutbox.rules import ShutRules
+from diceopt.games.shutbox.solve import solve_shutbox
 
 REPEATS = 3
 CASES = [
@@ -28,7 +30,7 @@ CASES = [
 
 
 def run(rules: ShutRules) -> tuple[float, float, float, int, float]:
-    shutbox._SOLVED.clear()
+    shut_solve._SOLVED.clear()
     t0 = time.perf_counter()
     sol = solve_shutbox(rules)
     total = time.perf_counter() - t0
@@ -63,10 +65,10 @@ def main() -> None:
             "cpus": os.cpu_count(),
         }
         print(json.dumps(row), flush=True)
-    shutbox._SOLVED.clear()
+    shut_solve._SOLVED.clear()
     t0 = time.perf_counter()
-    shutbox.duel_report(ShutRules(9))
-    rows = shutbox.differing_positions(ShutRules(9))
+    duel_report(ShutRules(9))
+    rows = differing_positions(ShutRules(9))
     print(
         json.dumps(
             {

@@ -14,9 +14,22 @@ from diceopt.advice import ActionAdvice
 from diceopt.cli import main
 from diceopt.engine import compile_game, evaluate_policy
 from diceopt.errors import InputError
-from diceopt.games import shutbox as sb
 from diceopt.games.registry import get_game
-from diceopt.games.shutbox import SPEC, ShutPosition, ShutRules, solve_shutbox, solved
+from diceopt.games.shutbox import SPEC
+from diceopt.games.shutbox import solve as shut_solve
+from diceopt.games.shutbox.duel import differing_positions, duel_report, score_policy_in
+from diceopt.games.shutbox.game import ShutGame
+from diceopt.games.shutbox.position import ShutPosition, position_of_state
+from diceopt.games.shutbox.rules import (
+    DICE_RULES,
+    OBJECTIVES,
+    UNITS,
+    ShutRules,
+    mask_of,
+    tiles_of,
+    variant_of,
+)
+from diceopt.games.shutbox.solve import solve_shutbox, solved, table_key
 from diceopt.simulate import simulate
 
 RULES = ("two-then-one", "optional-one", "always-two")
@@ -191,7 +204,7 @@ def test_published_values_are_unchanged():
     assert solved(ShutRules()).value == pytest.approx(11.021120546, abs=5e-10)
     assert solved(ShutRules(objective="shut")).value == pytest.approx(0.097613716, abs=5e-10)
     assert solved(ShutRules(objective="win")).value == pytest.approx(0.502810354, abs=5e-10)
-    rows = sb.differing_positions(ShutRules())
+    rows = differing_positions(ShutRules())
     assert len(rows) == 1905
     assert sum(r["player"] == 1 for r in rows) == 21
 
@@ -232,7 +245,7 @@ def test_spec_simulate_uses_the_engine_simulator():
 
 @pytest.fixture(scope="module")
 def report():
-    return sb.duel_report(ShutRules(9))
+    return duel_report(ShutRules(9))
 
 
 def test_duel_report_gains_and_costs(report):
@@ -249,7 +262,7 @@ def test_duel_report_gains_and_costs(report):
 def test_score_policy_evaluation_matches_recursion_on_small_duel():
     # both players score-optimal on 4 tiles: engine policy evaluation vs a direct recursion
     win, score = solved(ShutRules(4, objective="win")), solved(ShutRules(4))
-    choice = sb.score_policy_in(win, score)
+    choice = score_policy_in(win, score)
     both_score = evaluate_policy(win.graph, choice).value
     full = frozenset(range(1, 5))
     # under score play the end-score distribution is the same for both players
@@ -285,7 +298,7 @@ def test_score_policy_evaluation_matches_recursion_on_small_duel():
 
 
 def test_differing_positions_are_real_differences():
-    rows = sb.differing_positions(ShutRules(9))
+    rows = differing_positions(ShutRules(9))
     assert any(r["player"] == 1 for r in rows) and any(r["player"] == 2 for r in rows)
     for r in rows[:20] + [r for r in rows if r["player"] == 1][:5]:
         assert r["win_move"] != r["score_move"] and r["win_lost"] > 0
@@ -304,7 +317,7 @@ def test_differing_positions_are_real_differences():
 def test_registered_spec_and_parameters():
     assert get_game("ShutBox") is SPEC and SPEC.title == "Shut the Box"
     choices = {p.name: p.choices for p in SPEC.parameters}
-    assert choices["dice_rule"] == sb.DICE_RULES and choices["objective"] == sb.OBJECTIVES
+    assert choices["dice_rule"] == DICE_RULES and choices["objective"] == OBJECTIVES
     assert SPEC.rules() == ShutRules(9, "two-then-one", "score")
     assert SPEC.rules(players=2) == ShutRules(objective="win")
     assert SPEC.rules("OPTIONAL-ONE/Win", tiles=5) == ShutRules(5, "optional-one", "win")
@@ -326,7 +339,7 @@ def test_variants_and_example():
     assert [o.value for o in options] == sorted(o.value for o in options)  # lower is better
     shut = advise(SPEC.position_example, "shut")
     assert [o.value for o in shut] == sorted((o.value for o in shut), reverse=True)
-    assert sb.variant_of("win/always-two/5") == ShutRules(5, "always-two", "win")
+    assert variant_of("win/always-two/5") == ShutRules(5, "always-two", "win")
 
 
 def test_json_position_is_accepted():
@@ -346,7 +359,7 @@ def _all_positions(rules):
     out = []
     for s, state in enumerate(g.states):
         if g.kind[s] == 2 or state[0] in ("turn", "turn2"):
-            out.append(sb.position_of_state(state))
+            out.append(position_of_state(state))
     out += [ShutPosition(0), ShutPosition(rules.full, 2)]
     if rules.objective == "win":
         out.append(ShutPosition(0, None, 5))
@@ -386,7 +399,7 @@ def test_advise_values_match_engine_states():
     score = solved(ShutRules())
     options = advise("open 1 3 4 7 | roll 8")
     assert {o.action for o in options} == {"shut 1 7", "shut 1 3 4"}
-    state_value = score.solution.values[score.graph.state_id(("roll", sb.mask_of([1, 3, 4, 7]), 8))]
+    state_value = score.solution.values[score.graph.state_id(("roll", mask_of([1, 3, 4, 7]), 8))]
     assert options[0].value == pytest.approx(state_value)
     # player 2 values are player 2's expected wins
     rules = ShutRules(objective="win")
@@ -414,7 +427,7 @@ def test_advise_before_the_roll_and_without_moves():
 def test_unreachable_positions_are_solved_on_demand():
     # tile 1 alone can never be the first tile shut with two dice: unreachable from the start
     options = advise("open 2 3 4 5 6 7 8 9 | roll 5")
-    direct = solve_shutbox(ShutRules(), start=("turn", sb.mask_of([2, 3, 4, 6, 7, 8, 9])))
+    direct = solve_shutbox(ShutRules(), start=("turn", mask_of([2, 3, 4, 6, 7, 8, 9])))
     assert options[0].action == "shut 5" and options[0].value == pytest.approx(direct.value)
     step = apply("open 2 3 4 5 6 7 8 9 | roll 5", "shut 5")
     assert step.events and step.events[0].startswith("rolled")
@@ -442,7 +455,7 @@ def replay_check(variant, seed, games=5):
             step = SPEC.apply(rules, pos, action, rng)
             trace.append((SPEC.format(rules, pos), action, SPEC.format(rules, step.position)))
             # the independent replay
-            open_tiles = frozenset(sb.tiles_of(pos.open))
+            open_tiles = frozenset(tiles_of(pos.open))
             target, roll, result = pos.target, None, None
             if action.startswith("shut"):
                 open_tiles -= {int(t) for t in action.split()[1:]}
@@ -481,7 +494,7 @@ def replay_check(variant, seed, games=5):
                     roll = r
             assert step.game_over == (result is not None)
             new = step.position
-            assert frozenset(sb.tiles_of(new.open)) == open_tiles
+            assert frozenset(tiles_of(new.open)) == open_tiles
             assert new.target == target and step.to_move == (target is not None)
             if result is not None:
                 assert step.result == result
@@ -646,7 +659,7 @@ def test_cli_solve_json(capsys):
     assert data["value"] == pytest.approx(61 / 36) and data["seconds"] >= 0 and data["states"] > 0
     assert main(["shutbox", "solve", "--tiles", "3", "--objective", "shut", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["value"] == pytest.approx(1 / 3) and data["units"] == sb.UNITS["shut"]
+    assert data["value"] == pytest.approx(1 / 3) and data["units"] == UNITS["shut"]
     assert main(["shutbox", "solve", "--tiles", "2", "--players", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["value"] == pytest.approx(680 / 1296) and "comparison" in data
@@ -669,7 +682,7 @@ def test_cli_policy_sorts_rolls_numerically(capsys):
     keys = []
     for row in rows:
         pos = SPEC.parse(SPEC.rules(tiles=5), row["position"])
-        keys.append((sb.tiles_of(pos.open), pos.roll))
+        keys.append((tiles_of(pos.open), pos.roll))
     assert keys == sorted(keys)
     full = [roll for tiles, roll in keys if tiles == (1, 2, 3, 4, 5)]
     assert full == sorted(full) and 3 in full and 10 in full
@@ -783,7 +796,7 @@ def test_main_job_section():
 
 
 def test_compile_keeps_states_actions_and_roll_labels_consistent():
-    g = compile_game(sb.ShutGame(ShutRules(4)))
+    g = compile_game(ShutGame(ShutRules(4)))
     assert g.states[0] == ("turn", ShutRules(4).full)
     for s in range(g.num_states):
         assert g.index[g.states[s]] == s
@@ -800,18 +813,18 @@ def test_compile_keeps_states_actions_and_roll_labels_consistent():
 def test_solutions_are_stored_and_loaded_without_solving(objective, tmp_path, monkeypatch):
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
     rules = ShutRules(6, "two-then-one", objective)
-    monkeypatch.setattr(sb, "_SOLVED", {})
-    first = sb.solved(rules)
-    path = tmp_path / "shutbox" / sb.table_key(rules).file_name()
+    monkeypatch.setattr(shut_solve, "_SOLVED", {})
+    first = solved(rules)
+    path = tmp_path / "shutbox" / table_key(rules).file_name()
     assert path.exists()
-    monkeypatch.setattr(sb, "_SOLVED", {})
-    monkeypatch.setattr(sb, "solve_shutbox", None)  # a load must not solve
-    again = sb.solved(rules)
+    monkeypatch.setattr(shut_solve, "_SOLVED", {})
+    monkeypatch.setattr(shut_solve, "solve_shutbox", None)  # a load must not solve
+    again = solved(rules)
     np.testing.assert_array_equal(again.solution.values, first.solution.values)
     np.testing.assert_array_equal(again.policy, first.policy)
     assert again.graph.states == first.graph.states and again.graph.index == first.graph.index
     pos = SPEC.parse(rules, "open 1 2 4 | roll 3")
-    monkeypatch.setattr(sb, "_SOLVED", {(rules, None): first})
+    monkeypatch.setattr(shut_solve, "_SOLVED", {(rules, None): first})
     want = SPEC.advise(rules, pos)
-    monkeypatch.setattr(sb, "_SOLVED", {(rules, None): again})
+    monkeypatch.setattr(shut_solve, "_SOLVED", {(rules, None): again})
     assert SPEC.advise(rules, pos) == want
