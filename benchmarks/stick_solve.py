@@ -19,7 +19,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from course_dicegame import DiceGame  # noqa: E402
-from diceopt.games.stick import StickRules, play_games, solve_stick  # noqa: E402
+from diceopt.games.stick.rules import StickRules  # noqa: E402
+from diceopt.games.stick.solve import play_games, solve_stick  # noqa: E402
 
 
 def best_of(fn, repeats: int) -> float:

@@ -29,7 +29,7 @@ from diceopt.errors import InputError
 from diceopt.games.codec import Codec
 from diceopt.games.contract import Command, GameSpec, Parameter, Report, offers
 from diceopt.games.registry import games
-from diceopt.games.stick import StickSpec
+from diceopt.games.stick.spec import StickSpec
 from diceopt.tables import Table
 
 MALFORMED = ["", "   ", "{", "{}", "[1, 2]", "nonsense 1 2 3", "| | |", '{"x": 1}', "dice x y z"]

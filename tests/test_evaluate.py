@@ -9,7 +9,8 @@ import pytest
 import diceopt
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.stick import discounted_agent_policy, format_hold
+from diceopt.games.stick.course import discounted_agent_policy
+from diceopt.games.stick.position import format_hold
 
 EXACT_LOSS = 0.374398503  # discount 0.96, threshold 0.1, 3d6 (RULES §1)
 

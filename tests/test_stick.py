@@ -9,10 +9,10 @@ from course_dicegame import DiceGame
 from diceopt.cli import main
 from diceopt.errors import InputError
 from diceopt.games import stick
-from diceopt.games.stick import (
-    OptimalAgent,
-    StickRules,
-    discounted_agent_policy,
+from diceopt.games.stick import solve as stick_solve
+from diceopt.games.stick.course import OptimalAgent, discounted_agent_policy
+from diceopt.games.stick.rules import StickRules
+from diceopt.games.stick.solve import (
     evaluate_stick_policy,
     optimal_policy_map,
     play_games,
@@ -26,7 +26,7 @@ def cache(tmp_path_factory):
     path = tmp_path_factory.mktemp("stick-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(path))
-        mp.setattr(stick, "_SOLVED", {})
+        mp.setattr(stick_solve, "_SOLVED", {})
         yield path
 
 
@@ -215,14 +215,14 @@ def test_cli_play_grades_moves_and_survives_bad_lines(monkeypatch, capsys):
     "rules", [StickRules(3, 6), StickRules(2, 4, values=(1, 2, 5, 9), bias=(0.1, 0.2, 0.3, 0.4))]
 )
 def test_solved_is_stored_and_answers_without_the_graph(cache, rules):
-    key = stick.table_key(rules)
+    key = stick_solve.table_key(rules)
     path = cache / "stick" / key.file_name()
     path.unlink(missing_ok=True)
-    stick._SOLVED.clear()
-    first = stick.solved(rules)
+    stick_solve._SOLVED.clear()
+    first = stick_solve.solved(rules)
     assert not first.loaded and path.exists()
-    stick._SOLVED.clear()
-    again = stick.solved(rules)
+    stick_solve._SOLVED.clear()
+    again = stick_solve.solved(rules)
     assert again.loaded and again._engine is None
     np.testing.assert_array_equal(again.values, first.values)
     assert again.table() == first.table()
@@ -243,7 +243,7 @@ def test_advice_with_large_points_keeps_exact_regrets():
     leave them (and the order) exactly as without points; beyond MAX_POINTS the points
     are refused instead of ranking every action best."""
     from diceopt.games.registry import get_game
-    from diceopt.games.stick import MAX_POINTS
+    from diceopt.games.stick.rules import MAX_POINTS
 
     spec = get_game("stick")
     rules = spec.rules()

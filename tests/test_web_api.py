@@ -32,9 +32,10 @@ from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec
 from diceopt.games.registry import games, get_game
-from diceopt.web.games import GameTables, board_kind, served_games, warm_setting
+from diceopt.web.games import GameTables, board_kind
 from diceopt.web.routes import create_app
 from diceopt.web.schemas import MAX_BODY_BYTES
+from diceopt.web.served import served_games, warm_setting
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
@@ -1669,13 +1670,13 @@ def test_stick_positions_give_whole_dice_and_points_as_ints(client):
 
 
 def test_serve_prepare_builds_the_page_tables_before_serving(tmp_path, monkeypatch, capsys):
-    import diceopt.web.games as web_games
+    import diceopt.web.served as web_served
     from diceopt.cli.serve import prepare_tables
     from diceopt.tables import TableStore
 
     spec = GatedSpec(tmp_path)
     spec.gate.set()
-    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": spec})
+    monkeypatch.setattr(web_served, "served_games", lambda selection=None: {"gated": spec})
     monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
     assert prepare_tables(True) == 0
     out = capsys.readouterr().out
@@ -1684,7 +1685,7 @@ def test_serve_prepare_builds_the_page_tables_before_serving(tmp_path, monkeypat
     # a second server process loads what the first stored
     monkeypatch.setattr("diceopt.tables.DEFAULT", TableStore())
     again = GatedSpec(tmp_path)
-    monkeypatch.setattr(web_games, "served_games", lambda selection=None: {"gated": again})
+    monkeypatch.setattr(web_served, "served_games", lambda selection=None: {"gated": again})
     assert prepare_tables(True) == 0
     assert "the gated table: ready (loaded, " in capsys.readouterr().out and again.builds == 0
 

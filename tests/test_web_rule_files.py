@@ -9,8 +9,9 @@ from test_yatzy_rules_flag import TINY
 from diceopt.errors import InputError
 from diceopt.games.registry import get_game
 from diceopt.games.yatzy import solved
-from diceopt.web import games as web_games
-from diceopt.web.games import GameTables, served_games
+from diceopt.web import served as web_served
+from diceopt.web.games import GameTables
+from diceopt.web.served import served_games
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
@@ -105,7 +106,7 @@ def test_large_pasted_files_build_no_target_table(client):
 
 
 def test_at_most_a_few_pasted_files_are_held(web_env, monkeypatch):
-    monkeypatch.setattr(web_games, "RULE_FILES", 2)
+    monkeypatch.setattr(web_served, "RULE_FILES", 2)
     tables = GameTables(served_games(["yatzy"]))
     texts = [TINY.replace("score = 25", f"score = {25 + i}") for i in range(3)]
     ids = [tables.variant("yatzy", None, text) for text in texts]

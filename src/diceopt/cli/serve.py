@@ -85,7 +85,8 @@ def prepare_tables(warm: bool | list[str]) -> int:
     each on stdout; the number that could not be made ready (reported, not fatal: they
     are built on demand then)."""
     from diceopt.tables import Table, prepare
-    from diceopt.web.games import GameTables, served_games
+    from diceopt.web.games import GameTables
+    from diceopt.web.served import served_games
 
     tables = GameTables(served_games(None if isinstance(warm, bool) else warm))
     wanted: list[Table] = []
@@ -104,7 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from diceopt.web.games import warm_setting
+    from diceopt.web.served import warm_setting
 
     if args.workers < 1:
         raise InputError(f"--workers must be at least 1, got {args.workers}")

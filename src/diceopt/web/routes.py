@@ -56,19 +56,19 @@ and is asked to stop at its next progress report when the client has gone or aft
 ``work_seconds`` (503). A POST body not declared JSON gets 415 "send JSON".
 
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
-Tables, the answer cache and threads: ``diceopt.web.games``.
+What the server keeps of the games (rules, tables, the answer cache, threads):
+``diceopt.web.served``; the answers: ``diceopt.web.games``; errors: ``diceopt.web.errors``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -81,23 +81,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from diceopt.errors import InputError, SolveError
+from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.contract import GameSpec
 from diceopt.progress import Cancelled, watching
-from diceopt.tables import Build, Table, TableStore
-from diceopt.web.games import (
-    ADVICE_THREADS,
-    HEAVY_THREADS,
-    TABLE_WAIT,
-    WORK_SECONDS,
-    ApiError,
-    GameTables,
-    check_game_ids,
-    has_distribution,
-    one_line,
-    served_games,
-    warm_setting,
-)
+from diceopt.tables import Table, TableStore
+from diceopt.web.errors import ApiError, being_built, field_path
+from diceopt.web.games import GameTables, has_distribution
+from diceopt.web.middleware import BodyLimitMiddleware, JsonOnlyMiddleware
 from diceopt.web.schemas import (
     ERRORS,
     MAX_BODY_BYTES,
@@ -125,6 +115,15 @@ from diceopt.web.schemas import (
     StepOut,
     TablesOut,
 )
+from diceopt.web.served import (
+    ADVICE_THREADS,
+    HEAVY_THREADS,
+    TABLE_WAIT,
+    WORK_SECONDS,
+    check_game_ids,
+    served_games,
+    warm_setting,
+)
 
 log = logging.getLogger("diceopt.web")
 
@@ -135,164 +134,6 @@ POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its cl
 def error_response(status: int, message: object) -> JSONResponse:
     """``{"error": message}`` (one line) with ``status``."""
     return JSONResponse({"error": one_line(message)}, status_code=status)
-
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-async def reject(send: Send, status: int, message: str) -> None:
-    """Answer ``{"error": message}`` with ``status`` and close (pure ASGI)."""
-    body = json.dumps({"error": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class Middleware:
-    """A pure ASGI middleware around ``app`` (subclasses define ``__call__``)."""
-
-    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
-        self.app = app
-
-
-class BodyLimitMiddleware(Middleware):
-    """Answer 413 when a request body exceeds ``limit`` bytes (pure ASGI).
-
-    The declared Content-Length is checked first; the bytes actually received are counted
-    too (chunked uploads, or a Content-Length that lies), before the app sees the body.
-    """
-
-    def __init__(self, app: Callable[..., Awaitable[None]], limit: int = MAX_BODY_BYTES) -> None:
-        super().__init__(app)
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """ASGI entry point."""
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
-            return
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    await reject(send, 400, "invalid Content-Length header")
-                    return
-                if declared > self.limit:
-                    await reject(send, 413, self._too_large())
-                    return
-        messages = []
-        total = 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            total += len(message.get("body", b""))
-            if total > self.limit:
-                await reject(send, 413, self._too_large())
-                return
-            if not message.get("more_body", False):
-                break
-        pending = iter(messages)
-
-        async def replay() -> MutableMapping[str, Any]:
-            for message in pending:
-                return message
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    def _too_large(self) -> str:
-        return f"request body too large: the limit is {self.limit // 1024} KB"
-
-
-JSON_TYPES = ("application/json",)
-
-
-class JsonOnlyMiddleware(Middleware):
-    """Answer 415 to a POST under /api/ whose body is not declared JSON (pure ASGI): a
-    form or plain text would otherwise fail the schema with a message about fields."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """ASGI entry point."""
-        if (
-            scope["type"] == "http"
-            and scope["method"] in ("POST", "PUT", "PATCH")
-            and str(scope.get("path", "")).startswith("/api/")
-        ):
-            kind = b""
-            for name, value in scope["headers"]:
-                if name == b"content-type":
-                    kind = value.split(b";")[0].strip().lower()
-            text = kind.decode("latin-1")
-            if text not in JSON_TYPES and not text.endswith("+json"):
-                got = f"got {text}" if text else "no Content-Type given"
-                message = f"send JSON (Content-Type: application/json); {got}"
-                await reject(send, 415, message)
-                return
-        await self.app(scope, receive, send)
-
-
-def retry_seconds(build: Build) -> int:
-    """When to ask again about a table being built (seconds, 2 to 30): the time its stage
-    still needs at its pace so far, else 5."""
-    pct = build.percent
-    if build.stage == "building" and pct:
-        left = build.elapsed * (100.0 - pct) / pct
-        return int(min(max(round(left), 2), 30))
-    return 5
-
-
-STAGE_WORDS = {
-    "queued": "is about to be built",
-    "loading": "is being loaded",
-    "waiting": "is being built by another process",
-    "building": "is being built",
-    "storing": "is being stored",
-}
-
-
-def being_built(builds: list[Build]) -> ApiError:
-    """503 with Retry-After: the first table still in the making, its stage, percentage
-    and seconds so far (one line)."""
-    running = [b for b in builds if b.running]
-    b = running[0]
-    pct = "" if b.percent is None else f"{b.percent:.0f}%, "
-    more = f" (and {len(running) - 1} more table)" if len(running) > 1 else ""
-    retry = retry_seconds(b)
-    words = STAGE_WORDS.get(b.stage, "is being made ready")
-    return ApiError(
-        503,
-        f"{b.table.title} {words} ({pct}{b.elapsed:.0f} s so far){more}: try again in "
-        f"{retry} s; GET /api/tables shows the progress",
-        {"Retry-After": str(retry)},
-    )
-
-
-def field_path(loc: Iterable[Any]) -> list[str]:
-    """The fields of an error location, without ``body`` and the names of union members
-    (``constrained-str``, ``dict[str,any]``)."""
-    out = []
-    for part in loc:
-        text = str(part)
-        if text == "body":
-            continue
-        if "-" in text or "[" in text:
-            break
-        out.append(text)
-    return out
 
 
 def add_error_handlers(app: FastAPI) -> None:

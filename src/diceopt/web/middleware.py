@@ -1,0 +1,117 @@
+"""Pure ASGI middleware of the web app: request bodies over a size limit answer 413, and
+POST bodies under /api/ not declared JSON answer 415 (``{"error": "one line"}``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from diceopt.web.schemas import MAX_BODY_BYTES
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+async def reject(send: Send, status: int, message: str) -> None:
+    """Answer ``{"error": message}`` with ``status`` and close (pure ASGI)."""
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Middleware:
+    """A pure ASGI middleware around ``app`` (subclasses define ``__call__``)."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+
+class BodyLimitMiddleware(Middleware):
+    """Answer 413 when a request body exceeds ``limit`` bytes (pure ASGI).
+
+    The declared Content-Length is checked first; the bytes actually received are counted
+    too (chunked uploads, or a Content-Length that lies), before the app sees the body.
+    """
+
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int = MAX_BODY_BYTES) -> None:
+        super().__init__(app)
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await reject(send, 400, "invalid Content-Length header")
+                    return
+                if declared > self.limit:
+                    await reject(send, 413, self._too_large())
+                    return
+        messages = []
+        total = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            total += len(message.get("body", b""))
+            if total > self.limit:
+                await reject(send, 413, self._too_large())
+                return
+            if not message.get("more_body", False):
+                break
+        pending = iter(messages)
+
+        async def replay() -> MutableMapping[str, Any]:
+            for message in pending:
+                return message
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _too_large(self) -> str:
+        return f"request body too large: the limit is {self.limit // 1024} KB"
+
+
+JSON_TYPES = ("application/json",)
+
+
+class JsonOnlyMiddleware(Middleware):
+    """Answer 415 to a POST under /api/ whose body is not declared JSON (pure ASGI): a
+    form or plain text would otherwise fail the schema with a message about fields."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("POST", "PUT", "PATCH")
+            and str(scope.get("path", "")).startswith("/api/")
+        ):
+            kind = b""
+            for name, value in scope["headers"]:
+                if name == b"content-type":
+                    kind = value.split(b";")[0].strip().lower()
+            text = kind.decode("latin-1")
+            if text not in JSON_TYPES and not text.endswith("+json"):
+                got = f"got {text}" if text else "no Content-Type given"
+                message = f"send JSON (Content-Type: application/json); {got}"
+                await reject(send, 415, message)
+                return
+        await self.app(scope, receive, send)
