@@ -132,7 +132,8 @@ class ZilchSpec(PushLuckSpec):
             at = ", ".join(
                 f"{n}: {'never' if v is None else v}" for n, v in summary[str(s)].items()
             )
-            cost = f"; relative value {sol.h[s]:+.3f}" if streaks > 1 else ""
+            relative = round(float(sol.h[s]), 3) + 0.0  # h(0) = 0 shows as +0.000, never -0.000
+            cost = f"; relative value {relative:+.3f}" if streaks > 1 else ""
             lines.append(f"streak {s}: bank from (dice to roll: least total) {at}{cost}")
         lines.append(
             f"{sol.iterations} policy iterations, Bellman residual {sol.residual:.1e}; "
