@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -351,6 +351,11 @@ class YatzyRules:
         return lattice_lists(self.dice, self.sides)
 
     @cached_property
+    def lattice_index(self) -> dict[tuple[int, ...], int]:
+        """The flat lattice index of each multiset (its count vector as a tuple)."""
+        return {tuple(row): i for i, row in enumerate(self.lattice_lists[0])}
+
+    @cached_property
     def roll_rows(self) -> list[list[int]]:
         """Count vector (per face) of every sorted roll, lattice order, as lists."""
         rows, offset, _, _ = self.lattice_lists
@@ -605,6 +610,28 @@ def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = No
         if cap is not None:
             reach = {min(cap, u) for u in reach}
     return sorted(reach)
+
+
+def legal_categories(
+    rules: YatzyRules, mask: int, counts: Sequence[int]
+) -> tuple[list[int], bool]:
+    """Categories a roll (count per face) may be written into, and whether as a joker."""
+    n = rules.dice
+    open_c = [c for c in range(rules.num_categories) if not mask >> c & 1]
+    if rules.forced_order:
+        open_c = open_c[:1]
+    yz = rules.yahtzee_category
+    five = max(counts) == n
+    if rules.joker == "none" or yz < 0 or not mask >> yz & 1 or not five:
+        return open_c, False
+    face = list(counts).index(n)
+    match = [c for c in open_c if rules.upper_faces[c] == face]
+    if rules.joker == "forced":
+        if match:
+            return match, True
+        lower = [c for c in open_c if rules.upper_faces[c] < 0]
+        return (lower or open_c), True
+    return open_c, not match  # free choice: joker points once the upper box is used
 
 
 def variant_id(variant: str | None) -> str:
