@@ -36,6 +36,7 @@ most 1,287 rolls of 8 dice); the loops over rolls run in Python, outside every s
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from diceopt.errors import InputError
@@ -161,19 +162,17 @@ def best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int
     """Highest sum of the dice in ``groups`` (dice per group, each one face: different faces
     unless ``same_face``) that the roll ``row`` (dice per face) can supply; -1 if none."""
     best = -1
-
-    def place(g: int, left: list[int], used: frozenset[int], points: int) -> None:
-        nonlocal best
-        if g == len(groups):
-            best = max(best, points)
-            return
-        for f, have in enumerate(left):
-            if have >= groups[g] and (same_face or f not in used):
-                left[f] -= groups[g]
-                place(g + 1, left, used | {f}, points + groups[g] * (f + 1))
-                left[f] += groups[g]
-
-    place(0, list(row), frozenset(), 0)
+    choices = [[f for f, have in enumerate(row) if have >= g] for g in groups]
+    for faces in itertools.product(*choices):
+        if same_face:
+            used = [0] * len(row)
+            for f, g in zip(faces, groups, strict=True):
+                used[f] += g
+            if any(u > have for u, have in zip(used, row, strict=True)):
+                continue
+        elif len(set(faces)) < len(faces):
+            continue
+        best = max(best, sum(g * (f + 1) for f, g in zip(faces, groups, strict=True)))
     return best
 
 
