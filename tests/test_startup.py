@@ -117,7 +117,10 @@ def test_advice_from_a_stored_yatzy_table_loads_no_numpy(tmp_path):
 
     config = SPEC.rules(None)
     pos = SPEC.parse(config, position)
-    want = [[a.action, a.value] for a in advise_position(pos, SCANDINAVIAN, YatzyTable(SCANDINAVIAN, values))]
+    want = [
+        [a.action, a.value]
+        for a in advise_position(pos, SCANDINAVIAN, YatzyTable(SCANDINAVIAN, values))
+    ]
     assert json.loads(lines[-2]) == want
 
 

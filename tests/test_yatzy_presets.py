@@ -144,7 +144,6 @@ def test_doble_generala_needs_the_generala_points():
 def test_kniffel_bonus_only_in_the_upper_box():
     k = load_rules("kniffel").reduced(("twos", "full_house", "kniffel", "chance"))
     table = solve_table(k, dtype="float64")
-    K = table.arrays64
     twos, fh, kn, ch = (_cat(k, c) for c in ("twos", "full_house", "kniffel", "chance"))
     five = _roll(k, 2, 2, 2, 2, 2)
     crossed = 1 << kn  # the Kniffel box holds a zero: still an entry

@@ -110,7 +110,9 @@ def multiset_probabilities(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return out
 
 
-def lattice_lists(n: int, k: int) -> tuple[list[list[int]], list[int], list[list[int]], list[list[int]]]:
+def lattice_lists(
+    n: int, k: int
+) -> tuple[list[list[int]], list[int], list[list[int]], list[list[int]]]:
     """The keep lattice of 0..n dice with k faces as Python lists (no numpy): the count
     vector of every multiset (sizes 0..n, each size in lexicographic order), the flat
     index of the first multiset of each size (n + 2 entries), and per multiset the index

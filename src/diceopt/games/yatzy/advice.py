@@ -43,8 +43,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from dataclasses import dataclass, replace
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import ActionAdvice, Advice
@@ -490,7 +490,10 @@ def advise_position(
 
 
 def ranked_options(
-    pos: Position, rules: YatzyRules, category: Sequence[float], keep: Sequence[float] | None
+    pos: Position,
+    rules: YatzyRules,
+    category: Sequence[float] | np.ndarray,
+    keep: Sequence[float] | np.ndarray | None,
 ) -> list[tuple[float, str]]:
     """``(value, action)`` of every legal action of ``pos``, best first: writing the roll
     into category c has ``category[c]``, keeping multiset i (flat lattice index)

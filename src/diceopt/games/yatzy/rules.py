@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -612,10 +612,9 @@ def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = No
     return sorted(reach)
 
 
-def legal_categories(
-    rules: YatzyRules, mask: int, counts: Sequence[int]
-) -> tuple[list[int], bool]:
+def legal_categories(rules: YatzyRules, mask: int, counts: Iterable[int]) -> tuple[list[int], bool]:
     """Categories a roll (count per face) may be written into, and whether as a joker."""
+    counts = list(counts)
     n = rules.dice
     open_c = [c for c in range(rules.num_categories) if not mask >> c & 1]
     if rules.forced_order:
@@ -624,7 +623,7 @@ def legal_categories(
     five = max(counts) == n
     if rules.joker == "none" or yz < 0 or not mask >> yz & 1 or not five:
         return open_c, False
-    face = list(counts).index(n)
+    face = counts.index(n)
     match = [c for c in open_c if rules.upper_faces[c] == face]
     if rules.joker == "forced":
         if match:

@@ -206,7 +206,7 @@ class YatzyConfig:
             warn(f"ignoring cached table {path}: {exc}; rebuilding it")
         return use(self.solved(force=True))
 
-    def solved(self, force: bool = False) -> YatzyTable:
+    def solved(self, force: bool = False) -> YatzyTable | SavedTable:
         """The table loaded (``force``: not) or solved (and stored), kept in this process."""
         from diceopt.games.yatzy.storage import get_table, load_table
 
