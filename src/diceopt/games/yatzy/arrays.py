@@ -2,8 +2,8 @@
 
 :class:`KernelArrays` (``K``) holds the keep lattice, the roll scores and the successor
 rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.turn` and its users)
-and the numpy widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored
-table is read and advised from without loading it.
+take it (the plain Python twin, :mod:`diceopt.games.yatzy.plain`, reads the same rules
+as lists: its score entries are the padded ``pos_*`` rows here). No numba here.
 """
 
 from __future__ import annotations
