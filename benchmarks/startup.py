@@ -86,7 +86,8 @@ def main() -> int:
     py = [sys.executable]
     cli = [*py, "-m", "diceopt"]
     rows = [report("python -c pass", [*py, "-c", "pass"], env, args.runs, None)]
-    # the floor of any command that computes (the advice reads its table with numpy)
+    # the floor of any command that computes with numpy (advice from a stored table reads
+    # its rows without it: games.yatzy.plain)
     rows.append(report("import numpy", [*py, "-c", "import numpy"], env, args.runs, None))
     rows.append(report("import diceopt", [*py, "-c", "import diceopt"], env, args.runs, None))
     rows.append(report("diceopt --help", [*cli, "--help"], env, args.runs, HELP_TARGET))

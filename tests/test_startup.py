@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_plugin import plugin_site  # noqa: F401  (the example plug-in, pip-installed)
 
@@ -84,6 +85,43 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
         "    assert name not in sys.modules, name + ' was loaded'\n"
     )
     assert loaded_after(code) == []
+
+
+def test_advice_from_a_stored_yatzy_table_loads_no_numpy(tmp_path):
+    # the table's rows are read a few at a time in plain Python (games.yatzy.plain)
+    from diceopt.games.yatzy.rules import SCANDINAVIAN
+    from diceopt.games.yatzy.storage import store_table
+    from diceopt.games.yatzy.table import YatzyTable
+
+    shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
+    values = np.linspace(0.0, 300.0, num=int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    assert store_table(YatzyTable(SCANDINAVIAN, values), str(tmp_path))
+    position = "dice 1 3 3 5 6 | rerolls 2 | filled ones | upper 1 | score 1"
+    advise = ["yatzy", "advise", position, "--cache-dir", str(tmp_path), "--json"]
+    code = (
+        "import contextlib, io, json, sys\nfrom diceopt.cli import main\nout = io.StringIO()\n"
+        f"with contextlib.redirect_stdout(out):\n    assert main({advise!r}) == 0\n"
+        "assert 'numpy._core' not in sys.modules, 'numpy was loaded'\n"
+        "actions = json.loads(out.getvalue())['actions']\n"
+        "print(json.dumps([[a['action'], a['value']] for a in actions]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=SRC)
+    done = subprocess.run([sys.executable, "-c", code + REPORT.format(heavy=HEAVY)],
+                          capture_output=True, text=True, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert json.loads(lines[-1]) == []  # no numba either
+    # the same advice as from the table read whole (numpy)
+    from diceopt.games.yatzy import SPEC
+    from diceopt.games.yatzy.advice import advise_position
+
+    config = SPEC.rules(None)
+    pos = SPEC.parse(config, position)
+    want = [
+        [a.action, a.value]
+        for a in advise_position(pos, SCANDINAVIAN, YatzyTable(SCANDINAVIAN, values))
+    ]
+    assert json.loads(lines[-2]) == want
 
 
 @pytest.mark.parametrize("spec", list(registry.games().values()), ids=lambda s: s.id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,50 @@ def test_checksums_catch_any_changed_word():
         assert got[i // 1024] != base[i // 1024] and sum(a != b for a, b in zip(got, base)) == 1
     swapped = np.concatenate([data[1024:2048], data[:1024], data[2048:]])
     assert checksums(swapped, 1024)[:2] != base[:2]
+
+
+def test_rows_are_read_and_checked_a_block_at_a_time(tmp_path):
+    import zlib
+
+    from diceopt.blocks import block_crcs, read_rows
+
+    key = storage.TableKey("g", "v", dtype="float64", shape=(4096, 3))
+    values = np.arange(4096 * 3, dtype=np.float64).reshape(4096, 3)
+    path = tmp_path / "t.tbl"
+    storage.save_arrays(path, key, {"values": values}, {})
+    payload = values.tobytes()
+    block = storage.read_arrays(path, key).header["block_bytes"]
+    want = "".join(
+        f"{zlib.crc32(payload[i : i + block]):08x}" for i in range(0, len(payload), block)
+    )
+    assert block_crcs([payload[:100], payload[100:]], block) == want  # across buffers
+    rows = read_rows(path, key)
+    assert rows is not None and rows(17) == tuple(values[17].tolist())
+    data = bytearray(path.read_bytes())
+    data[len(data) - len(payload) + 3000 * 24] ^= 1  # row 3000's block
+    path.write_bytes(bytes(data))
+    rows = read_rows(path, key)
+    assert rows(17) == tuple(values[17].tolist())  # another block: unchanged, checked
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        rows(3000)
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        rows(17)  # a reader that found damage reads no more
+    with pytest.raises(storage.TableFileError, match="checksum mismatch"):
+        storage.read_arrays(path, key)  # read whole: the sha256
+
+
+def test_files_without_block_checksums_are_read_whole(tmp_path):
+    from diceopt.blocks import read_rows
+
+    key = storage.TableKey("g", "v", dtype="float32", shape=(8, 2))
+    path = tmp_path / "old.tbl"
+    storage.save_arrays(path, key, {"values": np.ones((8, 2), np.float32)}, {})
+    data = path.read_bytes()
+    size = int.from_bytes(data[len(storage.MAGIC) : len(storage.MAGIC) + 8], "little")
+    start = len(storage.MAGIC) + 8
+    header = json.loads(data[start : start + size])
+    del header["block_crc32"], header["block_bytes"]  # as written before block checksums
+    head = json.dumps(header).encode()
+    path.write_bytes(storage.MAGIC + len(head).to_bytes(8, "little") + head + data[start + size :])
+    assert read_rows(path, key) is None
+    assert storage.read_arrays(path, key).arrays["values"].sum() == 16

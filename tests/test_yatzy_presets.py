@@ -19,7 +19,6 @@ from diceopt.games.yatzy.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.simulation import simulate
 from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.table import category_values, widget_detail
 
 GENERALA = 159.61845611788866  # float64, this solver (no published value)
 KNIFFEL = 251.4900675995774
@@ -134,32 +133,31 @@ def test_doble_generala_needs_the_generala_points():
     gen, doble = _cat(g, "generala"), _cat(g, "doble_generala")
     ones = _cat(g, "ones")
     after = 1 << gen | 1 << ones  # one turn left, Doble open
-    held = category_values(after, 1, 0, five, table.values, table.arrays64)
-    crossed = category_values(after, 0, 0, five, table.values, table.arrays64)
+    held = table.category_values(after, 1, 0, five)
+    crossed = table.category_values(after, 0, 0, five)
     assert held[doble] == 100.0 and crossed[doble] == 0.0
     # with the Generala box open a Doble scores nothing yet
-    start = category_values(0, 0, 0, five, table.values, table.arrays64)
+    start = table.category_values(0, 0, 0, five)
     assert start[doble] == pytest.approx(float(table.values[1 << doble, 0, 0]), abs=1e-12)
 
 
 def test_kniffel_bonus_only_in_the_upper_box():
     k = load_rules("kniffel").reduced(("twos", "full_house", "kniffel", "chance"))
     table = solve_table(k, dtype="float64")
-    K = table.arrays64
     twos, fh, kn, ch = (_cat(k, c) for c in ("twos", "full_house", "kniffel", "chance"))
     five = _roll(k, 2, 2, 2, 2, 2)
     crossed = 1 << kn  # the Kniffel box holds a zero: still an entry
-    cv = category_values(crossed, 0, 0, five, table.values, K)
+    cv = table.category_values(crossed, 0, 0, five)
     assert cv[twos] == pytest.approx(10 + 50 + float(table.values[crossed | 1 << twos, 0, 10]))
     assert (cv[[fh, ch]] < -1e29).all()  # the free upper box must take it
     used = crossed | 1 << twos  # upper box used: a joker in the lower boxes, no bonus
-    cv = category_values(used, 0, 10, five, table.values, K)
+    cv = table.category_values(used, 0, 10, five)
     assert cv[fh] == pytest.approx(25 + float(table.values[used | 1 << fh, 0, 10]))
     assert cv[ch] == pytest.approx(10 + float(table.values[used | 1 << ch, 0, 10]))
 
 
 @pytest.mark.parametrize("name", ["generala", "kniffel"])
-def test_numpy_widget_is_the_kernel(name):
+def test_plain_widget_is_the_kernel(name):
     rules = load_rules(name)
     keep = {
         "generala": ("twos", "escalera", "full", "poker", "generala", "doble_generala"),
@@ -171,14 +169,14 @@ def test_numpy_widget_is_the_kernel(name):
     full = (1 << len(keep)) - 1
     for mask, flag, upper in [tuple(int(x) for x in s) for s in found if s[0] != full][::3]:
         want = widget.widget_detail(mask, flag, upper, table.values, K, 0.0, widget.TURN_REROLLS)
-        got = widget_detail(mask, flag, upper, table.values, K, 0.0)
+        got = table.widget(mask, flag, upper)
         for a, b in zip(got[:3], want[:3], strict=True):
             assert np.array_equal(a, b)
-        assert got[3] == want[3]
+        assert got[3] == pytest.approx(want[3], abs=1e-12)
         assert want[3] == pytest.approx(float(table.values[mask, flag, upper]), abs=1e-4)
         for r in range(0, K.roll_p.size, 11):
             for t in (0, 2):
-                a = category_values(mask, flag, upper, r, table.values, K, t)
+                a = table.category_values(mask, flag, upper, r, t)
                 b = widget.category_values(mask, flag, upper, r, table.values, K, t)
                 assert np.array_equal(a, b)
 

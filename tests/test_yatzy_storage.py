@@ -157,3 +157,56 @@ def test_tables_are_filed_under_the_rules_storage_key(cache):
     assert load_table(RULES, 0.0, "float32") is None  # not filed under the name
     values, header = read_table(info.path, keyed, 0.0, "float32")
     assert header["variant"] == "my-rules-0123abcd"
+
+
+POSITION = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3"  # reads the row of 0b111
+
+
+def _advice(capsys):
+    """The advice of POSITION from the stored table (not from this process) and stderr."""
+    from diceopt.games.yatzy import SPEC
+    from diceopt.games.yatzy.solved import TABLES
+
+    TABLES.clear()
+    config = SPEC.rules(VARIANT)
+    actions = SPEC.advise(config, SPEC.parse(config, POSITION)).actions
+    return actions, capsys.readouterr().err
+
+
+def _damage_row(path, mask):
+    """Flip one bit inside the stored row of ``mask`` (one flag, upper totals 0..63)."""
+    data = bytearray(path.read_bytes())
+    start = len(MAGIC) + 8 + int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    data[start + mask * 64 * 4 + 10] ^= 0x08
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["row", "truncate", "magic", "variant", "dtype"])
+def test_advice_from_a_damaged_table_is_warned_once_and_rebuilt(cache, capsys, how):
+    get_table(RULES, 0.0, "float32")
+    want, err = _advice(capsys)  # from the stored rows, read without numpy
+    assert err == "" and want
+    path = table_path(RULES, 0.0, "float32")
+    if how == "row":
+        _damage_row(path, 0b111)
+    else:
+        _corrupt(path, how)
+    got, err = _advice(capsys)
+    assert err.count("diceopt: warning") == 1 and "ignoring cached table" in err  # (then a solve)
+    assert "rebuilding it" in err
+    assert str(path) in err and got == want
+    again, err = _advice(capsys)  # the rebuilt file is good
+    assert err == "" and again == want
+
+
+def test_damage_where_advice_does_not_read_changes_no_answer(cache, capsys):
+    # the blocks advice reads are checked; a damaged row it never reads is caught when the
+    # table is read whole (solve, simulate), never used
+    get_table(RULES, 0.0, "float32")
+    want, _ = _advice(capsys)
+    path = table_path(RULES, 0.0, "float32")
+    _damage_row(path, (1 << RULES.num_categories) - 2)
+    got, err = _advice(capsys)
+    assert got == want and err == ""
+    assert load_table(RULES, 0.0, "float32") is None
+    assert "checksum mismatch" in capsys.readouterr().err

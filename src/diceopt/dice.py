@@ -110,6 +110,39 @@ def multiset_probabilities(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     return out
 
 
+def lattice_lists(
+    n: int, k: int
+) -> tuple[list[list[int]], list[int], list[list[int]], list[list[int]]]:
+    """The keep lattice of 0..n dice with k faces as Python lists (no numpy): the count
+    vector of every multiset (sizes 0..n, each size in lexicographic order), the flat
+    index of the first multiset of each size (n + 2 entries), and per multiset the index
+    of the one with a die of face f more (``add``, -1 at size n) and fewer (``remove``,
+    -1 if none). :class:`KeepLattice` holds the same as arrays."""
+    rows: list[list[int]] = []
+    offset = [0]
+    for j in range(n + 1):
+        for faces in itertools.combinations_with_replacement(range(k), j):
+            row = [0] * k
+            for f in faces:
+                row[f] += 1
+            rows.append(row)
+        offset.append(len(rows))
+    index = {tuple(row): i for i, row in enumerate(rows)}
+    add = [[-1] * k for _ in rows]
+    remove = [[-1] * k for _ in rows]
+    for i, row in enumerate(rows):
+        grow = sum(row) < n
+        for f in range(k):
+            row[f] += 1
+            if grow:
+                add[i][f] = index[tuple(row)]
+            row[f] -= 2
+            if row[f] >= 0:
+                remove[i][f] = index[tuple(row)]
+            row[f] += 1
+    return rows, offset, add, remove
+
+
 class KeepLattice:
     """All multisets of 0..n dice with edges between them.
 
@@ -117,7 +150,7 @@ class KeepLattice:
     ``offset[j] : offset[j + 1]``. ``add_die[i, f]`` is the multiset with one more die
     showing f (-1 at size n); ``remove_die[i, f]`` has one die f fewer (-1 if none).
     ``keep_roll(...)`` gives, for every keep, the distribution of the full n-dice roll
-    after rerolling the other dice.
+    after rerolling the other dice. (:func:`lattice_lists` builds it.)
     """
 
     def __init__(self, n: int, k: int) -> None:
@@ -126,24 +159,11 @@ class KeepLattice:
         if k < 2:
             raise InputError(f"a die needs at least 2 sides, got {k}")
         self.n, self.k = n, k
-        blocks = [multisets(j, k) for j in range(n + 1)]
-        self.offset = np.cumsum([0] + [len(b) for b in blocks]).astype(np.int64)
-        self.counts = np.concatenate(blocks)
+        rows, offset, add, remove = lattice_lists(n, k)
+        self.offset = np.array(offset, dtype=np.int64)
+        self.counts = np.array(rows, dtype=np.int64).reshape(len(rows), k)
         self.size = self.counts.sum(axis=1)
-        rows = self.counts.tolist()  # Python ints: the edges below cost no numpy calls
         self._index = {tuple(row): i for i, row in enumerate(rows)}
-        add = [[-1] * k for _ in rows]
-        remove = [[-1] * k for _ in rows]
-        for i, row in enumerate(rows):
-            grow = sum(row) < n
-            for f in range(k):
-                row[f] += 1
-                if grow:
-                    add[i][f] = self._index[tuple(row)]
-                row[f] -= 2
-                if row[f] >= 0:
-                    remove[i][f] = self._index[tuple(row)]
-                row[f] += 1
         self.add_die = np.array(add, dtype=np.int64).reshape(len(rows), k)
         self.remove_die = np.array(remove, dtype=np.int64).reshape(len(rows), k)
 

@@ -7,6 +7,10 @@ class InputError(ValueError):
     """Bad user input: a malformed position, impossible dice, an invalid parameter."""
 
 
+class TableFileError(Exception):
+    """A stored table file that must not be used (the message says why)."""
+
+
 class SolveError(RuntimeError):
     """A solve that cannot finish: e.g. value iteration that does not reach its tolerance."""
 

@@ -8,8 +8,10 @@ File layout: the magic line ``DICEOPT-TABLE\\n``, an 8-byte little-endian header
 a JSON header, then the raw C-order arrays back to back. The header holds the format
 version, game, variant (the rules' parameters as text), objective, theta, the dtype and
 shape of the main array, ``extra`` (name, dtype and shape of each further array, if
-any), the sha256 of the whole payload, and whatever the game adds (solve seconds,
-state count, value). Files are written atomically (a temporary file in the same
+any), the sha256 of the whole payload, the CRC-32 of each block of ``block_bytes``
+(``block_crc32``: :func:`~diceopt.blocks.read_rows` reads and checks a few rows without numpy, files
+written before have none and are read whole) and whatever the game adds (solve
+seconds, state count, value). Files are written atomically (a temporary file in the same
 directory, then ``os.replace``). A file that is truncated, corrupt (checksum) or does
 not match what was asked for is reported with one line on stderr and rebuilt, never
 used. A cache that cannot be written is reported with one line too, and the caller is
@@ -31,7 +33,6 @@ and rebuilt, never used.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
 import os
@@ -42,7 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
+from diceopt.blocks import PAGE, ROW_BLOCK_BYTES, STRUCT_CODES, BlockCheck, block_crcs
+from diceopt.errors import TableFileError
 from diceopt.lazy import numpy as np
+
+__all__ = ["BlockCheck", "TableFileError"]  # (defined in diceopt.blocks, diceopt.errors)
 
 MAGIC = b"DICEOPT-TABLE\n"
 FORMAT_VERSION = 1
@@ -51,12 +56,7 @@ MAX_HEADER_BYTES = 1 << 20
 MAPPED_MAGIC = b"DICEOPT-MAPPED\n\0"
 MAPPED_FORMAT = 1
 MAPPED_SUFFIX = ".mmap"
-PAGE = 4096  # the payload of a mapped table starts at a multiple of this (bytes)
 ARRAY_ALIGN = 64  # each array of a mapped table starts at a multiple of this (bytes)
-
-
-class TableFileError(Exception):
-    """A table file that must not be used (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class TableKey:
     def file_name(self, suffix: str = ".tbl") -> str:
         """``{variant}-{objective}-theta{theta}-{dtype}.tbl`` (``suffix``: memory-mapped
         tables use ``.mmap``)."""
-        dtype = np.dtype(self.dtype).name
+        dtype = dtype_name(self.dtype)
         return f"{self.variant}-{self.objective}-theta{float(self.theta)!r}-{dtype}{suffix}"
 
 
@@ -109,6 +109,12 @@ class TableInfo:
     solve_seconds: float
     saved: bool = False
     header: dict[str, Any] = field(default_factory=dict)
+
+
+def dtype_name(dtype: Any) -> str:
+    """The name of a numpy dtype-like (``float32``); the names of float32 and float64
+    without numpy."""
+    return dtype if dtype in STRUCT_CODES else np.dtype(dtype).name
 
 
 def cache_root(override: str | os.PathLike | None = None) -> Path:
@@ -179,12 +185,16 @@ def save_arrays(
 
     ``meta`` (JSON-ready) is added to the header. Raises OSError when it cannot write.
     """
+    import hashlib  # (OpenSSL: not loaded by a command that reads rows)
+
     items = _contiguous(arrays)
     digest = hashlib.sha256()
     for _, a in items:
         digest.update(a.data.cast("B"))
     header = _header(meta, key, items, FORMAT_VERSION)
     header["sha256"] = digest.hexdigest()
+    header["block_bytes"] = ROW_BLOCK_BYTES
+    header["block_crc32"] = block_crcs(a.data for _, a in items)
     head = json.dumps(header, sort_keys=True).encode()
     with _replacing(path, "wb") as (fh, _):
         fh.write(MAGIC)
@@ -230,9 +240,9 @@ def _array_spec(entry: Any) -> tuple[str, np.dtype, tuple[int, ...]]:
     return name, dtype, shape
 
 
-def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, np.dtype, tuple]]:
-    """The (name, dtype, shape) of every array a header names, main first, after checking
-    it matches ``key`` (format ``version``); TableFileError if not."""
+def check_key(header: Any, key: TableKey, version: int) -> dict[str, Any]:
+    """``header`` after checking that it matches ``key`` (format ``version``; no numpy
+    for float32 and float64 tables); TableFileError if not."""
     if not isinstance(header, dict):
         raise TableFileError("unreadable header")
     expected: dict[str, Any] = {
@@ -241,13 +251,20 @@ def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, n
         "variant": key.variant,
         "objective": key.objective,
         "theta": float(key.theta),
-        "dtype": np.dtype(key.dtype).name,
+        "dtype": dtype_name(key.dtype),
     }
     if key.shape is not None:
         expected["shape"] = list(key.shape)
     for name, want in expected.items():
         if header.get(name) != want:
             raise TableFileError(f"header {name} is {header.get(name)!r}, expected {want!r}")
+    return header
+
+
+def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, np.dtype, tuple]]:
+    """The (name, dtype, shape) of every array a header names, main first, after checking
+    it matches ``key`` (format ``version``); TableFileError if not."""
+    check_key(header, key, version)
     specs = [_array_spec({"name": "values", "dtype": key.dtype, "shape": header.get("shape")})]
     extra = header.get("extra", [])
     if not isinstance(extra, list):
@@ -260,11 +277,9 @@ def _check_header(header: Any, key: TableKey, version: int) -> list[tuple[str, n
     return specs
 
 
-def _parse_header(
-    data: bytes | bytearray | memoryview | mmap.mmap, key: TableKey
-) -> tuple[dict, int, list]:
-    """(header, payload offset, array specs) of a file's first bytes, checked against
-    ``key``; TableFileError if it must not be used."""
+def read_header(data: bytes | mmap.mmap, key: TableKey) -> tuple[dict[str, Any], int]:
+    """The header of a table file (its first bytes) and the payload's offset, checked
+    against ``key`` (:func:`check_key`, no numpy); TableFileError if it must not be used."""
     if bytes(data[: len(MAGIC)]) != MAGIC:
         raise TableFileError("not a diceopt table file")
     pos = len(MAGIC)
@@ -278,9 +293,14 @@ def _parse_header(
         header = json.loads(bytes(data[pos : pos + size]))
     except ValueError:
         raise TableFileError("unreadable header") from None
-    pos += size
-    specs = _check_header(header, key, FORMAT_VERSION)
-    return header, pos, specs
+    return check_key(header, key, FORMAT_VERSION), pos + size
+
+
+def _parse_header(data: mmap.mmap | bytes, key: TableKey) -> tuple[dict, int, list]:
+    """(header, payload offset, array specs) of a file's first bytes, checked against
+    ``key``; TableFileError if it must not be used."""
+    header, pos = read_header(data, key)
+    return header, pos, _check_header(header, key, FORMAT_VERSION)
 
 
 def _payload_bytes(specs: list) -> int:
@@ -306,6 +326,8 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
     nbytes = _payload_bytes(specs)
     if len(payload) != nbytes:
         raise TableFileError(f"payload has {len(payload)} bytes, expected {nbytes}")
+    import hashlib  # (OpenSSL: not loaded by a command that reads rows)
+
     if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
         raise TableFileError("checksum mismatch")
     arrays: dict[str, np.ndarray] = {}
@@ -343,6 +365,8 @@ def save_mapped(
 ) -> None:
     """Write ``arrays`` (main first) as a memory-mappable table file (see the module
     docstring), atomically; ``meta`` (JSON-ready) joins the header. OSError on failure."""
+    import hashlib
+
     from diceopt.checksum import BLOCK_BYTES, checksums
 
     block = block_bytes or BLOCK_BYTES
@@ -384,55 +408,6 @@ def save_mapped(
         fh.write(head)
 
 
-class BlockCheck:
-    """The block checksums of a memory-mapped payload, checked on demand, each block once:
-    ``check(lo, hi)`` before reading payload bytes lo .. hi - 1, ``check_all()``.
-    TableFileError (one line, the file named) when a block does not match."""
-
-    def __init__(self, path: Path, mm: Any, data: np.ndarray, block: int, sums: list[str]):
-        self.path = path
-        self._mm = mm  # the mmap.mmap of the payload (read-ahead advice)
-        self._data = data
-        self.block = block
-        self._sums = sums
-        self.checked = np.zeros(len(sums), dtype=bool)
-        self.bad: int | None = None
-
-    def check(self, lo: int, hi: int) -> None:
-        """Check the blocks holding payload bytes lo .. hi - 1 not checked yet."""
-        from diceopt.checksum import checksums
-
-        if self.bad is not None:
-            raise TableFileError(f"checksum mismatch at byte {self.bad * self.block}")
-        b0 = max(0, lo // self.block)
-        b1 = min(len(self._sums), -(-hi // self.block))
-        todo = np.flatnonzero(~self.checked[b0:b1]) + b0
-        if todo.size == 0:
-            return
-        # runs of consecutive blocks: read ahead (the file may not be in the page cache)
-        # and checksum each run in parallel
-        cuts = np.flatnonzero(np.diff(todo) != 1) + 1
-        for run in np.split(todo, cuts):
-            lo_b, hi_b = int(run[0]) * self.block, min((int(run[-1]) + 1) * self.block,
-                                                       self._data.size)  # fmt: skip
-            if self._mm is not None and hasattr(mmap, "MADV_WILLNEED"):
-                at = lo_b - lo_b % PAGE
-                try:
-                    self._mm.madvise(mmap.MADV_WILLNEED, at, hi_b - at)
-                except (OSError, ValueError):  # advice only
-                    pass
-            got = checksums(self._data[lo_b:hi_b], self.block, int(run[0]))
-            for b, sum_ in zip(run, got, strict=True):
-                if sum_ != self._sums[b]:
-                    self.bad = int(b)
-                    raise TableFileError(f"checksum mismatch at byte {self.bad * self.block}")
-            self.checked[run] = True
-
-    def check_all(self) -> None:
-        """Check every block not checked yet."""
-        self.check(0, self._data.size)
-
-
 def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
     """The arrays (read-only views of a memory map, no copy) and header of a mapped table
     file, after checking its header and size and (``verify`` "full") every block's
@@ -440,6 +415,8 @@ def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
     ``Stored.check`` (a :class:`BlockCheck`). TableFileError if it must not be used."""
     if verify not in ("full", "lazy"):
         raise ValueError(f"verify must be 'full' or 'lazy', got {verify!r}")
+    import hashlib
+
     pre = len(MAPPED_MAGIC) + 40
     try:
         with open(path, "rb") as fh:

@@ -270,8 +270,8 @@ class YatzySpec(GameSpec):
 
             no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
-        table = rules.table()
-        return Advice(advise_position(pos, rules.rules, table), value_is(pos, rules.theta))
+        actions = rules.advised(lambda table: advise_position(pos, rules.rules, table))
+        return Advice(actions, value_is(pos, rules.theta))
 
     def tables(
         self, rules: YatzyConfig, need: str = "advice", pos: Any = None, **options: Any

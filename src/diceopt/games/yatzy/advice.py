@@ -43,21 +43,23 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.arrays import NEG
-from diceopt.games.yatzy.engine_game import legal_categories, score_points
-from diceopt.games.yatzy.rules import YatzyRules, reachable_upper_totals
-from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.plain import NEG, PlainTable
+from diceopt.games.yatzy.rules import YatzyRules, legal_categories, reachable_upper_totals
 from diceopt.notation import load_json, parse_int, parse_number, split_fields
 
-if TYPE_CHECKING:  # saved.py loads numba; advice from a stored table does without it
+if TYPE_CHECKING:  # saved.py loads numba; advice from a stored table does without numpy
+    import numpy as np
+
     from diceopt.games.yatzy.saved import SavedTable
+    from diceopt.games.yatzy.table import YatzyTable
+else:
+    from diceopt.lazy import numpy as np
 
 FIELDS = ("dice", "rerolls", "saved", "filled", "upper", "score", "yahtzee-bonus")
 VALUE_IS_FINAL = "expected final score (points)"
@@ -257,8 +259,8 @@ def validate(pos: Position, rules: YatzyRules) -> None:
             raise InputError(
                 f"forced order: the filled categories must be the first {len(pos.filled)}"
             )
-    ups = [c for c in pos.filled if rules.upper_face[rules.categories.index(c)] >= 0]
-    faces = [rules.upper_face[rules.categories.index(c)] for c in ups]
+    ups = [c for c in pos.filled if rules.upper_faces[rules.categories.index(c)] >= 0]
+    faces = [rules.upper_faces[rules.categories.index(c)] for c in ups]
     if pos.upper not in reachable_upper_totals(faces, rules.dice):
         raise InputError(
             f"upper total {pos.upper} is impossible with the filled upper categories "
@@ -319,16 +321,16 @@ def validate(pos: Position, rules: YatzyRules) -> None:
 def points_range(pos: Position, rules: YatzyRules) -> tuple[int, int]:
     """The fewest and the most points a position's filled categories can hold: its upper
     total, the upper bonus once earned, each filled lower category at its minimum or its
-    maximum (:attr:`~diceopt.games.yatzy.rules.YatzyRules.category_min`: 0 for a
-    scratch, the sum of the dice for Chance; ``category_max``) and, with ``yahtzee-bonus
+    maximum (:attr:`~diceopt.games.yatzy.rules.YatzyRules.min_points`: 0 for a
+    scratch, the sum of the dice for Chance; ``max_points``) and, with ``yahtzee-bonus
     yes``, 50 in the Yahtzee box (at most: a Yahtzee bonus in every other filled one)."""
     least = most = pos.upper + (rules.bonus if pos.upper >= rules.bonus_threshold else 0)
     yz = rules.categories[rules.yahtzee_category] if pos.yahtzee_bonus else None
     for name in pos.filled:
         c = rules.categories.index(name)
-        if rules.upper_face[c] < 0:
-            least += int(rules.category_max[c] if name == yz else rules.category_min[c])
-            most += int(rules.category_max[c])
+        if rules.upper_faces[c] < 0:
+            least += rules.max_points[c] if name == yz else rules.min_points[c]
+            most += rules.max_points[c]
     if pos.yahtzee_bonus:
         most += rules.yahtzee_bonus * (len(pos.filled) - 1)
     return least, most
@@ -439,15 +441,20 @@ def position_from_json(data: dict[str, Any], rules: YatzyRules) -> Position:
     return replace(pos, filled=in_rules_order(pos.filled, rules))
 
 
-def dice_counts(dice: tuple[int, ...], sides: int) -> np.ndarray:
-    """How many dice show each face (int64, length ``sides``; pips 1 .. sides)."""
-    counts = np.zeros(sides, dtype=np.int64)
+def face_counts(dice: tuple[int, ...], sides: int) -> tuple[int, ...]:
+    """How many dice show each face (length ``sides``; pips 1 .. sides)."""
+    counts = [0] * sides
     for d in dice:
         counts[d - 1] += 1
-    return counts
+    return tuple(counts)
 
 
-def keep_text(counts: np.ndarray) -> str:
+def dice_counts(dice: tuple[int, ...], sides: int) -> np.ndarray:
+    """:func:`face_counts` as an int64 array."""
+    return np.array(face_counts(dice, sides), dtype=np.int64)
+
+
+def keep_text(counts: Sequence[int]) -> str:
     """The action of keeping the dice counted in ``counts`` (``keep 3 3``; none: ``keep -``)."""
     pips = [str(f + 1) for f, c in enumerate(counts) for _ in range(int(c))]
     return "keep " + (" ".join(pips) if pips else "-")
@@ -460,7 +467,7 @@ def state_of(pos: Position, rules: YatzyRules) -> tuple[int, int, int]:
 
 
 def advise_position(
-    pos: Position, rules: YatzyRules, table: YatzyTable | SavedTable
+    pos: Position, rules: YatzyRules, table: YatzyTable | SavedTable | PlainTable
 ) -> list[ActionAdvice]:
     """Every legal action with its value and regret, best first.
 
@@ -483,13 +490,16 @@ def advise_position(
 
 
 def ranked_options(
-    pos: Position, rules: YatzyRules, category: np.ndarray, keep: np.ndarray | None
+    pos: Position,
+    rules: YatzyRules,
+    category: Sequence[float] | np.ndarray,
+    keep: Sequence[float] | np.ndarray | None,
 ) -> list[tuple[float, str]]:
     """``(value, action)`` of every legal action of ``pos``, best first: writing the roll
     into category c has ``category[c]``, keeping multiset i (flat lattice index)
     ``keep[i]`` (None: no reroll left). Equal values in the widget's tie-break order
     (scoring before keeping, categories in the rules' order, keeps in lattice order)."""
-    counts = dice_counts(pos.dice, rules.sides)
+    counts = face_counts(pos.dice, rules.sides)
     legal, _ = legal_categories(rules, pos.mask(rules), counts)
     if any(category[c] <= NEG / 2 for c in legal):  # pragma: no cover - rule paths disagree
         raise RuntimeError(f"the kernel forbids a legal category of {pos}")
@@ -498,10 +508,9 @@ def ranked_options(
     options = [(float(category[c]), 0, c, f"score {rules.categories[c]}") for c in legal]
     if keep is not None:
         for kept in itertools.product(*(range(int(n) + 1) for n in counts)):
-            kc = np.array(kept, dtype=np.int64)
-            if kc.sum() < rules.dice:
-                i = rules.lattice.index(kc)
-                options.append((float(keep[i]), 1, i, keep_text(kc)))
+            if sum(kept) < rules.dice:
+                i = rules.lattice_index[kept]
+                options.append((float(keep[i]), 1, i, keep_text(kept)))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     return [(v, action) for v, _, _, action in options]
 
@@ -547,8 +556,10 @@ def apply_action(
     if c not in legal:
         allowed = " ".join(rules.categories[x] for x in legal)
         raise InputError(f"{cat} may not be used with these dice now; allowed: {allowed}")
+    from diceopt.games.yatzy.engine_game import score_points
+
     pts, _, new_flag, _ = score_points(rules, mask, flag, pos.upper, counts, c)
-    f = int(rules.upper_face[c])
+    f = rules.upper_faces[c]
     new_upper = pos.upper + (int(counts[f]) * (f + 1) if f >= 0 else 0)
     filled = in_rules_order(pos.filled + (cat,), rules)
     score = None if pos.score is None else pos.score + pts  # not given: still not given
@@ -588,5 +599,5 @@ def rank_by_probability(
 
 def roll_index(pos: Position, rules: YatzyRules) -> int:
     """The index of the position's dice among the sorted rolls (the kernel's ``r``)."""
-    lat = rules.lattice
-    return lat.index(dice_counts(pos.dice, rules.sides)) - int(lat.offset[rules.dice])
+    first = rules.lattice_lists[1][rules.dice]
+    return rules.lattice_index[face_counts(pos.dice, rules.sides)] - first

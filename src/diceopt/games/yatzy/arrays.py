@@ -2,8 +2,8 @@
 
 :class:`KernelArrays` (``K``) holds the keep lattice, the roll scores and the successor
 rows of one variant; the numba kernels (:mod:`diceopt.games.yatzy.turn` and its users)
-and the numpy widget (:mod:`diceopt.games.yatzy.table`) take it. No numba here: a stored
-table is read and advised from without loading it.
+take it (the plain Python twin, :mod:`diceopt.games.yatzy.plain`, reads the same rules
+as lists: its score entries are the padded ``pos_*`` rows here). No numba here.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from diceopt.games.yatzy.plain import NEG, score_entries
 from diceopt.games.yatzy.rules import YatzyRules
 
-NEG = -1.0e30  # value of a forbidden choice (far below any score, finite in float32)
+__all__ = ["NEG", "KernelArrays", "StateArrays", "TableArrays", "kernel_arrays", "saved_cap"]
 
 
 class KernelArrays(NamedTuple):
@@ -104,35 +105,10 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
     # category order
     stride = nd + 1
     neg_row = ncat * stride
-    ids: list[list[int]] = []
-    pts: list[list[float]] = []
-    served: list[list[float]] = []
-    faces = r.upper_face.tolist()
-    needs = [spec.points if spec.needs_yatzy else -1 for spec in r.specs]
-    for roll, score, first in zip(
-        r.roll_counts.tolist(), r.score.tolist(), r.served_score.tolist(), strict=True
-    ):
-        row_i, row_s, row_f = [], [], []
-        for c in range(ncat):
-            f = faces[c]
-            if f >= 0:
-                cnt = roll[f]
-                if cnt > 0:
-                    row_i.append(c * stride + cnt)
-                    row_s.append(0.0)
-                    row_f.append(0.0)
-            elif needs[c] >= 0 and score[c] > 0:  # row h = 1 holds the points (or 0)
-                row_i.append(c * stride + 1)
-                row_s.append(0.0)
-                row_f.append(0.0)
-            elif score[c] > 0:
-                h = 1 if c == r.yahtzee_category else 0
-                row_i.append(c * stride + h)
-                row_s.append(float(score[c]))
-                row_f.append(float(first[c]))
-        ids.append(row_i)
-        pts.append(row_s)
-        served.append(row_f)
+    entries = score_entries(r)
+    ids = [[e[0] for e in row] for row in entries]
+    pts = [[e[1] for e in row] for row in entries]
+    served = [[e[2] for e in row] for row in entries]
     width = max(4, max(-(-len(x) // 4) * 4 for x in ids))
     pos_id = np.full((R, width), neg_row, dtype=np.int64)
     pos_s = np.zeros((R, 2 * width), dtype=dt)
@@ -156,7 +132,7 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
         pos_id=pos_id,
         pos_s=pos_s,
         pos_c=pos_id // stride,
-        needs=np.array(needs, dtype=np.int64),
+        needs=np.array([s.points if s.needs_yatzy else -1 for s in r.specs], dtype=np.int64),
         threshold=int(r.bonus_threshold),
         bonus=int(r.bonus),
         yz_cat=int(r.yahtzee_category),

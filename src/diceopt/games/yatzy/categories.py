@@ -36,6 +36,7 @@ most 1,287 rolls of 8 dice); the loops over rolls run in Python, outside every s
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from diceopt.errors import InputError
@@ -118,60 +119,60 @@ class CategoryRule:
 
 def category_points(rule: CategoryRule, counts: np.ndarray) -> np.ndarray:
     """Points (int64) of every roll in one category; ``counts``: dice per face of each
-    roll, shape (R, sides)."""
+    roll, shape (R, sides) (:func:`roll_points` as an array)."""
     counts = np.asarray(counts, dtype=np.int64)
-    sides = counts.shape[1]
-    pips = np.arange(1, sides + 1)
-    total = counts @ pips
+    return np.array(roll_points(rule, counts.tolist()), dtype=np.int64).reshape(len(counts))
+
+
+def roll_points(rule: CategoryRule, rows: list[list[int]]) -> list[int]:
+    """Points of every roll in one category, in plain Python (no numpy: advice from a
+    stored table reads the rules without it); ``rows``: dice per face of each roll."""
     if rule.kind == "face":
-        if rule.face > sides:
-            return np.zeros(len(counts), dtype=np.int64)
-        return counts[:, rule.face - 1] * rule.face
+        f = rule.face
+        return [row[f - 1] * f if f <= len(row) else 0 for row in rows]
+    totals = [sum(c * (f + 1) for f, c in enumerate(row)) for row in rows]
     if rule.kind == "chance":
-        return total.astype(np.int64)
+        return totals
     if rule.kind == "yatzy":
-        dice = counts.sum(axis=1)
-        ok = (counts == dice[:, None]).any(axis=1)
-        matched = total
+        matched = [t if max(row) == sum(row) else -1 for row, t in zip(rows, totals, strict=True)]
     elif rule.kind == "straight":
-        ok = np.zeros(len(counts), dtype=bool)
-        for faces in rule.straights:
-            if max(faces) <= sides:
-                ok |= (counts[:, [p - 1 for p in faces]] >= 1).all(axis=1)
-        matched = total
+        matched = [
+            t
+            if any(
+                max(faces) <= len(row) and all(row[p - 1] >= 1 for p in faces)
+                for faces in rule.straights
+            )
+            else -1
+            for row, t in zip(rows, totals, strict=True)
+        ]
     elif len(rule.groups) == 1:  # n of a kind, one pair: the highest face shown n times
         n = rule.groups[0]
-        top = np.where(counts >= n, pips[None, :], 0).max(axis=1)
-        ok = top > 0
-        matched = n * top
+        tops = [max((f + 1 for f, c in enumerate(row) if c >= n), default=0) for row in rows]
+        matched = [n * top if top > 0 else -1 for top in tops]
     else:
-        best = np.array([best_groups(row, rule.groups, rule.same_face) for row in counts.tolist()])
-        ok = best >= 0
-        matched = np.maximum(best, 0)
+        matched = [best_groups(row, rule.groups, rule.same_face) for row in rows]
     if rule.score == "points":
-        return np.where(ok, rule.points, 0).astype(np.int64)
+        return [rule.points if m >= 0 else 0 for m in matched]
     if rule.score == "sum":
-        return np.where(ok, total, 0).astype(np.int64)
-    return np.where(ok, matched, 0).astype(np.int64)
+        return [t if m >= 0 else 0 for m, t in zip(matched, totals, strict=True)]
+    return [max(m, 0) for m in matched]
 
 
 def best_groups(row: list[int], groups: tuple[int, ...], same_face: bool) -> int:
     """Highest sum of the dice in ``groups`` (dice per group, each one face: different faces
     unless ``same_face``) that the roll ``row`` (dice per face) can supply; -1 if none."""
     best = -1
-
-    def place(g: int, left: list[int], used: frozenset[int], points: int) -> None:
-        nonlocal best
-        if g == len(groups):
-            best = max(best, points)
-            return
-        for f, have in enumerate(left):
-            if have >= groups[g] and (same_face or f not in used):
-                left[f] -= groups[g]
-                place(g + 1, left, used | {f}, points + groups[g] * (f + 1))
-                left[f] += groups[g]
-
-    place(0, list(row), frozenset(), 0)
+    choices = [[f for f, have in enumerate(row) if have >= g] for g in groups]
+    for faces in itertools.product(*choices):
+        if same_face:
+            used = [0] * len(row)
+            for f, g in zip(faces, groups, strict=True):
+                used[f] += g
+            if any(u > have for u, have in zip(used, row, strict=True)):
+                continue
+        elif len(set(faces)) < len(faces):
+            continue
+        best = max(best, sum(g * (f + 1) for f, g in zip(faces, groups, strict=True)))
     return best
 
 

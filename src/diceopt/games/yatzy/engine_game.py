@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from diceopt.engine import Chance, Decision, Terminal
-from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.rules import YatzyRules, legal_categories
 
 # a state: one of the tuples the module docstring lists (a tag, then ints)
 YatzyState = tuple[Any, ...]
@@ -128,26 +128,6 @@ class YatzyEngineGame:
 
 
 # --- rules, written independently of the kernel ----------------------------------------
-
-
-def legal_categories(rules: YatzyRules, mask: int, counts: np.ndarray) -> tuple[list[int], bool]:
-    """Categories a roll (count per face) may be written into, and whether as a joker."""
-    n = rules.dice
-    open_c = [c for c in range(rules.num_categories) if not mask >> c & 1]
-    if rules.forced_order:
-        open_c = open_c[:1]
-    yz = rules.yahtzee_category
-    five = int(np.max(counts)) == n
-    if rules.joker == "none" or yz < 0 or not mask >> yz & 1 or not five:
-        return open_c, False
-    face = int(np.argmax(counts))
-    match = [c for c in open_c if rules.upper_face[c] == face]
-    if rules.joker == "forced":
-        if match:
-            return match, True
-        lower = [c for c in open_c if rules.upper_face[c] < 0]
-        return (lower or open_c), True
-    return open_c, not match  # free choice: joker points once the upper box is used
 
 
 def score_points(

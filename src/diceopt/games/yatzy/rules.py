@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from diceopt.dice import KeepLattice, multiset_probabilities
+from diceopt.dice import KeepLattice, lattice_lists, multiset_probabilities
 from diceopt.errors import InputError
-from diceopt.games.yatzy.categories import UPPER, CategoryRule, category_points, style_rule
+from diceopt.games.yatzy.categories import UPPER, CategoryRule, roll_points, style_rule
 from diceopt.lazy import numpy as np
 
 SCANDINAVIAN_CATEGORIES = UPPER + (
@@ -231,9 +231,14 @@ class YatzyRules:
         return 2 + self.max_saved(self.num_categories - 1)
 
     @cached_property
-    def upper_face(self) -> np.ndarray:
+    def upper_faces(self) -> tuple[int, ...]:
         """Face index (0-based) of each upper category, -1 for the lower ones."""
-        return np.array([spec.upper_face for spec in self.specs], dtype=np.int64)
+        return tuple(spec.upper_face for spec in self.specs)
+
+    @cached_property
+    def upper_face(self) -> np.ndarray:
+        """:attr:`upper_faces` as an int64 array."""
+        return np.array(self.upper_faces, dtype=np.int64)
 
     @cached_property
     def yahtzee_category(self) -> int:
@@ -252,7 +257,7 @@ class YatzyRules:
         if c < 0:
             return ""
         name = self.categories[c].replace("_", " ").title()
-        return f"{name} ({int(self.category_max[c])})"
+        return f"{name} ({self.max_points[c]})"
 
     @property
     def tracks_yahtzee(self) -> bool:
@@ -340,6 +345,23 @@ class YatzyRules:
         raise InputError(f"unknown category {name.strip()!r}; {hint}")
 
     @cached_property
+    def lattice_lists(self) -> tuple[list[list[int]], list[int], list[list[int]], list[list[int]]]:
+        """The keep lattice as Python lists (:func:`~diceopt.dice.lattice_lists`): counts,
+        offset, add and remove edges."""
+        return lattice_lists(self.dice, self.sides)
+
+    @cached_property
+    def lattice_index(self) -> dict[tuple[int, ...], int]:
+        """The flat lattice index of each multiset (its count vector as a tuple)."""
+        return {tuple(row): i for i, row in enumerate(self.lattice_lists[0])}
+
+    @cached_property
+    def roll_rows(self) -> list[list[int]]:
+        """Count vector (per face) of every sorted roll, lattice order, as lists."""
+        rows, offset, _, _ = self.lattice_lists
+        return rows[offset[self.dice] :]
+
+    @cached_property
     def lattice(self) -> KeepLattice:
         """Multisets of 0..dice dice with add/remove-one-die edges."""
         return KeepLattice(self.dice, self.sides)
@@ -363,43 +385,78 @@ class YatzyRules:
     # --- scoring -----------------------------------------------------------------------
 
     @cached_property
+    def score_rows(self) -> list[list[int]]:
+        """Points of every roll (row) in every category, normal scoring, as lists."""
+        columns = [roll_points(spec, self.roll_rows) for spec in self.specs]
+        return [list(row) for row in zip(*columns, strict=True)]
+
+    @cached_property
+    def joker_rows(self) -> list[list[int]]:
+        """Points of every roll in every category when written as a joker, as lists."""
+        if not self.joker_code:
+            return self.score_rows
+        jokers = [spec.joker for spec in self.specs]
+        return [
+            [p if j is None else j for p, j in zip(row, jokers, strict=True)]
+            if max(counts) == self.dice
+            else row
+            for row, counts in zip(self.score_rows, self.roll_rows, strict=True)
+        ]
+
+    @cached_property
+    def served_rows(self) -> list[list[int]]:
+        """Points of every roll in every category when written straight after the first
+        roll (no reroll used), as lists: ``score_rows`` but the ``served`` points where
+        a category has them and the roll qualifies."""
+        served = [spec.served for spec in self.specs]
+        if all(x is None for x in served):
+            return self.score_rows
+        return [
+            [x if (x is not None and p > 0) else p for p, x in zip(row, served, strict=True)]
+            for row in self.score_rows
+        ]
+
+    @cached_property
     def score(self) -> np.ndarray:
         """Points of every roll in every category, shape (R, C), int64 (normal scoring)."""
-        counts = self.roll_counts
-        return np.stack([category_points(spec, counts) for spec in self.specs], axis=1)
+        return self._table(self.score_rows)
 
     @cached_property
     def joker_score(self) -> np.ndarray:
         """Points of every roll in every category when written as a joker, shape (R, C)."""
-        out = self.score.copy()
-        if self.joker_code:
-            yz = self.is_yahtzee_roll
-            for i, spec in enumerate(self.specs):
-                if spec.joker is not None:
-                    out[yz, i] = spec.joker
-        return out
+        return self._table(self.joker_rows)
 
     @cached_property
     def served_score(self) -> np.ndarray:
         """Points of every roll in every category when written straight after the first
-        roll (no reroll used), shape (R, C), int64: ``score`` but the ``served`` points
-        where a category has them and the roll qualifies."""
-        out = self.score.copy()
-        for i, spec in enumerate(self.specs):
-            if spec.served is not None:
-                out[out[:, i] > 0, i] = spec.served
-        return out
+        roll (no reroll used), shape (R, C), int64 (:attr:`served_rows`)."""
+        return self._table(self.served_rows)
+
+    def _table(self, rows: list[list[int]]) -> np.ndarray:
+        return np.array(rows, dtype=np.int64).reshape(len(self.roll_rows), self.num_categories)
+
+    @cached_property
+    def max_points(self) -> tuple[int, ...]:
+        """Most points each category can score (normal, joker or served)."""
+        tables = (self.score_rows, self.joker_rows, self.served_rows)
+        return tuple(max(row[c] for rows in tables for row in rows) for c in range(len(self.specs)))
+
+    @cached_property
+    def min_points(self) -> tuple[int, ...]:
+        """Fewest points each category can hold once written: 0 where a roll scores
+        nothing in it (any open category may take a zero), the sum of the dice in Chance."""
+        tables = (self.score_rows, self.joker_rows)
+        return tuple(min(row[c] for rows in tables for row in rows) for c in range(len(self.specs)))
 
     @cached_property
     def category_max(self) -> np.ndarray:
-        """Most points each category can score (normal, joker or served), int64."""
-        return np.maximum(np.maximum(self.score, self.joker_score), self.served_score).max(axis=0)
+        """:attr:`max_points` as an int64 array."""
+        return np.array(self.max_points, dtype=np.int64)
 
     @cached_property
     def category_min(self) -> np.ndarray:
-        """Fewest points each category can hold once written, int64: 0 where a roll scores
-        nothing in it (any open category may take a zero), the sum of the dice in Chance."""
-        return np.minimum(self.score, self.joker_score).min(axis=0)
+        """:attr:`min_points` as an int64 array."""
+        return np.array(self.min_points, dtype=np.int64)
 
     @cached_property
     def max_total(self) -> int:
@@ -410,16 +467,15 @@ class YatzyRules:
         with jokers (375 + 12 * 100 = 1575: a Yahtzee every turn, jokers in full house
         and the straights); an upper bound for the other variants.
         """
-        upper = sum(
-            int(self.category_max[c]) for c in range(self.num_categories) if self.upper_face[c] >= 0
-        )
-        total = int(self.category_max.sum())
+        most = self.max_points
+        upper = sum(p for p, f in zip(most, self.upper_faces, strict=True) if f >= 0)
+        total = sum(most)
         if upper >= self.bonus_threshold:
             total += self.bonus
         if self.american_bonus:
             total += self.american_bonus * (self.num_categories - 1)
         if self.upper_bonus:
-            n_upper = int((self.upper_face >= 0).sum())
+            n_upper = sum(f >= 0 for f in self.upper_faces)
             total += self.upper_bonus * min(n_upper, self.num_categories - 1)
         return total
 
@@ -554,6 +610,27 @@ def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = No
         if cap is not None:
             reach = {min(cap, u) for u in reach}
     return sorted(reach)
+
+
+def legal_categories(rules: YatzyRules, mask: int, counts: Iterable[int]) -> tuple[list[int], bool]:
+    """Categories a roll (count per face) may be written into, and whether as a joker."""
+    counts = list(counts)
+    n = rules.dice
+    open_c = [c for c in range(rules.num_categories) if not mask >> c & 1]
+    if rules.forced_order:
+        open_c = open_c[:1]
+    yz = rules.yahtzee_category
+    five = max(counts) == n
+    if rules.joker == "none" or yz < 0 or not mask >> yz & 1 or not five:
+        return open_c, False
+    face = counts.index(n)
+    match = [c for c in open_c if rules.upper_faces[c] == face]
+    if rules.joker == "forced":
+        if match:
+            return match, True
+        lower = [c for c in open_c if rules.upper_faces[c] < 0]
+        return (lower or open_c), True
+    return open_c, not match  # free choice: joker points once the upper box is used
 
 
 def variant_id(variant: str | None) -> str:

@@ -21,14 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from diceopt.errors import InputError
+from diceopt.errors import InputError, TableFileError
 from diceopt.games.contract import Report
 from diceopt.games.yatzy.rules import DEFAULT_VARIANT, YatzyRules, get_rules
 from diceopt.progress import Stage, notice
+from diceopt.storage import warn
 
 if TYPE_CHECKING:  # the kernel imports numba: only loaded when a table is needed
     import numpy as np
 
+    from diceopt.games.yatzy.plain import PlainTable
     from diceopt.games.yatzy.saved import SavedTable
     from diceopt.games.yatzy.table import YatzyTable
 else:
@@ -43,7 +45,9 @@ TABLES: dict[tuple[str, float, str], YatzyTable | SavedTable] = {}  # see table_
 
 def table_memo(rules: YatzyRules, theta: float, dtype: str) -> tuple[str, float, str]:
     """The key of a table in :data:`TABLES`: (``rules.storage_key``, theta, dtype)."""
-    return (rules.storage_key, float(theta), np.dtype(dtype).name)
+    from diceopt.storage import dtype_name
+
+    return (rules.storage_key, float(theta), dtype_name(dtype))
 
 
 SAVED_CPU = "about 1,100 CPU-seconds in float32"  # maxi-saved, measured
@@ -179,6 +183,43 @@ class YatzyConfig:
         """The configuration as plain data."""
         return {"variant": self.variant, "theta": self.theta, "dtype": self.dtype}
 
+    def advised(self, use: Callable[[YatzyTable | SavedTable | PlainTable], Any]) -> Any:
+        """``use(table)`` on the table advice reads: this process's, else the stored rows,
+        read a few at a time without numpy (:class:`~diceopt.games.yatzy.plain.PlainTable`,
+        each block checked before it is used), else :meth:`table`. A damaged stored
+        table is reported (one line), solved again and stored; ``use`` then runs on that."""
+        from diceopt.games.yatzy.storage import stored_rows, table_path
+
+        key = table_memo(self.rules, self.theta, self.dtype)
+        if key in TABLES or self.rules.saved_rerolls:
+            return use(self.table())
+        try:
+            rows = stored_rows(self.rules, self.theta, self.dtype)
+            if rows is None:  # not stored, or stored without block checksums
+                return use(self.table())
+            from diceopt.games.yatzy.plain import PlainTable
+
+            return use(PlainTable(self.rules, rows, self.theta))
+        except TableFileError as exc:
+            path = table_path(self.rules, self.theta, self.dtype)
+            warn(f"ignoring cached table {path}: {exc}; rebuilding it")
+        return use(self.solved(force=True))
+
+    def solved(self, force: bool = False) -> YatzyTable | SavedTable:
+        """The table loaded (``force``: not) or solved (and stored), kept in this process."""
+        from diceopt.games.yatzy.storage import get_table, load_table
+
+        key = table_memo(self.rules, self.theta, self.dtype)
+        loaded = None if force else load_table(self.rules, self.theta, self.dtype)
+        if loaded is not None:  # (read and warned once)
+            TABLES[key] = loaded[0]
+        else:
+            with Stage(f"solving {self.variant} (first use)", "layers") as stage:
+                TABLES[key], _ = get_table(
+                    self.rules, self.theta, self.dtype, force=True, progress=stage.update
+                )
+        return TABLES[key]
+
     def table(self) -> YatzyTable | SavedTable:
         """The solved table (loaded or solved once per process; progress on a terminal;
         saved-rerolls variants: loaded only, see :func:`saved_table`)."""
@@ -187,17 +228,7 @@ class YatzyConfig:
             return TABLES[key]
         if self.rules.saved_rerolls:
             return get_solved(self.rules, self.theta, self.dtype)
-        from diceopt.games.yatzy.storage import get_table, load_table
-
-        loaded = load_table(self.rules, self.theta, self.dtype)  # read (and warned) once
-        if loaded is not None:
-            TABLES[key] = loaded[0]
-        else:
-            with Stage(f"solving {self.variant} (first use)", "layers") as stage:
-                TABLES[key], _ = get_table(
-                    self.rules, self.theta, self.dtype, force=True, progress=stage.update
-                )
-        return TABLES[key]
+        return self.solved()
 
 
 def solve_saved_report(rules: YatzyConfig, force: bool) -> Report:

@@ -13,15 +13,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from diceopt import storage
+from diceopt.blocks import RowReader, read_rows
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.table import YatzyTable
-from diceopt.storage import MAGIC, TableFileError, TableInfo, warn
+from diceopt.storage import MAGIC, TableFileError, TableInfo, dtype_name, warn
+
+if TYPE_CHECKING:  # advice from a stored table reads its rows without numpy
+    import numpy as np
+
+    from diceopt.games.yatzy.table import YatzyTable
 
 __all__ = [
     "MAGIC",
@@ -36,6 +39,7 @@ __all__ = [
     "rules_key",
     "save_table",
     "store_table",
+    "stored_rows",
     "table_key",
     "table_path",
     "warn",
@@ -68,7 +72,7 @@ def rules_key(
         variant=rules.storage_key,
         objective=objective,
         theta=float(theta),
-        dtype=np.dtype(dtype).name,
+        dtype=dtype_name(dtype),
         shape=shape,
         extra=extra,
     )
@@ -93,13 +97,25 @@ def table_path(
     return storage.table_path(table_key(rules, theta, dtype), directory)
 
 
+def stored_rows(
+    rules: YatzyRules, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
+) -> RowReader | None:
+    """The stored table's rows, read a few at a time without numpy (``rows(mask)``:
+    ``values[mask]`` flat; see :func:`diceopt.blocks.read_rows`), or None: not stored,
+    or stored without block checksums (read it whole). TableFileError if it must not be
+    used."""
+    key = table_key(rules, theta, dtype)
+    path = storage.table_path(key, directory)
+    return read_rows(path, key) if path.exists() else None
+
+
 def _meta(table: YatzyTable) -> dict:
     return {"seconds": table.seconds, "states": table.states, "value": table.value}
 
 
 def save_table(table: YatzyTable, path: Path) -> None:
     """Write ``table`` to ``path`` atomically (temporary file + rename); OSError on failure."""
-    key = table_key(table.rules, table.theta, np.asarray(table.values).dtype.name)
+    key = table_key(table.rules, table.theta, table.values.dtype.name)
     storage.save_arrays(path, key, {"values": table.values}, _meta(table))
 
 
@@ -110,6 +126,8 @@ def read_table(path: Path, rules: YatzyRules, theta: float, dtype: str) -> tuple
 
 
 def _table(rules: YatzyRules, theta: float, values: np.ndarray, header: dict) -> YatzyTable:
+    from diceopt.games.yatzy.table import YatzyTable
+
     return YatzyTable(
         rules,
         values,
@@ -148,7 +166,7 @@ def get_table(
     reported (one line on stderr), ``info.saved`` is False and the solved table is
     still returned.
     """
-    if np.dtype(dtype).name not in ("float32", "float64"):
+    if dtype_name(dtype) not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     key = table_key(rules, theta, dtype)
     if not force:
@@ -168,5 +186,5 @@ def get_table(
 
 def store_table(table: YatzyTable, directory: str | None = None) -> bool:
     """Cache a solved table (as :func:`get_table` does); False, warned once, if unwritable."""
-    key = table_key(table.rules, table.theta, np.asarray(table.values).dtype.name)
+    key = table_key(table.rules, table.theta, table.values.dtype.name)
     return storage.store(key, {"values": table.values}, _meta(table), directory)

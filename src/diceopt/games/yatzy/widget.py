@@ -2,8 +2,8 @@
 
 Role: evaluate one turn exactly from a turn-start state whose successors are solved,
 with the policy (:func:`widget_into`); the advice, the simulation and the other kernels
-read it (the advice of a stored table runs its numpy twin,
-:mod:`diceopt.games.yatzy.table`, without numba). The turn's rules are the kernels of
+read it (the advice of a stored table runs its plain-Python twin,
+:mod:`diceopt.games.yatzy.plain`, without numpy or numba). The turn's rules are the kernels of
 :mod:`diceopt.games.yatzy.turn`.
 
 A turn-start state is ``(mask, flag, upper)``: the bit mask of filled categories (bit c =
