@@ -5,7 +5,7 @@ The kernel's scalar widget (:func:`~diceopt.games.yatzy.widget.widget_detail` an
 lists and floats. A twin, for this reason: a command that advises from a stored table
 then starts without importing numpy or numba (numpy alone costs more than half of the
 0.1 s budget of such a command; ``benchmarks/startup.py``), reading only the table rows
-the turn needs (:class:`PlainTable`, rows from :mod:`diceopt.table_rows`). Every number
+the turn needs (:class:`PlainTable`, rows from :mod:`diceopt.blocks`). Every number
 is computed by the kernel's operations in the kernel's order (float64 sums left to
 right, ``exp`` and ``log`` of the C library through :mod:`math`), so keep values,
 category values, policies and tie-breaks agree bit for bit; the state's value differs
