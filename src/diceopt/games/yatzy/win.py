@@ -527,9 +527,7 @@ def win_probability(
         return 1.0 if mine_score > their_score else 0.5 if mine_score == their_score else 0.0
     p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, plays)
     mask, flag, upper = state_of(mine, rules)
-    _, _, value = win_detail(
-        mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw, False
-    )
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw, False)
     return float(value)
 
 
