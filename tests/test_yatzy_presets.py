@@ -190,15 +190,6 @@ def test_served_rules_are_refused_where_unsupported():
     load_rules("yacht").require_plain("simulate")  # the other presets are plain
 
 
-def test_targets_refuse_the_new_rules():
-    # one clear line where an analysis does not know served scores or Doble Generala yet
-    from diceopt.games.yatzy.targets import solve_targets
-
-    g = load_rules("generala").reduced(("poker", "generala", "doble_generala"))
-    with pytest.raises(InputError, match="target tables does not support"):
-        solve_targets(g)
-
-
 # --- simulation and exact distribution of the full-size presets ---------------------------
 
 

@@ -218,7 +218,6 @@ def duel(
     module docstring). Tables come from the cache (solved and stored on first use); a
     ``win`` strategy also needs the variant's full target table and the expected-score
     table's state distributions. ``progress(done, total)`` after each batch of games."""
-    rules.require_plain("duel")
     from diceopt.games.yatzy.solved import get_solved
 
     check_games(games)

@@ -298,13 +298,14 @@ class YatzyRules:
 
     def require_plain(self, what: str) -> None:
         """InputError naming ``what`` unless :attr:`plain`: the analyses beyond the
-        expected-score solve, its advice, the simulation and the score distribution do not
-        know served scores, needs_yatzy categories or the Kniffel bonus rule yet."""
+        expected-score solve, its advice, the simulation, the score distribution, the
+        target tables and the duel do not know served scores, needs_yatzy categories or
+        the Kniffel bonus rule yet."""
         if not self.plain:
             raise InputError(
                 f"{what} does not support served scores, needs_yatzy categories or the "
-                f"Kniffel bonus rule yet (rules {self.name!r}); solve, advise, simulate and "
-                "distribution work"
+                f"Kniffel bonus rule yet (rules {self.name!r}); solve, advise, simulate, "
+                "distribution, targets and duel work"
             )
 
     @property

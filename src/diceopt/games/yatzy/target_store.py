@@ -139,9 +139,10 @@ def stored_table(
 
 
 def target_turn_for(
-    config: Any, mask: int, flag: int, upper: int, k: int
+    config: Any, mask: int, flag: int, upper: int, k: int, first: bool = False
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`target_turn` at k points still needed from a turn-start state: from the
+    """:func:`target_turn` at k points still needed from a turn-start state (``first``:
+    the categories written straight after the first roll, served scores): from the
     stored full table when there is one and it holds k (the blocks read are checked:
     a bad one is reported in one line and the table not used), else from the stored
     target rows from the start (:mod:`diceopt.games.yatzy.tables`), else solved now for
@@ -152,7 +153,7 @@ def target_turn_for(
     table = stored_table(rules, config.dtype)
     if table is not None and k <= table.kmax:
         try:
-            return table.turn(mask, flag, upper, k)
+            return table.turn(mask, flag, upper, k, first)
         except storage.TableFileError as exc:
             path = targets_path(rules, config.dtype)
             storage.warn(
@@ -164,7 +165,7 @@ def target_turn_for(
 
     rows = load_rows(rules, config.dtype, full=False)  # stored rows from the start
     if rows is not None and k <= rows.kmax:
-        return rows.turn(mask, flag, upper, k)
+        return rows.turn(mask, flag, upper, k, first)
     named = f"--rules {rules.name}" if rules.key else f"--variant {config.variant}"
     why = (
         f"no stored target table (`diceopt yatzy targets {named}` stores one for every target)"
@@ -176,7 +177,7 @@ def target_turn_for(
         rows = solve_target_from(
             rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update
         )
-    return rows.turn(mask, flag, upper, k)
+    return rows.turn(mask, flag, upper, k, first)
 
 
 def advise_target(pos: Any, config: Any, target: int) -> Advice:
@@ -198,7 +199,7 @@ def advise_target(pos: Any, config: Any, target: int) -> Advice:
         keep[:] = 1.0
         cat[cat >= 0] = 1.0
     else:
-        keep, cat, _ = target_turn_for(config, mask, flag, upper, k)
+        keep, cat, _ = target_turn_for(config, mask, flag, upper, k, pos.rerolls == 2)
     what = "final score" if pos.score is not None else "points still to come"
     return rank_by_probability(
         pos, rules, config.table(), cat[roll_index(pos, rules)], keep,

@@ -7,22 +7,24 @@ points still needed, instead of over states; and the turn read at one k for the 
 state's k range in equal chunks of whole 16-lane vectors):
 
 1. Successor rows ``G[row, j]`` (rows as :func:`~diceopt.games.yatzy.turn.successor_rows`:
-   category c and h dice of its face / the Yatzy box scored), for the open categories
-   only: the successor's value at ``k - points``, 1 where that is <= 0, 0 above its most
-   points to come. The chunk carries a margin of S columns (:func:`margin`: the most
-   points one roll writes outside an upper row, Yahtzee bonus included) so that a shift
-   by a roll's points is a column offset.
+   category c and h dice of its face / the Yatzy box scored / a ``needs_yatzy`` box
+   scored, its points only while the flag is set), for the open categories only: the
+   successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points to
+   come. The chunk carries a margin of S columns (:func:`margin`: the most points one
+   write adds beside its row, served points and both Yatzy bonuses included) so that a
+   shift by a roll's points is a column offset.
 2. Score now: the best of "write 0 somewhere" and, for the open categories where the
    roll scores (``pos_id`` / ``pos_s`` less the filled ones, per state:
-   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yahtzee rolls
-   under the joker rule or with the Yahtzee bonus go category by category
-   (:func:`~diceopt.games.yatzy.turn.allowed_categories` and
-   :func:`~diceopt.games.yatzy.turn.category_row`).
+   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yatzy rolls
+   under the joker rules, the Kniffel bonus rule or with the Yahtzee bonus go category
+   by category (:func:`~diceopt.games.yatzy.turn.allowed_categories` and
+   :func:`roll_shift`).
 3. Rerolls and the first roll: the solver's lane functions
    (:func:`~diceopt.games.yatzy.turn.chance_level`,
    :func:`~diceopt.games.yatzy.solve.first_roll`; the choice step through a scratch row,
-   :func:`_choose_via`), the lanes now values of k. Same values as the solver's, bit for
-   bit.
+   :func:`_choose_via`), the lanes now values of k. With served scores (Generala) the
+   rolls are scored again with the served points before the choice after the first
+   roll, as the solver does. Same values as the solver's, bit for bit.
 
 Performance: values at k above a state's most points still to come are 0 and not
 computed; threads take interleaved blocks of a chunk of a layer's states as they finish
@@ -39,12 +41,22 @@ import numpy as np
 
 from diceopt.games.yatzy.arrays import NEG, KernelArrays
 from diceopt.games.yatzy.solve import first_roll
-from diceopt.games.yatzy.turn import allowed_categories, category_row, chance_level, may_write
+from diceopt.games.yatzy.turn import (
+    allowed_categories,
+    category_row,
+    chance_level,
+    joker_rules,
+    may_write,
+    served_extra,
+    upper_bonus,
+)
 
 
+@numba.njit(cache=True)
 def margin(K: KernelArrays) -> int:
-    """Most points one roll writes outside an upper row (Yahtzee bonus included)."""
-    return int(max(K.score.max(), K.joker.max())) + K.ybonus
+    """Most points one roll writes beside its successor row (points): a box's normal,
+    joker or served points, the Kniffel bonus and the Yahtzee bonus (an upper bound)."""
+    return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
 
 
 @numba.njit(cache=True)
@@ -67,11 +79,12 @@ def _succ(
 @numba.njit(cache=True)
 def _target_plan(
     mask: int, S: int, K: KernelArrays, live: np.ndarray, ent_i: np.ndarray, ent_o: np.ndarray,
-    ent_n: np.ndarray,
+    ent_f: np.ndarray, ent_n: np.ndarray,
 ) -> None:  # fmt: skip
     """Per state: the categories open to a normal roll (``live``) and, per roll r, the
     successor rows and column offsets of the open categories where r scores (the kernel's
-    ``pos_id`` / ``pos_s`` without the filled ones: no work on dead rows), padded to a
+    ``pos_id`` / ``pos_s`` without the filled ones: no work on dead rows; ``ent_f``: the
+    offsets when written straight after the first roll, served scores), padded to a
     multiple of 4 with the row of -1 (``ent_n[r]``: entries with the padding)."""
     ncat = K.upper_face.size
     stride = K.offset.size - 1
@@ -79,19 +92,22 @@ def _target_plan(
     for c in range(ncat):
         live[c] = may_write(mask, c, K)
     pos_id, pos_s, pos_c = K.pos_id, K.pos_s, K.pos_c
+    width = pos_id.shape[1]
     for r in range(pos_id.shape[0]):
         n = 0
-        for e in range(pos_id.shape[1]):
+        for e in range(width):
             i = pos_id[r, e]
             if i == neg_row:
                 break
             if live[pos_c[r, e]]:
                 ent_i[r, n] = i
                 ent_o[r, n] = S - np.int64(pos_s[r, e])
+                ent_f[r, n] = S - np.int64(pos_s[r, width + e])
                 n += 1
         while n % 4 != 0:
             ent_i[r, n] = neg_row
             ent_o[r, n] = S
+            ent_f[r, n] = S
             n += 1
         ent_n[r] = n
 
@@ -120,13 +136,16 @@ def _target_rows(
         if f < 0:
             key = (nxt * flags + flag) * width + u
             _succ(G, b0, Vd, off[key], top[key], 0, k0, n)
-            if c == K.yz_cat:  # the Yatzy box scored (h = 1): the flag is set
-                if K.ybonus > 0:
+            if c == K.yz_cat:  # the Yatzy box scored (h = 1): the flag is set if tracked
+                if K.track:
                     key = (nxt * flags + 1) * width + u
                     _succ(G, b0 + 1, Vd, off[key], top[key], 0, k0, n)
                 else:
                     for j in range(n):
                         G[b0 + 1, j] = G[b0, j]
+            elif K.needs[c] >= 0:  # scored (h = 1): its points only while the flag is set
+                pts = K.needs[c] if flag == 1 else 0
+                _succ(G, b0 + 1, Vd, off[key], top[key], pts, k0, n)
         else:
             for cnt in range(stride):
                 pts = cnt * (f + 1)
@@ -200,22 +219,27 @@ def _choose_via(
 
 @numba.njit(cache=True)
 def _target_rerolls(
-    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, K: KernelArrays, E1: np.ndarray
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork
 ) -> None:  # fmt: skip
     """The kernel's ``_rerolls`` (step 4, both reroll levels) with :func:`_choose_via`:
-    the same values, bit for bit."""
+    the same values, bit for bit. With served scores (``K.served``) the roll rows of A
+    are scored again straight after the first roll (:func:`_score_rolls` with ``first``)
+    before the last choice, as the kernel does."""
+    A, M = W.A, W.M
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
     for level in range(2):
         for i in range(base - 1, -1, -1):
             src = M if (level == 1 and i >= offset[nd - 1]) else A
-            chance_level(A, src, i, nb, add_die, fprob)
-        if level == 0 and E1.shape[0] > 0:
+            chance_level(A, src, i, nw, add_die, fprob)
+        if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
-                for ln in range(nb):
-                    E1[i, ln] = A[i, ln]
-        _choose_via(A, M, T, nb, K.rem_pad, K.rem_n)
+                for ln in range(nw):
+                    W.E1[i, ln] = A[i, ln]
+        if level == 1 and K.served:
+            _score_rolls(mask, flag, S, nw, K, W, True)
+        _choose_via(A, M, W.T, nw, K.rem_pad, K.rem_n)
 
 
 class TargetWork(NamedTuple):
@@ -230,6 +254,7 @@ class TargetWork(NamedTuple):
     live: np.ndarray  # (C,) bool: categories open to a normal roll
     ent_i: np.ndarray  # (R, width) int64: per roll, the G rows where it scores
     ent_o: np.ndarray  # (R, width) int64: their column offsets
+    ent_f: np.ndarray  # (R, width) int64: the same straight after the first roll (served)
     ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
 
 
@@ -253,8 +278,62 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
         np.zeros(ncat, dtype=np.bool_),
         np.empty((R, width), dtype=np.int64),
         np.empty((R, width), dtype=np.int64),
+        np.empty((R, width), dtype=np.int64),
         np.empty(R, dtype=np.int64),
     )
+
+
+@numba.njit(cache=True)
+def roll_shift(
+    mask: int, flag: int, r: int, c: int, use_joker: bool, first: bool, K: KernelArrays
+) -> tuple[int, int | np.integer]:
+    """The successor row of writing roll r into (allowed) category c from state (mask,
+    flag) and the points beside it, ``(row, points)``: the row of
+    :func:`~diceopt.games.yatzy.turn.category_row`, its points with the Kniffel bonus
+    (:func:`~diceopt.games.yatzy.turn.upper_bonus`), the Yahtzee bonus while the flag is
+    set, and with ``first`` (straight after the first roll, not a joker) the served
+    points (:func:`~diceopt.games.yatzy.turn.served_extra`). Points move the column of
+    a target row: P(>= k) after the write is the row at k - points."""
+    i, s = category_row(r, c, use_joker, K)
+    pts = np.int64(s) + np.int64(upper_bonus(mask, r, c, K))
+    if flag == 1 and K.yz_face[r] >= 0:
+        pts += K.ybonus
+    if first and not use_joker and K.served:
+        pts += np.int64(served_extra(r, c, K))
+    return i, pts
+
+
+@numba.njit(cache=True)
+def _score_rolls(
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork, first: bool
+) -> None:  # fmt: skip
+    """Step 2 into the roll rows of ``W.A`` (``W.out``: writing 0 somewhere): each roll's
+    best write, from the rows of ``W.G``; Yatzy rolls under the joker rules, the Kniffel
+    bonus rule or with the Yahtzee bonus category by category (:func:`roll_shift`), the
+    others through the state's plan (``first``: straight after the first roll, the
+    served offsets ``W.ent_f``)."""
+    A, G = W.A, W.G
+    offset, yz_face = K.offset, K.yz_face
+    nd = offset.size - 2
+    base = offset[nd]
+    R = offset[nd + 1] - base
+    ncat = K.upper_face.size
+    special = joker_rules(mask, K) or (flag == 1 and K.ybonus != 0)
+    ent_o = W.ent_f if first else W.ent_o
+    for r in range(R):
+        row = base + r
+        if yz_face[r] >= 0 and special:
+            ok, use_joker = allowed_categories(mask, r, K)
+            for ln in range(nw):
+                A[row, ln] = -1.0
+            for c in range(ncat):
+                if ok[c]:
+                    i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+                    o = S - pts
+                    for ln in range(nw):
+                        A[row, ln] = max(A[row, ln], G[i, o + ln])
+            continue
+        _score_now(A, G, W.out, nw, r, row, W.ent_i, ent_o, W.ent_n)
 
 
 @numba.njit(cache=True)
@@ -269,42 +348,22 @@ def _target_chunk(
     the keep values with two rerolls left and ``W.E1`` (when it has rows) with one.
     """
     G, A, M, out, live = W.G, W.A, W.M, W.out, W.live
-    offset, yz_face = K.offset, K.yz_face
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
-    R = nk - base
-    ncat = K.upper_face.size
-    stride = nd + 1
+    nk = K.offset[K.offset.size - 1]
+    stride = K.offset.size - 1
     _target_rows(mask, flag, u, k0 - S, nw + S, Vd, off, top, flags, K, live, G)
     for ln in range(nw):
         A[nk, ln] = NEG
         M[nk, ln] = NEG
-    joker_filled = K.joker_code != 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1
-    yb = K.ybonus if flag == 1 else 0
     # "write 0 somewhere" (kept in out until the end)
     for ln in range(nw):
         out[ln] = -1.0
-    for c in range(ncat):
+    for c in range(K.upper_face.size):
         if live[c]:
             g = G[c * stride, S:]
             for ln in range(nw):
                 out[ln] = max(out[ln], g[ln])
-    for r in range(R):
-        row = base + r
-        if yz_face[r] >= 0 and (joker_filled or yb != 0):
-            ok, use_joker = allowed_categories(mask, r, K)
-            for ln in range(nw):
-                A[row, ln] = -1.0
-            for c in range(ncat):
-                if ok[c]:
-                    i, s = category_row(r, c, use_joker, K)
-                    o = S - np.int64(s) - yb
-                    for ln in range(nw):
-                        A[row, ln] = max(A[row, ln], G[i, o + ln])
-            continue
-        _score_now(A, G, out, nw, r, row, W.ent_i, W.ent_o, W.ent_n)
-    _target_rerolls(A, M, W.T, nw, K, W.E1)
+    _score_rolls(mask, flag, S, nw, K, W, False)
+    _target_rerolls(mask, flag, S, nw, K, W)
     first_roll(M, out, nw, K)
 
 
@@ -321,7 +380,7 @@ def _target_state(
     Vd[at] = 1.0
     if n <= 0:
         return
-    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_n)
+    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
     nch = (n + lanes - 1) // lanes
     step = (n + nch - 1) // nch
     step = min(lanes, (step + 15) // 16 * 16)
@@ -355,14 +414,15 @@ def target_layer(
 @numba.njit(cache=True)
 def target_turn(
     mask: int, flag: int, u: int, k: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    flags: int, K: KernelArrays, S: int,
+    flags: int, K: KernelArrays, S: int, first: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
     """One turn at one k, in float64 (``K`` float64): returns ``(keep, category, value)``.
 
     ``keep[t, i]`` (t = 1, 2 rerolls left): P(>= k) after keeping multiset i (flat lattice
     index) and rerolling the rest; ``category[r, c]``: P(>= k) after writing roll r into
-    c (-1 where c may not take r); ``value``: P(>= k) before the first roll. ``Vd``,
-    ``off``, ``top``: the solved values of the later states (see :func:`target_layer`).
+    c (-1 where c may not take r), with ``first`` straight after the first roll (served
+    scores); ``value``: P(>= k) before the first roll. ``Vd``, ``off``, ``top``: the
+    solved values of the later states (see :func:`target_layer`).
     """
     nk = K.add_die.shape[0]
     ncat = K.upper_face.size
@@ -370,19 +430,17 @@ def target_turn(
     base = K.offset[stride - 1]
     R = nk - base
     W = _target_work(K, S, 1, nk, K.fprob)
-    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_n)
+    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
     _target_chunk(mask, flag, u, k, 1, S, Vd, off, top, flags, K, W)
     keep = np.zeros((3, nk))
     for i in range(base):
         keep[1, i] = W.E1[i, 0]
         keep[2, i] = W.A[i, 0]
-    yb = K.ybonus if flag == 1 else 0
     cat = np.full((R, ncat), -1.0)
     for r in range(R):
         ok, use_joker = allowed_categories(mask, r, K)
-        ybr = yb if K.yz_face[r] >= 0 else 0
         for c in range(ncat):
             if ok[c]:
-                i, s = category_row(r, c, use_joker, K)
-                cat[r, c] = W.G[i, S - np.int64(s) - ybr]
+                i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+                cat[r, c] = W.G[i, S - pts]
     return keep, cat, W.out[0]

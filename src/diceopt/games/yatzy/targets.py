@@ -193,9 +193,10 @@ class TargetTable:
         return np.asarray(self.values).reshape(-1), off, top
 
     def turn(
-        self, mask: int, flag: int, upper: int, k: int
+        self, mask: int, flag: int, upper: int, k: int, first: bool = False
     ) -> tuple[np.ndarray, np.ndarray, float]:
-        """:func:`target_turn` for one state and k (probabilities; k <= kmax)."""
+        """:func:`target_turn` for one state and k (probabilities; k <= kmax; ``first``:
+        the categories written straight after the first roll)."""
         self._check_masks(
             [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
         )
@@ -203,7 +204,9 @@ class TargetTable:
         Vd, off, top = self.flat
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)
-        return target_turn(mask, flag, u, kk, Vd, off, top, self.rules.flags, K, margin(K))
+        return target_turn(
+            mask, flag, u, kk, Vd, off, top, self.rules.flags, K, margin(K), bool(first)
+        )
 
 
 @dataclass
@@ -235,15 +238,17 @@ class TargetRows:
         return float(self.data[self.off[key] + k])
 
     def turn(
-        self, mask: int, flag: int, upper: int, k: int
+        self, mask: int, flag: int, upper: int, k: int, first: bool = False
     ) -> tuple[np.ndarray, np.ndarray, float]:
-        """:func:`target_turn` for the start state (or a later one) and k <= kmax."""
+        """:func:`target_turn` for the start state (or a later one) and k <= kmax
+        (``first``: the categories written straight after the first roll)."""
         K = kernel_arrays(self.rules, np.float64)
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)
         return target_turn(
-            mask, flag, u, kk, self.data, self.off, self.top, self.rules.flags, K, margin(K)
-        )
+            mask, flag, u, kk, self.data, self.off, self.top, self.rules.flags, K, margin(K),
+            bool(first),
+        )  # fmt: skip
 
 
 def check_dtype(dtype: str | np.dtype) -> np.dtype:
@@ -288,7 +293,6 @@ def solve_targets(
     second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
     or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
     pages of unreachable states cost nothing)."""
-    rules.require_plain("target tables")
     dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -342,7 +346,6 @@ def solve_target_from(
     ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
     P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
     same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
-    rules.require_plain("target tables")
     dt = check_dtype(dtype)
     most = rules.max_total + (1 if draw else 0)
     if k < 0 or k > most:

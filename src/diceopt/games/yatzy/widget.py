@@ -93,6 +93,10 @@ class WidgetBuffers(NamedTuple):
     cv: np.ndarray  # (C,): value of writing one roll into each category
     now_value: np.ndarray  # (R,): value of writing roll r now (the level being solved)
     now_cat: np.ndarray  # (R,) int64: the category it is written into
+    # served scores with score_now False: the caller's values of writing roll r straight
+    # after the first roll, and their categories (see widget_into)
+    first_value: np.ndarray  # (R,)
+    first_cat: np.ndarray  # (R,) int64
 
 
 # ---------------------------------------------------------------------------------------
@@ -121,6 +125,8 @@ def widget_buffers(K: KernelArrays) -> WidgetBuffers:
         sub_arg,
         np.zeros((levels + 1, R), dtype=np.int64),
         np.empty(ncat),
+        np.empty(R),
+        np.zeros(R, dtype=np.int64),
         np.empty(R),
         np.zeros(R, dtype=np.int64),
     )
@@ -206,7 +212,9 @@ def widget_into(
     score-now values and categories already in ``B.now_value`` / ``B.now_cat``, for a
     score-now step with another objective (the win probability of
     :mod:`diceopt.games.yatzy.win`, without saved rerolls); (mask, flag, upper) and
-    ``V`` are then read only to refresh the score-now step with saved rerolls.
+    ``V`` are then read only to refresh the score-now step with saved rerolls, and with
+    served scores the choice after the first roll takes ``B.first_value`` /
+    ``B.first_cat`` (the caller's, written straight after the first roll).
     """
     if score_now:  # 1-2. successor rows, score now: lowest category index among equals
         _score_now_scalar(mask, flag, upper, V, K, B, 0)
@@ -268,7 +276,11 @@ def widget_into(
         if t <= K.saved_cap:  # saved rerolls: writing now saves t rerolls
             _score_now_scalar(mask, flag, upper, V, K, B, t)
         if K.served and t == levels:  # writing after the first roll: served scores
-            _score_now_scalar(mask, flag, upper, V, K, B, 0, True)
+            if score_now:
+                _score_now_scalar(mask, flag, upper, V, K, B, 0, True)
+            else:
+                now_v[:] = B.first_value
+                now_c[:] = B.first_cat
             if theta != 0.0:
                 for r in range(R):
                     now_v[r] = sgn * np.exp(theta * (now_v[r] - ref))

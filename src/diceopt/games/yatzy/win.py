@@ -47,7 +47,8 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.advice import Position
 from diceopt.games.yatzy.arrays import KernelArrays, kernel_arrays
 from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.turn import allowed_categories, category_row, may_write
+from diceopt.games.yatzy.target_turn import margin, roll_shift
+from diceopt.games.yatzy.turn import allowed_categories, may_write
 from diceopt.games.yatzy.widget import TURN_REROLLS, WidgetBuffers, widget_buffers, widget_into
 from diceopt.notation import load_json, split_fields
 
@@ -102,14 +103,8 @@ def support(p: np.ndarray) -> tuple[int, int]:
 def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Work arrays of :func:`win_turn`: (U cache per successor row and points, row keys,
     row points)."""
-    ncat = K.upper_face.size
-    stride = K.offset.size - 1
-    most = 0
-    for c in range(ncat):
-        for r in range(K.roll_p.size):
-            most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
-    most += K.ybonus
-    rows = ncat * stride
+    rows = K.upper_face.size * (K.offset.size - 1)
+    most = margin(K)  # the most points one write adds beside its row
     return (
         np.empty((rows, most + 1)),
         np.empty(rows, dtype=np.int64),
@@ -132,7 +127,10 @@ def win_turn(
 
     Fills ``B`` as :func:`diceopt.games.yatzy.widget.widget_into` does (values are
     P(win) + 1/2 P(draw) estimates, ``B.policy`` the turn's choices, scoring now and the
-    lowest category winning ties) and returns the estimate before the first roll.
+    lowest category winning ties) and returns the estimate before the first roll. A
+    write's points are those of the target turn (:func:`roll_shift`: Kniffel and Yahtzee
+    bonuses; with served scores the rolls are valued again as written straight after the
+    first roll, ``B.first_value``, for the choice there).
     ``K`` float64; ``cache``, ``rowkey``, ``rowpts`` from :func:`win_buffers`.
     """
     T = K.threshold
@@ -141,7 +139,8 @@ def win_turn(
     stride = K.offset.size - 1
     nd = stride - 1
     R = K.offset[nd + 1] - K.offset[nd]
-    # the successor of every row (category c, h dice of its face / the Yatzy box scored)
+    # the successor of every row (category c, h dice of its face / the Yatzy box scored /
+    # a needs_yatzy box scored) and the points it holds
     for c in range(ncat):
         b0 = c * stride
         if not may_write(mask, c, K):
@@ -153,9 +152,9 @@ def win_turn(
         if f < 0:
             rowkey[b0] = (nxt * flags + flag) * width + u
             rowpts[b0] = 0
-            y = 1 if (c == K.yz_cat and K.ybonus > 0) else flag
+            y = 1 if (c == K.yz_cat and K.track) else flag
             rowkey[b0 + 1] = (nxt * flags + y) * width + u
-            rowpts[b0 + 1] = 0
+            rowpts[b0 + 1] = K.needs[c] if (K.needs[c] >= 0 and flag == 1) else 0
             for h in range(2, stride):
                 rowkey[b0 + h] = -1
         else:
@@ -172,24 +171,27 @@ def win_turn(
         use_joker = False
         if K.yz_face[r] >= 0 and K.joker_code != 0:
             allowed, use_joker = allowed_categories(mask, r, K)
-        yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
-        best = -1.0
-        bc = 0
-        for c in range(ncat):
-            if not allowed[c]:
-                continue
-            row, s = category_row(r, c, use_joker, K)
-            pts = np.int64(s) + yb
-            v = cache[row, pts]
-            if v < 0.0:
-                b = score + rowpts[row] + pts
-                v = utility(Td, off, top, rowkey[row], b, so, p, lo, hi, draw)
-                cache[row, pts] = v
-            if v > best:
-                best = v
-                bc = c
-        B.now_value[r] = best
-        B.now_cat[r] = bc
+        for first in range(2 if K.served else 1):  # served: again for the first roll
+            best = -1.0
+            bc = 0
+            for c in range(ncat):
+                if not allowed[c]:
+                    continue
+                row, pts = roll_shift(mask, flag, r, c, use_joker, first == 1, K)
+                v = cache[row, pts]
+                if v < 0.0:
+                    b = score + rowpts[row] + pts
+                    v = utility(Td, off, top, rowkey[row], b, so, p, lo, hi, draw)
+                    cache[row, pts] = v
+                if v > best:
+                    best = v
+                    bc = c
+            if first == 1:
+                B.first_value[r] = best
+                B.first_cat[r] = bc
+            else:
+                B.now_value[r] = best
+                B.now_cat[r] = bc
     # no saved rerolls here: the table argument is never read
     value, _ = widget_into(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS, False)
     return value
@@ -199,11 +201,13 @@ def win_turn(
 def win_detail(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
     off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int, draw: bool = False,
+    first: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
     """:func:`win_turn` for one position: ``(keep, category, value)`` with
     ``keep[t, i]`` (t = 1, 2 rerolls left) the estimate after keeping multiset i (flat
     lattice index), ``category[c]`` after writing roll r into c (-1 where c may not take
-    r) and ``value`` before the first roll (P(win) + 1/2 P(draw) estimates, 0-1)."""
+    r; ``first``: straight after the first roll, served scores) and ``value`` before the
+    first roll (P(win) + 1/2 P(draw) estimates, 0-1)."""
     B = widget_buffers(K)
     cache, rowkey, rowpts = win_buffers(K)
     lo, hi = support(p)
@@ -230,11 +234,10 @@ def win_detail(
     ncat = K.upper_face.size
     cat = np.full(ncat, -1.0)
     ok, use_joker = allowed_categories(mask, r, K)
-    yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     for c in range(ncat):
         if ok[c]:
-            row, s = category_row(r, c, use_joker, K)
-            cat[c] = cache[row, np.int64(s) + yb]
+            row, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+            cat[c] = cache[row, pts]
     keep = B.keep_value.copy()
     keep[0] = 0.0
     return keep, cat, value
@@ -424,7 +427,9 @@ def advise_opponent(pos: Position, config: Any, opponent: Any, plays: str = "exp
     p, score, so, rows, K, draw = _win_inputs(config, pos, opp, plays)
     mask, flag, upper = state_of(pos, rules)
     roll = roll_index(pos, rules)
-    keep, cat, _ = win_detail(mask, flag, upper, score, so, p, roll, *rows, K, rules.flags, draw)
+    keep, cat, _ = win_detail(
+        mask, flag, upper, score, so, p, roll, *rows, K, rules.flags, draw, pos.rerolls == 2
+    )
     return rank_by_probability(
         pos, rules, config.table(), cat, keep,
         "estimated probability of winning against the opponent, a draw counting 1/2 (0-1)",
@@ -522,7 +527,7 @@ def win_probability(
         return 1.0 if mine_score > their_score else 0.5 if mine_score == their_score else 0.0
     p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, plays)
     mask, flag, upper = state_of(mine, rules)
-    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw)
+    _, _, value = win_detail(mask, flag, upper, score, so, p, 0, *rows, K, rules.flags, draw, False)
     return float(value)
 
 
