@@ -90,7 +90,7 @@ class Situations(OptionRows):
 
     Their legal actions as :class:`~diceopt.games.yatzy.batch.OptionRows` (``codes``,
     ``values``, ``regret`` (n, width) points, ``count``, ``best``, ``best_value``), and
-    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (Yahtzee box holds 50), ``upper``
+    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (the Yatzy box holds its points, where tracked), ``upper``
     (uncapped points), ``score`` (points so far), ``roll`` (roll index), ``rerolls``,
     ``taken`` (the code the player chose).
     """
@@ -113,7 +113,6 @@ def play_situations(
     table: YatzyTable, rows: int, source: str, seed: int, eps: float = DEFAULT_EPS
 ) -> Situations:
     """``rows`` situations from seeded games of the ``source`` player (module docstring)."""
-    table.rules.require_plain("export")
     if source not in SOURCES:
         raise InputError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
     if not 0.0 <= eps <= 1.0:
@@ -189,13 +188,15 @@ def play_situations(
                 np.add.at(new_counts, (np.flatnonzero(hit), fresh[hit, j] - 1), 1)
             new_roll = np.where(keep, lookup[new_counts @ weights], 0)
             new_rerolls = np.where(keep, rerolls - 1, 2)
-            # score: the rules' own scoring (engine_game.score_points), a new first roll
+            # score: the rules' own scoring (engine_game.score_points; served straight
+            # after the first roll), a new first roll
             mask, flag, upper, score = mask.copy(), flag.copy(), upper.copy(), score.copy()
             for i in np.flatnonzero(~keep):
                 c = int(taken[i])
                 counts = roll_counts[roll[i]]
+                served = bool(rerolls[i] == 2)
                 pts, nmask, nflag, _ = score_points(
-                    rules, int(mask[i]), int(flag[i]), int(upper[i]), counts, c
+                    rules, int(mask[i]), int(flag[i]), int(upper[i]), counts, c, served
                 )
                 f = int(rules.upper_face[c])
                 upper[i] += int(counts[f]) * (f + 1) if f >= 0 else 0

@@ -535,15 +535,6 @@ def check_theta(theta: float) -> float:
     return value
 
 
-def check_served_theta(rules: YatzyRules, theta: float) -> None:
-    """InputError when ``rules`` have served scores and ``theta != 0``: the solver's lanes
-    refresh the served score-now values in points, not in utilities."""
-    if rules.has_served and theta != 0.0:
-        raise InputError(
-            "rules with served scores are solved for the expected score only (theta 0)"
-        )
-
-
 def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = None) -> list[int]:
     """Upper totals (points, sorted) possible once the upper categories of ``faces`` (face
     indices, 0-based) are filled with ``dice`` dice; capped at ``cap`` unless None."""

@@ -294,6 +294,9 @@ def widget_detail(
     sgn = 1.0 if theta >= 0.0 else -1.0
     if theta != 0.0:
         ref = float(now_v.max() if theta > 0.0 else now_v.min())
+        if K.served and theta > 0.0:  # the kernel's ``served_shift``
+            width = K.pos_id.shape[1]
+            ref += max(0.0, float((K.pos_s[:, width:] - K.pos_s[:, :width]).max()))
         RV[0] = [sgn * math.exp(theta * (x - ref)) for x in now_v.tolist()]
         now_v = RV[0].copy()
     sub_best = np.empty(nk + 1)
