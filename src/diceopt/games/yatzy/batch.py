@@ -248,8 +248,9 @@ def _fill_situation(
     rows: tuple[np.ndarray, ...],
 ) -> None:
     """Row i of ``rows`` (:meth:`OptionRows.arrays`): scoring values (successor rows
-    ``SR[:, ln]`` of the state; :func:`write_value`, served with t = 2), keep values (``E[k, ln]``: keeping k with t rerolls left;
-    utilities when theta != 0), the best code and the regrets."""
+    ``SR[:, ln]`` of the state; :func:`write_value`, served with t = 2), keep values
+    (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
+    code and the regrets."""
     codes, values, regret, count, best, best_value = rows
     ncat = K.upper_face.size
     ok, use_joker = allowed_categories(mask, r, K)

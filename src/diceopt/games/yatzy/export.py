@@ -17,9 +17,11 @@ until ``rows`` rows are collected; rows are ordered by game, then by decision, a
 last game may be cut short. Random numbers come from ``numpy.random.default_rng(seed)``
 in a fixed order (the same numbers whatever the source: ``perturbed`` with eps 0 plays
 the ``optimal`` games), so a seed gives the same rows (and the same file bytes for one
-pyarrow version). Values are points: the expected points still to come from the
-situation (the score so far excluded; add ``score`` for the expected final score); with
-``--theta`` their certainty equivalent (the file's ``values`` metadata says which).
+pyarrow version). A write is scored by the rules' own scoring (served scores straight
+after the first roll, Generala's; the Kniffel bonus). Values are points: the expected
+points still to come from the situation (the score so far excluded; add ``score`` for the
+expected final score); with ``--theta`` their certainty equivalent (the file's
+``values`` metadata says which).
 
 Columns (the README's table): ``game``, ``turn``, ``position``, ``dice``, ``rerolls``,
 ``filled``, ``mask``, ``upper``, ``yahtzee_bonus``, ``score``, ``actions``, ``codes``,
@@ -90,9 +92,9 @@ class Situations(OptionRows):
 
     Their legal actions as :class:`~diceopt.games.yatzy.batch.OptionRows` (``codes``,
     ``values``, ``regret`` (n, width) points, ``count``, ``best``, ``best_value``), and
-    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (the Yatzy box holds its points, where tracked), ``upper``
-    (uncapped points), ``score`` (points so far), ``roll`` (roll index), ``rerolls``,
-    ``taken`` (the code the player chose).
+    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (the Yatzy box holds its points,
+    where the state tracks it), ``upper`` (uncapped points), ``score`` (points so far),
+    ``roll`` (roll index), ``rerolls``, ``taken`` (the code the player chose).
     """
 
     game: np.ndarray

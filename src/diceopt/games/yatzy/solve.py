@@ -39,7 +39,7 @@ cache). The remove-one-die edges are padded with a NEG row so the choice loops h
 branches; ``_fill`` takes four maxima at a time. The lattice loops are written twice
 (lanes here, scalar in the widget), each twin tagged with the reason.
 
-Size: a little over 600 lines, because the plain and the saved-rerolls lane kernels
+Size: about 650 lines, because the plain and the saved-rerolls lane kernels
 share this module's private per-lane steps (``_gather``, ``_fill``, ``_score_rows``,
 ``_choose``); split apart, those steps would become a public module of their own.
 """
