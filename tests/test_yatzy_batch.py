@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from diceopt.errors import InputError
+from diceopt.games.families.category import load_rules
 from diceopt.games.yatzy.advice import Position, advise_position
 from diceopt.games.yatzy.batch import (
     action_names,
@@ -126,3 +127,54 @@ def test_bad_situations_name_the_first_one():
         option_values(table, [0, 0], [0, 0], [0, 0], [0, 0], [0, 3])
     with pytest.raises(InputError, match="a die shows"):
         roll_index(rules, np.array([[0, 1, 2, 3, 4]]))
+
+
+# --- Generala and Kniffel: served scores, Doble Generala, the Kniffel bonus ------------------
+
+PRESETS = {
+    "generala": ("twos", "escalera", "full", "generala", "doble_generala"),
+    "kniffel": ("twos", "full_house", "large_straight", "kniffel", "chance"),
+}
+
+
+def preset_table(name: str, theta: float = 0.0) -> YatzyTable:
+    rules = load_rules(name).reduced(PRESETS[name], bonus_threshold=6)
+    return solve_table(rules, dtype="float64", theta=theta)
+
+
+@pytest.mark.parametrize("theta", [0.0, -0.1, 0.05])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_presets_match_the_advice(name, theta):
+    check_against_advice(preset_table(name, theta), 150, seed=11)
+
+
+@pytest.mark.parametrize("theta", [0.0, -0.1, 0.05])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_presets_first_roll_is_the_solve(name, theta):
+    # every roll of the first roll (two rerolls left: served scores apply) at sampled
+    # states: the average of the best values (theta != 0: their certainty equivalent) is
+    # the solve's value of the state
+    table = preset_table(name, theta)
+    rules = table.rules
+    p = rules.roll_probs
+    R = p.size
+    mask, flag, upper, _, _ = random_situations(table, 25, seed=2)
+    for m, f, u in zip(mask, flag, upper, strict=True):
+        out = option_values(table, np.full(R, m), np.full(R, f), np.full(R, u), np.arange(R), 2)
+        best = out.best_value
+        if theta == 0.0:
+            got = float(p @ best)
+        else:
+            top = best.max() if theta > 0 else best.min()
+            got = top + np.log(p @ np.exp(theta * (best - top))) / theta
+        assert got == pytest.approx(float(table.values[m, f, u]), abs=1e-9)
+
+
+def test_served_escalera_scores_five_more_on_the_first_roll():
+    table = preset_table("generala")
+    rules = table.rules
+    roll = roll_index(rules, np.array([[2, 3, 4, 5, 6]]))
+    esc = rules.categories.index("escalera")
+    first, later = (option_values(table, [0], [0], [0], roll, [t]).dense()[0] for t in (2, 1))
+    assert first[esc] - later[esc] == pytest.approx(5.0, abs=1e-12)
+    assert first[esc] == pytest.approx(25.0 + float(table.values[1 << esc, 0, 0]), abs=1e-12)

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from diceopt.errors import InputError
+from diceopt.games.families.category import load_rules
 from diceopt.games.yatzy.advice import advise_position, parse_position
 from diceopt.games.yatzy.export import COLUMNS, RESEARCH_EXTRA, export, play_situations
 from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
@@ -87,6 +88,45 @@ def test_american_yahtzee_bonus_rows(tmp_path):
     for r in rows[::97]:
         pos = parse_position(r["position"], rules)
         assert advise_position(pos, rules, table)[0].action == r["best_action"]
+
+
+PRESETS = {
+    "generala": ("twos", "escalera", "full", "generala", "doble_generala"),
+    "kniffel": ("twos", "full_house", "large_straight", "kniffel", "chance"),
+}
+
+
+@pytest.mark.parametrize("theta", [0.0, -0.05])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_preset_rows_are_the_advice_and_the_solve(name, theta, tmp_path):
+    # Generala (served scores, Doble Generala) and Kniffel (its bonus): every action's
+    # value is the advice's, and every write scores its value less the solve's value of
+    # the next turn-start state (certainty equivalents shift by the points alike)
+    rules = load_rules(name).reduced(PRESETS[name], bonus_threshold=6)
+    table = solve_table(rules, dtype="float64", theta=theta)
+    path = tmp_path / "rows.jsonl"
+    export(table, str(path), 600, "perturbed", seed=3)
+    rows = rows_of(path)
+    for r in rows[::11]:
+        pos = parse_position(r["position"], rules)
+        advice = advise_position(pos, rules, table)
+        got = dict(zip(r["actions"], zip(r["values"], r["regrets"], strict=True), strict=True))
+        assert got == {a.action: (a.value, a.regret) for a in advice}
+        assert r["best_action"] == advice[0].action and r["best_value"] == advice[0].value
+    T = rules.bonus_threshold
+    writes = served = 0
+    for a, b in zip(rows, rows[1:]):
+        if a["game"] != b["game"] or a["taken_code"] >= rules.num_categories:
+            continue
+        value = dict(zip(a["codes"], a["values"]))[a["taken_code"]]
+        nxt = float(table.values[b["mask"], int(b["yahtzee_bonus"]), min(b["upper"], T)])
+        points = b["score"] - a["score"]
+        assert points == pytest.approx(value - nxt, abs=1e-9)
+        writes += 1
+        taken = rules.categories[a["taken_code"]]
+        served += a["rerolls"] == 2 and (taken, points) in (("escalera", 25), ("full", 35))
+    assert writes > 100
+    assert (served > 0) == (name == "generala")  # served Escalera or Full, 5 points more
 
 
 def test_missing_pyarrow_names_the_extra(small, tmp_path, monkeypatch):

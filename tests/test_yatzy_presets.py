@@ -1,8 +1,9 @@
 """The Generala and Kniffel presets and the kernel rules they need: served scores, a
 category that needs the Yatzy box's points (Doble Generala) and Kniffel's bonus for a
 further Kniffel in its upper box. No published values exist: the kernel is checked
-against the generic engine on reduced variants, against hand-computed small games, and
-the full-size values are recorded (docs/values.md)."""
+against the generic engine on reduced variants (expected score and exponential utility),
+against hand-computed small games and the exact score distribution, and the full-size
+values are recorded (docs/values.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pytest
 from test_yatzy_kernel import assert_kernel_agrees
 
 from diceopt.engine import Objective, compile_game, solve
-from diceopt.errors import InputError
 from diceopt.games.families.category import load_rules, load_rules_text
 from diceopt.games.yatzy import widget
 from diceopt.games.yatzy.distribution import distribution
@@ -156,24 +156,25 @@ def test_kniffel_bonus_only_in_the_upper_box():
     assert cv[ch] == pytest.approx(10 + float(table.values[used | 1 << ch, 0, 10]))
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.2, -0.3])
 @pytest.mark.parametrize("name", ["generala", "kniffel"])
-def test_plain_widget_is_the_kernel(name):
+def test_plain_widget_is_the_kernel(name, theta):
     rules = load_rules(name)
     keep = {
         "generala": ("twos", "escalera", "full", "poker", "generala", "doble_generala"),
         "kniffel": ("ones", "twos", "full_house", "large_straight", "kniffel", "chance"),
     }[name]
-    table = solve_table(rules.reduced(keep, bonus_threshold=4), dtype="float32")
+    table = solve_table(rules.reduced(keep, bonus_threshold=4), dtype="float32", theta=theta)
     K = table.arrays64
     found = np.argwhere(np.isfinite(table.values))
     full = (1 << len(keep)) - 1
     for mask, flag, upper in [tuple(int(x) for x in s) for s in found if s[0] != full][::3]:
-        want = widget.widget_detail(mask, flag, upper, table.values, K, 0.0, widget.TURN_REROLLS)
+        want = widget.widget_detail(mask, flag, upper, table.values, K, theta, widget.TURN_REROLLS)
         got = table.widget(mask, flag, upper)
         for a, b in zip(got[:3], want[:3], strict=True):
             assert np.array_equal(a, b)
         assert got[3] == pytest.approx(want[3], abs=1e-12)
-        assert want[3] == pytest.approx(float(table.values[mask, flag, upper]), abs=1e-4)
+        assert want[3] == pytest.approx(float(table.values[mask, flag, upper]), abs=2e-4)
         for r in range(0, K.roll_p.size, 11):
             for t in (0, 2):
                 a = table.category_values(mask, flag, upper, r, t)
@@ -181,13 +182,74 @@ def test_plain_widget_is_the_kernel(name):
                 assert np.array_equal(a, b)
 
 
-def test_served_rules_are_refused_where_unsupported():
-    g = load_rules("generala")
-    with pytest.raises(InputError, match="theta 0"):
-        solve_table(g.reduced(("poker", "generala")), theta=0.1)
-    with pytest.raises(InputError, match="served scores"):
-        g.require_plain("simulate")
-    load_rules("yacht").require_plain("simulate")  # the other presets are plain
+# --- exponential utility (theta != 0) -------------------------------------------------------
+
+RISK_REDUCED = ["generala-4d4-bonus", "generala-5d3-full", "kniffel-3d3", "kniffel-4d6"]
+
+
+@pytest.mark.parametrize("theta", [-0.3, 0.2])
+@pytest.mark.parametrize("name", RISK_REDUCED)
+def test_kernel_agrees_with_engine_exponential(name, theta):
+    # the lanes' certainty equivalents against the generic engine's, every state, 1e-9
+    source, categories, changes = REDUCED[name]
+    assert_kernel_agrees(load_rules(source).reduced(categories, **changes), theta)
+
+
+def _one_die(served: int) -> YatzyRules:
+    return load_rules_text(ONE_DIE.replace("served = 15", f"served = {served}"))
+
+
+@pytest.mark.parametrize("served", [15, 200])
+@pytest.mark.parametrize("theta", [-1.0, -0.5, 0.5, 1.0])
+def test_served_by_hand_exponential(served, theta):
+    # the one-die game of test_served_by_hand has one policy for every theta (write a 2,
+    # reroll a 1): served w.p. 1/2, 10 w.p. 3/8, 0 w.p. 1/8. A served score far above
+    # the others (200) at theta 1 stays finite in float32: the reference is raised.
+    p = np.array([0.5, 0.375, 0.125])
+    x = np.array([served, 10.0, 0.0])
+    top = x.max() if theta > 0 else x.min()
+    want = top + np.log(p @ np.exp(theta * (x - top))) / theta
+    rules = _one_die(served)
+    assert solve_table(rules, dtype="float64", theta=theta).value == pytest.approx(want, abs=1e-12)
+    assert solve_table(rules, theta=theta).value == pytest.approx(want, rel=1e-6)
+    value = widget.widget_detail(0, 0, 0, *_table64(rules, theta), theta, widget.TURN_REROLLS)[3]
+    assert value == pytest.approx(want, abs=1e-12)
+
+
+def _table64(rules: YatzyRules, theta: float) -> tuple:
+    table = solve_table(rules, dtype="float64", theta=theta)
+    return table.values, table.arrays64
+
+
+@pytest.mark.parametrize("theta", [-0.05, 0.03])
+@pytest.mark.parametrize("name", ["generala", "kniffel"])
+def test_certainty_equivalent_of_the_exact_distribution(name, theta):
+    # full size: the table's value is (1/theta) log E[exp(theta X)] of the exact score
+    # distribution of the table's own policy (the distribution follows the widget)
+    table = solve_table(load_rules(name), dtype="float64", theta=theta)
+    pmf = distribution(table).pmf
+    x = np.flatnonzero(pmf)
+    top = x.max() if theta > 0 else x.min()
+    ce = top + np.log(pmf[x] @ np.exp(theta * (x - top))) / theta
+    assert table.value == pytest.approx(ce, abs=1e-9)
+    plain = solve_table(load_rules(name), dtype="float64").value
+    assert (table.value > plain) == (theta > 0)
+
+
+def test_theta_to_zero_is_the_expected_score():
+    # CE(theta) = mean + theta var / 2 + O(theta^2): the slope at 0 is half the variance of
+    # the optimal policy's score (exact distribution)
+    rules = load_rules("generala")
+    base = solve_table(rules, dtype="float64")
+    pmf = distribution(base).pmf
+    x = np.arange(pmf.size)
+    var = float(pmf @ (x - base.value) ** 2)
+    for theta in (1e-3, 1e-5):
+        up = solve_table(rules, dtype="float64", theta=theta).value
+        down = solve_table(rules, dtype="float64", theta=-theta).value
+        assert down < base.value < up
+        assert abs(up - base.value) < 2 * theta * var
+        assert (up - down) / (2 * theta) == pytest.approx(var / 2, rel=1e-2)
 
 
 # --- simulation and exact distribution of the full-size presets ---------------------------

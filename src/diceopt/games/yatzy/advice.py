@@ -558,7 +558,8 @@ def apply_action(
         raise InputError(f"{cat} may not be used with these dice now; allowed: {allowed}")
     from diceopt.games.yatzy.engine_game import score_points
 
-    pts, _, new_flag, _ = score_points(rules, mask, flag, pos.upper, counts, c)
+    served = pos.rerolls == 2 and not rules.saved_rerolls  # written after the first roll
+    pts, _, new_flag, _ = score_points(rules, mask, flag, pos.upper, counts, c, served)
     f = rules.upper_faces[c]
     new_upper = pos.upper + (int(counts[f]) * (f + 1) if f >= 0 else 0)
     filled = in_rules_order(pos.filled + (cat,), rules)

@@ -11,8 +11,9 @@ Two calls, both vectorised (no Python loop per situation):
   distinct states go through the solver's lanes (``solve_batch`` in float64, 32 states
   at a time, which also hands back the keep values with one reroll left), with theta !=
   0 through the scalar widget (:func:`widget_into`); scoring values come from
-  ``successor_rows``, ``allowed_categories`` and ``category_value``. The numbers are those of
-  ``advise_position`` (the advice) bit for bit (tests).
+  ``successor_rows``, ``allowed_categories`` and ``write_value``. The numbers are those of
+  ``advise_position`` (the advice) bit for bit (tests), for every rule the solver knows
+  (Generala's served scores and Doble Generala, Kniffel's bonus included).
 
 Units: every value is in points, the expected points still to come from the situation
 (bonuses included, the score so far excluded), or with a table of ``theta != 0`` their
@@ -21,12 +22,14 @@ certainty equivalent; ``regret`` is the best value minus the action's value (poi
 Situations (arrays of one length n, any integer dtype):
 
 - ``mask``: bit mask of the filled categories (bit c = category c of the rules' order);
-- ``flag``: 1 when the Yahtzee box holds 50 in an American variant with the Yahtzee
-  bonus (further Yahtzees earn the bonus), else 0;
+- ``flag``: 1 when the Yahtzee box holds its points where the state tracks it (American
+  with the Yahtzee bonus: further Yahtzees earn it; Generala: a Doble Generala scores),
+  else 0;
 - ``upper``: the upper-section total so far (points; capped at the bonus threshold here);
 - ``roll``: the dice showing as a roll index, 0 .. R-1 among the sorted rolls in lattice
   order (:func:`roll_index` turns dice into it, :func:`roll_dice` back);
-- ``rerolls``: rerolls left this turn, 0, 1 or 2.
+- ``rerolls``: rerolls left this turn, 0, 1 or 2 (2: the turn's first roll, where
+  served scores apply).
 
 Action encoding (``codes``): code ``c`` for ``0 <= c < C`` writes the roll into category
 c (the rules' order, ``score <id>``); code ``C + k`` keeps multiset k of the keep lattice
@@ -57,7 +60,7 @@ from diceopt.games.yatzy.arrays import KernelArrays
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.games.yatzy.solve import LANES, lane_batches, solve_batch
 from diceopt.games.yatzy.table import YatzyTable
-from diceopt.games.yatzy.turn import allowed_categories, category_value, successor_rows
+from diceopt.games.yatzy.turn import allowed_categories, successor_rows, write_value
 from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
 
 __all__ = [
@@ -245,17 +248,17 @@ def _fill_situation(
     rows: tuple[np.ndarray, ...],
 ) -> None:
     """Row i of ``rows`` (:meth:`OptionRows.arrays`): scoring values (successor rows
-    ``SR[:, ln]`` of the state), keep values (``E[k, ln]``: keeping k with t rerolls left;
-    utilities when theta != 0), the best code and the regrets."""
+    ``SR[:, ln]`` of the state; :func:`write_value`, served with t = 2), keep values
+    (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
+    code and the regrets."""
     codes, values, regret, count, best, best_value = rows
     ncat = K.upper_face.size
     ok, use_joker = allowed_categories(mask, r, K)
-    yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
     n = 0
     for c in range(ncat):
         if ok[c]:
             codes[i, n] = c
-            values[i, n] = category_value(r, c, use_joker, K, SR, ln) + yb
+            values[i, n] = write_value(mask, flag, r, c, use_joker, t == 2, K, SR, ln)
             n += 1
     if t > 0:
         sgn = 1.0 if theta > 0.0 else -1.0
@@ -430,7 +433,6 @@ def option_values(
     InputError naming the first situation that is out of range, unreachable, or a game
     already over.
     """
-    table.rules.require_plain("batch option values")
     rules = table.rules
     idx = state_index(table, mask, flag, upper)
     n = idx.size

@@ -17,9 +17,11 @@ until ``rows`` rows are collected; rows are ordered by game, then by decision, a
 last game may be cut short. Random numbers come from ``numpy.random.default_rng(seed)``
 in a fixed order (the same numbers whatever the source: ``perturbed`` with eps 0 plays
 the ``optimal`` games), so a seed gives the same rows (and the same file bytes for one
-pyarrow version). Values are points: the expected points still to come from the
-situation (the score so far excluded; add ``score`` for the expected final score); with
-``--theta`` their certainty equivalent (the file's ``values`` metadata says which).
+pyarrow version). A write is scored by the rules' own scoring (served scores straight
+after the first roll, Generala's; the Kniffel bonus). Values are points: the expected
+points still to come from the situation (the score so far excluded; add ``score`` for the
+expected final score); with ``--theta`` their certainty equivalent (the file's
+``values`` metadata says which).
 
 Columns (the README's table): ``game``, ``turn``, ``position``, ``dice``, ``rerolls``,
 ``filled``, ``mask``, ``upper``, ``yahtzee_bonus``, ``score``, ``actions``, ``codes``,
@@ -91,9 +93,9 @@ class Situations(OptionRows):
 
     Their legal actions as :class:`~diceopt.games.yatzy.batch.OptionRows` (``codes``,
     ``values``, ``regret`` (n, width) points, ``count``, ``best``, ``best_value``), and
-    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (Yahtzee box holds 50), ``upper``
-    (uncapped points), ``score`` (points so far), ``roll`` (roll index), ``rerolls``,
-    ``taken`` (the code the player chose).
+    ``game``, ``turn`` (1-based), ``mask``, ``flag`` (the Yatzy box holds its points,
+    where the state tracks it), ``upper`` (uncapped points), ``score`` (points so far),
+    ``roll`` (roll index), ``rerolls``, ``taken`` (the code the player chose).
     """
 
     game: np.ndarray
@@ -114,7 +116,6 @@ def play_situations(
     table: YatzyTable, rows: int, source: str, seed: int, eps: float = DEFAULT_EPS
 ) -> Situations:
     """``rows`` situations from seeded games of the ``source`` player (module docstring)."""
-    table.rules.require_plain("export")
     if source not in SOURCES:
         raise InputError(f"unknown source {source!r} (choose from {', '.join(SOURCES)})")
     if not 0.0 <= eps <= 1.0:
@@ -190,13 +191,15 @@ def play_situations(
                 np.add.at(new_counts, (np.flatnonzero(hit), fresh[hit, j] - 1), 1)
             new_roll = np.where(keep, lookup[new_counts @ weights], 0)
             new_rerolls = np.where(keep, rerolls - 1, 2)
-            # score: the rules' own scoring (engine_game.score_points), a new first roll
+            # score: the rules' own scoring (engine_game.score_points; served straight
+            # after the first roll), a new first roll
             mask, flag, upper, score = mask.copy(), flag.copy(), upper.copy(), score.copy()
             for i in np.flatnonzero(~keep):
                 c = int(taken[i])
                 counts = roll_counts[roll[i]]
+                served = bool(rerolls[i] == 2)
                 pts, nmask, nflag, _ = score_points(
-                    rules, int(mask[i]), int(flag[i]), int(upper[i]), counts, c
+                    rules, int(mask[i]), int(flag[i]), int(upper[i]), counts, c, served
                 )
                 f = int(rules.upper_face[c])
                 upper[i] += int(counts[f]) * (f + 1) if f >= 0 else 0

@@ -83,7 +83,8 @@ def sheet_lines(pos: Any, rules: YatzyRules) -> list[str]:
         if name in pos.filled:
             lines.append(f"  {name:<16} filled")
         elif pos.dice:
-            pts = score_points(rules, mask, flag, pos.upper, counts, c)[0]
+            served = pos.rerolls == 2 and not rules.saved_rerolls  # after the first roll
+            pts = score_points(rules, mask, flag, pos.upper, counts, c, served)[0]
             lines.append(f"  {name:<16} open   {pts:g} with these dice")
         else:
             lines.append(f"  {name:<16} open")

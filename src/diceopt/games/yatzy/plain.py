@@ -239,6 +239,14 @@ def served_extra(r: int, c: int, T: TurnRules) -> float:
     return 0.0
 
 
+def served_shift(T: TurnRules, theta: float) -> float:
+    """What the utilities' reference is raised by (points): with served scores and
+    theta > 0 the most a served score adds, else 0 (the kernel's ``turn.served_shift``)."""
+    if not T.served or theta <= 0.0:
+        return 0.0
+    return max([0.0] + [first - s for row in T.entries for _, s, first, _ in row])
+
+
 def joker_rules(mask: int, T: TurnRules) -> bool:
     """Whether a Yatzy roll is scored category by category."""
     filled = T.yz_cat >= 0 and ((mask >> T.yz_cat) & 1) == 1
@@ -350,6 +358,7 @@ def widget_detail(
     ref = 0.0
     if theta != 0.0:
         ref = max(now_v) if theta > 0.0 else min(now_v)
+        ref += served_shift(T, theta)  # (0 without served scores)
         now_v = RV[0] = utilities(now_v, ref, theta)
     sub_best = [0.0] * nk
     sub_arg = [0] * nk

@@ -39,7 +39,7 @@ from diceopt.errors import InputError
 from diceopt.extras import require
 from diceopt.games.yatzy.arrays import NEG, kernel_arrays
 from diceopt.games.yatzy.layers import LayerStates, solve_backward
-from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
+from diceopt.games.yatzy.rules import YatzyRules, check_theta
 from diceopt.games.yatzy.solve import LANES, solve_table
 from diceopt.games.yatzy.table import YatzyTable
 
@@ -272,7 +272,6 @@ def solve_table_ray(
     parameter), identical to it bit for bit; ``address``: see :func:`connect`;
     ``seconds`` is the wall time of the whole solve, object-store traffic included.
     """
-    check_served_theta(rules, theta)
     dt = np.dtype(dtype)
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")

@@ -290,25 +290,6 @@ class YatzyRules:
         return any(spec.served is not None for spec in self.specs)
 
     @property
-    def plain(self) -> bool:
-        """Whether the rules use none of the features only the expected-score solver, its
-        widget and advice know (served scores, needs_yatzy, the Kniffel bonus rule)."""
-        needs = any(spec.needs_yatzy for spec in self.specs)
-        return not (self.has_served or needs or self.upper_bonus)
-
-    def require_plain(self, what: str) -> None:
-        """InputError naming ``what`` unless :attr:`plain`: the analyses beyond the
-        expected-score solve, its advice, the simulation, the score distribution, the
-        target tables and the duel do not know served scores, needs_yatzy categories or
-        the Kniffel bonus rule yet."""
-        if not self.plain:
-            raise InputError(
-                f"{what} does not support served scores, needs_yatzy categories or the "
-                f"Kniffel bonus rule yet (rules {self.name!r}); solve, advise, simulate, "
-                "distribution, targets and duel work"
-            )
-
-    @property
     def flags(self) -> int:
         """Number of values of the Yahtzee-box flag in the state (1 or 2)."""
         return 2 if self.tracks_yahtzee else 1
@@ -590,15 +571,6 @@ def check_theta(theta: float) -> float:
     if not math.isfinite(value) or abs(value) > 1.0:
         raise InputError(f"theta must be between -1 and 1, got {theta}")
     return value
-
-
-def check_served_theta(rules: YatzyRules, theta: float) -> None:
-    """InputError when ``rules`` have served scores and ``theta != 0``: the solver's lanes
-    refresh the served score-now values in points, not in utilities."""
-    if rules.has_served and theta != 0.0:
-        raise InputError(
-            "rules with served scores are solved for the expected score only (theta 0)"
-        )
 
 
 def reachable_upper_totals(faces: Iterable[int], dice: int, cap: int | None = None) -> list[int]:

@@ -29,7 +29,9 @@ refreshed per level from the successor lanes found once per batch (index mode of
 :func:`~diceopt.games.yatzy.turn.rows_at`).
 
 Served scores (Generala): the roll rows of step 2 are scored again with the served
-points before the choice after the first roll (``_rerolls``; theta 0 only).
+points before the choice after the first roll (``_rerolls``; with theta != 0 as
+utilities with the same reference, raised by
+:func:`~diceopt.games.yatzy.turn.served_shift`).
 
 Precision and performance: tables are float32 (default) or float64, the lanes compute
 in the table's dtype; ``LANES`` states per batch (measured best: the work arrays stay in
@@ -37,7 +39,7 @@ cache). The remove-one-die edges are padded with a NEG row so the choice loops h
 branches; ``_fill`` takes four maxima at a time. The lattice loops are written twice
 (lanes here, scalar in the widget), each twin tagged with the reason.
 
-Size: a little over 600 lines, because the plain and the saved-rerolls lane kernels
+Size: about 650 lines, because the plain and the saved-rerolls lane kernels
 share this module's private per-lane steps (``_gather``, ``_fill``, ``_score_rows``,
 ``_choose``); split apart, those steps would become a public module of their own.
 """
@@ -53,14 +55,16 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.arrays import NEG, KernelArrays, kernel_arrays
 from diceopt.games.yatzy.layers import LayerStates, solve_backward
-from diceopt.games.yatzy.rules import YatzyRules, check_served_theta, check_theta
+from diceopt.games.yatzy.rules import YatzyRules, check_theta
 from diceopt.games.yatzy.table import YatzyTable
 from diceopt.games.yatzy.turn import (
     SavedLayer,
     chance_level,
     joker_best,
     joker_rules,
+    roll_span,
     rows_at,
+    served_shift,
     successor_rows,
 )
 from diceopt.interrupt import Pace, interruptible, run_chunks
@@ -287,23 +291,39 @@ def solve_batch(
         A[nk, ln] = neg
         M[nk, ln] = neg
     _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, 0)
-    sgn = 1.0 if theta >= 0.0 else -1.0
-    if theta != 0.0:
-        # step 3 with ref per lane (kept in TMP)
+    if theta == 0.0:
+        _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP, theta, out)
+        first_roll(M, out, nb, K)
+        return
+    # step 3 with ref per lane, kept in out until the first roll's average (TMP is the
+    # score-now step's work space, which the served scores run again)
+    for ln in range(nb):
+        out[ln] = A[base, ln]
+    for r in range(1, R):
         for ln in range(nb):
-            TMP[ln] = A[base, ln]
-        for r in range(1, R):
-            for ln in range(nb):
-                x = A[base + r, ln]
-                TMP[ln] = max(TMP[ln], x) if theta > 0.0 else min(TMP[ln], x)
-        for r in range(R):
-            for ln in range(nb):
-                A[base + r, ln] = sgn * np.exp(theta * (A[base + r, ln] - TMP[ln]))
-    _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP)
-    first_roll(M, out, nb, K)
-    if theta != 0.0:
+            x = A[base + r, ln]
+            out[ln] = max(out[ln], x) if theta > 0.0 else min(out[ln], x)
+    if K.served:
+        shift = served_shift(K, theta)
         for ln in range(nb):
-            out[ln] = TMP[ln] + np.log(sgn * out[ln]) / theta
+            out[ln] += shift
+    _utilities(A, out, nb, K, theta)
+    _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP, theta, out)
+    first_roll(M, TMP, nb, K)
+    sgn = 1.0 if theta > 0.0 else -1.0
+    for ln in range(nb):
+        out[ln] = out[ln] + np.log(sgn * TMP[ln]) / theta
+
+
+@numba.njit(cache=True)
+def _utilities(A: np.ndarray, REF: np.ndarray, nb: int, K: KernelArrays, theta: float) -> None:
+    """Step 3 per lane (theta != 0): the score-now values in A's roll rows, points, to
+    utilities ``sign(theta) exp(theta (x - REF[ln]))``."""
+    base, nk = roll_span(K.offset)
+    sgn = 1.0 if theta > 0.0 else -1.0
+    for row in range(base, nk):
+        for ln in range(nb):
+            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
 
 
 @numba.njit(cache=True)
@@ -344,12 +364,15 @@ def _rerolls(
     Z: np.ndarray,
     YB: np.ndarray,
     TMP: np.ndarray,
+    theta: float,
+    REF: np.ndarray,
 ) -> None:
     """Step 4 per lane: from the score-now values in the roll rows of A, the keep values
     with two rerolls left into A (below the rolls) and the roll values into M's roll rows
     (``E1``, when it has rows: the keep values with one reroll left). With served scores
-    (``K.served``, theta 0) the roll rows of A get the served score-now values before the
-    choice after the first roll (the chance above has read the level-1 rows of M)."""
+    (``K.served``) the roll rows of A get the served score-now values before the choice
+    after the first roll (the chance above has read the level-1 rows of M), as utilities
+    with the lane's reference ``REF`` when theta != 0."""
     base = K.offset[K.offset.size - 2]
     _keep_chance(A, M, nb, K, True)
     if E1.shape[0] > 0:
@@ -360,6 +383,8 @@ def _rerolls(
     _keep_chance(A, M, nb, K, False)
     if K.served:
         _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, True)
+        if theta != 0.0:
+            _utilities(A, REF, nb, K, theta)
     _keep_choose(A, M, nb, K)
 
 
@@ -595,7 +620,6 @@ def solve_table(
     if dt not in LANES:
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     theta = check_theta(theta)
-    check_served_theta(rules, theta)
     if rules.saved_rerolls:
         raise InputError("saved rerolls need diceopt.games.yatzy.saved.solve_saved")
     t0 = time.perf_counter()

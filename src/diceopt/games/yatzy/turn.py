@@ -17,7 +17,9 @@ lane ln (one lane for the widget).
    ``V`` is a table ``V[mask, flag, upper]`` or, with saved rerolls, the next layer
    (:class:`SavedLayer`, read through :func:`next_value`, chosen when compiling).
 3. :func:`category_row` / :func:`category_value` / :func:`joker_best`: the value of
-   writing one roll into one category (joker rolls category by category).
+   writing one roll into one category (joker rolls category by category);
+   :func:`write_value` with every bonus and the served points (the advice's numbers);
+   :func:`served_shift`, the utilities' reference with served scores.
 4. :func:`chance`: ``E[keep] = sum_f p_f E[keep + f]`` down the keep lattice, per lane.
 
 Precision and performance: the functions take one lane index so that the scalar widget
@@ -298,6 +300,46 @@ def served_extra(r: int, c: int, K: KernelArrays) -> float:
         if K.pos_c[r, e] == c:
             return K.pos_s[r, width + e] - K.pos_s[r, e]
     return 0.0
+
+
+@numba.njit(cache=True)
+def served_shift(K: KernelArrays, theta: float) -> float:
+    """What the reference of the utilities (step 3) is raised by: with served scores and
+    theta > 0 the most points a served score adds (so that ``exp(theta (x - ref))``
+    stays at most 1 for the served score-now values too); 0 otherwise (theta < 0: the
+    reference is the least value, and served points only add)."""
+    if K.served == 0 or theta <= 0.0:
+        return 0.0
+    width = K.pos_id.shape[1]
+    most = 0.0
+    for r in range(K.pos_id.shape[0]):
+        for e in range(width):
+            most = max(most, float(K.pos_s[r, width + e] - K.pos_s[r, e]))
+    return most
+
+
+@numba.njit(cache=True)
+def write_value(
+    mask: int,
+    flag: int,
+    r: int,
+    c: int,
+    use_joker: bool,
+    first: bool,
+    K: KernelArrays,
+    SR: np.ndarray,
+    ln: int,
+) -> float:
+    """Value of writing roll r into (allowed) category c from state (mask, flag), every
+    rule included: :func:`category_value`, the Kniffel bonus (:func:`upper_bonus`), with
+    ``first`` (straight after the first roll) the served points (:func:`served_extra`,
+    never for a joker) and the American Yahtzee bonus while the flag is set."""
+    v = category_value(r, c, use_joker, K, SR, ln) + upper_bonus(mask, r, c, K)
+    if first and K.served != 0 and not use_joker:
+        v += served_extra(r, c, K)
+    if flag == 1 and K.ybonus != 0 and K.yz_face[r] >= 0:
+        v += K.ybonus
+    return v
 
 
 @numba.njit(cache=True)

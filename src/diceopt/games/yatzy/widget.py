@@ -30,7 +30,8 @@ The widget (one turn from a state whose successors are solved):
    (:func:`~diceopt.games.yatzy.turn.joker_best`); the Yahtzee bonus is added last.
 3. With ``theta != 0`` every value X is replaced by the utility
    ``W = sign(theta) exp(theta (X - ref))`` (ref = best score-now value for theta > 0,
-   worst for theta < 0, so ``|W| <= 1``). W increases with X, so choices are still
+   raised by the most a served score adds, worst for theta < 0, so ``|W| <= 1``, the
+   served score-now values included). W increases with X, so choices are still
    maxima, and chance nodes become plain averages.
 4. Twice (1 and 2 rerolls left): chance, ``E[keep] = sum_f p_f E[keep + f]`` down the
    keep lattice (:class:`~diceopt.dice.KeepLattice`,
@@ -66,13 +67,12 @@ from diceopt.games.yatzy.arrays import NEG, KernelArrays
 from diceopt.games.yatzy.turn import (
     SavedLayer,
     allowed_categories,
-    category_value,
     joker_best,
     joker_rules,
     roll_span,
-    served_extra,
+    served_shift,
     successor_rows,
-    upper_bonus,
+    write_value,
 )
 
 # Rerolls in a turn without saved rerolls: a numpy int, so that numba types it as the int
@@ -236,6 +236,7 @@ def widget_into(
         ref = RV[0, 0]
         for r in range(1, R):
             ref = max(ref, RV[0, r]) if theta > 0.0 else min(ref, RV[0, r])
+        ref += served_shift(K, theta)  # (0 without served scores)
         for r in range(R):
             RV[0, r] = sgn * np.exp(theta * (RV[0, r] - ref))
             now_v[r] = RV[0, r]
@@ -343,19 +344,9 @@ def category_values(
     SR[ncat * stride, 0] = NEG
     successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap))
     ok, use_joker = allowed_categories(mask, r, K)
-    yb = K.ybonus if (flag == 1 and K.yz_face[r] >= 0) else 0
-    served = K.served != 0 and rerolls == 2
     out = np.empty(ncat)
     for c in range(ncat):
-        if ok[c]:
-            v = category_value(r, c, use_joker, K, SR, 0) + upper_bonus(mask, r, c, K)
-            if served and not use_joker:
-                v += served_extra(r, c, K)
-            if yb != 0:
-                v += yb
-            out[c] = v
-        else:
-            out[c] = NEG
+        out[c] = write_value(mask, flag, r, c, use_joker, rerolls == 2, K, SR, 0) if ok[c] else NEG
     return out
 
 
