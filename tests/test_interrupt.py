@@ -219,7 +219,8 @@ def test_chunked_distributions_are_the_same(monkeypatch):
 
 def test_engine_solve_stops_between_chunks_of_components(monkeypatch):
     from diceopt.engine import kernels, solver
-    from diceopt.games.pig import PigRules, build_graph, win_objective
+    from diceopt.games.pig.graph import build_graph, win_objective
+    from diceopt.games.pig.rules import PigRules
 
     game = build_graph(PigRules(30, 6))
     total = game.components()[1].size - 1
@@ -244,7 +245,8 @@ def test_engine_solve_in_chunks_is_the_same(monkeypatch, large):
     """Chunks of components, or of sweeps (every cyclic component "large"): the same
     values, sweeps and residual, and a never-ending policy still fails the same way."""
     from diceopt.engine import solver
-    from diceopt.games.pig import PigRules, build_graph, win_objective
+    from diceopt.games.pig.graph import build_graph, win_objective
+    from diceopt.games.pig.rules import PigRules
     from tests.test_engine import test_policy_evaluation_and_never_ending_policy
 
     game = build_graph(PigRules(30, 6))
@@ -260,7 +262,8 @@ def test_engine_solve_in_chunks_is_the_same(monkeypatch, large):
 
 def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkeypatch):
     from diceopt.engine import kernels, solver
-    from diceopt.games.pig import PigRules, build_graph, win_objective
+    from diceopt.games.pig.graph import build_graph, win_objective
+    from diceopt.games.pig.rules import PigRules
 
     game = build_graph(PigRules(30, 6))
     real = kernels.iterate_component

@@ -1,5 +1,6 @@
-"""Pig on the generic engine: hand-derived values, an independent value iteration, the
-published figure (goal 100), seeded simulation, advice and bad input."""
+"""Pig on the push-your-luck family's race solver, checked against hand-derived values,
+an independent value iteration and the engine graph (every node); the published figure
+(goal 100), seeded simulation, exact evaluation, advice and bad input."""
 
 import json
 from fractions import Fraction
@@ -12,14 +13,20 @@ from diceopt.cli import main
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games import pig
-from diceopt.games.pig import (
+from diceopt.games.families import race
+from diceopt.games.pig import graph, play, position, solution
+from diceopt.games.pig.graph import (
     PigGame,
-    PigPosition,
-    PigRules,
+    build_graph,
     chance_node,
     decision_node,
-    solve_pig,
+    node_values,
+    optimal_policy,
+    solve_engine,
 )
+from diceopt.games.pig.position import PigPosition
+from diceopt.games.pig.rules import PigRules, rules_for_variant
+from diceopt.games.pig.solution import solve_pig
 from diceopt.simulate import simulate
 
 
@@ -39,7 +46,7 @@ def apply(position, action, variant, rng):
 def apply_step(position, action, variant, rng):
     """The engine walk of one action (die rolled, turn passed)."""
     rules = pig.SPEC.rules(variant)
-    return pig.play_action(rules, pig.SPEC.parse(rules, position), action, rng)
+    return play.play_action(rules, pig.SPEC.parse(rules, position), action, rng)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -48,7 +55,8 @@ def cache(tmp_path_factory):
     path = tmp_path_factory.mktemp("pig-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(path))
-        mp.setattr(pig, "_SOLVED", {})
+        mp.setattr(solution, "_SOLVED", {})
+        mp.setattr(race, "_SOLVED", {})
         yield path
 
 
@@ -80,6 +88,7 @@ def pig100():
 def test_hand_derived_first_player_values(goal, sides, value):
     sol = solve_pig(PigRules(goal, sides))
     assert sol.value == pytest.approx(float(value), abs=1e-13)
+    assert solve_engine(PigRules(goal, sides)).value == pytest.approx(float(value), abs=1e-13)
 
 
 def test_goal_three_every_start_of_turn():
@@ -114,27 +123,47 @@ def reference_values(goal, sides, sweeps=10_000):
 
 
 @pytest.mark.parametrize(("goal", "sides"), [(8, 6), (10, 4)])
-def test_engine_matches_independent_value_iteration(goal, sides):
+def test_race_solver_matches_independent_value_iteration(goal, sides):
     sol = solve_pig(PigRules(goal, sides))
     f = reference_values(goal, sides)
     assert sol.value == pytest.approx(f[0, 0, 0], abs=1e-12)
-    for m in (0, 2, goal - 2):
-        for o in (0, 3, goal - 1):
+    for m in range(goal):
+        for o in range(goal):
             assert sol.win_probability(m, o) == pytest.approx(f[m, o, 0], abs=1e-12)
-            for k in range(2, goal - m):
-                values = sol.action_values(m, o, k)
-                assert max(values.values()) == pytest.approx(f[m, o, k], abs=1e-12)
+            for k in range(1, goal - m):
+                assert sol.win_probability(m, o, k) == pytest.approx(f[m, o, k], abs=1e-12)
+                assert sol.roll_value(m, o, k) <= f[m, o, k] + 1e-12
+
+
+@pytest.mark.parametrize(("goal", "sides"), [(12, 6), (9, 2), (10, 2), (7, 3), (11, 20), (1, 2)])
+def test_race_solver_matches_the_engine_graph_at_every_node(goal, sides):
+    # the family's race solver (rules/pig.toml) and the engine graph (value iteration):
+    # every node's value, roll and decision, to 1e-12; with a two-sided die the race has
+    # the even scores only (the odd ones cannot occur)
+    rules = PigRules(goal, sides)
+    family = node_values(solve_pig(rules))
+    engine = solve_engine(rules)
+    assert engine.game.num_states == goal**3 + 1 and family.shape == engine.values.shape
+    m, o, k = np.meshgrid(*[np.arange(goal)] * 3, indexing="ij")
+    live = m + k < goal
+    even = (m % 2 == 0) & (o % 2 == 0) & (k % 2 == 0)
+    nodes = chance_node(goal, m[live], o[live], k[live])
+    kept = even[live] if sides == 2 else np.ones(nodes.size, dtype=bool)
+    assert np.isfinite(family[nodes[kept]]).all() and np.isnan(family[nodes[~kept]]).all()
+    decisions = nodes[kept & (k[live] >= 1)] - 1
+    for checked in (nodes[kept], decisions, [graph.win_node(goal)]):
+        np.testing.assert_allclose(family[checked], engine.values[checked], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(("goal", "sides"), [(12, 6), (9, 2), (7, 3)])
 def test_array_graph_matches_node_protocol_version(goal, sides):
     # the vectorised graph and PigGame (engine node protocol) are the same rules
     rules = PigRules(goal, sides)
-    sol = solve_pig(rules)
+    sol = solve_engine(rules)
     proto = compile_game(PigGame(rules))
     ref = solve(proto, Objective("win"))
-    assert proto.has_flips and sol.graph.num_states == goal**3 + 1
-    assert proto.num_states <= sol.graph.num_states  # only the reachable states
+    assert proto.has_flips and sol.game.num_states == goal**3 + 1
+    assert proto.num_states <= sol.game.num_states  # only the reachable states
     for state, i in proto.index.items():
         if state == "won":
             continue
@@ -144,11 +173,27 @@ def test_array_graph_matches_node_protocol_version(goal, sides):
     assert sol.value == pytest.approx(ref.value, abs=1e-13)
 
 
+def test_race_and_engine_policies_agree():
+    # the boundary of the race solution is the engine's optimal policy (ties to hold)
+    from diceopt.engine import extract_policy
+
+    rules = PigRules(20, 3)  # short races with a six-sided die never hold: roll to the goal
+    engine = solve_engine(rules)
+    ours = optimal_policy(engine.game, solve_pig(rules))
+    theirs = extract_policy(engine)
+    m, o, k = np.meshgrid(*[np.arange(20)] * 3, indexing="ij")
+    live = (m + k < 20) & (k >= 2)
+    decisions = decision_node(20, m[live], o[live], k[live])
+    np.testing.assert_array_equal(ours[decisions], theirs[decisions])
+    assert set(ours[decisions] - engine.game.start[decisions]) == {0, 1}
+
+
 def test_tighter_tolerance_keeps_nine_decimals():
     loose = solve_pig(PigRules(50), tolerance=1e-10)
     tight = solve_pig(PigRules(50))
     assert round(loose.value, 9) == round(tight.value, 9)
     assert abs(loose.value - tight.value) < 1e-10
+    assert tight.stats["residual"] <= 1e-15 < loose.stats["residual"] <= 1e-10
 
 
 # --- the published figure ---------------------------------------------------------------
@@ -158,8 +203,8 @@ def test_published_first_player_win_probability(pig100):
     # Neller & Presser (2004): the first player wins about 53.06% with optimal play
     assert pig100.value == pytest.approx(0.5306, abs=1e-4)
     assert f"{pig100.value:.9f}" == "0.530592725"
-    assert not pig100.graph.acyclic and pig100.solution.residual <= 1e-12
-    assert pig100.graph.num_states == 1_000_001  # the mover's view: one state for both
+    assert pig100.stats["residual"] <= 1e-15
+    assert pig100.states == 100 * 100 + 100 * (100 * 99 // 2)  # turn starts, decisions
 
 
 def test_boundary_shape_goal_100(pig100):
@@ -175,7 +220,7 @@ def test_boundary_shape_goal_100(pig100):
 
 
 def test_advise_goal_100(pig100):
-    pig._SOLVED[PigRules()] = pig100
+    solution._SOLVED[PigRules()] = pig100
     options = advise("me 41 | opponent 49 | turn 22")
     assert [o.action for o in options][0] in ("hold", "roll") and len(options) == 2
     assert options[0].regret == 0 and options[1].regret > 0
@@ -187,21 +232,53 @@ def test_advise_goal_100(pig100):
 
 def test_exact_value_matches_seeded_simulation():
     sol = solve_pig(PigRules(20))
-    totals = simulate(
-        sol.graph, sol.policy, 20_000, np.random.default_rng(3), objective=Objective("win")
-    )
+    totals = play.simulate(sol, 20_000, np.random.default_rng(3))
     se = totals.std(ddof=1) / np.sqrt(totals.size)
+    # 4 standard errors: a false alarm about once in 16,000 runs
     assert abs(totals.mean() - sol.value) < 4 * se
+
+
+@pytest.mark.parametrize(("goal", "sides"), [(15, 6), (9, 2)])
+def test_simulation_draws_as_the_engine_simulator(goal, sides):
+    # the same seed, the same rolls, the same policy: game for game the engine's outcomes
+    rules = PigRules(goal, sides)
+    sol = solve_pig(rules)
+    graph_ = build_graph(rules)
+    policy = optimal_policy(graph_, sol)
+    ours = play.simulate(sol, 3_000, np.random.default_rng(8))
+    theirs = simulate(graph_, policy, 3_000, np.random.default_rng(8), objective=Objective("win"))
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_exact_evaluation_of_optimal_and_greedy_play():
+    rules = PigRules(14)
+    sol = solve_pig(rules)
+    solution._SOLVED[rules] = sol
+
+    def best(pos, legal):  # asked at every decision node, impossible positions too
+        hold = sol.hold_value(pos.me, pos.opponent, pos.turn)
+        return "hold" if hold >= sol.roll_value(pos.me, pos.opponent, pos.turn) else "roll"
+
+    def hold_at_six(pos, legal):
+        return "hold" if pos.turn >= 6 else "roll"
+
+    first, asked = pig.SPEC.exact_evaluation(rules, best, seat=1)
+    second, _ = pig.SPEC.exact_evaluation(rules, best, seat=2)
+    assert first == pytest.approx(sol.value, abs=1e-12)
+    assert second == pytest.approx(1 - sol.value, abs=1e-12)
+    assert asked == 14 * (14 * 13 // 2)  # every decision node D(m, o, k >= 1)
+    greedy, _ = pig.SPEC.exact_evaluation(rules, hold_at_six, seat=1)
+    assert greedy < first - 1e-3
 
 
 # --- advice contract ------------------------------------------------------------------
 
 
 def test_variants_example_and_advise():
-    assert next(iter(pig.VARIANTS)) == "goal-100"
-    assert pig.rules_for_variant("goal-20") == PigRules(20)
-    assert pig.rules_for_variant("goal-30-d8") == PigRules(30, 8)
-    pig.parse_position(PigRules(), pig.POSITION_EXAMPLE)
+    assert next(iter(pig.SPEC.variants)) == "goal-100"
+    assert rules_for_variant("goal-20") == PigRules(20)
+    assert rules_for_variant("goal-30-d8") == PigRules(30, 8)
+    position.parse_position(PigRules(), position.POSITION_EXAMPLE)
     options = advise("me 10 | opponent 12 | turn 6", "goal-20")
     assert all(isinstance(o, ActionAdvice) for o in options)
     assert [o.value for o in options] == sorted((o.value for o in options), reverse=True)
@@ -243,7 +320,7 @@ def test_apply_step_reports_die_and_passes_turn():
             assert st.position == PigPosition(4, 6, 3 + die) and not st.passed and not st.over
     assert seen == {1, 2, 3, 4, 5, 6}
     held = apply_step("me 4 | opponent 6 | turn 3", "hold", "goal-20", rng)
-    assert held == pig.PigStep(PigPosition(6, 7, 0, 1), False, (), True)
+    assert held == play.PigStep(PigPosition(6, 7, 0, 1), False, (), True)
     # a turn start rolls at once; the same seed gives the same rolls
     a = [apply_step("me 0 | opponent 0", "roll", "goal-20", np.random.default_rng(9))]
     b = [apply_step("me 0 | opponent 0", "roll", "goal-20", np.random.default_rng(9))]
@@ -252,19 +329,34 @@ def test_apply_step_reports_die_and_passes_turn():
 
 def test_solved_is_stored_and_advice_reads_stored_values(cache):
     rules = PigRules(25)
-    first = pig.solved(rules)
+    first = solution.solved(rules)
     assert not first.loaded
-    assert (cache / "pig" / pig.table_key(rules).file_name()).exists()
-    pig._SOLVED.clear()
-    again = pig.solved(rules)
-    assert again.loaded and again._graph is None
-    np.testing.assert_array_equal(again.values, first.values)
+    key = solution.table_key(rules)
+    assert (cache / "pig" / key.file_name()).exists() and key.shape == (25, 25)
+    assert solution.table_key(PigRules(25, 5)) != key  # the die is part of the key
+    solution._SOLVED.clear()
+    race._SOLVED.clear()
+    again = solution.solved(rules)
+    assert again.loaded
+    np.testing.assert_array_equal(again.race.w, first.race.w)
     options = advise("me 10 | opponent 12 | turn 6", "goal-25-d6")
-    assert again._graph is None  # advice never rebuilt the graph
+    assert "tables" not in again.__dict__  # advice read one pair, not every turn
     want = first.action_values(10, 12, 6)
     assert {o.action: o.value for o in options} == want
     assert again.boundary()[1] == first.boundary()[1]
-    assert again.sweeps == first.sweeps and again.value == first.value
+    assert again.value == first.value
+
+
+def test_boundary_with_a_two_sided_die():
+    # odd scores cannot occur: their rows and columns are empty; even ones match the
+    # engine's optimal policy
+    sol = solve_pig(PigRules(13, 2))
+    hold_from, _ = sol.boundary()
+    assert np.isnan(hold_from[1::2, :]).all() and np.isnan(hold_from[:, 1::2]).all()
+    assert np.isfinite(hold_from[::2, ::2]).all()
+    even = hold_from[::2, ::2]
+    to_goal = 13 - np.arange(0, 13, 2)[:, None]  # roll on to the goal
+    assert ((even % 2 == 0) | (even == to_goal)).all() and (even == to_goal).any()
 
 
 # --- bad input ------------------------------------------------------------------------
@@ -317,7 +409,8 @@ def test_cli_solve_json_and_plot(capsys, tmp_path):
     assert main(["pig", "solve", "--goal", "3", "--json", "--plot", str(png)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["value"] == pytest.approx(36 / 43, abs=1e-13)
-    assert {"seconds", "compile_seconds", "solve_seconds", "states", "sweeps"} <= set(data)
+    assert {"seconds", "solve_seconds", "cpu_seconds", "states", "residual"} <= set(data)
+    assert data["states"] == 3 * 3 + 3 * 3  # turn starts and decisions (turn 1 and 2)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["pig", "solve", "--goal", "12"]) == 0
     assert "optimal value from the start: 0." in capsys.readouterr().out
@@ -386,8 +479,9 @@ def test_validation_comes_before_any_solve(monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("solved before validating")
 
-    monkeypatch.setattr(pig, "solve_pig", boom)
-    monkeypatch.setattr(pig, "_SOLVED", {})
+    monkeypatch.setattr(race, "solve_race", boom)
+    monkeypatch.setattr(race, "_SOLVED", {})
+    monkeypatch.setattr(solution, "_SOLVED", {})
     with pytest.raises(InputError, match="reaches the goal 100"):
         advise("me 41 | opponent 49 | turn 200", "goal-100")
     with pytest.raises(InputError, match="goal must be"):

@@ -139,19 +139,36 @@ class RaceSolution:
         c, _ = k.turn_tables(self.rolls.arrays(), self.goal, self.w, me, opponent)
         return c
 
+    def roll_values(self, me: int, opponent: int) -> Any:
+        """roll[t, n - 1]: the mover's win probability rolling n dice at turn total t
+        (steps, t < goal - me; 0: the turn start), scores me and opponent (steps)."""
+        from diceopt.games.families import race_kernels as k
+
+        return k.turn_roll_values(self.rolls.arrays(), self.goal, self.w, me, opponent)
+
+    def all_roll_values(self) -> Any:
+        """roll[i, j, t, n - 1] of :meth:`roll_values` for every pair of scores (nan
+        from t = goal - i on): goal³ x dice floats, for small goals (Pig)."""
+        from diceopt.games.families import race_kernels as k
+
+        return k.roll_values(self.rolls.arrays(), self.goal, self.w)
+
     def bank_value(self, me: int, opponent: int, turn: int) -> float:
         """The mover's win probability after banking ``turn`` steps."""
         return 1.0 if me + turn >= self.goal else 1.0 - float(self.w[opponent, me + turn])
 
 
-def solve_race(rolls: RaceRolls, goal: int, step: int = 1) -> RaceSolution:
-    """Solve the race to ``goal`` steps (no cache): W and the solve's statistics."""
+def solve_race(
+    rolls: RaceRolls, goal: int, step: int = 1, tolerance: float = TOLERANCE
+) -> RaceSolution:
+    """Solve the race to ``goal`` steps (no cache): W and the solve's statistics.
+    ``tolerance``: each pair's fixed point (win probability) holds to this."""
     from diceopt.games.families import race_kernels as k
 
     if goal < 1:
         raise InputError(f"the goal must be at least one step, got {goal}")
     wall, cpu = time.perf_counter(), time.process_time()
-    w, passes, states, rounds, residual = k.solve_race(rolls.arrays(), goal, TOLERANCE, MAX_ROUNDS)
+    w, passes, states, rounds, residual = k.solve_race(rolls.arrays(), goal, tolerance, MAX_ROUNDS)
     seconds = time.perf_counter() - wall
     stats = {
         "seconds": seconds,

@@ -218,6 +218,45 @@ def turn_tables(r: Rolls, goal: int, w: Arr, i: int, j: int) -> tuple[Arr, float
 
 
 @numba.njit(cache=True)
+def pair_roll_values(
+    r: Rolls, goal: int, w: Arr, i: int, j: int, v: Arr, bank: Arr, out: Arr
+) -> None:
+    """out[t, n - 1]: the mover's win probability rolling ``n`` dice at turn total t (t <
+    goal - i; 0: the turn start) at (i, j), both optimal from then on (``w`` solved);
+    ``v``, ``bank``: scratch of ``own_turn``'s shapes."""
+    z = 1.0 - w[j, i]
+    own_turn(r, goal, w, i, j, z, v, bank)
+    empty = np.empty((0, 0))
+    for t in range(goal - i):
+        for n in range(1, r[6] + 1):
+            out[t, n - 1] = roll_value(r, n, t, goal - i, z, v, empty, False)[0]
+
+
+@numba.njit(cache=True)
+def turn_roll_values(r: Rolls, goal: int, w: Arr, i: int, j: int) -> Arr:
+    """roll[t, n - 1] of ``pair_roll_values`` for one pair (nan from t = goal - i on)."""
+    out = np.full((goal, r[6]), np.nan)
+    v = np.zeros((goal + 1, r[6] + 1, 3))
+    bank = np.empty(goal + 1)
+    pair_roll_values(r, goal, w, i, j, v, bank, out)
+    return out
+
+
+@numba.njit(cache=True, parallel=True)
+def roll_values(r: Rolls, goal: int, w: Arr) -> Arr:
+    """roll[i, j, t, n - 1] of ``pair_roll_values`` for every pair (i, j) (nan from t =
+    goal - i on): goal³ x dice values, for games with small goals (Pig)."""
+    dice = r[6]
+    out = np.full((goal, goal, goal, dice), np.nan)
+    for i in prange(goal):
+        v = np.zeros((goal + 1, dice + 1, 3))
+        bank = np.empty(goal + 1)
+        for j in range(goal):
+            pair_roll_values(r, goal, w, i, j, v, bank, out[i, j])
+    return out
+
+
+@numba.njit(cache=True)
 def max_score(r: Rolls, top: int) -> tuple[Arr, Arr]:
     """The expected turn score (steps) of the policy that maximises it, m[t, n] for turn
     totals t <= top (banking assumed from ``top`` on), and its bank flags."""
