@@ -306,3 +306,17 @@ def test_served_by_hand_simulated_and_exact():
     share = np.array([np.mean(scores == v) for v in (0, 10, 15)])
     assert np.abs(share - [1 / 8, 3 / 8, 1 / 2]).max() < 4 * np.sqrt(0.25 / 8_000)
     assert np.isin(scores, [0, 10, 15]).all()
+
+
+@pytest.mark.parametrize(("rerolls", "points"), [(2, 15), (1, 10)])
+def test_play_and_sheet_score_a_served_write_as_served(rerolls, points):
+    # the one-box game: a 2 written straight after the first roll scores its served 15,
+    # after a reroll its 10 (the play's score and the sheet's "with these dice" alike)
+    from diceopt.games.yatzy.advice import apply_action, parse_position
+    from diceopt.games.yatzy.moves import sheet_lines
+
+    rules = load_rules_text(ONE_DIE)
+    pos = parse_position(f"dice 2 | rerolls {rerolls} | score 0", rules)
+    after, over = apply_action(pos, "score two", rules, np.random.default_rng(0))
+    assert over and after.score == points
+    assert any(f"open   {points} with these dice" in line for line in sheet_lines(pos, rules))
