@@ -13,6 +13,10 @@ The built-in variants (:data:`VARIANT_RULES`) are the rule files shipped in
 ``diceopt/games/rules`` (read by :mod:`diceopt.games.families.category` on first use).
 
 Faces are numbered 0..sides-1 and show 1..sides pips.
+
+Size: about 630 lines, because every table of the rules is here twice by design: as
+Python lists (what advice from a stored table reads without numpy) and as the numpy
+arrays made from them; splitting the two would put one concept in two modules.
 """
 
 from __future__ import annotations
