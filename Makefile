@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q --durations=15 -n auto --maxprocesses=4 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -1,10 +1,11 @@
 """Fixtures: one table cache for the whole run, the web app client, live server, browser.
 
-Two fixtures are autouse. One points ``DICEOPT_CACHE`` at the session's temporary cache,
-so no test writes to the user's cache and each full-size table is solved at most once per
-run; tests that need a cache of their own set the variable themselves. The other shows
-progress and notices on stderr as the command line does (games report through
-``diceopt.progress``; with no display installed they are silent).
+Two fixtures are autouse. One points ``DICEOPT_CACHE`` at the run's temporary cache
+(shared by the workers of ``pytest -n``), so no test writes to the user's cache and each
+full-size table is solved at most once per run; tests that need a cache of their own
+set the variable themselves. The other shows progress and notices on stderr as the
+command line does (games report through ``diceopt.progress``; with no display installed
+they are silent).
 """
 
 from __future__ import annotations
@@ -41,8 +42,15 @@ TABLE_WAIT = 600.0
 
 @pytest.fixture(scope="session")
 def web_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One table cache directory for the whole test session (tables build once)."""
-    return tmp_path_factory.mktemp("diceopt-cache")
+    """One table cache directory for the whole test run, shared by the workers of a
+    parallel run (pytest-xdist): each table is solved once, by the first worker to ask
+    (the others wait for its lock, then load it: ``diceopt.storage.load_or_solve``)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's base is in the run's folder
+        base = base.parent
+    cache = base / "diceopt-cache"
+    cache.mkdir(exist_ok=True)
+    return cache
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -31,3 +31,18 @@ def test_environments_without_gymnasium_say_which_extra(monkeypatch):
         monkeypatch.delitem(sys.modules, name)
     with pytest.raises(InputError, match=r"research extra"):
         import diceopt.envs  # noqa: F401
+
+
+def test_a_ray_sweep_without_the_cluster_extra_is_one_line(monkeypatch, tmp_path, capsys):
+    # (here, not beside the Ray tests: a running Ray's threads import ray too)
+    from diceopt.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    cache = tmp_path / "cache"
+    argv = ["yatzy", "sweep", "--variant", "scandinavian-forced", "--thetas", "-0.05,0.05"]
+    assert main([*argv, "--ray", "--cache-dir", str(cache)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "diceopt: error: this needs the cluster extra (ray is not installed): "
+        "pip install 'diceopt[cluster]'"
+    ]
+    assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))

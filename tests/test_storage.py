@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -272,3 +273,45 @@ def test_files_without_block_checksums_are_read_whole(tmp_path):
     path.write_bytes(storage.MAGIC + len(head).to_bytes(8, "little") + head + data[start + size :])
     assert read_rows(path, key) is None
     assert storage.read_arrays(path, key).arrays["values"].sum() == 16
+
+
+def test_a_table_being_solved_by_another_process_is_waited_for_and_loaded(tmp_path):
+    # the first solver holds the lock beside the table while it solves; the second asks
+    # meanwhile, finds nothing stored, waits for the lock and loads the first one's table
+    path = tmp_path / "t.tbl"
+    solves: list[str] = []
+    results: list[tuple[str, bool]] = []
+    (
+        solving,
+        second_looked,
+    ) = threading.Event(), threading.Event()
+
+    def load() -> str | None:
+        if threading.current_thread().name == "second":
+            second_looked.set()
+        return path.read_text() if path.exists() else None
+
+    def solve(who: str) -> str:
+        solves.append(who)
+        solving.set()
+        assert second_looked.wait(10)  # the second has found nothing stored yet
+        path.write_text(f"solved by {who}")
+        return f"solved by {who}"
+
+    def ask(who: str) -> None:
+        results.append(storage.load_or_solve(path, load, lambda: solve(who)))
+
+    first = threading.Thread(target=ask, args=("first",), name="first")
+    first.start()
+    assert solving.wait(10)
+    second = threading.Thread(target=ask, args=("second",), name="second")
+    second.start()
+    first.join(10)
+    second.join(10)
+    assert solves == ["first"]
+    assert sorted(results) == [("solved by first", False), ("solved by first", True)]
+    # force solves again, under the same lock
+    assert storage.load_or_solve(path, load, lambda: solve("third"), force=True) == (
+        "solved by third",
+        False,
+    )

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from diceopt.tables import Build, Table, TableStore, file_lock, lock_path, prepare
+from diceopt.storage import file_lock, lock_path
+from diceopt.tables import Build, Table, TableStore, prepare
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 

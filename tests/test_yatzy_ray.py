@@ -310,14 +310,3 @@ def test_crashed_worker_is_one_line():
     with pytest.raises(InputError, match="a Ray task failed while testing") as info:
         ray_solve._get(ray, [crash.remote()], "testing")
     assert "\n" not in str(info.value)
-
-
-def test_missing_cluster_extra_is_one_line(cache, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
-    code, out, err = run(capsys, *SWEEP, "--ray")
-    assert code == 2
-    assert err.strip().splitlines() == [
-        "diceopt: error: this needs the cluster extra (ray is not installed): "
-        "pip install 'diceopt[cluster]'"
-    ]
-    assert table_files(cache) == []

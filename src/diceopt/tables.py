@@ -25,17 +25,15 @@ it is gone: its table is shared, and a later request finds it ready.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from diceopt.progress import Stage
+from diceopt.storage import file_lock, lock_path
 
 STAGES = ("queued", "loading", "waiting", "building", "storing", "ready", "failed")
 
@@ -133,36 +131,6 @@ class Build:
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until finished (at most ``timeout`` seconds); whether it finished."""
         return self.event.wait(timeout)
-
-
-def lock_path(path: Path) -> Path:
-    """The lock file of a stored table: beside it, ``<name>.lock``."""
-    return path.with_name(path.name + ".lock")
-
-
-@contextlib.contextmanager
-def file_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block; yields
-    whether another process held it first (``on_wait`` called before waiting for it).
-    A lock file that cannot be created is no lock: the block runs unlocked (yields False)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        yield False
-        return
-    try:
-        waited = False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            waited = True
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield waited
-    finally:
-        os.close(fd)  # releases the lock
 
 
 class TableStore:

@@ -476,32 +476,30 @@ def get_saved(
     (:func:`prepare_folder`); after Ctrl-C the finished layers are kept for the next
     run. ``say``: gets a line about either (none if neither happened). ``load`` False:
     the caller found no stored table already (nothing is loaded, nothing removed)."""
-    if load and not force:
-        got = load_saved(rules, dtype, directory)
-        if got is not None:
-            return got[0], True
     folder = layers_dir(rules, dtype, directory)
-    resume, note = prepare_folder(rules, dtype, directory, force=force)
-    if note is not None and say is not None:
-        say(note)
-    try:
-        table = solve_saved(
-            rules,
-            dtype=dtype,
-            directory=folder,
-            keep=False,
-            progress=progress,
-            resume=resume,
-        )
-    except KeyboardInterrupt:
-        kept = sorted(folder.glob("layer*" + storage.MAPPED_SUFFIX)) if folder.exists() else []
-        if say is not None and kept:
-            say(
-                f"kept the {len(kept)} layers solved so far in {folder} (each complete, "
-                "with its checksums): solving it again resumes from them"
+
+    def loaded() -> SavedTable | None:
+        got = load_saved(rules, dtype, directory) if load else None
+        return None if got is None else got[0]
+
+    def solved() -> SavedTable:
+        resume, note = prepare_folder(rules, dtype, directory, force=force)
+        if note is not None and say is not None:
+            say(note)
+        try:
+            return solve_saved(
+                rules, dtype=dtype, directory=folder, keep=False, progress=progress, resume=resume
             )
-        raise
-    return table, False
+        except KeyboardInterrupt:
+            kept = sorted(folder.glob("layer*" + storage.MAPPED_SUFFIX)) if folder.exists() else []
+            if say is not None and kept:
+                say(
+                    f"kept the {len(kept)} layers solved so far in {folder} (each complete, "
+                    "with its checksums): solving it again resumes from them"
+                )
+            raise
+
+    return storage.load_or_solve(folder, loaded, solved, force=force)
 
 
 def warm_up(dtype: str | np.dtype = "float32") -> float:

@@ -168,20 +168,23 @@ def get_table(
     """
     if dtype_name(dtype) not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
-    key = table_key(rules, theta, dtype)
-    if not force:
-        got = load_table(rules, theta, dtype, directory)
-        if got is not None:
-            table, seconds = got
-            return table, TableInfo(
-                storage.table_path(key, directory), True, seconds, table.seconds
-            )
-    from diceopt.games.yatzy.solve import solve_table  # numba: only when solving
+    path = storage.table_path(table_key(rules, theta, dtype), directory)
 
-    table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
-    saved = store_table(table, directory)
-    info = TableInfo(storage.table_path(key, directory), False, table.seconds, table.seconds, saved)
-    return table, info
+    def loaded() -> tuple[YatzyTable, TableInfo] | None:
+        got = load_table(rules, theta, dtype, directory)
+        if got is None:
+            return None
+        table, seconds = got
+        return table, TableInfo(path, True, seconds, table.seconds)
+
+    def solved() -> tuple[YatzyTable, TableInfo]:
+        from diceopt.games.yatzy.solve import solve_table  # numba: only when solving
+
+        table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
+        saved = store_table(table, directory)
+        return table, TableInfo(path, False, table.seconds, table.seconds, saved)
+
+    return storage.load_or_solve(path, loaded, solved, force=force)[0]
 
 
 def store_table(table: YatzyTable, directory: str | None = None) -> bool:

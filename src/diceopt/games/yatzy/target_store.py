@@ -102,14 +102,20 @@ def get_targets(
     it; ``info.saved`` is False (after one warning line) if it could not be written."""
     check_dtype(dtype)
     path = storage.mapped_path(target_key(rules, dtype), directory)
-    if not force:
+
+    def loaded() -> tuple[TargetTable, storage.TableInfo] | None:
         got = load_targets(rules, dtype, directory)
-        if got is not None:
-            table, seconds = got
-            return table, storage.TableInfo(path, True, seconds, table.seconds)
-    table = solve_targets(rules, dtype=dtype, progress=progress)
-    saved = store_targets(table, directory)
-    return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
+        if got is None:
+            return None
+        table, seconds = got
+        return table, storage.TableInfo(path, True, seconds, table.seconds)
+
+    def solved() -> tuple[TargetTable, storage.TableInfo]:
+        table = solve_targets(rules, dtype=dtype, progress=progress)
+        saved = store_targets(table, directory)
+        return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
+
+    return storage.load_or_solve(path, loaded, solved, force=force)[0]
 
 
 _LOADED: dict[tuple[str, str, str], TargetTable] = {}
