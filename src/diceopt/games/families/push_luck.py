@@ -45,6 +45,7 @@ the most points that can be set aside for each number of dice left.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -81,6 +82,16 @@ TOP_KEYS = {
     "bust_streak": "busts in a row that cost bust_penalty",
     "bust_penalty": "banked points lost",
     "combination": "a scoring combination",
+}
+# the whole-number keys: (least, most, default)
+NUMBERS = {
+    "dice": (1, DICE_MAX, 6),
+    "sides": (2, SIDES_MAX, 6),
+    "players": (1, 2, 1),
+    "goal": (0, POINTS_MAX, 0),
+    "bank_minimum": (0, POINTS_MAX, 0),
+    "bust_streak": (0, 100, 0),
+    "bust_penalty": (0, POINTS_MAX, 0),
 }
 COMBINATION_KEYS = ("kind", "count", "points", "distinct")
 
@@ -247,13 +258,12 @@ def _parse(data: dict[str, Any], default_name: str) -> tuple[PushLuckRules | Non
     if not isinstance(title, str):
         problems.append("title must be text")
         title = ""
-    dice = _check_number(data, "dice", 1, DICE_MAX, problems, 6)
-    sides = _check_number(data, "sides", 2, SIDES_MAX, problems, 6)
-    players = _check_number(data, "players", 1, 2, problems, 1)
-    goal = _check_number(data, "goal", 0, POINTS_MAX, problems, 0)
-    bank_minimum = _check_number(data, "bank_minimum", 0, POINTS_MAX, problems, 0)
-    bust_streak = _check_number(data, "bust_streak", 0, 100, problems, 0)
-    bust_penalty = _check_number(data, "bust_penalty", 0, POINTS_MAX, problems, 0)
+    numbers: dict[str, Any] = {
+        key: _check_number(data, key, low, high, problems, default)
+        for key, (low, high, default) in NUMBERS.items()
+    }
+    dice, sides, players, goal = (numbers[k] for k in ("dice", "sides", "players", "goal"))
+    bust_streak, bust_penalty = numbers["bust_streak"], numbers["bust_penalty"]
     if players == 1 and goal != 0:
         problems.append(f"goal must be 0 for one player (no race), got {goal}")
     if players == 2 and goal <= 0:
@@ -269,21 +279,12 @@ def _parse(data: dict[str, Any], default_name: str) -> tuple[PushLuckRules | Non
     if problems or len(combos) != len(checked):
         return None, problems
     step = math.gcd(*(p for c in combos for p in c.points if p))
+    combinations = tuple(combos)
     rules = PushLuckRules(
-        name=name.strip(),
-        dice=dice,
-        sides=sides,
-        step=step,
-        goal=goal,
-        players=players,
-        bank_minimum=bank_minimum,
-        bust_streak=bust_streak,
-        bust_penalty=bust_penalty,
-        combinations=tuple(combos),
-        title=title,
+        name.strip(), step=step, combinations=combinations, title=title, **numbers
     )
     digest = hashlib.sha256(json.dumps(rules.describe(), sort_keys=True).encode()).hexdigest()
-    rules = PushLuckRules(**{**rules.__dict__, "content_hash": digest[:16]})
+    rules = dataclasses.replace(rules, content_hash=digest[:16])
     problems.extend(size_problems(rules))
     return rules, problems
 
