@@ -315,3 +315,29 @@ def test_a_table_being_solved_by_another_process_is_waited_for_and_loaded(tmp_pa
         "solved by third",
         False,
     )
+
+
+def test_a_thread_holding_a_table_lock_takes_it_again_at_once(tmp_path):
+    # a table build holds the lock of its table and solves through get_table, which asks
+    # for the same lock: that must not wait for itself; the outer hold stays in force
+    import fcntl
+    import os
+
+    lock = tmp_path / "t.tbl.lock"
+
+    def free_elsewhere() -> bool:
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+
+    with storage.file_lock(lock) as waited:
+        assert not waited
+        with storage.file_lock(lock) as waited_again:
+            assert not waited_again
+        assert not free_elsewhere()
+    assert free_elsewhere()

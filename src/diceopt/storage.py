@@ -41,6 +41,7 @@ import fcntl
 import json
 import mmap
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -531,11 +532,22 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+# lock files held in this process: path -> the thread holding it (a nested request of
+# that thread, e.g. a table build that solves through get_table, is already held)
+_HELD: dict[str, int] = {}
+
+
 @contextmanager
 def file_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block; yields
-    whether another process held it first (``on_wait`` called before waiting for it).
-    A lock file that cannot be created is no lock: the block runs unlocked (yields False)."""
+    whether another process or thread held it first (``on_wait`` called before waiting
+    for it). Re-entrant in a thread: a thread that holds it already runs the block at
+    once. A lock file that cannot be created is no lock: the block runs unlocked (yields
+    False)."""
+    key, me = str(path), threading.get_ident()
+    if _HELD.get(key) == me:
+        yield False
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -551,8 +563,11 @@ def file_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator
             if on_wait is not None:
                 on_wait()
             fcntl.flock(fd, fcntl.LOCK_EX)
+        _HELD[key] = me
         yield waited
     finally:
+        if _HELD.get(key) == me:
+            del _HELD[key]
         os.close(fd)  # releases the lock
 
 
