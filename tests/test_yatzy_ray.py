@@ -54,7 +54,10 @@ def cache(tmp_path, monkeypatch):
 
 
 def table_files(directory):
-    return sorted(p.name for p in directory.rglob("*") if p.is_file()) if directory.exists() else []
+    """The files under ``directory`` but the locks of the solves (``*.lock``)."""
+    if not directory.exists():
+        return []
+    return sorted(p.name for p in directory.rglob("*") if p.is_file() and p.suffix != ".lock")
 
 
 def dead_address():
