@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pytest
@@ -47,6 +47,7 @@ class AtLeast:
     def __init__(self, rules, k: int) -> None:
         self.inner = YatzyEngineGame(rules)
         self.k = k
+        self.inner_nodes: dict = {}  # each inner state's node: it comes with many needs
 
     def initial_state(self) -> Hashable:
         return (self.inner.initial_state(), self.k)
@@ -55,12 +56,25 @@ class AtLeast:
         inner, need = state
         if need <= 0:
             return Terminal(1.0)
-        node = self.inner.node(inner)
+        node = self.inner_nodes.get(inner)
+        if node is None:
+            node = self.inner_nodes[inner] = self.inner.node(inner)
         if isinstance(node, Terminal):
             return Terminal(0.0)
         if isinstance(node, Chance):
             return Chance([(p, 0.0, (s, need - int(r))) for p, r, s, *_ in node.outcomes])
         return Decision([(a, 0.0, (s, need - int(r))) for a, r, s in node.actions])
+
+
+def assert_close_each(got, want, atol: float, states: Sequence, at: Sequence[int]) -> None:
+    """Each ``got[i]`` within ``atol`` of ``want[i]`` (``pytest.approx(want[i], abs=atol)``
+    for all i at once; NaN fails); a failure names ``states[at[i]]`` of the first i that
+    is not."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    assert got.shape == want.shape == (len(at),)
+    bad = np.flatnonzero(~np.isclose(got, want, rtol=0, atol=atol))
+    first = f"first at {states[at[bad[0]]]!r}" if bad.size else ""
+    np.testing.assert_allclose(got, want, rtol=0, atol=atol, equal_nan=False, err_msg=first)
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +94,13 @@ def test_kernel_agrees_with_engine(name, targets64):
         graph = compile_game(game)
         sol = solve(graph, Objective())
         assert table.probability(0, 0, 0, k) == pytest.approx(sol.value, abs=1e-9)
+        got, at = [], []  # the table's probability, and the engine state it must match
         for s, (inner, need) in enumerate(graph.states):
             if inner[0] == "turn" and need > 0 and inner[1] != (1 << rules.num_categories) - 1:
                 _, mask, flag, upper = inner
-                got = table.probability(mask, flag, upper, need)
-                assert got == pytest.approx(sol.values[s], abs=1e-9)
+                got.append(table.probability(mask, flag, upper, need))
+                at.append(s)
+        assert_close_each(got, sol.values[at], 1e-9, graph.states, at)
 
 
 @pytest.mark.parametrize("name", list(REDUCED))

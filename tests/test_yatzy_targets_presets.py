@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from test_yatzy_presets import ONE_DIE
 from test_yatzy_presets import REDUCED as PRESETS
-from test_yatzy_targets import AtLeast
+from test_yatzy_targets import AtLeast, assert_close_each
 from test_yatzy_win import Beat, exact_against_finished
 
 from diceopt.cli import main
@@ -100,25 +100,35 @@ def _target_turns_agree(rules, table, ks: list[int]) -> int:
     turns: dict[tuple, tuple] = {}
     checked = 0
     full = (1 << rules.num_categories) - 1
+    # the table's values, the engine node each must equal, and the state it belongs to
+    got: list[float] = []
+    node: list[int] = []
+    at: list[int] = []
+    kind, first_edge, target = graph.kind.tolist(), graph.start.tolist(), graph.target.tolist()
     for s, state in enumerate(graph.states):
         if state == "k":
             continue
         inner, need = state
         if inner[0] == "turn" and need > 0 and inner[1] != full:  # every turn-start state
-            got = table.probability(*inner[1:], need)
-            assert got == pytest.approx(sol.values[s], abs=1e-9), (inner, need)
-        if graph.kind[s] != DECISION or inner[0] != "roll" or need % 5 != 1:
+            got.append(table.probability(*inner[1:], need))
+            node.append(s)
+            at.append(s)
+        if kind[s] != DECISION or inner[0] != "roll" or need % 5 != 1:
             continue
         _, mask, flag, upper, t, r_flat = inner
-        at = (mask, flag, upper, need, t == 2)
-        if at not in turns:
-            turns[at] = table.turn(*at[:4], first=at[4])
-        keep, cat, _ = turns[at]
-        for e in range(graph.start[s], graph.start[s + 1]):
-            kind, arg = graph.actions[e]
-            got = cat[r_flat - base, arg] if kind == "score" else keep[t, arg]
-            assert got == pytest.approx(sol.values[graph.target[e]], abs=1e-9), (inner, need)
+        key = (mask, flag, upper, need, t == 2)
+        if key not in turns:
+            keep, cat, _ = table.turn(*key[:4], first=key[4])
+            turns[key] = (keep.tolist(), cat.tolist())
+        keep_rows, cat_rows = turns[key]
+        cat_row, keep_row = cat_rows[r_flat - base], keep_rows[t]
+        for e in range(first_edge[s], first_edge[s + 1]):
+            what, arg = graph.actions[e]
+            got.append(cat_row[arg] if what == "score" else keep_row[arg])
+            node.append(target[e])
+            at.append(s)
         checked += 1
+    assert_close_each(got, sol.values[node], 1e-9, graph.states, at)
     return checked
 
 

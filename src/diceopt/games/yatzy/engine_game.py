@@ -28,7 +28,8 @@ Yatzy bonus.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,7 +41,12 @@ YatzyState = tuple[Any, ...]
 
 
 class YatzyEngineGame:
-    """A Yatzy variant as an engine game (actions: ``("score", c)`` or ``("keep", k)``)."""
+    """A Yatzy variant as an engine game (actions: ``("score", c)`` or ``("keep", k)``).
+
+    What every node needs of a roll (its :class:`RollFacts`, its sub-multisets) and of a
+    roll with a filled mask (its legal categories) is worked out once and kept: a node is
+    then a few integer operations per action.
+    """
 
     def __init__(self, rules: YatzyRules) -> None:
         self.rules = rules
@@ -57,6 +63,10 @@ class YatzyEngineGame:
             for e in range(start[k], start[k + 1]):
                 acc[int(target[e])] = acc.get(int(target[e]), 0.0) + float(prob[e])
             self._outcomes[k] = list(acc.items())
+        # per full roll (flat index): its facts, and its keep actions with their keeps
+        self._rolls = {int(r): roll_facts(rules, lat.counts[r]) for r in lat.full()}
+        self._keeps: dict[int, list[tuple[tuple[str, int], int]]] = {}
+        self._legal: dict[tuple[int, int], tuple[list[int], bool]] = {}
         self._subs: dict[int, list[int]] = {}
 
     def initial_state(self) -> YatzyState:
@@ -70,28 +80,32 @@ class YatzyEngineGame:
         cap = self.rules.saved_cap
         return ("turn", mask, flag, upper, t if cap is None else min(t, cap))
 
-    def legal(self, mask: int, counts: np.ndarray) -> tuple[list[int], bool]:
-        """Categories this roll may be written into, and whether joker points apply."""
-        return legal_categories(self.rules, mask, counts)
-
-    def points(
-        self, mask: int, flag: int, upper: int, r_flat: int, c: int, served: bool = False
-    ) -> tuple:
-        """(points now, next mask, next flag, next upper) for writing roll r into c
-        (``served``: straight after the first roll)."""
-        counts = self.lat.counts[r_flat]
-        return score_points(self.rules, mask, flag, upper, counts, c, served)
+    def legal(self, mask: int, r_flat: int) -> tuple[list[int], bool]:
+        """Categories roll r (flat index) may be written into with ``mask`` filled, and
+        whether joker points apply (kept: do not change the list)."""
+        key = (mask, r_flat)
+        got = self._legal.get(key)
+        if got is None:
+            got = self._legal[key] = legal_categories(self.rules, mask, self._rolls[r_flat].counts)
+        return got
 
     def sub_multisets(self, r_flat: int) -> list[int]:
         """Flat indices of the proper sub-multisets of a roll (by enumeration of counts)."""
         if r_flat not in self._subs:
-            counts = self.lat.counts[r_flat]
+            counts = self._rolls[r_flat].counts
             out = []
-            for keep in itertools.product(*(range(int(c) + 1) for c in counts)):
+            for keep in itertools.product(*(range(c + 1) for c in counts)):
                 if sum(keep) < self.n:
-                    out.append(self.lat.index(np.array(keep)))
+                    out.append(self.lat.index(keep))
             self._subs[r_flat] = out
         return self._subs[r_flat]
+
+    def _keep_actions(self, r_flat: int) -> list[tuple[tuple[str, int], int]]:
+        """``(("keep", k), k)`` for every proper sub-multiset k of a roll."""
+        got = self._keeps.get(r_flat)
+        if got is None:
+            got = self._keeps[r_flat] = [(("keep", k), k) for k in self.sub_multisets(r_flat)]
+        return got
 
     # --- the protocol -------------------------------------------------------------------
 
@@ -115,19 +129,43 @@ class YatzyEngineGame:
                 [(p, 0.0, ("roll", mask, flag, upper, t, j)) for j, p in self._outcomes[k]]
             )
         _, mask, flag, upper, t, r_flat = state
-        actions = []
-        legal, _ = self.legal(mask, self.lat.counts[r_flat])
-        served = t == 2 and not self.rules.saved_rerolls  # the first roll: no reroll used
+        rules = self.rules
+        roll = self._rolls[r_flat]
+        legal, joker = self.legal(mask, r_flat)
+        served = t == 2 and not rules.saved_rerolls  # the first roll: no reroll used
+        actions: list[tuple[Any, float, YatzyState]] = []
         for c in legal:
-            pts, m2, f2, u2 = self.points(mask, flag, upper, r_flat, c, served)
+            pts, m2, f2, u2 = write_points(rules, mask, flag, upper, roll, c, joker, served)
             actions.append((("score", c), pts, self._next_turn(m2, f2, u2, t)))
         if t > 0:
-            for k in self.sub_multisets(r_flat):
-                actions.append((("keep", k), 0.0, ("keep", mask, flag, upper, t - 1, k)))
+            t1 = t - 1
+            actions += [
+                (action, 0.0, ("keep", mask, flag, upper, t1, k))
+                for action, k in self._keep_actions(r_flat)
+            ]
         return Decision(actions)
 
 
 # --- rules, written independently of the kernel ----------------------------------------
+
+
+class RollFacts(NamedTuple):
+    """What scoring a full roll needs: its count per face (Python ints), its index among
+    the sorted rolls (-1: not looked up) and the face all its dice show (-1: no Yatzy)."""
+
+    counts: tuple[int, ...]
+    sorted_index: int
+    yatzy_face: int
+
+
+def roll_facts(rules: YatzyRules, counts: Iterable[int], index: bool = True) -> RollFacts:
+    """The :class:`RollFacts` of a full roll given as its count per face (``index``:
+    look up its index among the sorted rolls; InputError if it is not a roll)."""
+    key = tuple(int(x) for x in counts)
+    ri = -1
+    if index:
+        ri = rules.lattice.index(key) - int(rules.lattice.offset[rules.dice])
+    return RollFacts(key, ri, key.index(rules.dice) if max(key) == rules.dice else -1)
 
 
 def score_points(
@@ -139,34 +177,49 @@ def score_points(
     c: int,
     served: bool = False,
 ) -> tuple[float, int, int, int]:
-    """(points now, next mask, next flag, next capped upper) for writing a roll into c
-    (``served``: straight after the first roll, no reroll used).
+    """(points now, next mask, next flag, next capped upper) for writing a roll (count per
+    face) into c (``served``: straight after the first roll, no reroll used).
 
     Points include the upper bonus when this box reaches the threshold and the Yahtzee
     bonus of either rule. ``upper`` is capped at the threshold on return.
     """
-    counts = np.asarray(counts)
-    _, joker = legal_categories(rules, mask, counts)
-    five = int(np.max(counts)) == rules.dice
+    roll = roll_facts(rules, counts, index=rules.upper_faces[c] < 0)
+    _, joker = legal_categories(rules, mask, roll.counts)
+    return write_points(rules, mask, flag, upper, roll, c, joker, served)
+
+
+def write_points(
+    rules: YatzyRules,
+    mask: int,
+    flag: int,
+    upper: int,
+    roll: RollFacts,
+    c: int,
+    joker: bool,
+    served: bool = False,
+) -> tuple[float, int, int, int]:
+    """:func:`score_points` of a roll's facts, ``joker`` as :func:`legal_categories` says
+    for this roll and mask (the roll's index is needed for the lower categories only)."""
+    five = roll.yatzy_face >= 0
     yz = rules.yahtzee_category
+    threshold = rules.bonus_threshold
     pts = 0.0
     if rules.yatzy_bonus_rule == "points" and yz >= 0 and flag == 1 and five:
         pts += rules.yahtzee_bonus
+    f = rules.upper_faces[c]
     if rules.yatzy_bonus_rule == "upper" and yz >= 0 and mask >> yz & 1 and five:
-        if rules.upper_face[c] == int(np.argmax(counts)):  # Kniffel: into its upper box
+        if f == roll.yatzy_face:  # Kniffel: into its upper box
             pts += rules.yahtzee_bonus
-    new_upper = min(rules.bonus_threshold, upper)
+    new_upper = min(threshold, upper)
     new_flag = flag
-    f = int(rules.upper_face[c])
     if f >= 0:
-        got = int(counts[f]) * (f + 1)
+        got = roll.counts[f] * (f + 1)
         pts += got
-        if upper < rules.bonus_threshold <= upper + got:
+        if upper < threshold <= upper + got:
             pts += rules.bonus
-        new_upper = min(rules.bonus_threshold, upper + got)
+        new_upper = min(threshold, upper + got)
     else:
-        ri = _roll_index(rules, counts)
-        got = int(rules.score[ri, c])
+        got = rules.score_rows[roll.sorted_index][c]
         spec = rules.specs[c]
         if joker and spec.joker is not None:
             got = spec.joker
@@ -175,11 +228,6 @@ def score_points(
         if spec.needs_yatzy and flag == 0:  # the Yatzy box is open or crossed out
             got = 0
         pts += got
-        if c == rules.yahtzee_category and got > 0 and rules.tracks_yahtzee:
+        if c == yz and got > 0 and rules.tracks_yahtzee:
             new_flag = 1
     return pts, mask | (1 << c), new_flag, new_upper
-
-
-def _roll_index(rules: YatzyRules, counts: np.ndarray) -> int:
-    """Index of a full roll among the R sorted rolls."""
-    return rules.lattice.index(np.asarray(counts)) - int(rules.lattice.offset[rules.dice])

@@ -192,6 +192,12 @@ class TargetTable:
         off, top = _flat_index(self.rules, self.kmax)
         return np.asarray(self.values).reshape(-1), off, top
 
+    @cached_property
+    def kernel(self) -> KernelArrays:
+        """The variant's :class:`KernelArrays` in float64 (what :meth:`turn` reads; built
+        once per table)."""
+        return kernel_arrays(self.rules, np.float64)
+
     def turn(
         self, mask: int, flag: int, upper: int, k: int, first: bool = False
     ) -> tuple[np.ndarray, np.ndarray, float]:
@@ -200,7 +206,7 @@ class TargetTable:
         self._check_masks(
             [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
         )
-        K = kernel_arrays(self.rules, np.float64)
+        K = self.kernel
         Vd, off, top = self.flat
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)

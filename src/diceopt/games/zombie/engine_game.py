@@ -40,19 +40,29 @@ def roll_outcomes(config: Config) -> tuple[tuple[float, int, Config | None], ...
     draws = list(combinations(range(len(pool)), need))
     hand = [colour for colour in range(3) for _ in range(feet[colour])]
     found: dict[tuple[int, Config | None], float] = defaultdict(float)
+    # the faces of one colour sequence, (outcome, probability) in face order: draws of the
+    # same colours share them (added draw by draw all the same)
+    rolled: dict[tuple[int, ...], list[tuple[tuple[int, Config | None], float]]] = {}
     for draw in draws:
-        dice = hand + [pool[i] for i in draw]
-        for faces in product(range(3), repeat=len(dice)):
-            p = 1.0 / len(draws)
-            new_shot, new_feet, new_aside = list(shot), [0, 0, 0], list(kept)
-            for colour, face in zip(dice, faces, strict=True):
-                p *= FACES[colour][face] / 6.0
-                (new_aside, new_shot, new_feet)[face][colour] += 1
-            brains = faces.count(0)
-            nxt = (
-                None if sum(new_shot) >= BUST else (trio(new_shot), trio(new_feet), trio(new_aside))
-            )
-            found[(brains, nxt)] += p
+        dice = tuple(hand + [pool[i] for i in draw])
+        faces_of = rolled.get(dice)
+        if faces_of is None:
+            faces_of = rolled[dice] = []
+            for faces in product(range(3), repeat=len(dice)):
+                p = 1.0 / len(draws)
+                new_shot, new_feet, new_aside = list(shot), [0, 0, 0], list(kept)
+                for colour, face in zip(dice, faces, strict=True):
+                    p *= FACES[colour][face] / 6.0
+                    (new_aside, new_shot, new_feet)[face][colour] += 1
+                brains = faces.count(0)
+                nxt = (
+                    None
+                    if sum(new_shot) >= BUST
+                    else (trio(new_shot), trio(new_feet), trio(new_aside))
+                )
+                faces_of.append(((brains, nxt), p))
+        for key, p in faces_of:
+            found[key] += p
     return tuple((p, brains, nxt) for (brains, nxt), p in found.items() if p > 0)
 
 
@@ -101,6 +111,13 @@ class ZombieGame:
         if state[0] == "over":
             return Terminal(state[1])
         _, seat, a, b, config, g = state
+        if state[0] == "turn" and config != EMPTY:
+            return Decision(
+                [
+                    ("bank", 0.0, self.after_turn(seat, a, b, g)),
+                    ("roll", 0.0, ("roll", seat, a, b, config, g)),
+                ]
+            )
         cap = self.brains_cap(seat, a, b)
         outcomes = []
         for p, brains, nxt in roll_outcomes(config):
@@ -108,11 +125,4 @@ class ZombieGame:
                 outcomes.append((p, 0.0, self.after_turn(seat, a, b, 0)))
             else:
                 outcomes.append((p, 0.0, ("turn", seat, a, b, nxt, min(g + brains, cap))))
-        if state[0] == "roll" or config == EMPTY:
-            return Chance(outcomes)
-        return Decision(
-            [
-                ("bank", 0.0, self.after_turn(seat, a, b, g)),
-                ("roll", 0.0, ("roll", seat, a, b, config, g)),
-            ]
-        )
+        return Chance(outcomes)
