@@ -40,6 +40,31 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TABLE_WAIT = 600.0
 
 
+# The longest test files (seconds on 2 cores, cold numba cache), run first so that the
+# workers of ``pytest -n`` (files dealt one at a time) do not end with one long file on
+# one worker while the other waits; the order of the tests in a file is kept.
+LONGEST_FIRST = (
+    "test_docs.py",
+    "test_conformance.py",
+    "test_yatzy_win.py",
+    "test_web_browser.py",
+    "test_interrupt.py",
+    "test_yatzy_targets_presets.py",
+    "test_analyse.py",
+    "test_yatzy_saved.py",
+    "test_yatzy_presets.py",
+    "test_web_api.py",
+    "test_yatzy_targets.py",
+    "test_yatzy_batch.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of :data:`LONGEST_FIRST` first, in that order; the others after them."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @pytest.fixture(scope="session")
 def web_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One table cache directory for the whole test run, shared by the workers of a
