@@ -478,8 +478,14 @@ def get_saved(
     the caller found no stored table already (nothing is loaded, nothing removed)."""
     folder = layers_dir(rules, dtype, directory)
 
+    looked = not load  # the caller has looked for a stored table already
+
     def loaded() -> SavedTable | None:
-        got = load_saved(rules, dtype, directory) if load else None
+        nonlocal looked
+        if looked:  # once: after waiting for another process's solve, look again
+            looked = False
+            return None
+        got = load_saved(rules, dtype, directory)
         return None if got is None else got[0]
 
     def solved() -> SavedTable:
