@@ -273,6 +273,23 @@ def test_bad_outcome_tuple_is_reported():
         compile_game(Odd())
 
 
+def test_bad_decision_edge_is_reported():
+    # a decision edge is (action, reward, next_state): no label, no missing entry
+    class Odd:
+        def __init__(self, edge):
+            self.edge = edge
+
+        def initial_state(self):
+            return 0
+
+        def node(self, s):
+            return Decision([self.edge]) if s == 0 else Terminal()
+
+    for edge in [("go", 0.0), ("go", 0.0, 1, "label")]:
+        with pytest.raises(InputError, match=r"^a decision edge is \(action, reward, next_state\)"):
+            compile_game(Odd(edge))
+
+
 class RiskyDuel:
     """Players alternate; first to win a coin wins the game.
 
