@@ -64,6 +64,15 @@ Optional, for the research front ends (defaults: not offered):
     agent's policy evaluated without sampling (``diceopt.evaluate``). NotImplementedError
     (the default) where the game has no exact path (e.g. too many states).
 
+Required of every game, for trust (the conformance suite calls it on the small instance):
+
+14. ``independent_values(rules, pos)`` -> every legal action's value at ``pos`` (a dict
+    keyed by the advice's action texts, in the advice's units), computed by a path that
+    shares nothing with ``advise``'s values: the generic engine's action values on the
+    game's own engine graph, or the exact value of the optimal policy (policy evaluation)
+    after the action. Only small instances need answer; NotImplementedError (the
+    default) fails the conformance check.
+
 Whatever a front end needs from a game comes through these hooks: no front end names a
 game's id or keeps a table keyed by game ids. :func:`offers` says whether a spec overrides
 an optional hook.
@@ -458,6 +467,13 @@ class GameSpec:
         one of them) and any other seat plays optimally; with the decisions queried.
         NotImplementedError (the default): the game has no exact path."""
         raise NotImplementedError(f"{self.title} is too large to evaluate exactly; sampled only")
+
+    def independent_values(self, rules: Any, pos: Any) -> dict[str, float]:
+        """Every legal action's value at ``pos`` (keys: the advice's action texts; the
+        advice's units) by a path independent of ``advise``: the second path that the
+        conformance suite checks every advised value against. NotImplementedError (the
+        default): no second path, which the suite refuses."""
+        raise NotImplementedError(f"{self.title or self.id} offers no second path")
 
     # --- what the rules make of the game (defaults: the class attributes) --------------
     def players_of(self, rules: Any) -> int:

@@ -71,10 +71,11 @@ def solved(rules: FarkleRules) -> RaceSolution:
 
 
 @functools.lru_cache(maxsize=16)
-def turn_values(rules: FarkleRules, me: int, opponent: int) -> Any:
-    """c[t, n] of ``RaceSolution.turn_values`` (kept for the few latest turns: advice
-    asks for every set-aside of a roll)."""
-    return solved(rules).turn_values(me, opponent)
+def roll_values(rules: FarkleRules, me: int, opponent: int) -> Any:
+    """roll[t, n - 1] of ``RaceSolution.roll_values``: the win probability of rolling n
+    dice at turn total t (kept for the few latest turns: advice asks for every set-aside
+    of a roll)."""
+    return solved(rules).roll_values(me, opponent)
 
 
 class FarkleSpec(PushLuckSpec):
@@ -126,7 +127,7 @@ class FarkleSpec(PushLuckSpec):
         bank = sol.bank_value(me, opp, t)
         if me + t >= sol.goal:
             return bank, 0.0
-        return bank, float(turn_values(rules, me, opp)[t, left or rules.dice])
+        return bank, float(roll_values(rules, me, opp)[t, (left or rules.dice) - 1])
 
     def bust_value(self, rules: FarkleRules, pos: PushLuckPosition) -> float:
         """The mover's win probability after a farkle: the opponent's turn starts."""
