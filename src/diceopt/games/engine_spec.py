@@ -88,6 +88,18 @@ class EngineGameSpec(GameSpec):
         lower = self.objective.minimize
         return Advice(rank_actions(values, lower_is_better=lower), "value from here on")
 
+    def independent_values(self, rules: Any, pos: Hashable) -> dict[str, float]:
+        """Every action's value under the exact evaluation of the optimal policy (the
+        solve's values are not read): the second path of the advice."""
+        from diceopt.games.exact import policy_action_values
+
+        graph, solution, policy = self.solved(rules)
+        node = self.node_of(rules, pos)
+        if graph.kind[node] != DECISION:
+            raise InputError(f"'{self.format(rules, pos)}' is not a decision: the game is over")
+        pairs = policy_action_values(graph, solution.objective, policy, node)
+        return {str(action): value for action, value in pairs}
+
     def apply(self, rules: Any, pos: Hashable, action: str, rng: np.random.Generator) -> Step:
         """Take the action's edge and roll on to the next decision (labels as events)."""
         graph, solution, _ = self.solved(rules)

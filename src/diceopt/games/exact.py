@@ -1,6 +1,7 @@
-"""Helpers for the ``exact_evaluation`` hook of games solved on a compiled graph: a policy
+"""Helpers for games solved on a compiled graph: the ``exact_evaluation`` hook (a policy
 that follows an agent at some decision nodes and the optimal policy elsewhere, evaluated
-exactly by the engine."""
+exactly by the engine) and the ``independent_values`` hook (every action's value under
+the exact evaluation of the optimal policy, not the solve's own values)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,34 @@ def edge_of(graph: Any, s: int, wanted: str, text_of: Callable[[Any], str]) -> i
         if text_of(graph.actions[e]) == wanted:
             return e
     raise InputError(f"action {wanted!r} has no edge at node {s}")
+
+
+# the exact evaluations asked about last: id(graph) -> (graph, policy, evaluation)
+_EVALUATED: dict[int, tuple[Any, Any, Any]] = {}
+EVALUATIONS_KEPT = 8
+
+
+def evaluated_policy(graph: Any, objective: Any, policy: np.ndarray) -> Any:
+    """The engine's exact evaluation of ``policy`` on ``graph`` (a Solution whose values
+    are the policy's own, found with the policy fixed rather than by the Bellman
+    optimum), computed once per graph and policy (the last few are kept)."""
+    from diceopt.engine import evaluate_policy
+
+    kept = _EVALUATED.get(id(graph))
+    if kept is None or kept[0] is not graph or kept[1] is not policy:
+        kept = (graph, policy, evaluate_policy(graph, policy, objective))
+        _EVALUATED.pop(id(graph), None)
+        while len(_EVALUATED) >= EVALUATIONS_KEPT:
+            del _EVALUATED[next(iter(_EVALUATED))]
+        _EVALUATED[id(graph)] = kept
+    return kept[2]
+
+
+def policy_action_values(graph: Any, objective: Any, policy: np.ndarray, s: int) -> list:
+    """Every edge of decision node ``s`` as (action, value): the edge's reward plus the
+    successor's value when ``policy`` is followed from there (exact evaluation). With the
+    optimal policy these are the optimal action values, by a second path."""
+    from diceopt.engine import action_values
+
+    evaluated = evaluated_policy(graph, objective, policy)
+    return [(a.action, a.value) for a in action_values(evaluated, s)]

@@ -28,6 +28,7 @@ from diceopt.games.contract import Parameter, Report, Step
 from diceopt.games.families.push_luck import PushLuckRules, load_rules
 from diceopt.games.families.push_luck_spec import PushLuckPosition, PushLuckSpec
 from diceopt.games.families.race import RaceSolution, fair_command, race_solution
+from diceopt.games.families.turn_engine import TurnValues
 from diceopt.lazy import numpy as np
 
 GOAL_MAX = 20_000
@@ -133,6 +134,18 @@ class FarkleSpec(PushLuckSpec):
         """The mover's win probability after a farkle: the opponent's turn starts."""
         sol = solved(rules)
         return 1.0 - sol.win_probability(pos.opponent // sol.step, pos.me // sol.step)
+
+    def turn_terminals(self, rules: FarkleRules, pos: PushLuckPosition) -> TurnValues:
+        """A bank of t points: the opponent's turn at the new scores, or a win; a bust:
+        the opponent's turn at the old scores (the race's turn-start values)."""
+        sol = solved(rules)
+        me, opp = pos.me // sol.step, pos.opponent // sol.step
+        return TurnValues(
+            bank=lambda total: sol.bank_value(me, opp, total // sol.step),
+            bust=self.bust_value(rules, pos),
+            may_roll=lambda total: pos.me + total < rules.goal,
+            key=(pos.me, pos.opponent),
+        )
 
     def end_turn(
         self,

@@ -18,6 +18,7 @@ from diceopt.errors import InputError
 from diceopt.games.contract import Parameter, Report, Step
 from diceopt.games.families.push_luck import PushLuckRules, load_rules
 from diceopt.games.families.push_luck_spec import PushLuckPosition, PushLuckSpec
+from diceopt.games.families.turn_engine import TurnValues
 from diceopt.lazy import numpy as np
 
 UNITS = "expected turn score in long-run points (a zilch counted at its cost to later turns)"
@@ -97,6 +98,29 @@ class ZilchSpec(PushLuckSpec):
         sol = self._solution(rules)
         nxt, penalty = bust_outcome(rules, pos.streak)
         return sol.h[nxt] - penalty - sol.h[pos.streak]
+
+    def turn_terminals(self, rules: PushLuckRules, pos: PushLuckPosition) -> TurnValues:
+        """Turn-worth terms: banking t points is worth t + h(0) - h(streak) (from the
+        bank minimum on), a bust its relative value. The banking tail starts at twice
+        the highest total at which the solve still rolls dice that can bust, plus a
+        roll's most points (far below the solver's own cap, which the engine could not
+        walk; a second, smaller cap leaves the values below it exact as long as it is
+        above every such total)."""
+        from diceopt.games.families.push_luck import max_roll_points
+
+        sol = self._solution(rules)
+        add = sol.bank_add(pos.streak)
+        thresholds = [t for t in sol.policy_summary()[str(pos.streak)].values() if t is not None]
+        cap = (2 * max(thresholds, default=0) + max_roll_points(rules)) // rules.step
+        cap = max(cap, pos.turn // rules.step + 1)
+        return TurnValues(
+            bank=lambda total: total + add if total >= rules.bank_minimum else None,
+            bust=self.bust_value(rules, pos),
+            may_roll=lambda total: True,
+            key=(pos.streak, cap),
+            cap=cap,
+            tail_bank=add,
+        )
 
     def end_turn(
         self,

@@ -27,7 +27,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice, rank_actions
 from diceopt.errors import InputError
@@ -35,6 +35,9 @@ from diceopt.games.contract import GameSpec, Step
 from diceopt.games.families.push_luck import PushLuckRules, SetAside, set_asides
 from diceopt.lazy import numpy as np
 from diceopt.notation import parse_int, split_fields
+
+if TYPE_CHECKING:
+    from diceopt.games.families.turn_engine import TurnValues
 
 BUST = "bust"
 ACTION_RE = re.compile(
@@ -192,6 +195,11 @@ class PushLuckSpec(GameSpec):
         """The value of the bust of ``pos``'s roll, in the game's units."""
         raise NotImplementedError
 
+    def turn_terminals(self, rules: Any, pos: PushLuckPosition) -> TurnValues:
+        """The terminal values of ``pos``'s turn (banking, a bust, where rolling on is
+        offered) for the second path (``turn_engine``), in the game's units."""
+        raise NotImplementedError
+
     def end_turn(
         self, rules: Any, pos: PushLuckPosition, banked: int | None, rng: np.random.Generator
     ) -> Step:
@@ -279,6 +287,23 @@ class PushLuckSpec(GameSpec):
                 raise AssertionError(f"{text}: banking is not allowed here")
             values.append((text, bank if banks and bank is not None else roll))
         return Advice(rank_actions(values), self.units_of(rules))
+
+    def independent_values(self, rules: Any, pos: PushLuckPosition) -> dict[str, float]:
+        """Every action's value from the rest of the turn solved on the generic engine
+        from the rules (``turn_engine``), with the turn's terminal values: the second
+        path of the advice's values (no roll table, no solver kernel)."""
+        from diceopt.games.families.turn_engine import turn_action_values
+
+        family = self.family_rules(rules)
+        out: dict[str, float] = {}
+        terminals = self.turn_terminals(rules, pos)
+        for action, value in turn_action_values(family, terminals, pos.turn, pos.dice):
+            if action is None:
+                out[BUST] = value
+            else:
+                option, banks = action
+                out[action_text(option, banks, pos.turn + option.points, family.dice)] = value
+        return out
 
     def canonical_action(self, rules: Any, pos: PushLuckPosition, text: str) -> str:
         """The advice's text of an action written as ``set aside 1 5, roll``, ``15 bank``,

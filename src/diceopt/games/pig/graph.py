@@ -216,6 +216,26 @@ def solve_engine(rules: PigRules, *, tolerance: float | None = None) -> Solution
     return solve(build_graph(rules), win_objective(), **kwargs)
 
 
+_ENGINE_SOLVED: dict[PigRules, Solution] = {}
+
+
+def engine_action_values(rules: PigRules, pos: PigPosition) -> dict[str, float]:
+    """Roll (and hold, from a turn total of 1 on) with the mover's win probability from
+    the engine graph solved by value iteration (the last rules asked about are kept):
+    the second path of the race solver's advice."""
+    from diceopt.engine import action_values
+
+    if rules not in _ENGINE_SOLVED:
+        _ENGINE_SOLVED.clear()
+        _ENGINE_SOLVED[rules] = solve_engine(rules)
+    sol = _ENGINE_SOLVED[rules]
+    g = rules.goal
+    if pos.turn == 0:
+        return {ROLL: float(sol.values[chance_node(g, pos.me, pos.opponent, 0)])}
+    node = decision_node(g, pos.me, pos.opponent, pos.turn)
+    return {str(a.action): a.value for a in action_values(sol, node)}
+
+
 def node_values(sol: PigSolution) -> np.ndarray:
     """The race solution's values at the engine graph's nodes (nan at nodes of scores off
     the step: odd ones with a two-sided die): R(m, o, 0) = W, R(m, o, k) = rolling at k,

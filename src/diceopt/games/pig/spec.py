@@ -19,6 +19,7 @@ from diceopt.games.pig.position import (
     POSITION_EXAMPLE,
     ROLL,
     PigPosition,
+    check_position,
     parse_action,
     parse_position,
     position_of,
@@ -111,6 +112,14 @@ class PigSpec(GameSpec):
         values = solved(rules).action_values(pos.me, pos.opponent, pos.turn)
         order = [a for a in (HOLD, ROLL) if a in values]
         return Advice(rank_actions([(a, values[a]) for a in order]), self.units)
+
+    def independent_values(self, rules: PigRules, pos: PigPosition) -> dict[str, float]:
+        """Roll and hold from the engine graph's value iteration (``graph``), not the race
+        solver; InputError for a position the rules cannot reach."""
+        from diceopt.games.pig.graph import engine_action_values
+
+        check_position(rules, pos)
+        return engine_action_values(rules, pos)
 
     def canonical_action(self, rules: PigRules, pos: PigPosition, text: str) -> str:
         """``roll``/``r`` or ``hold``/``h``."""

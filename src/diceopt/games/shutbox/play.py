@@ -43,6 +43,25 @@ def move_values(rules: ShutRules, pos: ShutPosition) -> list[tuple[str, float]]:
     ]
 
 
+def independent_move_values(rules: ShutRules, pos: ShutPosition) -> dict[str, float]:
+    """Every legal action's value for the mover (units of :func:`move_values`) from the
+    compiled graph's edges under the exact evaluation of the optimal policy: the second
+    path of :func:`move_values` (the solve's values are not read)."""
+    from diceopt.games.exact import evaluated_policy, policy_action_values
+
+    if pos.open == 0:
+        raise InputError("every tile is shut: the game is over")
+    sub, node = solved(rules).locate(position_state(pos))
+    objective = sub.solution.objective
+    to_mover = (lambda v: 1.0 - v) if pos.target is not None else (lambda v: v)
+    if sub.graph.kind[node] == CHANCE:
+        return {
+            ROLL: to_mover(float(evaluated_policy(sub.graph, objective, sub.policy).values[node]))
+        }
+    pairs = policy_action_values(sub.graph, objective, sub.policy, node)
+    return {action_text(action): to_mover(value) for action, value in pairs}
+
+
 def _consequence(rules: ShutRules, state: ShutState, target: int | None) -> list[str]:
     """What reaching ``state`` means, in words (the turn or the game ending)."""
     tag = state[0]

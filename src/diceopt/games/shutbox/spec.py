@@ -22,7 +22,12 @@ from diceopt.games.contract import (
 )
 from diceopt.games.shutbox.duel import differing_positions, duel_report
 from diceopt.games.shutbox.game import DICE_LABELS, END_TURN, ROLL
-from diceopt.games.shutbox.play import apply_action, move_values, policy_rows
+from diceopt.games.shutbox.play import (
+    apply_action,
+    independent_move_values,
+    move_values,
+    policy_rows,
+)
 from diceopt.games.shutbox.position import (
     POSITION_EXAMPLE,
     ShutPosition,
@@ -193,6 +198,11 @@ class ShutSpec(GameSpec):
         else:
             value_is = UNITS[rules.objective]
         return Advice(rank_actions(values, lower_is_better=lower), value_is)
+
+    def independent_values(self, rules: ShutRules, pos: ShutPosition) -> dict[str, float]:
+        """Every legal action's value by exact policy evaluation on the graph
+        (``play.independent_move_values``)."""
+        return independent_move_values(rules, pos)
 
     def canonical_action(self, rules: ShutRules, pos: ShutPosition, text: str) -> str:
         """``shut 1 7`` from ``7 1``, ``roll one die`` from ``one``, ``end turn`` from ``end``."""

@@ -125,6 +125,26 @@ class StickSpec(GameSpec):
         # ranked by the points to come: the points so far are the same for every action
         return Advice(rank_actions(holds, offset=pos.points or 0.0), value_is)
 
+    def independent_values(self, rules: StickRules, pos: StickPosition) -> dict[str, float]:
+        """Every hold's value from the engine graph under the exact evaluation of the
+        optimal policy (the table of roll values is not read): stick scores the roll, a
+        hold pays the penalty and is worth its keep state's evaluated value."""
+        from diceopt.games.exact import evaluated_policy
+
+        sol = solved(rules)
+        graph = sol.graph
+        values = evaluated_policy(graph, sol.solution.objective, sol.policy).values
+        assert graph.index is not None  # compile_game names the states
+        out: dict[str, float] = {}
+        for held in hold_options(pos.roll):
+            if (held == pos.roll).all():
+                value = rules.score(pos.roll)
+            else:
+                state = sol.game.keep_state(rules.lattice.index(held))
+                value = -rules.penalty + float(values[graph.index[state]])
+            out[format_hold(rules, pos.roll, held)] = (pos.points or 0.0) + value
+        return out
+
     def canonical_action(self, rules: StickRules, pos: StickPosition, text: str) -> str:
         """``stick``, ``hold 3 3`` or ``hold -`` from any accepted form (``3 3``, ``all``)."""
         return format_hold(rules, pos.roll, parse_hold(rules, pos.roll, text))
