@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -557,3 +558,81 @@ def test_scores_below_what_the_sheet_holds_are_refused(variant, sheet, least):
     with pytest.raises(InputError, match=f"hold at least {least} points"):
         parse_position(f"{text} | score {least - 1}", rules)
     assert parse_position(f"{text} | score {least}", rules).score == least
+
+
+# --- the second path: every action's value by the generic engine ----------------------
+
+# small rules the engine builds in a fraction of a second, named apart so that their
+# tables are filed apart: jokers and the Yahtzee bonus (American), two upper boxes with
+# their bonus and Chance (Scandinavian, 3d4)
+INDEPENDENT = {
+    "american-4d6": replace(
+        AMERICAN.reduced(
+            ("twos", "full_house", "small_straight", "yahtzee"), dice=4, bonus_threshold=6
+        ),
+        name="independent-american-4d6",
+    ),
+    "scandinavian-3d4": replace(
+        SCANDINAVIAN.reduced(("ones", "twos", "chance"), dice=3, sides=4, bonus_threshold=5),
+        name="independent-scandinavian-3d4",
+    ),
+}
+
+
+def sampled_positions(spec, rules, count, seed):
+    """``count`` positions of seeded games with random legal actions (every third one
+    without its score: values then count the points still to come)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        pos, over = spec.new_position(rules, rng), False
+        while not over and len(out) < count:
+            out.append(replace(pos, score=None) if len(out) % 3 == 2 else pos)
+            actions = [a.action for a in spec.advise(rules, pos).actions]
+            step = spec.apply(rules, pos, actions[rng.integers(len(actions))], rng)
+            pos, over = step.position, step.game_over
+    return out
+
+
+def assert_same_values(advice, values, where):
+    """Every advised action has the same value and regret by the second path (1e-9)."""
+    assert set(values) == {a.action for a in advice.actions}, where
+    best = max(values.values())
+    for a in advice.actions:
+        got = values[a.action]
+        assert abs(got - a.value) <= 1e-9, (where, a.action, a.value, got)
+        assert abs((best - got) - a.regret) <= 1e-9, (where, a.action, a.regret, best - got)
+
+
+@pytest.mark.parametrize("name, theta", [("american-4d6", 0.0), ("scandinavian-3d4", 0.2)])
+def test_independent_values_equal_the_advice(cache, name, theta):
+    spec = get_game("yatzy")
+    rules = spec.config(INDEPENDENT[name], theta=theta, dtype="float64")
+    for pos in sampled_positions(spec, rules, 50, seed=3):
+        where = spec.format(rules, pos)
+        assert_same_values(spec.advise(rules, pos), spec.independent_values(rules, pos), where)
+
+
+def test_independent_values_catch_a_wrong_value(cache):
+    spec = get_game("yatzy")
+    rules = spec.config(INDEPENDENT["american-4d6"], dtype="float64")
+    pos = spec.parse(rules, "dice 2 2 3 4 | rerolls 1 | filled twos | upper 4 | score 4")
+    advice, values = spec.advise(rules, pos), spec.independent_values(rules, pos)
+    assert_same_values(advice, values, "as computed")
+    worst = advice.actions[-1].action
+    with pytest.raises(AssertionError):  # one value off by 1e-8
+        assert_same_values(advice, values | {worst: values[worst] + 1e-8}, "perturbed")
+    with pytest.raises(AssertionError):  # one action missing
+        assert_same_values(advice, {k: v for k, v in values.items() if k != worst}, "dropped")
+    # the points on the sheet are in the values: without them, other values
+    to_come = spec.independent_values(rules, replace(pos, score=None))
+    assert to_come["score full_house"] == values["score full_house"] - 4
+    with pytest.raises(AssertionError):
+        assert_same_values(advice, to_come, "without the score")
+
+
+def test_independent_values_refuse_large_rules():
+    spec = get_game("yatzy")
+    rules = spec.rules()  # Scandinavian Yatzy: millions of engine nodes
+    with pytest.raises(InputError, match="too large for the engine"):
+        spec.independent_values(rules, spec.parse(rules, spec.position_example))

@@ -224,3 +224,65 @@ def test_a_game_against_the_computer() -> None:
         SPEC.versus_play(rules, "me 0 | opponent 1", "brains 2", "win", "roll", rng)
     with pytest.raises(InputError, match="strategy"):
         SPEC.versus_start(rules, "expected", rng)
+
+
+# --- the second path: every action's value by the engine's value iteration ------------
+
+# where the turn's table once valued rolling wrongly: at the brains cap (enough to win)
+# as the state's value, banking's; with three footprint dice in hand and banking better,
+# as if rolling on after a footprints-only roll
+CAPPED = "me 0 | opponent 1 | player 2 | brains 3 | aside ggg"
+SELF_LOOP = "me 1 | opponent 0 | player 2 | brains 2 | shotguns gr | feet gyr | aside gy"
+
+
+def sampled_positions(rules, count, seed):
+    """``count`` positions of seeded games with random legal actions."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        pos, over = SPEC.new_position(rules, rng), False
+        while not over and len(out) < count:
+            out.append(pos)
+            actions = [a.action for a in SPEC.advise(rules, pos).actions]
+            step = SPEC.apply(rules, pos, actions[rng.integers(len(actions))], rng)
+            pos, over = step.position, step.game_over
+    return out
+
+
+def assert_same_values(advice, values, where):
+    """Every advised action has the same value and regret by the second path (1e-9)."""
+    assert set(values) == {a.action for a in advice.actions}, where
+    best = max(values.values())
+    for a in advice.actions:
+        got = values[a.action]
+        assert abs(got - a.value) <= 1e-9, (where, a.action, a.value, got)
+        assert abs((best - got) - a.regret) <= 1e-9, (where, a.action, a.regret, best - got)
+
+
+def test_independent_values_equal_the_advice() -> None:
+    rules = SPEC.rules(None, **SPEC.small)  # the engine builds the race once (~1M nodes)
+    positions = sampled_positions(rules, 50, seed=5)
+    positions += [SPEC.parse(rules, text) for text in (CAPPED, SELF_LOOP)]
+    for pos in positions:
+        values = SPEC.independent_values(rules, pos)
+        assert_same_values(SPEC.advise(rules, pos), values, pos.text())
+
+
+def test_independent_values_catch_a_wrong_value() -> None:
+    rules = SPEC.rules(None, **SPEC.small)
+    pos = SPEC.parse(rules, CAPPED)
+    advice, values = SPEC.advise(rules, pos), SPEC.independent_values(rules, pos)
+    assert values["bank"] == 1.0 and values["roll"] < 0.99  # rolling risks the win
+    with pytest.raises(AssertionError):  # one value off by 1e-8
+        assert_same_values(advice, values | {"roll": values["roll"] + 1e-8}, "perturbed")
+    # the turn table's old value of rolling at the cap (the state's: banking's) is caught
+    tv = game.turn_table(rules, game.mover_key(rules, pos.seat, pos.me, pos.opponent))
+    old = float(tv.values[tv.cap, game.config_of(pos)])
+    with pytest.raises(AssertionError):
+        assert_same_values(advice, values | {"roll": old}, "rolling valued as banking")
+
+
+def test_independent_values_refuse_large_goals() -> None:
+    rules = SPEC.rules("goal-13")
+    with pytest.raises(InputError, match="too large for the engine"):
+        SPEC.independent_values(rules, SPEC.new_position(rules, np.random.default_rng(0)))

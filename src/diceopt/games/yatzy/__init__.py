@@ -273,6 +273,14 @@ class YatzySpec(GameSpec):
         actions = rules.advised(lambda table: advise_position(pos, rules.rules, table))
         return Advice(actions, value_is(pos, rules.theta))
 
+    def independent_values(self, rules: YatzyConfig, pos: Any) -> dict[str, float]:
+        """Every legal action's value by the generic engine on the rules' engine graph
+        (``games.yatzy.independent``), in the expected-score advice's units; small rules
+        only (InputError, one line, for rules whose engine graph is too large)."""
+        from diceopt.games.yatzy.independent import independent_values
+
+        return independent_values(pos, rules)
+
     def tables(
         self, rules: YatzyConfig, need: str = "advice", pos: Any = None, **options: Any
     ) -> tuple:

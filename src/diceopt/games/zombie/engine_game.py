@@ -7,6 +7,12 @@ roll is enumerated here die by die (``roll_outcomes``: every set of dice drawn, 
 face), not taken from ``dice``'s numba tables, and the engine finds the values by value
 iteration over the whole cyclic graph instead of per-state fixed points. Meant for
 small goals (tests): the graph grows with every context of scores.
+
+:func:`independent_values` is the contract's second path (``GameSpec.independent_values``):
+a position's state in this graph (:func:`engine_state`: the scores as the race keeps
+them, the turn's dice, its brains capped) and the engine's values of its edges,
+``bank`` and ``roll``; at the start of a turn, where the only action is to roll, the
+value of the opening roll's chance node.
 """
 
 from __future__ import annotations
@@ -14,11 +20,16 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cache
 from itertools import combinations, product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diceopt.engine.game import Chance, Decision, Handover, Terminal
+from diceopt.errors import InputError
 from diceopt.games.zombie.dice import BUST, FACES, HAND, TOTAL
-from diceopt.games.zombie.game import trio
+from diceopt.games.zombie.game import ROLL, trio
+from diceopt.games.zombie.position import ZombiePosition, ZombieRules, check_position
+
+if TYPE_CHECKING:
+    from diceopt.engine import CompiledGame, Solution
 
 Dice = tuple[int, int, int]
 Config = tuple[Dice, Dice, Dice]  # shotgun dice, footprint dice in hand, brain dice aside
@@ -126,3 +137,70 @@ class ZombieGame:
             else:
                 outcomes.append((p, 0.0, ("turn", seat, a, b, nxt, min(g + brains, cap))))
         return Chance(outcomes)
+
+
+# goals up to this many brains have a second path (goal 3, lead cap 10: about a
+# million engine nodes, half a minute to build on one core)
+GOAL_LIMIT = 3
+_SOLVED: dict[ZombieRules, tuple[CompiledGame, Solution]] = {}
+
+
+def engine_solution(rules: ZombieRules) -> tuple[CompiledGame, Solution]:
+    """The race of ``rules`` compiled and solved by the engine (value iteration, the
+    win objective), once per process; InputError (one line) above :data:`GOAL_LIMIT`."""
+    got = _SOLVED.get(rules)
+    if got is None:
+        if rules.goal > GOAL_LIMIT:
+            raise InputError(
+                f"the race to {rules.goal} brains is too large for the engine's second "
+                f"path: goals to {GOAL_LIMIT} are checked"
+            )
+        from diceopt.engine import Objective, compile_game, solve
+
+        graph = compile_game(ZombieGame(rules.goal, rules.lead_cap))
+        got = _SOLVED[rules] = (graph, solve(graph, Objective("win")))
+    return got
+
+
+def engine_state(rules: ZombieRules, pos: ZombiePosition) -> tuple[Any, ...]:
+    """The state of a (checked) position in :class:`ZombieGame`: a tie round as both at
+    the goal, the second player behind a first player at the goal as (goal + lead, goal)
+    with the lead capped, the turn's brains capped where more change nothing."""
+    goal = rules.goal
+    a, b = pos.scores
+    if a >= goal:  # (check_position: with the mover first, a tie round)
+        a, b = (goal, goal) if pos.seat == 0 else (goal + min(a - b, rules.lead_cap), goal)
+    game = ZombieGame(goal, rules.lead_cap)
+    config = (pos.shot, pos.feet, pos.aside)
+    return ("turn", pos.seat, a, b, config, min(pos.brains, game.brains_cap(pos.seat, a, b)))
+
+
+def independent_values(rules: ZombieRules, pos: ZombiePosition) -> dict[str, float]:
+    """The mover's win probability after each legal action by the engine (``roll``;
+    ``bank`` once the turn has rolled); InputError for a position that cannot occur or
+    a goal too large."""
+    check_position(rules, pos)
+    graph, solution = engine_solution(rules)
+    state = engine_state(rules, pos)
+    assert graph.index is not None  # compiled from the game: states are named
+    s = graph.index.get(state)
+    if s is None:  # not reached from the first roll: solve the race from the position
+        graph, solution = _solved_from(rules, state)
+        s = 0
+    if not pos.started:  # the opening roll: a chance node, its value the roll's
+        return {ROLL: float(solution.values[s])}
+    from diceopt.engine import action_values
+
+    return {str(a.action): a.value for a in action_values(solution, s)}
+
+
+def _solved_from(rules: ZombieRules, state: tuple[Any, ...]) -> tuple[CompiledGame, Solution]:
+    """The race from ``state`` on (node 0) solved by the engine (not kept)."""
+    from diceopt.engine import Objective, compile_game, solve
+
+    class FromState(ZombieGame):
+        def initial_state(self) -> Any:
+            return state
+
+    graph = compile_game(FromState(rules.goal, rules.lead_cap))
+    return graph, solve(graph, Objective("win"))

@@ -171,6 +171,13 @@ class ZombieSpec(GameSpec):
         order = [a for a in (game.BANK, game.ROLL) if a in values]
         return Advice(rank_actions([(a, values[a]) for a in order]), unit)
 
+    def independent_values(self, rules: ZombieRules, pos: ZombiePosition) -> dict[str, float]:
+        """Roll and bank with the mover's win probability by the generic engine's value
+        iteration on the whole race (``engine_game``), goals to 3 only (InputError)."""
+        from diceopt.games.zombie.engine_game import independent_values
+
+        return independent_values(rules, pos)
+
     def canonical_action(self, rules: ZombieRules, pos: ZombiePosition, text: str) -> str:
         """``roll``/``r`` or ``bank``/``b``."""
         return parse_action(text)

@@ -3,9 +3,10 @@
 A turn's state is a configuration (``dice.Transitions``) and the brains g of the turn so
 far. Every roll either adds a shotgun, adds brains or (3 footprints rolled with 3
 footprint dice in hand) changes nothing, so the turn is acyclic but for that self-loop,
-which is solved in closed form (rolling is worth ``rest / (1 - p_self)``). Backward
-induction (``kernels.solve_turn``) runs over brains descending, then shotguns and
-footprint dice in hand descending (``roll_order``).
+which is solved in closed form (where rolling is best, the state is worth ``rest / (1 -
+p_self)``; rolling is worth ``rest + p_self * value`` wherever). Backward induction
+(``kernels.solve_turn``) runs over brains descending, then shotguns and footprint dice in
+hand descending (``roll_order``).
 
 The payoff ``h[g]`` of ending the turn with g brains (a bust pays ``h[0]``: nothing
 gained) is the expected brains (``h[g] = g``) for one turn alone, or a win probability in
@@ -82,16 +83,16 @@ class TurnValues:
 
     def roll(self, c: int, g: int) -> float:
         """The value of rolling from configuration c with g brains (c = 0, g = 0: the
-        turn's opening roll)."""
+        turn's opening roll), then playing on optimally: a roll of footprints only comes
+        back to this state, worth its value (banking where that is better; from the cap
+        on too, where rolling still risks the brains)."""
         if c == 0:
             return self.first
-        if g >= self.cap:
-            return float(self.values[self.cap, c])
         t = transitions()
         lo, hi = t.start[c], t.start[c + 1]
         after = self.values[np.minimum(g + t.brains[lo:hi], self.cap), t.next[lo:hi]]
         rest = t.bust[c] * self.h[0] + float(t.prob[lo:hi] @ after)
-        return float(rest / (1.0 - t.self_loop[c]))
+        return float(rest + t.self_loop[c] * self.values[min(g, self.cap), c])
 
 
 def solve(
