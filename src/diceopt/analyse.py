@@ -45,6 +45,7 @@ from typing import Any
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec
 from diceopt.record import DECISION, RecordedGame, read_record
+from diceopt.replay import check_game
 
 MISTAKE = 1e-9  # a regret above this (game units) is a mistake
 WORST = 3  # mistakes listed
@@ -349,6 +350,7 @@ def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") 
     analysis = Analysis([], spec.units_of(rules), players, sign, len(games))
     for game in games:
         graded = _grade(spec, rules, game, name)
+        check_game(spec, rules, game, [g.pos for g in graded], name)
         analysis.decisions += [
             g.decision for g, m in zip(graded, game.moves, strict=True) if m.graded
         ]
@@ -369,12 +371,14 @@ def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") 
 
 @dataclass(frozen=True)
 class _Graded:
-    """A move with its advice: the Decision, the mover (0-based), V and Q (mover's terms)."""
+    """A move with its advice: the Decision, the mover (0-based), V and Q (mover's terms)
+    and the position object."""
 
     decision: Decision
     mover: int
     best: float
     value: float
+    pos: Any = None
 
 
 def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_Graded]:
@@ -388,6 +392,7 @@ def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_G
             raise InputError(f"{name} line {move.line}: {exc}") from None
         mover = spec.to_move(rules, pos)
         words = entry.action.split()
+        move.action = entry.action  # canonical: the replay plays it
         decision = Decision(
             move.line,
             spec.format(rules, pos),
@@ -400,7 +405,7 @@ def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_G
             game.number,
             mover + 1,
         )
-        out.append(_Graded(decision, mover, advice.best.value, entry.value))
+        out.append(_Graded(decision, mover, advice.best.value, entry.value, pos))
     return out
 
 

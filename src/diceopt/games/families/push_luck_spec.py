@@ -230,6 +230,13 @@ class PushLuckSpec(GameSpec):
         sides = self.family_rules(rules).sides
         return tuple(sorted(int(f) for f in rng.integers(1, sides + 1, size=n)))
 
+    def replay_draws(
+        self, rules: Any, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """The one roll of a move (or of the opening): the dice ``after`` shows (a roll is
+        sorted); none where the game ends."""
+        return [[]] if after is None else [[list(after.dice)]]
+
     def new_position(self, rules: Any, rng: np.random.Generator) -> PushLuckPosition:
         """The first player's first roll (after no busts)."""
         return PushLuckPosition(self.roll(rules, self.family_rules(rules).dice, rng))

@@ -365,6 +365,23 @@ class YatzySpec(GameSpec):
             events.append(f"rolled: dice {' '.join(map(str, new.dice))}")
         return Step(new, over, 0, tuple(events), float(new.score or 0) if over else None)
 
+    def replay_draws(
+        self, rules: YatzyConfig, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """The dice rolled: ``after``'s dice less those kept (none after writing a
+        category; nothing once the sheet is full)."""
+        from collections import Counter
+
+        if after is None or not after.dice:
+            return [[]]
+        words = (action or "").split()
+        kept = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["keep"] else []
+        rest = Counter(after.dice)
+        rest.subtract(kept)
+        if any(n < 0 for n in rest.values()):
+            return []
+        return [[sorted(rest.elements())]]
+
     def solve(self, rules: YatzyConfig, force: bool = False, **options: Any) -> Report:
         """Load the stored table, or solve it (``force``: always solve) and store it."""
         return solve_report(rules, force)
