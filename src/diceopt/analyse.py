@@ -205,10 +205,16 @@ class Analysis:
         return min(rolls, key=lambda r: r.luck) if rolls else None
 
     def costliest(self) -> MoveCost | None:
-        """The move with the largest regret above :data:`MISTAKE` (whoever made it; the
-        first among equals), None when every move was best."""
-        wrong = [c for c in self.costs() if c.regret > MISTAKE]
-        return max(wrong, key=lambda c: c.regret) if wrong else None
+        """The recording player's own costliest move: the largest cost in the split
+        above :data:`MISTAKE` (the first among equals; the other player's mistakes are
+        gifts, never named here), None when every such move was best."""
+        wrong = [
+            c
+            for s in self.splits
+            for c in s.costs
+            if c.player == s.seat + 1 and c.cost > MISTAKE and c.regret > MISTAKE
+        ]
+        return max(wrong, key=lambda c: c.cost) if wrong else None
 
     def perspective(self) -> str:
         """Whose terms the split is in, in words."""
@@ -227,7 +233,8 @@ class Analysis:
     def to_json(self) -> dict[str, Any]:
         """Plain data: decisions, total/mean regret, by kind, the costliest mistakes;
         the split (means over the whole games, None without one), each roll's luck,
-        each move's cost, the luckiest and unluckiest roll and the costliest decision."""
+        each move's cost, the luckiest and unluckiest roll and the recording player's
+        costliest decision (its ``player``: theirs, 1-based)."""
 
         def part(name: str) -> float | None:
             return _mean([getattr(s, name) for s in self.splits]) if self.splits else None
@@ -321,7 +328,8 @@ class Analysis:
                 )
             worst = self.costliest()
             if worst is None:
-                out.append("  costliest decision: none (every move was best)")
+                whose = " of the recording player" if self.players > 1 else ""
+                out.append(f"  costliest decision: none (every move{whose} was best)")
             else:
                 who = f", player {worst.player}" if self.players > 1 else ""
                 out.append(
