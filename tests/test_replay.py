@@ -250,3 +250,43 @@ def test_mutated_records_split_exactly_or_are_refused(data):
     for split in analysis.splits:
         identity = split.expected_start + split.sign * (split.luck - split.cost)
         assert abs(split.result - identity) <= TOL * max(1.0, abs(split.result))
+
+
+# --- Generala: no upper bonus, no Chance box --------------------------------------------
+
+
+def generala():
+    return get_game("yatzy").rules(None, rules="generala").rules
+
+
+def test_generala_reports_no_upper_bonus():
+    """Rules without an upper bonus (Generala's bonus is 0 points) report a 0% rate in
+    the exact distribution (what ``distribution`` and ``sweep`` print), where a reduced
+    game of the same rules is small enough to solve here; the same reduction with a
+    bonus reports one."""
+    from diceopt.games.yatzy.distribution import distribution
+    from diceopt.games.yatzy.solve import solve_table
+
+    rules = generala()
+    assert rules.bonus == 0  # the independent count: no game can earn one
+    tiny = rules.reduced(rules.categories[:3])
+    dist = distribution(solve_table(tiny, dtype="float64"))
+    assert dist.summary()["bonus_rate"] == 0.0
+    assert dist.pmf.sum() == pytest.approx(1.0)
+    with_bonus = rules.reduced(rules.categories[:3], bonus=50, bonus_threshold=3)
+    rate = distribution(solve_table(with_bonus, dtype="float64")).summary()["bonus_rate"]
+    assert 0 < rate < 1
+
+
+def test_generala_moves_name_its_own_categories():
+    from diceopt.games.yatzy.moves import parse_move
+
+    rules = generala()
+    assert "chance" not in rules.categories
+    with pytest.raises(InputError) as exc:
+        parse_move("blah", rules)
+    named = re.findall(r"'score (\w+)'", str(exc.value))
+    assert named and all(c in rules.categories for c in named), str(exc.value)
+    with pytest.raises(InputError) as exc:
+        parse_move("score", rules)
+    assert "chance" not in str(exc.value)
