@@ -172,6 +172,9 @@ FARKLE_XFAIL = pytest.mark.xfail(
     strict=True, reason="Farkle roll values: fixed on the farkle branch"
 )
 GAMES_PER_RUN = 100
+# fewer where one game is long (Python moves through the advice): the test time stays
+# near a minute on one core
+FEWER = {"farkle": 20, "yatzy": 40, "zombie": 50}
 
 
 def instance(game_id: str) -> dict:
@@ -180,21 +183,19 @@ def instance(game_id: str) -> dict:
 
 
 @pytest.mark.parametrize("policy", ["optimal", "random"])
-@pytest.mark.parametrize(
-    "game_id",
-    [pytest.param(g, marks=FARKLE_XFAIL) if g == "farkle" else g for g in sorted(games())],
-)
+@pytest.mark.parametrize("game_id", sorted(games()))
 def test_every_game_ends_and_reads_back(game_id, policy):
     """100 seeded games of each policy end within the game's bound (``play_limit``), and
     their record reads back through ``analyse`` with the split's identity to 1e-9."""
     spec = games()[game_id]
     rules = spec.rules(None, **instance(game_id))
+    n = FEWER.get(game_id, GAMES_PER_RUN)
     try:
-        outcomes, lines = play_games(spec, rules, GAMES_PER_RUN, np.random.default_rng(1), policy)
+        outcomes, lines = play_games(spec, rules, n, np.random.default_rng(1), policy)
     except InputError as exc:  # a runaway game: play_games stops at play_limit
         pytest.fail(f"{game_id} ({policy}): {exc}")
     analysis = analyse_record(spec, rules, "\n".join(lines))
-    assert len(analysis.splits) == GAMES_PER_RUN and not analysis.missing
+    assert len(analysis.splits) == n and not analysis.missing
     for split, outcome in zip(analysis.splits, outcomes, strict=True):
         assert split.result == outcome
         identity = split.expected_start + split.sign * (split.luck - split.cost)

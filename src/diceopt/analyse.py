@@ -33,6 +33,11 @@ and cost keep their sense (good luck > 0, a mistake costs > 0): a roll's luck is
 Q(p, a) - V(next), a decision's cost its regret Q(p, a) - V(p), and
 ``result = expected_start - luck + cost``.
 
+Records are replayed, not trusted (:mod:`diceopt.replay`): every move is played again
+through the game's ``apply`` with the dice the record shows, and a record whose lines do
+not follow from one another is refused (InputError naming the first such line). The
+costliest decision named is the recording player's own.
+
 A record with several games gets a split per whole game; the JSON's ``expected_start``,
 ``luck``, ``cost`` and ``result`` are their means (the identity holds for the means too).
 """
@@ -358,16 +363,16 @@ def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") 
     analysis = Analysis([], spec.units_of(rules), players, sign, len(games))
     for game in games:
         graded = _grade(spec, rules, game, name)
-        check_game(spec, rules, game, [g.pos for g in graded], name)
-        analysis.decisions += [
-            g.decision for g, m in zip(graded, game.moves, strict=True) if m.graded
-        ]
-        reason = game.missing()
         if game.start_line is not None and game.seat >= players:
             raise InputError(
                 f"{name} line {game.start_line}: player {game.seat + 1} in a game of "
                 f"{players} player{'s' if players > 1 else ''}"
             )
+        check_game(spec, rules, game, [g.pos for g in graded], name)
+        analysis.decisions += [
+            g.decision for g, m in zip(graded, game.moves, strict=True) if m.graded
+        ]
+        reason = game.missing()
         if reason is not None:
             analysis.missing.append(f"game {game.number}: {reason}" if len(games) > 1 else reason)
             continue

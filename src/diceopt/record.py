@@ -23,7 +23,9 @@ position after each move is the position of the next move (or the end), so
 ``analyse`` can tell the luck of every roll. Older records (``=>`` lines only) and
 unfinished games are still graded decision by decision. One file may hold several
 games one after another (``simulate --record`` writes them so, a ``# game K`` comment
-before each): ``= RESULT`` ends a game, ``~> new game`` starts the next.
+before each): ``= RESULT`` ends a game, ``~> new game`` starts the next. ``analyse``
+replays each game through the game's rules (:mod:`diceopt.replay`) and refuses a record
+whose lines do not follow from one another.
 """
 
 from __future__ import annotations

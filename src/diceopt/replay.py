@@ -264,11 +264,15 @@ def check_game(spec: GameSpec, rules: Any, game: Any, positions: Sequence[Any], 
         nxt = moves[i + 1] if i + 1 < len(moves) else None
         ends = nxt is None and game.result is not None
         after = nxt.pos if nxt is not None else None
+
+        def play(rng: Any, m: _Move = move) -> Step:
+            return spec.apply(rules, m.pos, m.action, rng)
+
         steps: list[Step] = list(
             outcomes(
                 spec,
                 rules,
-                lambda rng, m=move: spec.apply(rules, m.pos, m.action, rng),
+                play,
                 move.pos,
                 move.action,
                 after,

@@ -17,6 +17,8 @@ What a game provides (subclass GameSpec):
    ``new_position(rules, rng)``;
 4. play: ``advise(rules, pos)`` -> Advice (every legal action, best first),
    ``apply(rules, pos, action, rng)`` -> Step (next position, game over, who moves);
+   for replaying records, ``replay_draws(rules, pos, action, after, events)``: the dice
+   that may have led to the position recorded next (default: every draw, in turn);
 5. solving: ``solve(rules, **options)`` -> Report (the value from the start), optionally a
    fast ``simulate``; optional ``commands()`` for extra subcommands.
 

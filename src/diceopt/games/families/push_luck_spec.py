@@ -234,8 +234,11 @@ class PushLuckSpec(GameSpec):
         self, rules: Any, pos: Any, action: str | None, after: Any, events: str = ""
     ) -> list[list[Any]] | None:
         """The one roll of a move (or of the opening): the dice ``after`` shows (a roll is
-        sorted); none where the game ends."""
-        return [[]] if after is None else [[list(after.dice)]]
+        sorted; in a game left unfinished, those the events name); none where it ends."""
+        if after is not None:
+            return [[list(after.dice)]]
+        shown = re.findall(r"rolled ([\d ]+)", events)  # a game left unfinished
+        return [[]] + ([[[int(d) for d in shown[-1].split()]]] if shown else [])
 
     def new_position(self, rules: Any, rng: np.random.Generator) -> PushLuckPosition:
         """The first player's first roll (after no busts)."""

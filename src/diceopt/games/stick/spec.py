@@ -158,14 +158,14 @@ class StickSpec(GameSpec):
         events: str = "",
     ) -> list[list[Any]] | None:
         """The faces rolled: those of ``after`` not held (``choice`` draws face indices);
-        a stick rolls nothing."""
+        a stick rolls nothing; with no position after a roll, every roll."""
         held = np.zeros(rules.sides, dtype=np.int64)
         if pos is not None and action is not None:
             held = parse_hold(rules, pos.roll, action)
             if (held == pos.roll).all():
                 return [[]]
         if after is None:
-            return []
+            return None  # a game left unfinished after a roll: every roll, in turn
         new = np.array(after.counts, dtype=np.int64) - held
         if len(new) != rules.sides or (new < 0).any():
             return []

@@ -368,15 +368,20 @@ class YatzySpec(GameSpec):
     def replay_draws(
         self, rules: YatzyConfig, pos: Any, action: str | None, after: Any, events: str = ""
     ) -> list[list[Any]] | None:
-        """The dice rolled: ``after``'s dice less those kept (none after writing a
-        category; nothing once the sheet is full)."""
+        """The dice rolled: ``after``'s dice (or, in a game left unfinished, those the
+        events name) less those kept; nothing once the sheet is full."""
+        import re
         from collections import Counter
 
-        if after is None or not after.dice:
+        shown = re.findall(r"rolled: dice ([\d ]+)", events)
+        dice = tuple(after.dice) if after is not None else ()
+        if after is None and shown:  # a game left unfinished: the dice the events name
+            dice = tuple(int(d) for d in shown[-1].split())
+        if not dice:
             return [[]]
         words = (action or "").split()
         kept = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["keep"] else []
-        rest = Counter(after.dice)
+        rest = Counter(dice)
         rest.subtract(kept)
         if any(n < 0 for n in rest.values()):
             return []
