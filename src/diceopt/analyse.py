@@ -33,6 +33,11 @@ and cost keep their sense (good luck > 0, a mistake costs > 0): a roll's luck is
 Q(p, a) - V(next), a decision's cost its regret Q(p, a) - V(p), and
 ``result = expected_start - luck + cost``.
 
+Records are replayed, not trusted (:mod:`diceopt.replay`): every move is played again
+through the game's ``apply`` with the dice the record shows, and a record whose lines do
+not follow from one another is refused (InputError naming the first such line). The
+costliest decision named is the recording player's own.
+
 A record with several games gets a split per whole game; the JSON's ``expected_start``,
 ``luck``, ``cost`` and ``result`` are their means (the identity holds for the means too).
 """
@@ -45,6 +50,7 @@ from typing import Any
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec
 from diceopt.record import DECISION, RecordedGame, read_record
+from diceopt.replay import check_game
 
 MISTAKE = 1e-9  # a regret above this (game units) is a mistake
 WORST = 3  # mistakes listed
@@ -204,10 +210,16 @@ class Analysis:
         return min(rolls, key=lambda r: r.luck) if rolls else None
 
     def costliest(self) -> MoveCost | None:
-        """The move with the largest regret above :data:`MISTAKE` (whoever made it; the
-        first among equals), None when every move was best."""
-        wrong = [c for c in self.costs() if c.regret > MISTAKE]
-        return max(wrong, key=lambda c: c.regret) if wrong else None
+        """The recording player's own costliest move: the largest cost in the split
+        above :data:`MISTAKE` (the first among equals; the other player's mistakes are
+        gifts, never named here), None when every such move was best."""
+        wrong = [
+            c
+            for s in self.splits
+            for c in s.costs
+            if c.player == s.seat + 1 and c.cost > MISTAKE and c.regret > MISTAKE
+        ]
+        return max(wrong, key=lambda c: c.cost) if wrong else None
 
     def perspective(self) -> str:
         """Whose terms the split is in, in words."""
@@ -226,7 +238,8 @@ class Analysis:
     def to_json(self) -> dict[str, Any]:
         """Plain data: decisions, total/mean regret, by kind, the costliest mistakes;
         the split (means over the whole games, None without one), each roll's luck,
-        each move's cost, the luckiest and unluckiest roll and the costliest decision."""
+        each move's cost, the luckiest and unluckiest roll and the recording player's
+        costliest decision (its ``player``: theirs, 1-based)."""
 
         def part(name: str) -> float | None:
             return _mean([getattr(s, name) for s in self.splits]) if self.splits else None
@@ -320,7 +333,8 @@ class Analysis:
                 )
             worst = self.costliest()
             if worst is None:
-                out.append("  costliest decision: none (every move was best)")
+                whose = " of the recording player" if self.players > 1 else ""
+                out.append(f"  costliest decision: none (every move{whose} was best)")
             else:
                 who = f", player {worst.player}" if self.players > 1 else ""
                 out.append(
@@ -349,15 +363,16 @@ def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") 
     analysis = Analysis([], spec.units_of(rules), players, sign, len(games))
     for game in games:
         graded = _grade(spec, rules, game, name)
-        analysis.decisions += [
-            g.decision for g, m in zip(graded, game.moves, strict=True) if m.graded
-        ]
-        reason = game.missing()
         if game.start_line is not None and game.seat >= players:
             raise InputError(
                 f"{name} line {game.start_line}: player {game.seat + 1} in a game of "
                 f"{players} player{'s' if players > 1 else ''}"
             )
+        check_game(spec, rules, game, [g.pos for g in graded], name)
+        analysis.decisions += [
+            g.decision for g, m in zip(graded, game.moves, strict=True) if m.graded
+        ]
+        reason = game.missing()
         if reason is not None:
             analysis.missing.append(f"game {game.number}: {reason}" if len(games) > 1 else reason)
             continue
@@ -369,12 +384,14 @@ def analyse_record(spec: GameSpec, rules: Any, text: str, name: str = "record") 
 
 @dataclass(frozen=True)
 class _Graded:
-    """A move with its advice: the Decision, the mover (0-based), V and Q (mover's terms)."""
+    """A move with its advice: the Decision, the mover (0-based), V and Q (mover's terms)
+    and the position object."""
 
     decision: Decision
     mover: int
     best: float
     value: float
+    pos: Any = None
 
 
 def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_Graded]:
@@ -388,6 +405,7 @@ def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_G
             raise InputError(f"{name} line {move.line}: {exc}") from None
         mover = spec.to_move(rules, pos)
         words = entry.action.split()
+        move.action = entry.action  # canonical: the replay plays it
         decision = Decision(
             move.line,
             spec.format(rules, pos),
@@ -400,7 +418,7 @@ def _grade(spec: GameSpec, rules: Any, game: RecordedGame, name: str) -> list[_G
             game.number,
             mover + 1,
         )
-        out.append(_Graded(decision, mover, advice.best.value, entry.value))
+        out.append(_Graded(decision, mover, advice.best.value, entry.value, pos))
     return out
 
 

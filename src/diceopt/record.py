@@ -23,7 +23,9 @@ position after each move is the position of the next move (or the end), so
 ``analyse`` can tell the luck of every roll. Older records (``=>`` lines only) and
 unfinished games are still graded decision by decision. One file may hold several
 games one after another (``simulate --record`` writes them so, a ``# game K`` comment
-before each): ``= RESULT`` ends a game, ``~> new game`` starts the next.
+before each): ``= RESULT`` ends a game, ``~> new game`` starts the next. ``analyse``
+replays each game through the game's rules (:mod:`diceopt.replay`) and refuses a record
+whose lines do not follow from one another.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ EVENTS = "~>"  # what followed a move; also starts a game (``~> new game``)
 RESULT = "="  # the end of a game and its result
 NOTHING = "-"  # the events of a move that nothing followed
 POLICIES = ("optimal", "random")
+
+MAX_LINES = 1_000_000  # lines of a record analyse reads (a record of 10,000 Yatzy games)
+MAX_LINE_CHARS = 10_000  # characters of one line (a position in JSON is far shorter)
 
 NEW_GAME_RE = re.compile(r"^new game(?:\s+as\s+player\s+(\d+))?$", re.IGNORECASE)
 
@@ -97,11 +102,20 @@ def read_record(text: str, name: str = "record") -> list[RecordedGame]:
     """The games of a record (module docstring), as text: positions are not parsed.
 
     InputError naming the line (``NAME line N: ...``) for a line that is none of the
-    record's kinds, a ``~>`` line that follows no move, or a malformed result.
+    record's kinds, a ``~>`` line that follows no move, or a malformed result; InputError
+    for a record over :data:`MAX_LINES` lines or a line over :data:`MAX_LINE_CHARS`
+    characters, before anything is read.
     """
+    if len(text) > MAX_LINES * 100 or max(text.count("\n"), text.count("\r")) >= MAX_LINES:
+        raise InputError(f"{name}: a record holds at most {MAX_LINES:,} lines, this has more")
     games: list[RecordedGame] = []
     current: RecordedGame | None = None
     for number, raw in enumerate(text.splitlines(), 1):
+        if len(raw) > MAX_LINE_CHARS:
+            raise InputError(
+                f"{name} line {number}: a record line holds at most {MAX_LINE_CHARS:,} "
+                f"characters, this has {len(raw):,}"
+            )
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

@@ -17,6 +17,8 @@ What a game provides (subclass GameSpec):
    ``new_position(rules, rng)``;
 4. play: ``advise(rules, pos)`` -> Advice (every legal action, best first),
    ``apply(rules, pos, action, rng)`` -> Step (next position, game over, who moves);
+   for replaying records, ``replay_draws(rules, pos, action, after, events)``: the dice
+   that may have led to the position recorded next (default: every draw, in turn);
 5. solving: ``solve(rules, **options)`` -> Report (the value from the start), optionally a
    fast ``simulate``; optional ``commands()`` for extra subcommands.
 
@@ -372,6 +374,19 @@ class GameSpec:
     def apply(self, rules: Any, pos: Any, action: str, rng: np.random.Generator) -> Step:
         """Play ``action`` (dice rolled with ``rng``): the next position and game state."""
         raise NotImplementedError
+
+    def replay_draws(
+        self, rules: Any, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """For replaying a record (:mod:`diceopt.replay`): the dice that may have led
+        from ``pos`` by ``action`` (canonical) to ``after``, the position recorded next
+        (None: the record ends there), with ``events`` the record's words for what
+        followed (its ``~>`` line), as candidates, each the values that ``apply``'s
+        calls of the generator (``integers``, ``random``, ``choice``) return, in order;
+        ``pos`` None: those of ``new_position`` for the first position ``after``. Only
+        candidates: the replay checks that one gives what the record says. None (the
+        default): every draw of ``integers`` and ``choice`` is tried, in turn."""
+        return None
 
     def to_move(self, rules: Any, pos: Any) -> int:
         """The player to move in a position (0 = first player)."""

@@ -238,6 +238,16 @@ class PushLuckSpec(GameSpec):
         sides = self.family_rules(rules).sides
         return tuple(sorted(int(f) for f in rng.integers(1, sides + 1, size=n)))
 
+    def replay_draws(
+        self, rules: Any, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """The one roll of a move (or of the opening): the dice ``after`` shows (a roll is
+        sorted; in a game left unfinished, those the events name); none where it ends."""
+        if after is not None:
+            return [[list(after.dice)]]
+        shown = re.findall(r"rolled ([\d ]+)", events)  # a game left unfinished
+        return [[]] + ([[[int(d) for d in shown[-1].split()]]] if shown else [])
+
     def new_position(self, rules: Any, rng: np.random.Generator) -> PushLuckPosition:
         """The first player's first roll (after no busts)."""
         return PushLuckPosition(self.roll(rules, self.family_rules(rules).dice, rng))

@@ -144,6 +144,24 @@ class PigSpec(GameSpec):
             return Step(moved.position, True, pos.player, tuple(events), result)
         return Step(moved.position, False, moved.position.player, tuple(events))
 
+    def replay_draws(
+        self,
+        rules: PigRules,
+        pos: PigPosition | None,
+        action: str | None,
+        after: Any,
+        events: str = "",
+    ) -> list[list[Any]] | None:
+        """A roll: one ``random()`` per face (the middle of the face's share of [0, 1));
+        a hold and the opening roll nothing."""
+        from diceopt.games.pig.play import die
+
+        if pos is None or action is None or parse_action(action) == HOLD:
+            return [[]]
+        c = np.asarray(die(rules).cumulative, dtype=float)
+        low = np.concatenate(([0.0], c[:-1]))
+        return [[float((a + b) / 2 / c[-1])] for a, b in zip(low, c, strict=True) if b > a]
+
     def solve(
         self,
         rules: PigRules,

@@ -4,6 +4,7 @@ simulation, environments, exact evaluation, ``make run``) and the ``shutbox diff
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, cast
@@ -158,6 +159,21 @@ class ShutSpec(GameSpec):
             return ShutPosition(rules.full)
         roll = g.label(sample_edge(g, 0, rng))
         return ShutPosition(rules.full, int(cast(int, roll)))  # labelled with its roll
+
+    def replay_draws(
+        self, rules: ShutRules, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """The rolls the record names (``rolled N``; the opening: ``after``'s roll), each
+        one ``random()`` in the middle of its share of [0, 1) under one die or two."""
+        import itertools
+        import re
+
+        if pos is None:
+            rolls = [] if after is None or after.roll is None else [after.roll]
+        else:
+            rolls = [int(r) for r in re.findall(r"\brolled (\d+)", events)]
+        points = _roll_points(rules)
+        return [list(c) for c in itertools.product(*(points.get(r, ()) for r in rolls))]
 
     def show(self, rules: ShutRules, pos: ShutPosition) -> list[str]:
         """The position, who is to move, and what may be done before a roll."""
@@ -356,3 +372,23 @@ class ShutSpec(GameSpec):
         )
         rows = differing_positions(rules)
         out(f"{len(rows)} positions where the win-optimal move differs from the score-optimal one")
+
+
+@functools.lru_cache(maxsize=16)
+def _roll_points(rules: ShutRules) -> dict[int, tuple[float, ...]]:
+    """For each roll, the ``random()`` values (one per distinct chance node's
+    distribution: one die, two dice) in the middle of its share of [0, 1), as
+    ``engine.play.sample_edge`` draws."""
+    g = solved(rules).graph
+    seen: dict[tuple[Any, ...], None] = {}
+    for node in np.flatnonzero(g.kind == CHANCE).tolist():
+        lo, hi = int(g.start[node]), int(g.start[node + 1])
+        seen.setdefault(tuple((g.label(e), float(g.prob[e])) for e in range(lo, hi)), None)
+    points: dict[int, set[float]] = {}
+    for dist in seen:
+        c = np.cumsum([p for _, p in dist])
+        low = np.concatenate(([0.0], c[:-1]))
+        for (label, _), a, b in zip(dist, low, c, strict=True):
+            if b > a:
+                points.setdefault(int(label), set()).add(float((a + b) / 2 / c[-1]))
+    return {r: tuple(sorted(u)) for r, u in points.items()}

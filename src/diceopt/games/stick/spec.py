@@ -169,6 +169,28 @@ class StickSpec(GameSpec):
             StickPosition(tuple(int(c) for c in new), after), False, 0, (f"rolled {shown}",)
         )
 
+    def replay_draws(
+        self,
+        rules: StickRules,
+        pos: StickPosition | None,
+        action: str | None,
+        after: Any,
+        events: str = "",
+    ) -> list[list[Any]] | None:
+        """The faces rolled: those of ``after`` not held (``choice`` draws face indices);
+        a stick rolls nothing; with no position after a roll, every roll."""
+        held = np.zeros(rules.sides, dtype=np.int64)
+        if pos is not None and action is not None:
+            held = parse_hold(rules, pos.roll, action)
+            if (held == pos.roll).all():
+                return [[]]
+        if after is None:
+            return None  # a game left unfinished after a roll: every roll, in turn
+        new = np.array(after.counts, dtype=np.int64) - held
+        if len(new) != rules.sides or (new < 0).any():
+            return []
+        return [[np.repeat(np.arange(rules.sides), new)]]
+
     def solve(self, rules: StickRules, table: bool = False, **options: Any) -> Report:
         """The value of every roll, the optimal holds and the expectation from the first roll."""
         with Stage("solving stick or reroll (or loading the stored solution)"):

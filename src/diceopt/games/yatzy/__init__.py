@@ -373,6 +373,28 @@ class YatzySpec(GameSpec):
             events.append(f"rolled: dice {' '.join(map(str, new.dice))}")
         return Step(new, over, 0, tuple(events), float(new.score or 0) if over else None)
 
+    def replay_draws(
+        self, rules: YatzyConfig, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """The dice rolled: ``after``'s dice (or, in a game left unfinished, those the
+        events name) less those kept; nothing once the sheet is full."""
+        import re
+        from collections import Counter
+
+        shown = re.findall(r"rolled: dice ([\d ]+)", events)
+        dice = tuple(after.dice) if after is not None else ()
+        if after is None and shown:  # a game left unfinished: the dice the events name
+            dice = tuple(int(d) for d in shown[-1].split())
+        if not dice:
+            return [[]]
+        words = (action or "").split()
+        kept = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["keep"] else []
+        rest = Counter(dice)
+        rest.subtract(kept)
+        if any(n < 0 for n in rest.values()):
+            return []
+        return [[sorted(rest.elements())]]
+
     def solve(self, rules: YatzyConfig, force: bool = False, **options: Any) -> Report:
         """Load the stored table, or solve it (``force``: always solve) and store it."""
         return solve_report(rules, force)

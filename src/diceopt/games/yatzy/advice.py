@@ -523,7 +523,12 @@ def apply_action(
         raise InputError("the game is over: every category is filled")
     words = action.split()
     if len(words) < 2 or words[0].lower() not in ("keep", "score"):
-        raise InputError(f"unknown action {action!r}; use 'keep 3 3', 'keep -' or 'score chance'")
+        from diceopt.games.yatzy.moves import example_category
+
+        raise InputError(
+            f"unknown action {action!r}; use 'keep 3 3', 'keep -' or "
+            f"'score {example_category(rules)}'"
+        )
     counts = dice_counts(pos.dice, rules.sides)
     if words[0].lower() == "keep":
         if pos.rerolls + pos.saved == 0:

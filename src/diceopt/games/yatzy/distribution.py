@@ -351,7 +351,9 @@ def distribution(
     return ScoreDistribution(
         out,
         base,
-        1.0 if bonus_done else b,
+        # rules without an upper bonus (e.g. Generala) never earn one, whatever upper
+        # total the states track
+        0.0 if rules.bonus <= 0 else 1.0 if bonus_done else b,
         1.0 if yatzy_done else y,
         value,
         theta=float(table.theta),

@@ -15,11 +15,25 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.rules import YatzyRules
 
-# What a move may be, in the words of an error (the CLI and the web API both show it).
+# What a move may be, in the words of an error (the CLI and the web API both show it);
+# the category named is one of the rules' (:func:`moves_text`).
 MOVES = (
-    "moves are 'keep 3 3' (or 'k 33'), 'keep -' (reroll all) and 'score chance' (or 's ch', "
-    "or the category alone)"
+    "moves are 'keep 3 3' (or 'k 33'), 'keep -' (reroll all) and 'score {box}' (or "
+    "'s {short}', or the category alone)"
 )
+
+
+def example_category(rules: Any) -> str:
+    """A category of the rules to name in an example: Chance where the rules have it,
+    else their last."""
+    categories = list(rules.categories)
+    return "chance" if "chance" in categories else categories[-1]
+
+
+def moves_text(rules: Any) -> str:
+    """:data:`MOVES` with one of the rules' own categories as the example."""
+    box = example_category(rules)
+    return MOVES.format(box=box, short=box[:2])
 
 
 def category_of(word: str, rules: Any) -> str:
@@ -39,7 +53,7 @@ def parse_move(line: str, rules: Any) -> str:
     """A typed move in the canonical action notation (``keep 3 3``, ``score chance``)."""
     words = line.lower().replace(",", " ").split()
     if not words:
-        raise InputError(f"no move given: {MOVES}")
+        raise InputError(f"no move given: {moves_text(rules)}")
     head, rest = words[0], words[1:]
     if head in ("r", "reroll", "roll"):
         if rest:
@@ -60,14 +74,14 @@ def parse_move(line: str, rules: Any) -> str:
         return "keep " + " ".join(map(str, sorted(pips)))
     if head in ("s", "score"):
         if len(rest) != 1:
-            raise InputError("score which category? e.g. 'score chance'")
+            raise InputError(f"score which category? e.g. 'score {example_category(rules)}'")
         return f"score {category_of(rest[0], rules)}"
     if len(words) == 1:
         try:
             return f"score {category_of(head, rules)}"
         except InputError:
             pass
-    raise InputError(f"unknown move '{line.strip()}': {MOVES}")
+    raise InputError(f"unknown move '{line.strip()}': {moves_text(rules)}")
 
 
 def sheet_lines(pos: Any, rules: YatzyRules) -> list[str]:

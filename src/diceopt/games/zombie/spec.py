@@ -134,6 +134,49 @@ class ZombieSpec(GameSpec):
         """No brains yet, the first player to roll."""
         return ZombiePosition(0, 0, 0)
 
+    def replay_draws(
+        self, rules: ZombieRules, pos: Any, action: str | None, after: Any, events: str = ""
+    ) -> list[list[Any]] | None:
+        """A roll draws dice from the cup (``choice`` of indices into the cup's dice,
+        colours in order, as ``game.roll_dice``) and rolls them (``integers``: one face
+        per die, feet first): the dice ``after`` shows first, then every other draw and
+        face (a bust shows none); a bank and the opening draw nothing."""
+        import itertools
+
+        from diceopt.games.zombie.dice import FACES, HAND, TOTAL
+
+        if pos is None or action is None or parse_action(action) != game.ROLL:
+            return [[]]
+        cup = [TOTAL[i] - pos.shot[i] - pos.feet[i] - pos.aside[i] for i in range(3)]
+        need = HAND - sum(pos.feet)
+        if sum(cup) < need:
+            cup = [cup[i] + pos.aside[i] for i in range(3)]
+        pool = [colour for colour in range(3) for _ in range(cup[colour])]
+        held = [colour for colour in range(3) for _ in range(pos.feet[colour])]
+        firsts = {colour: pool.index(colour) for colour in set(pool)}
+        # each face kind's first face of a colour: brains from 0, then shotguns, then feet
+        rep = [(0, b, b + s) for b, s, _ in FACES]
+
+        def draws(drawn: tuple[int, ...], kinds: tuple[int, ...]) -> list[Any] | None:
+            if len(drawn) != need or any(drawn.count(c) > cup[c] for c in set(drawn)):
+                return None
+            idx = [firsts[c] + drawn[:k].count(c) for k, c in enumerate(drawn)]
+            faces = [rep[c][f] for c, f in zip(held + list(drawn), kinds, strict=True)]
+            return ([idx] if need else []) + [faces]
+
+        out = []
+        if after is not None and after.rolled:  # the roll the next position shows, first
+            shown = draws(
+                tuple(c for c, _ in after.rolled[len(held) :]), tuple(f for _, f in after.rolled)
+            )
+            out += [shown] if shown is not None and len(after.rolled) == HAND else []
+        for drawn in itertools.combinations_with_replacement(range(3), need):
+            for kinds in itertools.product(range(3), repeat=HAND):
+                found = draws(drawn, kinds)
+                if found is not None:
+                    out.append(found)
+        return out
+
     def to_move(self, rules: ZombieRules, pos: ZombiePosition) -> int:
         """The mover's seat in the round."""
         return pos.seat
