@@ -133,8 +133,12 @@ class YatzyRules:
     @property
     def storage_key(self) -> str:
         """The name stored tables are filed under: ``key`` (a rule file's name and content
-        hash) or, for a built-in variant, its name."""
-        return self.key or self.name
+        hash) or, for a built-in variant, its name; a long or unsafe one as a short slug
+        and its hash (:func:`diceopt.storage.bounded_name`): file names of bounded
+        length whatever the name."""
+        from diceopt.storage import bounded_name
+
+        return bounded_name(self.key or self.name)
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
