@@ -485,7 +485,9 @@ def most_points(rules: YatzyRules) -> int:
     return sum(per) + rules.bonus + rules.yahtzee_bonus * (rules.num_categories - 1)
 
 
-def compile_rules(data: dict[str, Any], source: str, name: str, key: str = "") -> YatzyRules:
+def compile_rules(
+    data: dict[str, Any], source: str, name: str, key: str = "", digest: str = ""
+) -> YatzyRules:
     """The YatzyRules of resolved rule-file data (:func:`resolve`); RuleFileError listing
     every problem found. Every number is checked against its bounds before anything
     loops over it or allocates by it."""
@@ -561,6 +563,7 @@ def compile_rules(data: dict[str, Any], source: str, name: str, key: str = "") -
             specs=tuple(specs),
             name=name,
             key=key,
+            digest=digest,
         )
     except InputError as exc:
         raise RuleFileError(source, [str(exc)]) from None
@@ -634,7 +637,8 @@ def load_rules_text(
     label = own if isinstance(own, str) and own.strip() else name
     label = re.sub(r"[^a-z0-9_-]+", "-", label.lower()).strip("-") or "rules"
     slug = label[:KEY_SLUG_CHARS].strip("-") or "rules"
-    return compile_rules(data, name, label, f"{slug}-{rules_hash(data)[:16]}")
+    digest = rules_hash(data)[:16]
+    return compile_rules(data, name, label, f"{slug}-{digest}", digest)
 
 
 def load_rules(source: str | Path) -> YatzyRules:
