@@ -374,15 +374,21 @@ BOUNDED = {  # a number out of its range: refused (one line) before anything use
 }
 
 
-@pytest.mark.parametrize("case", list(BOUNDED))
-def test_every_number_is_bounded_before_it_is_used(case, monkeypatch):
+@pytest.fixture
+def dice_loop_spy(monkeypatch):
+    """The loop over the dice that hung ``rules check`` fails at once when it is reached
+    with dice out of range."""
     from diceopt.games.families import category
 
-    def spy(faces, dice, cap=None):  # the loop over the dice that hung the check
+    def spy(faces, dice, cap=None):
         assert 1 <= dice <= 8, f"looped over {dice} dice before the range check"
         return reachable_upper_totals(faces, dice, cap)
 
     monkeypatch.setattr(category, "reachable_upper_totals", spy)
+
+
+@pytest.mark.parametrize("case", list(BOUNDED))
+def test_every_number_is_bounded_before_it_is_used(case, dice_loop_spy):
     text, expected = BOUNDED[case]
     started = time.perf_counter()
     with pytest.raises(RuleFileError, match=re.escape(expected)) as info:
@@ -391,7 +397,7 @@ def test_every_number_is_bounded_before_it_is_used(case, monkeypatch):
     assert all("\n" not in p for p in info.value.problems)
 
 
-def test_the_62_byte_file_is_refused_at_once(tmp_path, capsys):
+def test_the_62_byte_file_is_refused_at_once(tmp_path, capsys, dice_loop_spy):
     path = tmp_path / "big.toml"
     path.write_text('extends = "scandinavian"\nname = "big-dice-x"\ndice = 100000000\n')
     assert len(path.read_bytes()) == 62
@@ -683,7 +689,8 @@ def rule_texts(draw: Any) -> str:
     if damage == "bom":
         text = "\ufeff" + text
     elif damage == "deep":
-        text += "z = " + "[" * draw(st.integers(10, 200)) + "\n"
+        depth = draw(st.integers(10, 3000))
+        text += "z = " + "[" * depth + "]" * depth + "\n"
     elif damage == "cut":
         text = text[: draw(st.integers(0, len(text)))]
     elif damage == "junk":

@@ -604,7 +604,7 @@ def _numbers(data: dict[str, Any], bonus: dict[str, Any], dice: Any, sides: Any)
     threshold = bonus.get("threshold", 63)
     if _whole(threshold) and threshold < 1:
         out.append(f"the bonus threshold must be at least 1, got {threshold}")
-    cap = data.get("saved_cap")
+    cap: Any = data.get("saved_cap")
     if cap is not None and data.get("saved_rerolls") is not True:
         out.append("saved_cap needs saved_rerolls = true")
     elif _whole(cap) and not 1 <= cap <= 40:

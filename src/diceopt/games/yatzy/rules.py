@@ -510,7 +510,13 @@ class YatzyRules:
                 raise InputError(f"unknown {self.style} category {c!r}")
         specs = tuple(spec_of[c] for c in categories)
         return replace(
-            self, categories=tuple(categories), specs=specs, name="reduced", key="", digest="", **changes
+            self,
+            categories=tuple(categories),
+            specs=specs,
+            name="reduced",
+            key="",
+            digest="",
+            **changes,
         )
 
 
