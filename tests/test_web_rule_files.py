@@ -124,3 +124,37 @@ def test_at_most_a_few_pasted_files_are_held(web_env, monkeypatch):
         tables.rules("yatzy", ids[1])
     again = tables.variant("yatzy", None, texts[1])  # sent again: held again
     assert again == ids[1] and tables.advice_json("yatzy", again, position)
+
+
+WORSE = {  # pasted files the tester sent: each one 400 line, never a 500 or a long echo
+    "long name": ('extends = "yacht"\nname = "' + "n" * 5000 + '"\n', "name must be at most 64"),
+    "deep": ('extends = "yacht"\nx = ' + "[" * 5000 + "]" * 5000 + "\n", "nested more than"),
+    "dice": ('extends = "scandinavian"\ndice = 100000000\n', "dice must be 1..8"),
+    "pairs": (
+        'extends = "yacht"\n[categories.p]\nkind = "pairs"\ncount = 10000000000\nscore = 5\n',
+        "count must be 1..4 pairs",
+    ),
+    "score": ('extends = "yacht"\n[categories.yacht]\nscore = 1' + "0" * 44 + "\n", "a score"),
+    "never": (
+        'extends = "yacht"\n[categories.six]\nkind = "of_a_kind"\ncount = 6\nscore = 5\n',
+        "can never score",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WORSE))
+def test_a_pasted_file_out_of_bounds_is_one_short_line(case, client):
+    text, contains = WORSE[case]
+    line = error_line(
+        client.post("/api/rules", json={"game": "yatzy", "rules": text}), 400, contains
+    )
+    assert len(line) <= 300
+
+
+def test_a_pasted_name_comes_back_short_and_a_bom_is_accepted(client):
+    text = "\ufeff" + TINY.replace('name = "tiny"', 'name = "' + "t" * 64 + '"')
+    response = client.post("/api/rules", json={"game": "yatzy", "rules": text})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["rules"]["name"] == "t" * 64
+    assert len(data["id"]) <= len("file:") + 57 and data["id"].startswith("file:" + "t" * 40 + "-")

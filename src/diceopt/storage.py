@@ -41,6 +41,7 @@ import fcntl
 import json
 import mmap
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -65,6 +66,8 @@ MAPPED_MAGIC = b"DICEOPT-MAPPED\n\0"
 MAPPED_FORMAT = 1
 MAPPED_SUFFIX = ".mmap"
 ARRAY_ALIGN = 64  # each array of a mapped table starts at a multiple of this (bytes)
+MAX_VARIANT_CHARS = 100  # of a file name's variant part (the rest: under 60 characters)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_ -][A-Za-z0-9_. -]*$")
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,27 @@ class TableKey:
 
     def file_name(self, suffix: str = ".tbl") -> str:
         """``{variant}-{objective}-theta{theta}-{dtype}.tbl`` (``suffix``: memory-mapped
-        tables use ``.mmap``)."""
+        tables use ``.mmap``); a variant longer than :data:`MAX_VARIANT_CHARS` is written
+        as :func:`bounded_name` writes it, so that every file name fits a file system."""
         dtype = dtype_name(self.dtype)
-        return f"{self.variant}-{self.objective}-theta{float(self.theta)!r}-{dtype}{suffix}"
+        variant = self.variant
+        if len(variant) > MAX_VARIANT_CHARS:
+            variant = bounded_name(variant)
+        return f"{variant}-{self.objective}-theta{float(self.theta)!r}-{dtype}{suffix}"
+
+
+def bounded_name(name: str, limit: int = 0) -> str:
+    """``name`` itself when it is at most ``limit`` characters (default
+    :data:`MAX_VARIANT_CHARS`) and safe in a file name (letters, digits, ``_``, ``-``,
+    ``.``, spaces, not starting with ``.``), else a slug of its first characters and the
+    first 16 hex digits of its SHA-256: one name, one file, whatever its length."""
+    limit = limit or MAX_VARIANT_CHARS
+    if len(name) <= limit and SAFE_NAME.match(name):
+        return name
+    import hashlib
+
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name)[: limit - 17].strip("-") or "rules"
+    return f"{slug}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 @dataclass

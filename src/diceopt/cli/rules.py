@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from diceopt.cli.common import add_json_flag, print_json
-from diceopt.errors import InputError
+from diceopt.errors import InputError, one_line
 
 
 def register(subparsers: Any) -> None:
@@ -113,7 +113,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "problems": problems} | data)  # fmt: skip
     else:
         for problem in problems:
-            print(f"diceopt: error: {args.file}: {problem}", file=sys.stderr)
+            line = one_line(problem.removeprefix(f"rule file {args.file}: "))
+            print(f"diceopt: error: {args.file}: {line}", file=sys.stderr)
         if not problems:
             print(line)
     return 2 if problems else 0

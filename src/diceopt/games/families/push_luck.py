@@ -50,7 +50,6 @@ import hashlib
 import itertools
 import json
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -58,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.games.families import MAX_NAME_CHARS, parse_toml, read_rule_file
 from diceopt.lazy import numpy as np
 
 FAMILY = "push-luck"
@@ -251,8 +251,10 @@ def _parse(data: dict[str, Any], default_name: str) -> tuple[PushLuckRules | Non
         if key not in TOP_KEYS:
             problems.append(f"unknown key {key!r} (keys: {', '.join(TOP_KEYS)})")
     name = data.get("name", default_name)
-    if not isinstance(name, str) or not name.strip():
-        problems.append(f"name must be non-empty text, got {name!r}")
+    too_long = "name" in data and isinstance(name, str) and len(name) > MAX_NAME_CHARS
+    if not isinstance(name, str) or not name.strip() or too_long:
+        got = f"{len(name):,} characters" if isinstance(name, str) else repr(name)
+        problems.append(f"name must be text of 1 to {MAX_NAME_CHARS} characters, got {got}")
         name = default_name
     title = data.get("title", "")
     if not isinstance(title, str):
@@ -297,17 +299,18 @@ def _read(source: str) -> tuple[dict[str, Any], str]:
     else:
         path = Path(source)
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            exists = path.exists()
+        except (OSError, ValueError):  # a name too long, a NUL
+            exists = False
+        if not exists:
             shipped = ", ".join(SHIPPED)
-            raise InputError(f"no rule file {source!r} (shipped ones: {shipped})") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read rule file {source!r}: {exc}") from None
+            raise InputError(f"no rule file {source!r} (shipped ones: {shipped})")
+        text = read_rule_file(path)  # bounded: a regular file, its size
         name = path.stem
     try:
-        return tomllib.loads(text), name
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: not valid TOML: {exc}") from None
+        return parse_toml(text), name  # bounded: its nesting
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
 
 
 def check_file(source: str) -> list[str]:

@@ -66,7 +66,7 @@ class EarlyRows:
 
 def early_key(rules: YatzyRules, theta: float, dtype: str) -> storage.TableKey:
     """The storage key of a variant's early rows under the (rules, theta, dtype) table
-    (filed under ``rules.storage_key``)."""
+    (filed under ``rules.file_key``)."""
     objective = f"{OBJECTIVE}-{np.dtype(dtype).name}-policy"
     extra = ("off", "length", "keys", "rows")
     return rules_key(rules, objective, "float64", extra=extra, theta=theta)

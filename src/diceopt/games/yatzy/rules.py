@@ -109,7 +109,9 @@ class YatzyRules:
     spend in any later turn (``saved_cap``: the most rerolls the pool may hold, None for no
     cap); see :meth:`max_saved`.
     ``dice``/``sides`` and a subset of ``categories`` give the reduced variants used to
-    test the kernel against the generic engine.
+    test the kernel against the generic engine. ``name``, ``key`` and ``digest`` (a rule
+    file's content hash) say where tables are filed (:attr:`storage_key`,
+    :attr:`file_key`), not what the game is.
     """
 
     style: str = "scandinavian"
@@ -129,12 +131,26 @@ class YatzyRules:
     specs: tuple[CategoryRule, ...] = ()
     name: str = field(default="custom", compare=False)
     key: str = field(default="", compare=False)
+    digest: str = field(default="", compare=False)
 
     @property
     def storage_key(self) -> str:
         """The name stored tables are filed under: ``key`` (a rule file's name and content
-        hash) or, for a built-in variant, its name."""
-        return self.key or self.name
+        hash) or, for a built-in variant, its name; a long or unsafe one as a short slug
+        and its hash (:func:`diceopt.storage.bounded_name`): file names of bounded
+        length whatever the name."""
+        from diceopt.storage import bounded_name
+
+        return bounded_name(self.key or self.name)
+
+    @property
+    def file_key(self) -> str:
+        """The name stored table files are filed under: for a rule file, the hash of its
+        rules without its name (``digest``), so that files differing only in their names
+        share their tables on disk; else :attr:`storage_key`. (Tables held in a process
+        stay filed under ``storage_key``: each carries the rules, name included, it was
+        asked for.)"""
+        return f"rules-{self.digest}" if self.digest else self.storage_key
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -494,7 +510,13 @@ class YatzyRules:
                 raise InputError(f"unknown {self.style} category {c!r}")
         specs = tuple(spec_of[c] for c in categories)
         return replace(
-            self, categories=tuple(categories), specs=specs, name="reduced", key="", **changes
+            self,
+            categories=tuple(categories),
+            specs=specs,
+            name="reduced",
+            key="",
+            digest="",
+            **changes,
         )
 
 

@@ -252,7 +252,7 @@ def solve_saved(
     """Solve a saved-rerolls variant exactly: the value of every turn-start state.
 
     ``dtype`` float32 (default) or float64. ``directory``: write each finished layer to
-    its file there (:func:`layers_dir`; the files are named by ``rules.storage_key``)
+    its file there (:func:`layers_dir`; the files are named by ``rules.file_key``)
     and, unless ``keep``, hold only two layers in memory (the table reads the others
     back memory-mapped). ``resume``: the lowest layer already solved and stored
     in ``directory`` (checked by :func:`finished_layers`); the solve goes on from there.
@@ -274,7 +274,7 @@ def solve_saved(
     ADDs = np.empty_like(SRs)
     IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
     folder = None
-    name = rules.storage_key
+    name = rules.file_key
     layers: list[np.ndarray | None] = [None] * (c + 1)
     before = 0.0  # seconds of the layers solved by an earlier, interrupted run
     if directory is not None:
@@ -336,9 +336,9 @@ def table_bytes(rules: YatzyRules, dtype: str | np.dtype = "float32") -> int:
 
 def layers_dir(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
     """The folder of a saved-rerolls table's layer files in the cache directory (named by
-    ``rules.storage_key``)."""
+    ``rules.file_key``)."""
     dt = np.dtype(dtype).name
-    name = rules.storage_key
+    name = rules.file_key
     return storage.cache_dir(GAME, directory) / f"{name}-expected-theta0.0-{dt}.layers"
 
 
@@ -362,7 +362,7 @@ def _layer_loader(
 ) -> Callable[[int], np.ndarray]:
     def load(j: int) -> np.ndarray:
         path = folder / _layer_file(j)
-        key = _layer_key(rules.storage_key, j, dtype, (lay.lanes[j], lay.width(j)))
+        key = _layer_key(rules.file_key, j, dtype, (lay.lanes[j], lay.width(j)))
         try:
             return storage.read_mapped(path, key).arrays["values"]
         except storage.TableFileError as exc:
@@ -386,7 +386,7 @@ def load_saved(
     t0 = time.perf_counter()
     lay = saved_layout(rules)
     try:
-        key = _layer_key(rules.storage_key, 0, dtype, (lay.lanes[0], 1))
+        key = _layer_key(rules.file_key, 0, dtype, (lay.lanes[0], 1))
         first = storage.read_mapped(path, key)
     except storage.TableFileError as exc:
         storage.warn(f"ignoring stored table {folder}: {exc}")
@@ -414,7 +414,7 @@ def finished_layers(folder: Path, rules: YatzyRules, dtype: str = "float32") -> 
     low = None
     for j in range(rules.num_categories, 0, -1):
         path = folder / _layer_file(j)
-        key = _layer_key(rules.storage_key, j, dtype, (lay.lanes[j], lay.width(j)))
+        key = _layer_key(rules.file_key, j, dtype, (lay.lanes[j], lay.width(j)))
         try:
             storage.read_mapped(path, key)
         except (storage.TableFileError, OSError):

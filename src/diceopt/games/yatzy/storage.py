@@ -1,7 +1,9 @@
 """Solved Yatzy tables on disk, through the shared table storage (``diceopt.storage``).
 
 One file per (rules, objective, theta, dtype) under ``yatzy/``, filed under the rules'
-storage key (``rules.storage_key``; the variant's name for a built-in variant), in the
+file key (``rules.file_key``: the variant's name for a built-in variant, the hash of
+its rules without its name for a rule file, so that files differing only in their
+names share their tables), in the
 cache directory (``--cache-dir`` if given, else ``$DICEOPT_CACHE``, else the user cache
 directory). The
 file layout, atomic writes and the one-line warnings for bad or unwritable files are
@@ -65,11 +67,11 @@ def rules_key(
     extra: tuple[str, ...] = (),
     theta: float = 0.0,
 ) -> storage.TableKey:
-    """The storage key of one of a variant's tables, filed under ``rules.storage_key``
+    """The storage key of one of a variant's tables, filed under ``rules.file_key``
     (``dtype``: any numpy dtype-like, stored by name; see ``diceopt.storage.TableKey``)."""
     return storage.TableKey(
         game=GAME,
-        variant=rules.storage_key,
+        variant=rules.file_key,
         objective=objective,
         theta=float(theta),
         dtype=dtype_name(dtype),

@@ -32,7 +32,8 @@ _ROWS: dict[tuple[str, str, str], Any] = {}  # (storage key, dtype, cache root) 
 
 
 def rows_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
-    """The storage key of a variant's target rows from the start (``rules.storage_key``)."""
+    """The storage key of a variant's target rows from the start (filed under
+    ``rules.file_key``)."""
     return rules_key(rules, ROWS_OBJECTIVE, dtype, extra=("off", "top"))
 
 

@@ -3,7 +3,7 @@
 Role: the full target table of a variant (:mod:`diceopt.games.yatzy.targets`) on disk,
 memory-mapped (:func:`store_targets`, :func:`load_targets`: every block's checksum
 checked at load, or lazily block by block, :mod:`diceopt.storage`), filed under the
-rules' storage key (``rules.storage_key``); the target advice (:func:`advise_target`):
+rules' file key (``rules.file_key``); the target advice (:func:`advise_target`):
 
 1. The turn at k points still needed from the stored full table when it holds k
    (:func:`target_turn_for`), else from the stored target rows from the start
@@ -43,7 +43,7 @@ OBJECTIVE = "target"
 
 def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
     """The storage key of a variant's full target table (objective ``target``; filed
-    under ``rules.storage_key``)."""
+    under ``rules.file_key``)."""
     return rules_key(rules, OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
 
 
