@@ -50,6 +50,9 @@ Optional, for the web page and API (the defaults say "not offered"):
     under); ``forget(rules)`` drops their tables from the process when a server lets a
     pasted rule file go. On the command line a game takes a rule file through a rules
     parameter of its own (Yatzy: ``--rules FILE``).
+    ``memory_need(rules, need, pos, **options)``: the bytes an answer would take (its work
+    and the tables it would build), estimated up front, so that a server refuses work over
+    its memory bound before starting it (default None: small or unknown).
 
 Optional, for the research front ends (defaults: not offered):
 
@@ -427,6 +430,14 @@ class GameSpec:
         that would fail anyway, before anything is built. Default: none (the game loads or
         builds what it reads on first use)."""
         return ()
+
+    def memory_need(self, rules: Any, need: str, pos: Any = None, **options: Any) -> int | None:
+        """An estimate, made without doing the work (constant time), of the memory in bytes
+        that an answer takes beyond what the process holds already: its own work and the
+        tables it would load or build. ``need``: ``advice`` (``options``: advice options),
+        ``distribution`` (from ``pos``) or ``versus``. None (the default): small, or not
+        known. A server refuses a request whose need is over its bound before it starts."""
+        return None
 
     def rules_text(self, text: str, **params: Any) -> Any:
         """The validated rules of a rule file's ``text`` from a request (pasted or
