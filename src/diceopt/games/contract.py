@@ -354,6 +354,12 @@ class GameSpec:
         """The action text as ``advise`` writes it (default: words lower-cased, one space)."""
         return " ".join(text.lower().split())
 
+    def legal_actions(self, rules: Any, pos: Any) -> list[str] | None:
+        """Every legal action of a position as ``canonical_action`` writes it, found
+        without solving (so that an illegal action is refused at once); None (the
+        default): not known without the advice."""
+        return None
+
     def evaluate(self, rules: Any, pos: Any, action: str) -> tuple[ActionAdvice, Advice]:
         """One action's advice entry (value, regret) and the full advice of the position."""
         advice = self.advise(rules, pos)

@@ -67,6 +67,7 @@ import faulthandler
 import gc
 import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -137,9 +138,14 @@ EXIT_SECONDS = 4.0
 GRACEFUL_SECONDS = 2.0
 
 
+LONG_NUMBER = re.compile(r"\d{24,}")
+
+
 def error_response(status: int, message: object) -> JSONResponse:
-    """``{"error": message}`` (one line) with ``status``."""
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+    """``{"error": message}`` (one line, a long echo cut, a number of more than 23 digits
+    shown by its count of digits) with ``status``."""
+    text = LONG_NUMBER.sub(lambda m: f"{m.group()[:4]}...({len(m.group())} digits)", str(message))
+    return JSONResponse({"error": one_line(text)}, status_code=status)
 
 
 def add_error_handlers(app: FastAPI) -> None:

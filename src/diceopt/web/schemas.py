@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 MAX_BODY_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 32  # the most nested arrays and objects a request body may have
 
 GameId = Annotated[
     str, Field(min_length=1, max_length=40, description="game id, as listed by /api/games")
@@ -108,6 +109,8 @@ def whole_number(value: Any) -> int:
 
 
 WholeNumber = Annotated[int, BeforeValidator(whole_number)]
+MAX_TARGET = 1_000_000  # the most a target may be (no game's score comes near it)
+Target = Annotated[WholeNumber, Field(ge=-MAX_TARGET, le=MAX_TARGET)]
 
 
 OpponentValue = Annotated[
@@ -123,8 +126,10 @@ class AdviceRequest(PositionRequest):
     """A position to advise on, and the game's advice options where it has them
     (``advise_options`` in /api/games): a target score, or an opponent to beat."""
 
-    target: WholeNumber | None = Field(
-        default=None, description="rank by P(final score >= target) (points, a whole number)"
+    target: Target | None = Field(
+        default=None,
+        description="rank by P(final score >= target) (points, a whole number, at most "
+        f"{MAX_TARGET:,} either way)",
     )
     opponent: OpponentValue | None = None
     opponent_plays: Annotated[str, StringConstraints(max_length=40)] | None = Field(

@@ -7,8 +7,9 @@ Constant time, no states counted: ``entries`` = sheets x flags x upper totals (s
 - a score distribution (``games.yatzy.distribution``): every reachable state's outcomes
   and its vector of points still to come, so about ``entries x points x``
   :data:`DISTRIBUTION_BYTES` bytes. Measured peaks (resident, less the ~0.25 GB of the
-  interpreter and kernels): American 1.06 GB (1.05 M entries x 1,576 points: 0.64
-  byte each), Maxi about 13.6 GB (79.7 M x 600: 0.28); the estimate errs high.
+  interpreter and kernels): Scandinavian 0.64 GB (2.1 M entries x 375 points: 0.81
+  byte each), American 1.06 GB (1.05 M x 1,576: 0.64), Maxi at least 13.6 GB (79.7 M x
+  600: 0.28, a server stopped after 95 s); the estimate errs high.
 - the expected-score table, where it is not loaded yet: ``entries`` values of its dtype,
   and as much again for the solve's work.
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 from diceopt.games.yatzy.requested import work_bound
 
-DISTRIBUTION_BYTES = 0.7  # bytes per entry and point of a distribution's work (see above)
+DISTRIBUTION_BYTES = 0.85  # bytes per entry and point of a distribution's work (see above)
 
 
 def table_loaded(config: Any) -> bool:
