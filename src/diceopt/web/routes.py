@@ -52,8 +52,12 @@ ready in the process waits for it at most ``table_wait`` seconds, then answers 5
 Retry-After ("... is being built (35%, 40 s so far): try again in 30 s"); the build goes on,
 once per table in a process and once per cache directory across processes. The work of a
 request beyond them (e.g. a solve against an opponent who has finished) runs in a thread
-and is asked to stop at its next progress report when the client has gone or after
-``work_seconds`` (503). A POST body not declared JSON gets 415 "send JSON".
+and stops at its next checkpoint (every chunk of a solve, ``diceopt.progress.checkpoint``)
+when the client has gone, after ``work_seconds`` (503) or when the server stops. Work the
+game estimates to need more memory than ``max_memory`` is refused before it starts (400,
+``GameSpec.memory_need``). SIGTERM / Ctrl+C: every request's work stops, and the process
+ends within EXIT_SECONDS whatever it does. A POST body not declared JSON gets 415 "send
+JSON"; one nested deeper than MAX_JSON_DEPTH gets 400.
 
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
 What the server keeps of the games (rules, tables, the answer cache, threads):
