@@ -4,6 +4,8 @@ JSON answer 415 (``{"error": "one line"}``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -135,3 +137,29 @@ class JsonOnlyMiddleware(Middleware):
                 await reject(send, 415, message)
                 return
         await self.app(scope, receive, send)
+
+
+class CancelledMiddleware(Middleware):
+    """A request cancelled before its answer started (uvicorn's shutdown cancels what is
+    still running after its grace time) answers 503 "the server is stopping", one line,
+    instead of a traceback and 500 (pure ASGI)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except asyncio.CancelledError:
+            if not started:
+                with contextlib.suppress(Exception):
+                    await reject(send, 503, "stopped: the server is stopping")
+            raise

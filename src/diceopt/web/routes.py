@@ -94,7 +94,7 @@ from diceopt.progress import Cancelled, cancellable
 from diceopt.tables import Table, TableStore
 from diceopt.web.errors import ApiError, being_built, field_path
 from diceopt.web.games import GameTables, has_distribution
-from diceopt.web.middleware import BodyLimitMiddleware, JsonOnlyMiddleware
+from diceopt.web.middleware import BodyLimitMiddleware, CancelledMiddleware, JsonOnlyMiddleware
 from diceopt.web.schemas import (
     ERRORS,
     MAX_BODY_BYTES,
@@ -280,6 +280,7 @@ def create_app(
     app.state.tables = tables
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(JsonOnlyMiddleware)
+    app.add_middleware(CancelledMiddleware)
     add_error_handlers(app)
 
     limiters: dict[str, anyio.CapacityLimiter] = {}
