@@ -10,6 +10,7 @@ import math
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -109,8 +110,16 @@ def whole_number(value: Any) -> int:
 
 
 WholeNumber = Annotated[int, BeforeValidator(whole_number)]
-MAX_TARGET = 1_000_000  # the most a target may be (no game's score comes near it)
-Target = Annotated[WholeNumber, Field(ge=-MAX_TARGET, le=MAX_TARGET)]
+MAX_TARGET = 1_000_000  # no game's score comes near it
+
+
+def bounded_target(value: int) -> int:
+    """A target beyond +-MAX_TARGET taken as just beyond it: the game refuses it as out of
+    its range in its own words, and no answer echoes a number of hundreds of digits."""
+    return max(-MAX_TARGET - 1, min(MAX_TARGET + 1, value))
+
+
+Target = Annotated[WholeNumber, AfterValidator(bounded_target)]
 
 
 OpponentValue = Annotated[
@@ -128,8 +137,8 @@ class AdviceRequest(PositionRequest):
 
     target: Target | None = Field(
         default=None,
-        description="rank by P(final score >= target) (points, a whole number, at most "
-        f"{MAX_TARGET:,} either way)",
+        description="rank by P(final score >= target) (points, a whole number; beyond "
+        f"{MAX_TARGET:,} either way it is out of every game's range)",
     )
     opponent: OpponentValue | None = None
     opponent_plays: Annotated[str, StringConstraints(max_length=40)] | None = Field(
