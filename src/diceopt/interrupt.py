@@ -11,6 +11,10 @@ KeyboardInterrupt at once, except inside an object finalizer (``__del__``, e.g. 
 while numba compiles), where Python would print "Exception ignored ..." and drop the
 interrupt; there it is only recorded and raised at the next chunk boundary
 (:func:`check`) or when the block ends.
+
+Between two slices :func:`run_chunks` also calls :func:`diceopt.progress.checkpoint`: the
+web server stops the work of a request whose client has gone, or that has run past its
+time limit, there (within about a slice, :data:`CHUNK_SECONDS`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+
+from diceopt.progress import checkpoint
 
 CHUNK_SECONDS = 0.2  # aim of one chunk (an interrupt is seen within about that)
 _GROWTH = 4.0  # most a chunk grows over the previous one (a slow first call: compile)
@@ -123,6 +129,7 @@ def run_chunks(
             stop = solve(lo, hi)
             took = time.perf_counter() - t0
             check()
+            checkpoint()
             if stop:
                 return
             per_item = took / (hi - lo)

@@ -11,6 +11,12 @@ stages and notices are silent.
 ``callback(label, done, total)`` (at its start, then at each update). The callback may
 raise to stop the work at that point (e.g. :class:`Cancelled`, when the client of a web
 request has gone): long solves report between their layers, so they stop there.
+
+``cancellable(check)``: within the block, :func:`checkpoint` calls ``check()``, which
+raises to stop the work (e.g. :class:`Cancelled`). Long loops call :func:`checkpoint`
+between two steps of a fraction of a second each (every chunk of
+:func:`diceopt.interrupt.run_chunks`, every Stage report), so that work whose requester
+has gone stops within about a chunk's time, not at the end of a layer.
 """
 
 from __future__ import annotations
@@ -42,7 +48,29 @@ def watching(callback: Watcher) -> Iterator[None]:
         _watchers.callback = before
 
 
+@contextmanager
+def cancellable(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block, :func:`checkpoint` in this thread calls ``check()``, which raises
+    to stop the work there (e.g. :class:`Cancelled`). Blocks nest: the innermost check is
+    called."""
+    before = getattr(_watchers, "check", None)
+    _watchers.check = check
+    try:
+        yield
+    finally:
+        _watchers.check = before
+
+
+def checkpoint() -> None:
+    """A point where the work of this thread may be stopped: calls the check of the
+    innermost :func:`cancellable` block, if any (cheap: one attribute look-up without)."""
+    check = getattr(_watchers, "check", None)
+    if check is not None:
+        check()
+
+
 def _report(label: str, done: int, total: int | None) -> None:
+    checkpoint()
     callback = getattr(_watchers, "callback", None)
     if callback is not None:
         callback(label, done, total)

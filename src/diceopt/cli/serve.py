@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import socket
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.storage import ENV_VAR as CACHE_ENV
 
 
 def register(subparsers: Any) -> None:
-    """Add ``serve [--host H --port P --workers N]``."""
+    """Add ``serve [--host H --port P --workers N --cache-dir D --max-memory SIZE ...]``."""
     parser = subparsers.add_parser("serve", help="the web advisor: a page and a JSON API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
@@ -40,6 +42,27 @@ def register(subparsers: Any) -> None:
         "and 0.8 GB of disk) and the tables of an opponent who plays to win; then serve "
         "once warm. Without it a request that needs a table not stored yet starts its "
         "build and gets 503 'being built' (GET /api/tables shows the progress)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        default=None,
+        help="where solved tables are stored (default $DICEOPT_CACHE or the user cache)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        default=None,
+        metavar="SIZE",
+        help="the most memory one request's work may need, e.g. 4G or 512M (default "
+        "$DICEOPT_WEB_MAX_MEMORY or 4G): a request estimated to need more (e.g. the score "
+        "distribution of Maxi Yatzy, about 14 GB) is refused at once with 400, saying why",
+    )
+    parser.add_argument(
+        "--work-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="the most one request's own work may take before it is stopped and answered "
+        "503 (default $DICEOPT_WEB_WORK_SECONDS or 60)",
     )
     parser.add_argument(
         "--log-level",
@@ -105,10 +128,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from diceopt.web.served import warm_setting
+    from diceopt.web.served import memory_size, warm_setting
 
     if args.workers < 1:
         raise InputError(f"--workers must be at least 1, got {args.workers}")
+    if args.work_seconds is not None and not 0 < args.work_seconds <= 86400:
+        raise InputError(f"--work-seconds must be 0 to 86400, got {args.work_seconds:g}")
+    max_memory = None if args.max_memory is None else memory_size(args.max_memory, "--max-memory")
+    if args.cache_dir is not None:  # the table store reads $DICEOPT_CACHE (worker processes too)
+        os.environ[CACHE_ENV] = args.cache_dir
     warm_text = "none" if args.no_warm else args.warm
     warm = warm_setting(warm_text)
     logging.basicConfig(
@@ -120,11 +148,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
         prepare_tables(warm)
         args.wait_warm = True
     print(f"diceopt advisor: open {url_for(args.host, port)} (Ctrl+C to stop)", flush=True)
-    options = {"log_level": args.log_level, "timeout_keep_alive": 30}
+    from diceopt.web.routes import GRACEFUL_SECONDS
+
+    options = {
+        "log_level": args.log_level,
+        "timeout_keep_alive": 30,
+        "timeout_graceful_shutdown": GRACEFUL_SECONDS,
+    }
     if args.workers == 1:
         from diceopt.web.routes import create_app
 
-        config = uvicorn.Config(create_app(warm=warm, wait_warm=args.wait_warm), **options)
+        app = create_app(
+            warm=warm,
+            wait_warm=args.wait_warm,
+            work_seconds=args.work_seconds,
+            max_memory=max_memory,
+        )
+        config = uvicorn.Config(app, **options)
         try:
             uvicorn.Server(config).run(sockets=[sock])
         except KeyboardInterrupt:  # uvicorn re-raises Ctrl+C after its clean shutdown
@@ -132,9 +172,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("diceopt advisor: stopped", flush=True)
         return 0
     # Several processes share the bound socket; each imports the app factory.
-    import os
-
     os.environ["DICEOPT_WEB_WARM"] = warm_text
+    if max_memory is not None:
+        os.environ["DICEOPT_WEB_MAX_MEMORY"] = str(max_memory)
+    if args.work_seconds is not None:
+        os.environ["DICEOPT_WEB_WORK_SECONDS"] = str(args.work_seconds)
     os.environ["DICEOPT_WEB_WAIT_WARM"] = "1" if args.wait_warm else "0"
     os.environ["DICEOPT_WEB_LOG_LEVEL"] = args.log_level
     config = uvicorn.Config(

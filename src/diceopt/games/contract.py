@@ -52,6 +52,9 @@ Optional, for the web page and API (the defaults say "not offered"):
     under); ``forget(rules)`` drops their tables from the process when a server lets a
     pasted rule file go. On the command line a game takes a rule file through a rules
     parameter of its own (Yatzy: ``--rules FILE``).
+    ``memory_need(rules, need, pos, **options)``: the bytes an answer would take (its work
+    and the tables it would build), estimated up front, so that a server refuses work over
+    its memory bound before starting it (default None: small or unknown).
 
 Optional, for the research front ends (defaults: not offered):
 
@@ -362,6 +365,12 @@ class GameSpec:
         """The action text as ``advise`` writes it (default: words lower-cased, one space)."""
         return " ".join(text.lower().split())
 
+    def legal_actions(self, rules: Any, pos: Any) -> list[str] | None:
+        """Every legal action of a position as ``canonical_action`` writes it, found
+        without solving (so that an illegal action is refused at once); None (the
+        default): not known without the advice."""
+        return None
+
     def evaluate(self, rules: Any, pos: Any, action: str) -> tuple[ActionAdvice, Advice]:
         """One action's advice entry (value, regret) and the full advice of the position."""
         advice = self.advise(rules, pos)
@@ -451,6 +460,14 @@ class GameSpec:
         that would fail anyway, before anything is built. Default: none (the game loads or
         builds what it reads on first use)."""
         return ()
+
+    def memory_need(self, rules: Any, need: str, pos: Any = None, **options: Any) -> int | None:
+        """An estimate, made without doing the work (constant time), of the memory in bytes
+        that an answer takes beyond what the process holds already: its own work and the
+        tables it would load or build. ``need``: ``advice`` (``options``: advice options),
+        ``distribution`` (from ``pos``) or ``versus``. None (the default): small, or not
+        known. A server refuses a request whose need is over its bound before it starts."""
+        return None
 
     def rules_text(self, text: str, **params: Any) -> Any:
         """The validated rules of a rule file's ``text`` from a request (pasted or

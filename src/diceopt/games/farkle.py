@@ -108,6 +108,10 @@ class FarkleSpec(PushLuckSpec):
     position_example = POSITION_EXAMPLE
     small = {"goal": 1000, "dice": 6}
 
+    def legal_actions(self, rules: Any, pos: PushLuckPosition) -> list[str]:
+        """Every legal action (set-asides with roll or bank, or bust), without solving."""
+        return [text for text, _, _ in self.legal(rules, pos)]
+
     def rules(self, variant: str | None = None, **params: Any) -> FarkleRules:
         """The rules of a variant (``quick``: to 2,000), ``goal`` and ``dice`` as given."""
         default = 2_000 if self.variant_id(variant) == "quick" else 10_000

@@ -52,6 +52,10 @@ class ZilchSpec(PushLuckSpec):
     position_example = "streak 1 | turn 350 | dice 1 2 3 3 6"
     play_limit = 1_000
 
+    def legal_actions(self, rules: Any, pos: PushLuckPosition) -> list[str]:
+        """Every legal action (set-asides with roll or bank, or bust), without solving."""
+        return [text for text, _, _ in self.legal(rules, pos)]
+
     def rules(self, variant: str | None = None, **params: Any) -> PushLuckRules:
         """Zilch's rules, or a one-player rule file's (``rule_file``)."""
         self.variant_id(variant)

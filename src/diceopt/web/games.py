@@ -286,15 +286,28 @@ class GameTables(ServedGames):
         }
 
     # --- evaluate, play ----------------------------------------------------------------------
+    @staticmethod
+    def check_legal(spec: GameSpec, rules: Any, pos: Any, action: str) -> None:
+        """InputError (one line, naming the legal actions) for an action that the game's
+        ``legal_actions`` (found without solving) does not hold: refused before any table
+        is loaded or built."""
+        legal = spec.legal_actions(rules, pos)
+        if legal is None or spec.canonical_action(rules, pos, action) in legal:
+            return
+        shown = "; ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
+        raise InputError(f"{action.strip()!r} is not a legal action here; legal: {shown}")
+
     def evaluate(
         self, game: str, variant: str, position: PositionIn, action: str
     ) -> dict[str, Any]:
         """One action's value and regret, the best action's value and what values mean."""
         spec = self.spec(game)
         rules = self.rules(game, variant)
+        pos = spec.parse(rules, position)
+        self.check_legal(spec, rules, pos, action)
 
         def evaluate() -> tuple[Any, Any]:
-            return spec.evaluate(rules, spec.parse(rules, position), action)
+            return spec.evaluate(rules, pos, action)
 
         entry, advice = self.run(game, variant, evaluate)
         # Actions come best first: not value + regret, since regret is a loss whichever
@@ -331,9 +344,11 @@ class GameTables(ServedGames):
         spec = self.spec(game)
         rules = self.rules(game, variant)
         rng = np.random.default_rng(seed)
+        pos = spec.parse(rules, position)
+        self.check_legal(spec, rules, pos, action)
 
         def play() -> dict[str, Any]:
-            step = spec.apply(rules, spec.parse(rules, position), action, rng)
+            step = spec.apply(rules, pos, action, rng)
             return self._position_data(spec, rules, step.position) | {
                 "game_over": bool(step.game_over),
                 "to_move": int(step.to_move),
@@ -351,8 +366,11 @@ class GameTables(ServedGames):
         spec = self.spec(game)
         rules = self.rules(game, variant)
 
+        pos = spec.parse(rules, position)
+        for action in actions:
+            self.check_legal(spec, rules, pos, action)
+
         def play_each() -> list[dict[str, Any]]:
-            pos = spec.parse(rules, position)
             out = []
             for action in actions:
                 step = spec.apply(rules, pos, action, np.random.default_rng(PREVIEW_SEED))

@@ -1,13 +1,31 @@
-"""Pure ASGI middleware of the web app: request bodies over a size limit answer 413, and
-POST bodies under /api/ not declared JSON answer 415 (``{"error": "one line"}``)."""
+"""Pure ASGI middleware of the web app: request bodies over a size limit answer 413, JSON
+nested deeper than MAX_JSON_DEPTH answers 400, and POST bodies under /api/ not declared
+JSON answer 415 (``{"error": "one line"}``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from diceopt.web.schemas import MAX_BODY_BYTES
+from diceopt.web.schemas import MAX_BODY_BYTES, MAX_JSON_DEPTH
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+
+
+def json_depth(body: bytes) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets inside strings do
+    not count); quick on a body under the size limit, and it never recurses."""
+    depth = most = 0
+    for byte in _STRINGS.sub(b"", body).translate(None, _BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        most = max(most, depth)
+    return most
+
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -77,6 +95,10 @@ class BodyLimitMiddleware(Middleware):
                 return
             if not message.get("more_body", False):
                 break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        if json_depth(body) > MAX_JSON_DEPTH:
+            await reject(send, 400, f"JSON nested too deeply (at most {MAX_JSON_DEPTH} levels)")
+            return
         pending = iter(messages)
 
         async def replay() -> MutableMapping[str, Any]:
@@ -115,3 +137,29 @@ class JsonOnlyMiddleware(Middleware):
                 await reject(send, 415, message)
                 return
         await self.app(scope, receive, send)
+
+
+class CancelledMiddleware(Middleware):
+    """A request cancelled before its answer started (uvicorn's shutdown cancels what is
+    still running after its grace time) answers 503 "the server is stopping", one line,
+    instead of a traceback and 500 (pure ASGI)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except asyncio.CancelledError:
+            if not started:
+                with contextlib.suppress(Exception):
+                    await reject(send, 503, "stopped: the server is stopping")
+            raise

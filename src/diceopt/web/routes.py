@@ -52,8 +52,12 @@ ready in the process waits for it at most ``table_wait`` seconds, then answers 5
 Retry-After ("... is being built (35%, 40 s so far): try again in 30 s"); the build goes on,
 once per table in a process and once per cache directory across processes. The work of a
 request beyond them (e.g. a solve against an opponent who has finished) runs in a thread
-and is asked to stop at its next progress report when the client has gone or after
-``work_seconds`` (503). A POST body not declared JSON gets 415 "send JSON".
+and stops at its next checkpoint (every chunk of a solve, ``diceopt.progress.checkpoint``)
+when the client has gone, after ``work_seconds`` (503) or when the server stops. Work the
+game estimates to need more memory than ``max_memory`` is refused before it starts (400,
+``GameSpec.memory_need``). SIGTERM / Ctrl+C: every request's work stops, and the process
+ends within EXIT_SECONDS whatever it does. A POST body not declared JSON gets 415 "send
+JSON"; one nested deeper than MAX_JSON_DEPTH gets 400.
 
 ``/openapi.json`` is the schema; no documentation page is served (it would need a CDN).
 What the server keeps of the games (rules, tables, the answer cache, threads):
@@ -63,9 +67,12 @@ What the server keeps of the games (rules, tables, the answer cache, threads):
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import gc
 import logging
 import os
+import re
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -83,11 +90,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.contract import GameSpec
-from diceopt.progress import Cancelled, watching
+from diceopt.progress import Cancelled, cancellable
 from diceopt.tables import Table, TableStore
 from diceopt.web.errors import ApiError, being_built, field_path
 from diceopt.web.games import GameTables, has_distribution
-from diceopt.web.middleware import BodyLimitMiddleware, JsonOnlyMiddleware
+from diceopt.web.middleware import BodyLimitMiddleware, CancelledMiddleware, JsonOnlyMiddleware
 from diceopt.web.schemas import (
     ERRORS,
     MAX_BODY_BYTES,
@@ -129,11 +136,20 @@ log = logging.getLogger("diceopt.web")
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its client
+# After SIGTERM (or Ctrl+C) the process ends within this many seconds, whatever it is doing:
+# uvicorn's graceful shutdown (GRACEFUL_SECONDS), else a watchdog exits.
+EXIT_SECONDS = 4.0
+GRACEFUL_SECONDS = 2.0
+
+
+LONG_NUMBER = re.compile(r"\d{24,}")
 
 
 def error_response(status: int, message: object) -> JSONResponse:
-    """``{"error": message}`` (one line) with ``status``."""
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+    """``{"error": message}`` (one line, a long echo cut, a number of more than 23 digits
+    shown by its count of digits) with ``status``."""
+    text = LONG_NUMBER.sub(lambda m: f"{m.group()[:4]}...({len(m.group())} digits)", str(message))
+    return JSONResponse({"error": one_line(text)}, status_code=status)
 
 
 def add_error_handlers(app: FastAPI) -> None:
@@ -177,6 +193,29 @@ def add_error_handlers(app: FastAPI) -> None:
         return error_response(500, f"internal error: {type(exc).__name__}")
 
 
+def stop_on_signals(stopping: threading.Event) -> None:
+    """On SIGTERM or SIGINT (in the main thread, where a handler is installed: uvicorn's),
+    set ``stopping`` (the work of every request stops at its next checkpoint) before the
+    handler there runs (uvicorn's graceful shutdown), and make sure that the process ends
+    within EXIT_SECONDS whatever it is doing: a C-level watchdog (``faulthandler``, which
+    needs no Python thread to run) prints the threads' stacks and exits then (status 1)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(sig)
+        if not callable(previous) or previous is signal.default_int_handler:
+            continue
+
+        def handler(signum: int, frame: Any, previous: Any = previous) -> None:
+            if not stopping.is_set():
+                stopping.set()
+                log.info("stopping: every request's work is asked to stop")
+                faulthandler.dump_traceback_later(EXIT_SECONDS, exit=True)
+            previous(signum, frame)
+
+        signal.signal(sig, handler)
+
+
 def create_app(
     warm: bool | list[str] = True,
     games: Iterable[str | GameSpec] | None = None,
@@ -185,6 +224,7 @@ def create_app(
     table_wait: float | None = None,
     work_seconds: float | None = None,
     store: TableStore | None = None,
+    max_memory: int | None = None,
 ) -> FastAPI:
     """The advisor app.
 
@@ -195,17 +235,22 @@ def create_app(
     then). ``table_wait``: how long a request waits for a stored table being built before
     it answers 503 "being built" (seconds; default TABLE_WAIT). ``work_seconds``: the most
     a request's own solve may take (default WORK_SECONDS). ``store``: the table store
-    (default: the process's). InputError for an id that is not a game.
+    (default: the process's). ``max_memory``: the most memory (bytes) one request's work
+    may need, estimated up front (default MAX_MEMORY; 0: no bound). InputError for an id
+    that is not a game.
     """
-    tables = GameTables(served_games(games), store)
+    tables = GameTables(served_games(games), store, max_memory)
     wait_s = TABLE_WAIT if table_wait is None else float(table_wait)
     work_s = WORK_SECONDS if work_seconds is None else float(work_seconds)
     if not isinstance(warm, bool):
         check_game_ids(list(warm), "warm", tables.specs)
 
+    stopping = threading.Event()  # set by SIGTERM / Ctrl+C: every request's work stops
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202
         log.info("games served: %s", ", ".join(tables.specs) or "none")
+        stop_on_signals(stopping)
         if warm:
             wanted = [g for g in tables.specs if warm is True or g in warm]
 
@@ -235,6 +280,7 @@ def create_app(
     app.state.tables = tables
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(JsonOnlyMiddleware)
+    app.add_middleware(CancelledMiddleware)
     add_error_handlers(app)
 
     limiters: dict[str, anyio.CapacityLimiter] = {}
@@ -271,23 +317,29 @@ def create_app(
     async def guarded(
         request: Request, limiter: anyio.CapacityLimiter, fn: Callable[..., Any], *args: Any
     ) -> Any:
-        """``fn(*args)`` in a worker thread (``limiter``), stopped at its next progress
-        report (``diceopt.progress.watching``) when the client has gone or it has run for
-        ``work_s`` seconds (then ApiError 503). Work queued for a thread that is stopped
-        before it starts never starts."""
+        """``fn(*args)`` in a worker thread (``limiter``), stopped at its next checkpoint
+        (``diceopt.progress.checkpoint``: every chunk of a solve, every progress report)
+        when the client has gone, it has run for ``work_s`` seconds (then ApiError 503) or
+        the server is stopping. Work queued for a thread that is stopped before it starts
+        never starts."""
         stop = threading.Event()
         why: list[str] = []
         started: list[float] = []
 
-        def watcher(label: str, done: int, total: int | None) -> None:
+        def check() -> None:
+            if stopping.is_set() and not stop.is_set():
+                why.append("the server is stopping")
+                stop.set()
+            if not stop.is_set() and started and time.monotonic() - started[0] > work_s:
+                why.append("time limit")
+                stop.set()
             if stop.is_set():
                 raise Cancelled(why[0] if why else "stopped")
 
         def work() -> Any:
-            if stop.is_set():
-                raise Cancelled(why[0] if why else "stopped")
+            check()
             started.append(time.monotonic())
-            with watching(watcher):
+            with cancellable(check):
                 return fn(*args)
 
         def halt(reason: str) -> None:
@@ -300,21 +352,32 @@ def create_app(
             while True:
                 done, _ = await asyncio.wait({task}, timeout=POLL_SECONDS)
                 if done:
+                    if isinstance(task.exception(), Cancelled):
+                        raise stopped_error(why[0] if why else "stopped")
                     return task.result()
                 if await request.is_disconnected():
                     halt("the client has gone")
                     log.info("%s: the client has gone; its work is asked to stop", request.url.path)
-                    raise ApiError(503, "the client has gone (its work was asked to stop)")
+                    raise ApiError(503, "the client has gone (its work was stopped)")
+                if stopping.is_set():
+                    halt("the server is stopping")
+                    raise stopped_error("the server is stopping")
                 if started and time.monotonic() - started[0] > work_s:
                     halt("time limit")
-                    raise ApiError(
-                        503,
-                        f"no answer within {work_s:g} s, the most this server spends on one "
-                        "request: it needs a longer solve (asked to stop at its next step)",
-                    )
+                    raise stopped_error("time limit")
         finally:
             if not task.done() and not stop.is_set():  # the request itself was cancelled
                 halt("the request was cancelled")
+
+    def stopped_error(why: str) -> ApiError:
+        """503 (one line) for work stopped by the time limit or by the server stopping."""
+        if why == "time limit":
+            return ApiError(
+                503,
+                f"no answer within {work_s:g} s, the most this server spends on one "
+                "request (--work-seconds): it needs a longer solve, which was stopped",
+            )
+        return ApiError(503, f"stopped: {why}", {"Retry-After": "5"})
 
     @app.get("/api/tables", response_model=TablesOut)
     def table_status() -> dict[str, Any]:
@@ -376,6 +439,7 @@ def create_app(
             if options or tables.needs_thread(game, variant):
                 # first use, slow advice or options: tables first, then off the loop
                 wanted = tables.advice_tables(game, variant, body.position, options)
+                tables.check_memory(game, variant, "advice", None, options)
                 await tables_ready(request, wanted)
                 if options:
                     data = await guarded(
@@ -397,8 +461,10 @@ def create_app(
         game, variant = tables.ids(body.game, body.variant, body.rules)
         if not has_distribution(tables.spec(game)):
             raise ApiError(400, "this game has no score distribution")
-        tables.spec(game).parse(tables.rules(game, variant), body.position)
-        await tables_ready(request, tables.needed(game, variant, "distribution"))
+        pos = tables.spec(game).parse(tables.rules(game, variant), body.position)
+        wanted = tables.needed(game, variant, "distribution")
+        tables.check_memory(game, variant, "distribution", pos)
+        await tables_ready(request, wanted)
         data = await guarded(
             request, heavy_threads(), tables.distribution_json, game, variant, body.position
         )
@@ -408,7 +474,9 @@ def create_app(
     async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
         game, variant = tables.ids(body.game, body.variant, body.rules)
-        await tables_ready(request, tables.duel_tables(game, variant, body.strategy))
+        wanted = tables.duel_tables(game, variant, body.strategy)
+        tables.check_memory(game, variant, "versus")
+        await tables_ready(request, wanted)
         return await guarded(
             request, heavy_threads(), tables.duel_new, game, variant, body.strategy, body.seed,
             body.estimate,
@@ -421,7 +489,9 @@ def create_app(
         it names)."""
         game, variant = tables.ids(body.game, body.variant, body.rules)
         state = body.state.model_dump()
-        await tables_ready(request, tables.duel_tables(game, variant, state["strategy"], state))
+        wanted = tables.duel_tables(game, variant, state["strategy"], state)
+        tables.check_memory(game, variant, "versus")
+        await tables_ready(request, wanted)
         return await guarded(
             request, heavy_threads(), tables.duel_apply, game, variant, state, body.action,
             body.seed, body.estimate,

@@ -10,6 +10,7 @@ import math
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -19,6 +20,7 @@ from pydantic import (
 )
 
 MAX_BODY_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 32  # the most nested arrays and objects a request body may have
 
 GameId = Annotated[
     str, Field(min_length=1, max_length=40, description="game id, as listed by /api/games")
@@ -108,6 +110,16 @@ def whole_number(value: Any) -> int:
 
 
 WholeNumber = Annotated[int, BeforeValidator(whole_number)]
+MAX_TARGET = 1_000_000  # no game's score comes near it
+
+
+def bounded_target(value: int) -> int:
+    """A target beyond +-MAX_TARGET taken as just beyond it: the game refuses it as out of
+    its range in its own words, and no answer echoes a number of hundreds of digits."""
+    return max(-MAX_TARGET - 1, min(MAX_TARGET + 1, value))
+
+
+Target = Annotated[WholeNumber, AfterValidator(bounded_target)]
 
 
 OpponentValue = Annotated[
@@ -123,8 +135,10 @@ class AdviceRequest(PositionRequest):
     """A position to advise on, and the game's advice options where it has them
     (``advise_options`` in /api/games): a target score, or an opponent to beat."""
 
-    target: WholeNumber | None = Field(
-        default=None, description="rank by P(final score >= target) (points, a whole number)"
+    target: Target | None = Field(
+        default=None,
+        description="rank by P(final score >= target) (points, a whole number; beyond "
+        f"{MAX_TARGET:,} either way it is out of every game's range)",
     )
     opponent: OpponentValue | None = None
     opponent_plays: Annotated[str, StringConstraints(max_length=40)] | None = Field(

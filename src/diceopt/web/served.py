@@ -69,6 +69,33 @@ PASTED = "file:"  # the variant id of a pasted rule file: file:<its key>
 WORK_SECONDS = float(os.environ.get("DICEOPT_WEB_WORK_SECONDS", "60"))
 
 
+def memory_size(text: str, option: str = "DICEOPT_WEB_MAX_MEMORY") -> int:
+    """Bytes from ``4G``, ``4GB``, ``512M``, ``64k`` or a plain number of bytes (``0``: no
+    bound); InputError (one line) otherwise."""
+    words = str(text).strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(words[-1:], 1)
+    number = words[:-1] if scale > 1 else words
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1 << 60 or value != value:
+        raise InputError(f"{option}: a size such as 4G or 512M, got {str(text)[:40]!r}")
+    return int(value * scale)
+
+
+def size_words(nbytes: float) -> str:
+    """``13.8 GB``, ``420 MB``: a size for people (decimal units)."""
+    if nbytes >= 1e9:
+        return f"{nbytes / 1e9:.1f} GB"
+    return f"{max(nbytes / 1e6, 0.1):.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} KB"
+
+
+# The most memory one request's work may need (bytes, estimated up front by the game's
+# ``memory_need``; 0: no bound): a request over it is refused with 400, saying why.
+MAX_MEMORY = memory_size(os.environ.get("DICEOPT_WEB_MAX_MEMORY", "4G"))
+
+
 def check_options(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
     """The advice options as ``advise`` takes them: names from the spec's ``advise_options``
     (ApiError 400, one line, for a name the game does not have), text values parsed by the
@@ -150,9 +177,15 @@ def position_key(position: PositionIn) -> str:
 class ServedGames:
     """The served games: rules per variant, first use locked, answers cached."""
 
-    def __init__(self, specs: Mapping[str, GameSpec], store: TableStore | None = None) -> None:
+    def __init__(
+        self,
+        specs: Mapping[str, GameSpec],
+        store: TableStore | None = None,
+        max_memory: int | None = None,
+    ) -> None:
         self.specs = dict(specs)
         self.store = store or tables_module.DEFAULT
+        self.max_memory = MAX_MEMORY if max_memory is None else int(max_memory)
         self.status: dict[str, str] = {}  # "game/variant" -> loading | ready | error: ...
         self._rules: dict[tuple[str, str], Any] = {}
         self._ready: set[tuple[str, str]] = set()
@@ -217,6 +250,8 @@ class ServedGames:
                 self._pasted.move_to_end((game, vid))
                 return vid
         rules = spec.rules_text(text)
+        name = spec.describe(rules).get("name") or "pasted"
+        self._check_need(spec, rules, "advice", None, None, f"the solve of rule file {name}")
         vid = PASTED + str(spec.describe(rules).get("key") or digest[:16])
         dropped = []
         with self._guard:
@@ -331,6 +366,41 @@ class ServedGames:
             + " or ".join(spec.computer_strategies),
         )
 
+    def check_memory(
+        self,
+        game: str,
+        variant: str,
+        need: str = "advice",
+        pos: Any = None,
+        options: Options = None,
+    ) -> None:
+        """ApiError 400 (one line, saying why) when the game estimates that the answer
+        (its work and the tables it would build: ``GameSpec.memory_need``) needs more
+        memory than this server's bound (``max_memory``, 0: none), before it starts."""
+        spec = self.spec(game)
+        what = "the score distribution" if need == "distribution" else "this answer"
+        what += f" of {game}/{variant}"
+        self._check_need(spec, self.rules(game, variant), need, pos, options, what)
+
+    def _check_need(
+        self, spec: GameSpec, rules: Any, need: str, pos: Any, options: Options, what: str
+    ) -> None:
+        """ApiError 400 when ``spec.memory_need(rules, need, pos, **options)`` is over
+        ``max_memory`` (``what``: the work, in words, for the message)."""
+        if self.max_memory <= 0:
+            return
+        try:
+            bytes_needed = spec.memory_need(rules, need, pos, **dict(options or {}))
+        except (InputError, TypeError, ValueError):  # the request is checked elsewhere
+            return
+        if bytes_needed is not None and bytes_needed > self.max_memory:
+            raise ApiError(
+                400,
+                f"{what} would need about {size_words(bytes_needed)} of memory, over this "
+                f"server's bound of {size_words(self.max_memory)} per request "
+                "(diceopt serve --max-memory)",
+            )
+
     def unready(self, wanted: Iterable[Table]) -> list[Build]:
         """The builds of the tables not ready in this process, each started if it was not
         (single flight: one build per table, whoever asks)."""
@@ -355,6 +425,8 @@ class ServedGames:
         key = (game, variant)
         if key in self._ready:
             return fn()
+        if builds:
+            self.check_memory(game, variant)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:

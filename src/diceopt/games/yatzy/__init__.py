@@ -294,6 +294,14 @@ class YatzySpec(GameSpec):
 
         return needed(rules, need, pos, **options)
 
+    def memory_need(self, rules: YatzyConfig, need: str, pos: Any = None, **options: Any) -> int:
+        """The bytes an answer would take beyond what the process holds (the expected-score
+        table if it is not loaded, a distribution's work), estimated in constant time
+        (``games.yatzy.memory``); the target tables have their own bound."""
+        from diceopt.games.yatzy.memory import memory_need
+
+        return memory_need(rules, need)
+
     def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
         """The exact distribution of the final score from ``pos`` (of the points still to
         come when it gives no score) under the table's policy: the JSON of
