@@ -115,6 +115,7 @@ class Parameter:
     positional: bool = False
     required: bool = False
     const: Any = None  # not None: the value may be left out (``--ray`` alone gives const)
+    aliases: tuple[str, ...] = ()  # older spellings of the option, accepted, not in --help
 
     @property
     def option(self) -> str:
