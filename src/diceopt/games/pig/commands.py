@@ -48,7 +48,7 @@ def run_boundary(rules: PigRules, args: Any) -> CommandOutput:
     sol = solved(rules)
     hold_from, exceptions = sol.boundary()
     if args.plot:
-        write_plot(lambda: plot_boundary(sol, args.plot), args.plot)
+        write_plot(lambda out: plot_boundary(sol, out), args.plot)
     table = [[None if math.isnan(x) else int(x) for x in row] for row in hold_from.tolist()]
     data = {
         "game": "pig",

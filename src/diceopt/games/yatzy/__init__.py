@@ -396,7 +396,7 @@ class YatzySpec(GameSpec):
             title = f"{rules.variant}: {games:,} optimal games" + (
                 f" (theta {rules.theta:g})" if rules.theta else ""
             )
-            write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
+            write_plot(lambda out: histogram_png(result.scores, out, title, summary["mean"]), plot)
         pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
         lines = [
             f"table value {table.value:.4f}, {self.units_of(rules)}; "
