@@ -37,6 +37,8 @@ from diceopt.games.yatzy.solved import (
 )
 from diceopt.notation import parse_number
 
+TARGET_MAX = 100_000  # --target: far above any sheet's top score (checked by the rules)
+
 if TYPE_CHECKING:  # the types only: numpy itself loads on first use
     import numpy as np
 else:
@@ -92,6 +94,8 @@ class YatzySpec(GameSpec):
             "reads the stored target table (yatzy targets), else solves what K needs",
             type=int,
             metavar="K",
+            low=0,
+            high=TARGET_MAX,
         ),
         Parameter(
             "opponent",
