@@ -30,8 +30,10 @@ def seed_value(text: str) -> int:
         value = parse_int(text)
     except InputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_SEED:,}, got {value}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SEED:,} (2**63 - 1), got {value}")
     return value
 
 

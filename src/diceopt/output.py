@@ -70,7 +70,7 @@ def _special(path: str | os.PathLike[str]) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def write_file(path: str, write: Callable[[str], None], what: str = "") -> None:
+def write_file(path: str, write: Callable[[str], object], what: str = "") -> None:
     """:func:`replace_file`, an OSError (no space, no permission, a broken pipe) as one
     InputError line: "cannot write PATH (what): reason"."""
     where = f" ({what})" if what else ""
@@ -80,7 +80,7 @@ def write_file(path: str, write: Callable[[str], None], what: str = "") -> None:
         raise InputError(f"cannot write {path}{where}: {exc.strerror or exc}") from None
 
 
-def replace_file(path: str, write: Callable[[str], None]) -> None:
+def replace_file(path: str, write: Callable[[str], object]) -> None:
     """Write an output file at ``path`` with ``write(name)``, which writes the whole file
     at ``name``: the one way every command writes a file the user named.
 
@@ -137,7 +137,7 @@ def check_plot_path(path: str | None) -> None:
     check_output_path(path, "--plot")
 
 
-def write_plot(write: Callable[[str], None], path: str) -> None:
+def write_plot(write: Callable[[str], object], path: str) -> None:
     """Save a figure to ``path`` with ``write(name)`` (:func:`write_file`: atomic for a
     regular file, in place for a device); OSError becomes one InputError line."""
     write_file(path, write)
