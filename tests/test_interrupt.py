@@ -394,9 +394,10 @@ ZILCH = Path(__file__).resolve().parent.parent / "src/diceopt/games/rules/zilch.
 
 
 def _zilch_fine(folder: Path) -> str:
-    """Zilch with single fives worth 10: scores in steps of 10, a solve of seconds."""
+    """Zilch with single fives worth 25: scores in steps of 25, a solve of seconds (made
+    of kernel calls of a few tenths of a second each)."""
     text = ZILCH.read_text(encoding="utf-8")
-    text = text.replace("points = [100, 0, 0, 0, 50, 0]", "points = [100, 0, 0, 0, 10, 0]")
+    text = text.replace("points = [100, 0, 0, 0, 50, 0]", "points = [100, 0, 0, 0, 25, 0]")
     path = folder / "zilch-fine.toml"
     path.write_text(text.replace('name = "zilch"', 'name = "zilch-fine"'), encoding="utf-8")
     return str(path)
@@ -409,9 +410,13 @@ GAME_SOLVES = {
     "pig": ["pig", "solve", "--goal", "150", "--sides", "12"],
     "zilch": ["zilch", "solve", "--rules", "ZILCH_FINE"],
     "zombie": ["zombie", "solve"],
-    "shutbox": ["shutbox", "solve", "--tiles", "12"],
-    "stick": ["stick", "solve", "--dice", "10"],
+    "shutbox": ["shutbox", "solve", "--tiles", "12", "--objective", "win", "--players", "2"],
+    "stick": ["stick", "solve", "--dice", "10", "--sides", "10"],
 }
+
+
+LIMIT: dict[str, float] = {}  # seconds from Ctrl-C to the exit (default 2)
+DELAY = {"zilch": 1.2}  # seconds before Ctrl-C (default 1.5): well inside every solve
 
 
 @pytest.mark.parametrize("game", sorted(GAME_SOLVES))
@@ -431,22 +436,26 @@ def test_cli_solve_of_every_game_stops_within_two_seconds(tmp_path, game):
         env=env,
     )
     try:
-        time.sleep(1.5)
+        time.sleep(DELAY.get(game, 1.5))
         assert proc.poll() is None, "the solve ended before it was interrupted"
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
-        while proc.poll() is None and time.monotonic() - sent < 2.0:
+        while proc.poll() is None and time.monotonic() - sent < LIMIT.get(game, 2.0):
             time.sleep(0.02)
         took = time.monotonic() - sent
-        assert proc.poll() is not None, f"{game} solve still running 2 s after Ctrl-C"
+        assert proc.poll() is not None, f"{game} solve still running {took:.1f} s after Ctrl-C"
         out, err = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert took < 2.0
+    assert took < LIMIT.get(game, 2.0)
     _clean_stop(proc.returncode, out, err)
     assert err.splitlines()[-1] == "diceopt: interrupted"
     assert not [line for line in err.splitlines() if "Error" in line or "error" in line]
-    left = [p for p in cache.rglob("*") if p.is_file()]
-    assert all(p.name.endswith(".lock") and p.stat().st_size == 0 for p in left), left
+    # nothing of the interrupted table; Shut the Box's win solve first solves and stores
+    # the whole score table (it orders the moves): that one is complete
+    left = [p for p in cache.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+    done = [p for p in left if game == "shutbox" and p.name.endswith("-score-theta0.0-float64.tbl")]
+    assert left == done, left
+    assert all(p.stat().st_size == 0 for p in cache.rglob("*.lock"))
