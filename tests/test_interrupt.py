@@ -386,3 +386,76 @@ def test_saved_solve_resumes_from_checked_layers(tmp_path):
     assert saved.finished_layers(tmp_path, rules) == c
     with pytest.raises(storage.TableFileError):
         storage.read_mapped(path, saved._layer_key("t", c - 1, "float32", fresh.layer(c - 1).shape))
+
+
+# --- every game's solve, end to end: SIGINT once it is solving ------------------------
+
+ZILCH = Path(__file__).resolve().parent.parent / "src/diceopt/games/rules/zilch.toml"
+
+
+def _zilch_fine(folder: Path) -> str:
+    """Zilch with single fives worth 25: scores in steps of 25, a solve of seconds (made
+    of kernel calls of a few tenths of a second each)."""
+    text = ZILCH.read_text(encoding="utf-8")
+    text = text.replace("points = [100, 0, 0, 0, 50, 0]", "points = [100, 0, 0, 0, 25, 0]")
+    path = folder / "zilch-fine.toml"
+    path.write_text(text.replace('name = "zilch"', 'name = "zilch-fine"'), encoding="utf-8")
+    return str(path)
+
+
+# (a solve of several seconds in each family: race, one-player push-your-luck, Zombie
+# Dice's turn solves, the engine's value iteration)
+GAME_SOLVES = {
+    "farkle": ["farkle", "solve"],
+    "pig": ["pig", "solve", "--goal", "150", "--sides", "12"],
+    "zilch": ["zilch", "solve", "--rules", "ZILCH_FINE"],
+    "zombie": ["zombie", "solve"],
+    "shutbox": ["shutbox", "solve", "--tiles", "12", "--objective", "win", "--players", "2"],
+    "stick": ["stick", "solve", "--dice", "10", "--sides", "10"],
+}
+
+
+LIMIT: dict[str, float] = {}  # seconds from Ctrl-C to the exit (default 2)
+DELAY = {"zilch": 1.2}  # seconds before Ctrl-C (default 1.5): well inside every solve
+
+
+@pytest.mark.parametrize("game", sorted(GAME_SOLVES))
+def test_cli_solve_of_every_game_stops_within_two_seconds(tmp_path, game):
+    """SIGINT a second and a half into a solve (past start-up, far from its end): exit
+    status 130 within 2 s, one line ``diceopt: interrupted``, no traceback, and no table
+    (nor a temporary file) stored: only the empty lock file may be left."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    args = [_zilch_fine(tmp_path) if a == "ZILCH_FINE" else a for a in GAME_SOLVES[game]]
+    env = dict(os.environ, DICEOPT_CACHE=str(cache), PYTHONPATH=str(SRC))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "diceopt", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        time.sleep(DELAY.get(game, 1.5))
+        assert proc.poll() is None, "the solve ended before it was interrupted"
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        while proc.poll() is None and time.monotonic() - sent < LIMIT.get(game, 2.0):
+            time.sleep(0.02)
+        took = time.monotonic() - sent
+        assert proc.poll() is not None, f"{game} solve still running {took:.1f} s after Ctrl-C"
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < LIMIT.get(game, 2.0)
+    _clean_stop(proc.returncode, out, err)
+    assert err.splitlines()[-1] == "diceopt: interrupted"
+    assert not [line for line in err.splitlines() if "Error" in line or "error" in line]
+    # nothing of the interrupted table; Shut the Box's win solve first solves and stores
+    # the whole score table (it orders the moves): that one is complete
+    left = [p for p in cache.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+    done = [p for p in left if game == "shutbox" and p.name.endswith("-score-theta0.0-float64.tbl")]
+    assert left == done, left
+    assert all(p.stat().st_size == 0 for p in cache.rglob("*.lock"))

@@ -69,4 +69,4 @@ def test_impossible_positions(rules, bad):
 
 def test_a_two_player_rule_file_is_refused():
     with pytest.raises(InputError, match="two-player"):
-        SPEC.rules(rule_file="farkle")
+        SPEC.rules(rules="farkle")

@@ -8,9 +8,16 @@ between two slices.
 
 :func:`interruptible` replaces the SIGINT handler for a block: the handler raises
 KeyboardInterrupt at once, except inside an object finalizer (``__del__``, e.g. llvmlite's
-while numba compiles), where Python would print "Exception ignored ..." and drop the
-interrupt; there it is only recorded and raised at the next chunk boundary
-(:func:`check`) or when the block ends.
+while numba compiles) or llvmlite's ctypes callbacks, where Python would print "Exception
+ignored ..." and drop the interrupt; there it is only recorded, and raised at the next
+chunk boundary (:func:`check`), when the block ends, or when SIGINT is sent again
+:data:`RETRY_SECONDS` later (out of the finalizer by then: a cold numba compile that
+takes seconds stops too).
+
+A Ctrl-C that arrives while a numba kernel returns surfaces as SystemError ("returned a
+result with an exception set") caused by the KeyboardInterrupt; :func:`interruptible`
+raises it as the KeyboardInterrupt it is (:func:`interrupt_of`), so that every solve
+stops the same way: ``diceopt: interrupted``, exit status 130.
 
 Between two slices :func:`run_chunks` also calls :func:`diceopt.progress.checkpoint`: the
 web server stops the work of a request whose client has gone, or that has run past its
@@ -19,6 +26,7 @@ time limit, there (within about a slice, :data:`CHUNK_SECONDS`).
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -35,13 +43,20 @@ _pending: list[int] = []  # SIGINTs recorded inside a finalizer, not raised yet
 _depth = 0  # nesting of interruptible() blocks that installed the handler
 
 
+RETRY_SECONDS = 0.05  # a Ctrl-C recorded in a finalizer or callback is sent again after
+_LLVMLITE = f"{os.sep}llvmlite{os.sep}"
+
+
 def _in_finalizer(frame: FrameType | None) -> bool:
-    """True inside ``__del__`` or a ``weakref.finalize`` callback (where an exception is
-    printed as "Exception ignored" and dropped)."""
+    """True inside ``__del__``, a ``weakref.finalize`` callback or llvmlite's code (its
+    ctypes callbacks, while numba compiles), where an exception is printed as "Exception
+    ignored" and dropped."""
     while frame is not None:
         code = frame.f_code
-        if code.co_name == "__del__" or (
-            code.co_name == "__call__" and code.co_filename.endswith("weakref.py")
+        if (
+            code.co_name == "__del__"
+            or (code.co_name == "__call__" and code.co_filename.endswith("weakref.py"))
+            or _LLVMLITE in code.co_filename
         ):
             return True
         frame = frame.f_back
@@ -50,10 +65,39 @@ def _in_finalizer(frame: FrameType | None) -> bool:
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     if _in_finalizer(frame):
+        if not _pending:  # sent again shortly: raised then, out of the finalizer
+            retry = threading.Timer(RETRY_SECONDS, _resend)
+            retry.daemon = True
+            retry.start()
         _pending.append(signum)
         return
     _pending.clear()
     raise KeyboardInterrupt
+
+
+def _resend() -> None:
+    """SIGINT to the main thread again if a recorded Ctrl-C is still waiting (e.g. numba
+    compiling for seconds, with no chunk boundary to see it)."""
+    if _pending and _depth > 0:
+        main = threading.main_thread().ident
+        if main is not None:
+            _pending.clear()
+            signal.pthread_kill(main, signal.SIGINT)
+
+
+def interrupt_of(exc: BaseException) -> bool:
+    """True when ``exc`` is a Ctrl-C: KeyboardInterrupt, or the SystemError a compiled
+    (numba) call raises when the interrupt arrived as it returned."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        if not isinstance(cause, SystemError):
+            return False
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def check() -> None:
@@ -74,18 +118,32 @@ def interruptible() -> Iterator[None]:
         _depth > 0 or signal.getsignal(signal.SIGINT) is signal.default_int_handler
     )
     if not own:
-        yield
+        with _as_interrupt():
+            yield
         return
     old = signal.signal(signal.SIGINT, _handler) if _depth == 0 else None
     _depth += 1
     try:
-        yield
+        with _as_interrupt():
+            yield
         check()
     finally:
         _depth -= 1
         if _depth == 0:
             signal.signal(signal.SIGINT, old)
             _pending.clear()
+
+
+@contextmanager
+def _as_interrupt() -> Iterator[None]:
+    """Within the block, a SystemError that is a Ctrl-C (:func:`interrupt_of`) is raised
+    as KeyboardInterrupt."""
+    try:
+        yield
+    except SystemError as exc:
+        if interrupt_of(exc):
+            raise KeyboardInterrupt from None
+        raise
 
 
 class Pace:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +37,10 @@ def check_output_path(path: str, what: str = "the output") -> Path:
     target = Path(path)
     if not path.strip() or target.is_dir():
         raise InputError(f"{what} needs a file name, got {path!r}")
+    if _special(path):  # a device, a FIFO, /dev/stdout: written in place (write_file)
+        if not os.access(path, os.W_OK):
+            raise InputError(f"cannot write {path}: permission denied")
+        return target
     folder = target.resolve().parent
     if not folder.is_dir():
         raise InputError(f"cannot write {path}: no such directory")
@@ -53,6 +58,64 @@ def check_output_path(path: str, what: str = "the output") -> Path:
     if target.exists() and not os.access(target, os.W_OK):
         raise InputError(f"cannot write {path}: permission denied")
     return target
+
+
+def _special(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (its symlinks followed) is something other than a regular file
+    or a directory: a device, a FIFO, a socket, a terminal, /dev/stdout."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # missing (or a dangling symlink): a new regular file
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_file(path: str, write: Callable[[str], object], what: str = "") -> None:
+    """:func:`replace_file`, an OSError (no space, no permission, a broken pipe) as one
+    InputError line: "cannot write PATH (what): reason"."""
+    where = f" ({what})" if what else ""
+    try:
+        replace_file(path, write)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}{where}: {exc.strerror or exc}") from None
+
+
+def replace_file(path: str, write: Callable[[str], object]) -> None:
+    """Write an output file at ``path`` with ``write(name)``, which writes the whole file
+    at ``name``: the one way every command writes a file the user named.
+
+    A regular file (or a new one) is written atomically: ``write`` fills a temporary file
+    beside it (same suffix, so a plot's format is kept), which is then renamed over it
+    (with the old file's permissions, else as ``open`` would create it). A symlink is
+    written through: its target is the file replaced, the link stays. Anything else (a
+    device such as /dev/full or /dev/null, a FIFO, /dev/stdout) is written in place and
+    never renamed over. OSError when the write fails; no temporary file is left behind.
+    """
+    import tempfile
+
+    if _special(path):
+        write(path)
+        return
+    target = Path(os.path.realpath(path))  # through symlinks: the file they name
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=target.suffix or ".tmp", dir=target.parent
+    )
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, mode)
+        if _special(target):  # became a device or FIFO meanwhile: never renamed over
+            raise OSError(f"{path} is not a regular file")
+        os.replace(tmp, target)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def check_plot_path(path: str | None) -> None:
@@ -74,9 +137,7 @@ def check_plot_path(path: str | None) -> None:
     check_output_path(path, "--plot")
 
 
-def write_plot(write: Callable[[], None], path: str) -> None:
-    """Run ``write`` (which saves a figure to ``path``); OSError becomes one InputError line."""
-    try:
-        write()
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+def write_plot(write: Callable[[str], object], path: str) -> None:
+    """Save a figure to ``path`` with ``write(name)`` (:func:`write_file`: atomic for a
+    regular file, in place for a device); OSError becomes one InputError line."""
+    write_file(path, write)

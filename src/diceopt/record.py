@@ -211,8 +211,11 @@ def result_line(result: float) -> str:
 
 def save_record(path: str, lines: Sequence[str]) -> None:
     """Write the record; InputError (one line, the reason) when the write fails."""
+    from diceopt.output import replace_file
+
+    text = "\n".join(lines) + "\n"
     try:
-        Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        replace_file(path, lambda out: Path(out).write_text(text, encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot save the record to {path}: {exc.strerror or exc}") from None
 

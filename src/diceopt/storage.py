@@ -247,6 +247,7 @@ def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryI
             yield fh, tmp
             fh.flush()
             os.fsync(fh.fileno())
+        _check_replaceable(path)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -254,6 +255,19 @@ def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryI
         except OSError:
             pass
         raise
+
+
+def _check_replaceable(path: Path) -> None:
+    """OSError unless ``path`` is missing or a regular file: a table is never renamed over
+    a device, a FIFO, a directory or a symlink (which would be replaced, not followed)."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(f"{path} is not a regular file; the table is not stored over it")
 
 
 def _array_spec(entry: Any) -> tuple[str, np.dtype, tuple[int, ...]]:

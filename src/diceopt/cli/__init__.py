@@ -31,6 +31,18 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse, but a command (a parser without subcommands) refuses words it
+        does not know itself, so that the message points to its own help (``diceopt
+        zombie turn --help``), not the top level's."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        leaf = not any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+        if extras and leaf:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to get help, then exit 2."""
         self.exit(2, f"diceopt: error: {one_line(message)} (see '{self.prog} --help')\n")

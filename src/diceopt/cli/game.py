@@ -97,6 +97,16 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
         help=help_text(param.help + default_text),
         **extra,
     )
+    for alias in param.aliases:  # an older spelling: the same option, not in --help
+        parser.add_argument(
+            alias,
+            dest=param.name,
+            type=argparse_type(param),
+            choices=param.choices,
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+            **extra,
+        )
 
 
 def add_rules_options(parser: argparse.ArgumentParser, spec: GameSpec) -> None:

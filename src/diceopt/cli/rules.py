@@ -69,6 +69,7 @@ def check_category(source: str) -> tuple[list[str], dict[str, Any], str]:
     if rules is None or problems:
         return problems, {}, ""
     data = {"name": rules.name, "key": rules.storage_key, "categories": rules.num_categories}
+    data["game"] = "yatzy"
     saved = " (saved rerolls: table values)" if rules.saved_rerolls else ""
     line = (
         f"{rules.name}: {rules.num_categories} categories, {rules.dice} dice of "
@@ -89,7 +90,13 @@ def check_push_luck(source: str) -> tuple[list[str], dict[str, Any], str]:
         return problems, {}, ""
     rules = push_luck.load_rules(source)
     line = push_luck.size_line(source)
-    return [], {"name": rules.name, "players": rules.players}, f"{rules.name}: {line}"
+    game = PUSH_LUCK_GAMES[rules.players]  # the game that takes such files with --rules
+    data = {"name": rules.name, "players": rules.players, "game": game}
+    return [], data, f"{rules.name}: {line}; play it with diceopt {game} COMMAND --rules {source}"
+
+
+# the game whose commands take a push-your-luck rule file of so many players (--rules)
+PUSH_LUCK_GAMES = {1: "zilch", 2: "farkle"}
 
 
 CHECKS = {"category": check_category, "push-luck": check_push_luck}

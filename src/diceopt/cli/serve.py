@@ -9,6 +9,7 @@ import socket
 from typing import Any
 
 from diceopt.errors import InputError
+from diceopt.options import int_in
 from diceopt.storage import ENV_VAR as CACHE_ENV
 
 
@@ -16,9 +17,14 @@ def register(subparsers: Any) -> None:
     """Add ``serve [--host H --port P --workers N --cache-dir D --max-memory SIZE ...]``."""
     parser = subparsers.add_parser("serve", help="the web advisor: a page and a JSON API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 = any)")
     parser.add_argument(
-        "--workers", type=int, default=1, help="worker processes (default 1; each loads tables)"
+        "--port", type=int_in(0, 65535), default=8000, help="TCP port (default 8000; 0 = any)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int_in(1, 256),
+        default=1,
+        help="worker processes (default 1; each loads tables)",
     )
     parser.add_argument(
         "--warm",

@@ -92,6 +92,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
@@ -129,6 +130,9 @@ class Parameter:
     positional: bool = False
     required: bool = False
     const: Any = None  # not None: the value may be left out (``--ray`` alone gives const)
+    aliases: tuple[str, ...] = ()  # older spellings of the option, accepted, not in --help
+    low: int | None = None  # an int option's least value (checked as it is parsed)
+    high: int | None = None  # an int option's largest value (every count, seed, depth)
 
     @property
     def option(self) -> str:
@@ -139,7 +143,12 @@ class Parameter:
         """The value of the option's text (``type``); InputError saying what the value
         must be (never Python's "invalid literal for int()")."""
         if self.type is int:
-            return parse_int(text)
+            value = parse_int(text)
+            low = -math.inf if self.low is None else self.low
+            high = math.inf if self.high is None else self.high
+            if not low <= value <= high:
+                raise InputError(f"must be {_range_words(self.low, self.high)}, got {value}")
+            return value
         try:
             return self.type(text)
         except InputError:
@@ -147,6 +156,13 @@ class Parameter:
         except (TypeError, ValueError) as exc:
             word = TYPE_WORDS.get(self.type)
             raise InputError(f"not {word}: {text!r}" if word else f"{exc}: {text!r}") from None
+
+
+def _range_words(low: int | None, high: int | None) -> str:
+    """An int option's range in words: ``0 to 10,000,000``, ``at least 1``, ``at most 9``."""
+    if low is not None and high is not None:
+        return f"a whole number from {low:,} to {high:,}"
+    return f"at least {low:,}" if low is not None else f"at most {high:,}"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from typing import Any
 from diceopt.errors import InputError
 from diceopt.games.contract import Command, CommandOutput, Parameter
 
+CANDIDATES_MAX = 1_000_000  # the most compensations --candidates asks for
+
 MORE = 2  # candidates tried past the crossing of 1/2
 
 
@@ -80,6 +82,8 @@ def fair_command(
                 "largest compensation tried, in scoring steps (default: until the first "
                 "player's chance crosses 1/2, and two more)",
                 type=int,
+                low=0,
+                high=CANDIDATES_MAX,
             ),
         ),
     )

@@ -32,33 +32,50 @@ from diceopt.games.families.turn_engine import TurnValues
 from diceopt.lazy import numpy as np
 
 GOAL_MAX = 20_000
+GOAL_STEPS_MAX = GOAL_MAX // 50  # the most scoring steps of a goal (W: steps x steps)
 POSITION_EXAMPLE = "me 4000 | opponent 3500 | turn 300 | dice 1 3 5 5"
 
 
 @dataclass(frozen=True)
 class FarkleRules:
-    """Farkle's parameters: the goal (points, a multiple of the step) and the dice."""
+    """Farkle's parameters: the goal (points, a multiple of the step) and the dice;
+    ``source``: the two-player push-your-luck rule file (a shipped name or a path;
+    ``--rules``), Farkle's own by default."""
 
     goal: int = 10_000
     dice: int = 6
+    source: str = "farkle"
 
     def __post_init__(self) -> None:
-        step = base_rules().step
-        if not isinstance(self.goal, int) or not step <= self.goal <= GOAL_MAX:
-            raise InputError(f"the goal must be {step} to {GOAL_MAX} points, got {self.goal}")
+        base = self.base
+        if base.players != 2:
+            raise InputError(
+                f"{self.source}: a one-player rule file; farkle takes two-player files "
+                "(diceopt zilch solve --rules FILE takes one-player ones)"
+            )
+        step = base.step
+        top = min(GOAL_MAX, GOAL_STEPS_MAX * step)
+        if not isinstance(self.goal, int) or not step <= self.goal <= top:
+            raise InputError(f"the goal must be {step} to {top} points, got {self.goal}")
         if self.goal % step:
             raise InputError(f"the goal must be a multiple of {step} points, got {self.goal}")
         if not isinstance(self.dice, int) or not 1 <= self.dice <= 6:
             raise InputError(f"Farkle is played with 1 to 6 dice, got {self.dice}")
 
+    @functools.cached_property
+    def base(self) -> PushLuckRules:
+        """The rule file's rules as written."""
+        return load_rules(self.source)
+
     def describe(self) -> dict[str, Any]:
         """The parameters as plain JSON-ready data (points)."""
-        return {"goal": self.goal, "dice": self.dice, "step": base_rules().step}
+        more = {} if self.source == "farkle" else {"rules": self.base.name}
+        return {"goal": self.goal, "dice": self.dice, "step": self.base.step} | more
 
     @functools.cached_property
     def family(self) -> PushLuckRules:
         """The rule file's rules with this goal and number of dice."""
-        return dataclasses.replace(base_rules(), goal=self.goal, dice=self.dice)
+        return dataclasses.replace(self.base, goal=self.goal, dice=self.dice)
 
 
 def base_rules() -> PushLuckRules:
@@ -100,6 +117,13 @@ class FarkleSpec(PushLuckSpec):
     parameters = (
         Parameter("goal", f"points to win, a multiple of 50 up to {GOAL_MAX}", type=int),
         Parameter("dice", "dice per turn, 1 to 6 (reduced games for checks)", type=int),
+        Parameter(
+            "rules",
+            "a two-player push-your-luck rule file instead of Farkle's: a path, or a shipped "
+            "file's name (see diceopt rules list); its goal and dice unless given",
+            metavar="NAME|FILE",
+            aliases=("--rule-file",),
+        ),
     )
     variants = {
         "acg2017": "Busche & Neller 2017: simplest scoring, six dice, to 10,000",
@@ -113,9 +137,16 @@ class FarkleSpec(PushLuckSpec):
         return [text for text, _, _ in self.legal(rules, pos)]
 
     def rules(self, variant: str | None = None, **params: Any) -> FarkleRules:
-        """The rules of a variant (``quick``: to 2,000), ``goal`` and ``dice`` as given."""
+        """The rules of a variant (``quick``: to 2,000) or of a two-player rule file
+        (``rules``: its goal and dice), ``goal`` and ``dice`` as given."""
+        goal, dice, source = params.get("goal"), params.get("dice"), params.get("rules")
+        if source is not None:
+            if variant is not None:
+                raise InputError("give either --variant or --rules (a rule file), not both")
+            base = load_rules(source)
+            goal = base.goal if goal is None else goal
+            return FarkleRules(goal, base.dice if dice is None else dice, source)
         default = 2_000 if self.variant_id(variant) == "quick" else 10_000
-        goal, dice = params.get("goal"), params.get("dice")
         return FarkleRules(default if goal is None else goal, 6 if dice is None else dice)
 
     def family_rules(self, rules: FarkleRules) -> PushLuckRules:
@@ -176,7 +207,8 @@ class FarkleSpec(PushLuckSpec):
         sol = solved(rules)
         stats = sol.stats
         lines = [
-            f"Farkle: goal {rules.goal}, {rules.dice} dice, both players optimal",
+            f"{rules.base.title or rules.base.name}: goal {rules.goal}, {rules.dice} dice, "
+            "both players optimal",
             f"first player's win probability: {sol.value:.12f}",
             f"{sol.goal * sol.goal:,} turn starts; "
             + (

@@ -1,7 +1,7 @@
 """Zilch (RULES §9), one player: the maximum long-run expected score per turn.
 
 The rules come from the push-your-luck rule file ``zilch.toml`` (or any one-player rule
-file of the family, ``--rule-file``); the solve is
+file of the family, ``--rules NAME|FILE``); the solve is
 :mod:`diceopt.games.families.push_luck_solo`, positions and play
 :mod:`diceopt.games.families.push_luck_spec`. A game here is one turn, started after
 ``streak`` zilches in a row; its result is the turn's worth: the points banked (less 500
@@ -43,9 +43,11 @@ class ZilchSpec(PushLuckSpec):
     bust_word = "zilch"
     parameters = (
         Parameter(
-            "rule_file",
-            "a one-player push-your-luck rule file (TOML) instead of Zilch's",
-            metavar="FILE",
+            "rules",
+            "a one-player push-your-luck rule file instead of Zilch's: a path, or a shipped "
+            "file's name (see diceopt rules list)",
+            metavar="NAME|FILE",
+            aliases=("--rule-file",),
         ),
     )
     variants = {"zilch": "Zilch as analysed by Matt Busche (2010): bank from 300, 3 zilches -500"}
@@ -57,12 +59,17 @@ class ZilchSpec(PushLuckSpec):
         return [text for text, _, _ in self.legal(rules, pos)]
 
     def rules(self, variant: str | None = None, **params: Any) -> PushLuckRules:
-        """Zilch's rules, or a one-player rule file's (``rule_file``)."""
+        """Zilch's rules, or a one-player rule file's (``rules``)."""
+        if params.get("rules") is not None and variant is not None:
+            raise InputError("give either --variant or --rules (a rule file), not both")
         self.variant_id(variant)
-        source = params.get("rule_file") or "zilch"
+        source = params.get("rules") or "zilch"
         rules = load_rules(source)
         if rules.players != 1:
-            raise InputError(f"{source}: a two-player rule file; zilch takes one-player files")
+            raise InputError(
+                f"{source}: a two-player rule file; zilch takes one-player files "
+                "(diceopt farkle solve --rules FILE takes two-player ones)"
+            )
         return rules
 
     def family_rules(self, rules: PushLuckRules) -> PushLuckRules:

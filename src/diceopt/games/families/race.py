@@ -26,6 +26,7 @@ from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.contract import Command
 from diceopt.games.families.push_luck import RollTable
+from diceopt.interrupt import run_chunks
 from diceopt.lazy import numpy as np
 
 TOLERANCE = 1e-15  # a pair's fixed point: both turn starts reproduce themselves to this
@@ -168,7 +169,18 @@ def solve_race(
     if goal < 1:
         raise InputError(f"the goal must be at least one step, got {goal}")
     wall, cpu = time.perf_counter(), time.process_time()
-    w, passes, states, rounds, residual = k.solve_race(rolls.arrays(), goal, tolerance, MAX_ROUNDS)
+    w = np.zeros((goal, goal))
+    counts = np.zeros(3, dtype=np.int64)  # turn passes, states visited, most rounds
+    resid = np.zeros(1)
+    top = 2 * goal - 2
+
+    def sums(lo: int, hi: int) -> None:  # the sums top - lo down to top - hi + 1
+        k.solve_sums(
+            rolls.arrays(), goal, tolerance, MAX_ROUNDS, w, top - lo, top - hi, counts, resid
+        )
+
+    run_chunks(sums, top + 1)  # largest sums first; Ctrl-C between two chunks
+    passes, states, rounds, residual = counts[0], counts[1], counts[2], resid[0]
     seconds = time.perf_counter() - wall
     stats = {
         "seconds": seconds,

@@ -139,23 +139,31 @@ def guess(
 
 
 @numba.njit(cache=True, parallel=True)
-def solve_race(r: Rolls, goal: int, tol: float, max_iter: int) -> tuple[Arr, int, int, int, float]:
+def solve_sums(
+    r: Rolls,
+    goal: int,
+    tol: float,
+    max_iter: int,
+    w: Arr,
+    top: int,
+    stop: int,
+    counts: Arr,
+    residual: Arr,
+) -> None:
     """W[i, j]: the win probability of the mover at the start of a turn with i banked
-    against j (steps, both < goal), both players optimal.
+    against j (steps, both < goal), both players optimal, for the pairs with i + j from
+    ``top`` down to ``stop`` (excluded), those of larger sums solved already: a solve is
+    a run of these calls from 2 goal - 2 down to -1 (Ctrl-C is seen between two).
 
     Pairs are solved in decreasing i + j; the pair (i, j), (j, i) by policy iteration on
     its 2-cycle (a bust hands the turn over): each round evaluates both turns at the
     current guesses and solves the 2x2 linear system of the affine pieces, until both
-    guesses reproduce themselves within ``tol``. Returns (W, turn passes, decision states
-    visited, rounds of the slowest pair, largest final residual).
+    guesses reproduce themselves within ``tol``. Adds to ``counts`` (turn passes,
+    decision states visited; the rounds of the slowest pair as a maximum) and
+    ``residual[0]`` (the largest final residual, as a maximum).
     """
     dice = r[6]
-    w = np.zeros((goal, goal))
-    passes = 0
-    visited = 0
-    worst_rounds = 0
-    worst_residual = 0.0
-    for s in range(2 * goal - 2, -1, -1):
+    for s in range(top, stop, -1):
         lo = max(0, s - (goal - 1))
         hi = s // 2
         count = hi - lo + 1
@@ -200,11 +208,10 @@ def solve_race(r: Rolls, goal: int, tol: float, max_iter: int) -> tuple[Arr, int
             w[j, i] = v
             p_rounds[p] = rounds
             p_resid[p] = resid
-        passes += p_passes.sum()
-        visited += p_states.sum()
-        worst_rounds = max(worst_rounds, p_rounds.max())
-        worst_residual = max(worst_residual, p_resid.max())
-    return w, passes, visited, worst_rounds, worst_residual
+        counts[0] += p_passes.sum()
+        counts[1] += p_states.sum()
+        counts[2] = max(counts[2], p_rounds.max())
+        residual[0] = max(residual[0], p_resid.max())
 
 
 @numba.njit(cache=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from diceopt.errors import InputError
 from diceopt.games.contract import Command, CommandOutput, Parameter
-from diceopt.games.pig.rules import PigRules
+from diceopt.games.pig.rules import GOAL_MAX, PigRules
 from diceopt.games.pig.solution import plot_boundary, solved
 
 BOUNDARY_STEP = 10  # score step of the printed boundary table (goals above 20)
@@ -29,6 +29,8 @@ def pig_commands() -> tuple[Command, ...]:
                     "step",
                     f"score step of the table (default {BOUNDARY_STEP}; 1 for goals to 20)",
                     type=int,
+                    low=1,
+                    high=GOAL_MAX,
                 ),
                 Parameter("plot", "draw the boundary (png, svg or pdf)", metavar="FILE"),
             ),
@@ -48,7 +50,7 @@ def run_boundary(rules: PigRules, args: Any) -> CommandOutput:
     sol = solved(rules)
     hold_from, exceptions = sol.boundary()
     if args.plot:
-        write_plot(lambda: plot_boundary(sol, args.plot), args.plot)
+        write_plot(lambda out: plot_boundary(sol, out), args.plot)
     table = [[None if math.isnan(x) else int(x) for x in row] for row in hold_from.tolist()]
     data = {
         "game": "pig",

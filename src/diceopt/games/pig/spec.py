@@ -189,7 +189,7 @@ class PigSpec(GameSpec):
             + f" (residual {stats.get('residual', 0.0):.1e})",
         ]
         if plot:
-            write_plot(lambda: plot_boundary(sol, plot), plot)
+            write_plot(lambda out: plot_boundary(sol, out), plot)
             lines.append(f"roll/hold boundary written to {plot}")
         data = {
             "solver": "race (push-your-luck family, rules/pig.toml)",

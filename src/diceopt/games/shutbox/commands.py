@@ -12,6 +12,7 @@ from diceopt.games.shutbox.duel import diff_lines, differing_positions
 from diceopt.games.shutbox.rules import ShutRules
 
 DIFF_LIMIT = 25  # rows ``diff`` prints without --limit
+LIMIT_MAX = 1_000_000  # the most rows --limit asks for
 
 
 def shutbox_commands() -> tuple[Command, ...]:
@@ -25,7 +26,13 @@ def shutbox_commands() -> tuple[Command, ...]:
                 Parameter(
                     "player", "whose decisions: 1, 2 or both", "both", choices=("1", "2", "both")
                 ),
-                Parameter("limit", f"rows to show (text default {DIFF_LIMIT})", type=int),
+                Parameter(
+                    "limit",
+                    f"rows to show (text default {DIFF_LIMIT})",
+                    type=int,
+                    low=0,
+                    high=LIMIT_MAX,
+                ),
             ),
         ),
     )

@@ -37,6 +37,8 @@ from diceopt.games.yatzy.solved import (
 )
 from diceopt.notation import parse_number
 
+TARGET_MAX = 100_000  # --target: far above any sheet's top score (checked by the rules)
+
 if TYPE_CHECKING:  # the types only: numpy itself loads on first use
     import numpy as np
 else:
@@ -92,6 +94,8 @@ class YatzySpec(GameSpec):
             "reads the stored target table (yatzy targets), else solves what K needs",
             type=int,
             metavar="K",
+            low=0,
+            high=TARGET_MAX,
         ),
         Parameter(
             "opponent",
@@ -434,7 +438,7 @@ class YatzySpec(GameSpec):
             title = f"{rules.variant}: {games:,} optimal games" + (
                 f" (theta {rules.theta:g})" if rules.theta else ""
             )
-            write_plot(lambda: histogram_png(result.scores, plot, title, summary["mean"]), plot)
+            write_plot(lambda out: histogram_png(result.scores, out, title, summary["mean"]), plot)
         pct = "  ".join(f"p{p} {v:g}" for p, v in summary["percentiles"].items())
         lines = [
             f"table value {table.value:.4f}, {self.units_of(rules)}; "

@@ -528,7 +528,7 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
         title = f"{config.variant}: exact distribution from {where}"
         if config.theta:
             title += f" (theta {config.theta:g})"
-        write_plot(lambda: distribution_png(dist, args.plot, title[:90]), args.plot)
+        write_plot(lambda out: distribution_png(dist, out, title[:90]), args.plot)
     data = {
         "variant": config.variant,
         "theta": config.theta,

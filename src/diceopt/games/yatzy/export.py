@@ -32,8 +32,6 @@ Columns (the README's table): ``game``, ``turn``, ``position``, ``dice``, ``rero
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +45,7 @@ from diceopt.games.yatzy.advice import Position, format_position, value_is
 from diceopt.games.yatzy.batch import OptionRows, action_names, option_values, roll_lookup
 from diceopt.games.yatzy.engine_game import score_points
 from diceopt.games.yatzy.table import YatzyTable
-from diceopt.output import check_output_path
+from diceopt.output import check_output_path, write_file
 
 SOURCES = ("optimal", "random", "perturbed")
 FORMATS = ("parquet", "jsonl")
@@ -360,22 +358,10 @@ def export(
         "eps": repr(float(eps)) if source == "perturbed" else "",
         "values": value_is(Position((), 0, score=None), float(table.theta)),
     }
-    fd, tmp = tempfile.mkstemp(prefix=".export-", dir=target.resolve().parent)
-    os.close(fd)
-    try:
-        if fmt == "parquet":
-            write_parquet(records, Path(tmp), meta)
-        else:
-            write_jsonl(records, Path(tmp))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would create it (mkstemp makes it 0600)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    if fmt == "parquet":
+        write_file(path, lambda out: write_parquet(records, Path(out), meta), "the export")
+    else:
+        write_file(path, lambda out: write_jsonl(records, Path(out)), "the export")
     return {
         "rows": len(situations),
         "games": len(np.unique(situations.game)),

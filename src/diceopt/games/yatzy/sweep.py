@@ -158,7 +158,7 @@ def run_sweep(config: Any, args: argparse.Namespace) -> CommandOutput:
     rows = sweep(config.rules, thetas, config.dtype, None, notice, args.ray)
     if args.plot:
         title = f"{config.variant}: mean and spread by theta (exact distributions)"
-        write_plot(lambda: frontier_png(rows, args.plot, title), args.plot)
+        write_plot(lambda out: frontier_png(rows, out, title), args.plot)
     seconds = time.perf_counter() - t0
     data = {
         "variant": config.variant,

@@ -11,6 +11,7 @@ from diceopt.games.fair import fair_command
 from diceopt.games.zombie import game
 from diceopt.games.zombie.position import ZombieRules
 from diceopt.lazy import numpy as np
+from diceopt.options import MAX_GAMES, MAX_SEED
 
 
 def zombie_commands() -> tuple[Command, ...]:
@@ -23,8 +24,15 @@ def zombie_commands() -> tuple[Command, ...]:
             "two shotguns', exactly (optionally simulated)",
             run_turn,
             (
-                Parameter("games", "also simulate this many seeded turns of each policy", 0, int),
-                Parameter("seed", "simulation seed", 1, int),
+                Parameter(
+                    "games",
+                    "also simulate this many seeded turns of each policy",
+                    0,
+                    int,
+                    low=0,
+                    high=MAX_GAMES,
+                ),
+                Parameter("seed", "simulation seed", 1, int, low=0, high=MAX_SEED),
             ),
         ),
     )
