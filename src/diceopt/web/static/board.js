@@ -162,7 +162,7 @@ function playSheet(json, opts) {
   const totals = [el("tr", { class: "totals" }, el("td", { text: "Total" }), el("td", { class: "num total", text: num(json.score ?? 0) }))];
   if (opts.expected !== undefined && opts.expected !== null) {
     totals.push(el("tr", { class: "totals expected" }, el("td", { text: "Expected final" }),
-      el("td", { class: "num", id: opts.id ? `${opts.id}-expected` : null, text: pts(opts.expected, 1) })));
+      el("td", { class: "num", id: opts.id ? `${opts.id}-expected` : null, text: Number.isInteger(opts.expected) ? num(opts.expected) : pts(opts.expected, 1) })));
   }
   // points of the score no box holds (e.g. a Yahtzee bonus), once every filled box is known
   const boxes = [...filled];

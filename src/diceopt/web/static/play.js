@@ -445,7 +445,7 @@ function renderReview(p) {
   box.dataset.cost = String(r.cost);
   box.dataset.result = String(r.result);
   const parts = [];
-  const f2 = (x) => inUnits(x, r.units);
+  const f2 = (x) => inUnits(x, r.units).replace(/^-/, "−");
   if (r.expected_start !== null) {
     const lower = r.identity.includes("lower is better");
     parts.push(el("p", { class: "split", id: "review-split" },
