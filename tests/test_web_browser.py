@@ -195,7 +195,8 @@ def check_log(page, decisions: list[dict]) -> None:
         assert cells.nth(4).text_content() == d["position"]
     total = sum(d["regret"] for d in decisions)
     assert float(page.locator("#total-cost").inner_text()) == pytest.approx(total, abs=1e-4)
-    assert float(page.locator("#summary-cost").inner_text()) == pytest.approx(total, abs=1e-4)
+    cost = page.locator("#summary-cost")
+    assert float(cost.get_attribute("data-value")) == pytest.approx(total, abs=1e-4)
 
 
 # --- the page is generic -------------------------------------------------------------------
@@ -446,7 +447,8 @@ def test_yatzy_play_whole_game(page, live_server, artifacts_dir):
 
 
 def check_play_sheet(page, base: str) -> bool:
-    """The play sheet's points equal the score change of each open box's action."""
+    """The play sheet's points are what each open box's action writes there: the change
+    of the score, for an upper box the change of the upper total (without the bonus)."""
     position = page.locator("#play-position").get_attribute("data-position")
     advice = api(base, "/api/advice", {"game": "yatzy", "position": position})
     writes = [a["action"] for a in advice["actions"] if a["action"].startswith("score ")]
@@ -455,8 +457,16 @@ def check_play_sheet(page, base: str) -> bool:
     outcomes = api(
         base, "/api/preview", {"game": "yatzy", "position": position, "actions": writes}
     )["outcomes"]
-    score = advice["position_json"]["score"]
-    want = {o["action"].split()[1]: str(o["position_json"]["score"] - score) for o in outcomes}
+    before = advice["position_json"]
+    upper = set(page.evaluate("() => variant().sheet.upper"))
+
+    def points(cat: str, after: dict) -> str:
+        key = "upper" if cat in upper else "score"
+        return str(after[key] - before[key])
+
+    want = {
+        o["action"].split()[1]: points(o["action"].split()[1], o["position_json"]) for o in outcomes
+    }
     page.wait_for_function(
         "w => Object.entries(w).every(([c, p]) => { const td = document.querySelector("
         "`#play-sheet td.points[data-cat='${c}']`); return td && td.textContent === p; })",
@@ -1233,3 +1243,147 @@ def test_yatzy_pasted_rule_file_gives_advice_on_its_sheet(page, live_server):
     page.click("#rules-box summary")
     page.click("#rules-clear")
     page.wait_for_function("() => document.querySelector('#variant').value === 'scandinavian'")
+
+
+# --- the numbers on the page: a box's own points, percentages, the expected start -----------
+
+# Sixes to write, 50 in the upper boxes: 30 points in the box reach 80, past the bonus at 63.
+SIXES = "dice 6 6 6 6 6 | rerolls 0 | filled ones twos threes fours fives | upper 50 | score 50"
+ALL_BUT_TWO = (
+    "ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind four_of_a_kind "
+    "small_straight large_straight full_house"
+)
+# Two rounds from the end (chance, then yatzy), 240 points against the computer's 0: a
+# certain win.
+FAR_AHEAD = f"dice 6 6 6 6 6 | rerolls 0 | filled {ALL_BUT_TWO} | upper 63 | score 240"
+FAR_BEHIND = f"filled {ALL_BUT_TWO} | upper 0 | score 0"
+# a number written with an exponent, NaN, undefined, Infinity or five decimals or more
+ODD_NUMBER = re.compile(r"\d[eE][+-]?\d|NaN|undefined|Infinity|\d\.\d{5,}")
+
+
+def odd_numbers(page) -> list[str]:
+    """Numbers of the play view (its text, the titles of its chart) that read oddly."""
+    text = page.evaluate(
+        """() => document.querySelector('#play-view').innerText + ' ' +
+                 [...document.querySelectorAll('#play-view [title], #play-view title')]
+                   .map(e => e.getAttribute('title') || e.textContent).join(' ')"""
+    )
+    return ODD_NUMBER.findall(text)
+
+
+def test_yatzy_sheet_shows_the_upper_bonus_once(page, live_server):
+    # the box that reaches 63 holds its own points; the bonus shows in the bonus row only
+    # and the sum row is the upper sum without it
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server}/#{urlencode({**FORCED, 'mode': 'play', 'pos': SIXES})}")
+    page.wait_for_selector("body[data-ready='true']")
+    sixes = page.locator("#play-sheet td.points[data-cat='sixes']")
+    page.wait_for_function(
+        """() => document.querySelector("#play-sheet td.points[data-cat='sixes']")
+                 ?.textContent !== '' """
+    )
+    assert sixes.inner_text() == "30"  # what the dice would write there, before the write
+    assert page.locator("#play-sheet-upper").inner_text() == "50/63"
+    assert page.locator("#play-sheet-bonus").inner_text() == "needs 13"
+    page.click("#play-sheet button.option[data-action='score sixes']")
+    wait_turn(page, 1)
+    assert page.locator("#play-sheet tr.filled[data-cat='sixes']").count() == 1
+    assert sixes.inner_text() == "30"
+    assert page.locator("#play-sheet-upper").inner_text() == "80/63"
+    assert page.locator("#play-sheet-bonus").inner_text() == "+50"
+    assert page.locator("#play-sheet td.total").inner_text() == "130"
+    assert page.locator("#play-sheet tr.extra").count() == 0
+    assert not odd_numbers(page)
+
+
+def test_percentages_read_plainly_at_the_end_of_a_big_win(page, live_server, artifacts_dir):
+    # one format for every probability: no exponent, 100% for a certain win
+    page.set_viewport_size({"width": 390, "height": 844})
+    query = urlencode(
+        {**FORCED, "mode": "play", "pos": FAR_AHEAD, "vs": "expected", "computer": FAR_BEHIND}
+    )
+    page.goto(f"{live_server}/#{query}")
+    page.wait_for_selector("body[data-ready='true']")
+    shown = page.evaluate(
+        "() => [1, 1 - 1e-12, 0.99999, 0.9995, 0.999, 0.5, 0.001, 0.0004, 1e-5, 0, -0.02, NaN]"
+        ".map(pct)"
+    )
+    assert shown == [
+        "100%", "100%", ">99.9%", ">99.9%", "99.9%", "50.0%", "0.1%", "<0.1%", "<0.1%", "0%",
+        "−2.0%", "–",
+    ]  # fmt: skip
+    page.click("#play-sheet button.option[data-action='score chance']")
+    estimate = page.locator("#win-estimate")
+    # (the computer's first turn may load or build its table)
+    page.wait_for_selector("#win-estimate[data-turns='1']", timeout=240_000)
+    assert float(estimate.get_attribute("data-value")) == pytest.approx(1, abs=1e-9)
+    assert "your chance of winning: 100%" in estimate.inner_text(), estimate.inner_text()
+    page.wait_for_selector("#best-move #win-hint[data-same]")
+    assert "100% to win" in page.locator("#win-hint").inner_text()
+    assert not odd_numbers(page), odd_numbers(page)
+    for n in range(1, 5):
+        wait_turn(page, n)
+        if play_state(page)["over"]:
+            break
+        page.click("#play-best")
+    else:
+        pytest.fail("the game did not end")
+    assert page.locator("#final-result").inner_text().startswith("You win")
+    page.wait_for_function("() => !document.querySelector('#review').hasAttribute('aria-busy')")
+    assert "100%" in estimate.inner_text()
+    assert not odd_numbers(page), odd_numbers(page)
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / "web-yatzy-big-win.png"), full_page=True)
+
+
+def test_typed_first_roll_summary_and_review_expect_the_same_start(browser, maxi_server):
+    # after dice typed over the first roll, the summary's expected start is the review's:
+    # the value from the start of the game, before the first roll, in the same digits
+    from conftest import new_page
+
+    with new_page(browser) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        open_game(page, maxi_server, "yatzy")
+        page.select_option("#variant", MAXI_MINI_ID)
+        page.click("#mode-play")
+        page.select_option("#versus", "")
+        page.fill("#seed", "5")
+        page.click("#new-game")
+        wait_turn(page, 0)
+        page.fill("#roll-input", "112233")
+        page.click("#roll-set")
+        page.wait_for_function(
+            "() => document.querySelector('#play-position').dataset.position"
+            ".startsWith('dice 1 1 2 2 3 3 ')"
+        )
+        for n in range(0, 40):
+            wait_turn(page, n)
+            if play_state(page)["over"]:
+                break
+            # now and then the second best, so that the cost is not 0
+            alt = page.locator("#best-move button.alt")
+            (alt.first if n % 4 == 1 and alt.count() else page.locator("#play-best")).click()
+        else:
+            pytest.fail("the game did not end")
+        review = page.locator("#review")
+        page.wait_for_function("() => document.querySelector('#review').dataset.result")
+        parts = {
+            k: float(review.get_attribute(f"data-{k}"))
+            for k in ("expected-start", "luck", "cost", "result")
+        }
+        assert parts["expected-start"] + parts["luck"] - parts["cost"] == pytest.approx(
+            parts["result"], abs=1e-6
+        )
+        summary = page.locator("#play-summary")
+        page.wait_for_function("() => document.querySelector('#play-summary').dataset.start")
+        start = float(summary.get_attribute("data-start"))
+        assert start == pytest.approx(parts["expected-start"], abs=1e-12)
+        shown = f"{parts['expected-start']:.2f}"
+        assert page.locator("#summary-start").inner_text() == shown
+        assert page.locator("#review-start").inner_text() == shown
+        assert "before the first roll" in summary.inner_text()
+        assert "before the first roll" in review.inner_text()
+        cost = page.locator("#summary-cost")
+        assert float(cost.get_attribute("data-value")) == pytest.approx(parts["cost"], abs=1e-6)
+        assert cost.inner_text() == f"{parts['cost']:.2f}"
+        assert not odd_numbers(page), odd_numbers(page)

@@ -174,7 +174,7 @@ function adviseBest(st) {
     }
   }
   box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }),
-    el("strong", { class: "best-words", text: words }), el("span", { class: "value", text: `${fmtValue(best.value)}` })));
+    el("strong", { class: "best-words", text: words }), el("span", { class: "value", text: valueText(best.value, st.valueIs) })));
 }
 // --- advice options (the game's advise_options, e.g. a target score, an opponent) ------
 // Each option gets an input (a list for choices, a number, text) with its message box
@@ -335,7 +335,6 @@ function quantile(pmf, q) {
   for (let i = 0; i < pmf.length; i++) { c += pmf[i]; if (c >= q - 1e-12) return i; }
   return pmf.length - 1;
 }
-const pct = (p) => (p >= 0.9995 || p < 0.0005 ? `${(100 * p).toPrecision(2)}%` : `${(100 * p).toFixed(1)}%`);
 // A bar per score (the tails beyond 0.05% and 99.95% left out), the mean dashed, the
 // scores at or above the target highlighted. SVG markup (numbers only) parsed by the page.
 function drawDistribution(data) {
@@ -428,7 +427,7 @@ async function advise(position, fromText = false) {
     }, el("td", { class: "rank", text: i + 1 }), el("td", { class: "action", text: a.action }),
     el("td", { class: "num value", text: fmt(a.value), title: String(a.value) }),
     el("td", { class: "num regret", text: fmt(a.regret), title: String(a.regret) }),
-    ...(expected ? [el("td", { class: "num expected", text: a.expected.toFixed(2), title: String(a.expected) })] : []))));
+    ...(expected ? [el("td", { class: "num expected", text: pts(a.expected), title: String(a.expected) })] : []))));
     $("#units").textContent = `value: ${data.value_is}`;
     // the text the user is typing is left alone (an answer for the board may come in)
     if (fromText || document.activeElement !== $("#position")) $("#position").value = data.position;
@@ -436,6 +435,7 @@ async function advise(position, fromText = false) {
     const changedFields = JSON.stringify(Object.keys(st.json)) !== JSON.stringify(Object.keys(data.position_json));
     st.json = data.position_json;
     st.best = data.actions[0] || null;
+    st.valueIs = data.value_is;
     if (fromText || changedFields) renderEditor(); else adviseBest(st);
     $("#advice").dataset.options = JSON.stringify(options);
     if (board() === "dice-sheet") sheetPoints(st, data, seq);
@@ -468,8 +468,8 @@ function sheetActions(actions) {
   }
   return out;
 }
-// What each open category would score with the dice shown: the change of the position's
-// score when its action is played (/api/preview).
+// What each open category would score with the dice shown (/api/preview): the points
+// its box would hold (``boxPoints``: an upper box without the bonus it would earn).
 async function previewPoints(position, json, actions) {
   const byCat = sheetActions(actions);
   const cats = Object.keys(byCat);
@@ -479,7 +479,8 @@ async function previewPoints(position, json, actions) {
   });
   const points = {};
   data.outcomes.forEach((o, i) => {
-    if (typeof o.position_json.score === "number") points[cats[i]] = o.position_json.score - json.score;
+    const got = boxPoints(cats[i], json, o.position_json);
+    if (got !== null) points[cats[i]] = got;
   });
   return points;
 }

@@ -40,10 +40,10 @@ function bestPanel(p, holds, byCat) {
   }
   const go = el("button", { type: "button", id: "play-best", class: "primary", "data-action": best.action,
     text: words, onclick: () => choose(best) });
-  const value = el("span", { class: "value", text: `${fmtValue(best.value)} ${shortUnits(p.valueIs)}` });
+  const value = el("span", { class: "value", text: `${valueText(best.value, p.valueIs)} ${shortUnits(p.valueIs)}` });
   const others = opts.slice(1, 4).map((o) => el("button", { type: "button", class: "alt", "data-action": o.action,
-    title: `${o.action}: loses ${fmtValue(o.regret)}`, onclick: () => choose(o) },
-  el("span", { text: o.action }), el("small", { class: "loss", text: ` −${o.regret >= 0.01 ? o.regret.toFixed(2) : fmtValue(o.regret)}` })));
+    title: `${o.action}: loses ${valueText(o.regret, p.valueIs)}`, onclick: () => choose(o) },
+  el("span", { text: o.action }), el("small", { class: "loss", text: ` −${lossText(o.regret, p.valueIs)}` })));
   box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }), go, value),
     winHint(p, best),
     others.length ? el("div", { class: "next-best", role: "group", "aria-label": "next best, with what each loses" }, ...others) : "");
@@ -56,7 +56,6 @@ function winHint(p, best) {
   if (!p.duel || !w || w.position !== p.position || !w.actions.length) return "";
   const top = w.actions[0];
   const same = w.actions.find((a) => a.action === best.action);
-  const pct = (x) => `${(100 * x).toFixed(1)}%`;
   const line = el("p", { class: "win-hint", id: "win-hint", "data-action": top.action, "data-value": top.value });
   const tag = el("span", { class: "tag", text: "To win" });
   if (!same || top.value - same.value <= 1e-9) {
@@ -70,11 +69,15 @@ function winHint(p, best) {
   const cost = best.value - (top.expected ?? best.value);
   Object.assign(line.dataset, { same: "false", gain: String(gain), cost: String(cost) });
   line.title = `to beat the computer ${top.action} is better: ${pct(top.value)} to win (estimate), ` +
-    `${pct(gain)} more than ${best.action}, for ${fmtValue(cost)} fewer expected points`;
-  line.append(tag, " ", el("strong", { text: top.action }), ` · ${pct(top.value)} win (+${pct(gain)}) · −${cost.toFixed(2)} pts`);
+    `${pct(gain)} more than ${best.action}, for ${pts(cost)} fewer expected points`;
+  line.append(tag, " ", el("strong", { text: top.action }), ` · ${pct(top.value)} win (+${pct(gain)}) · −${pts(cost)} pts`);
   return line;
 }
 const fmtValue = (x) => (Math.abs(x) < 5e-10 ? "0" : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4));
+// A value (or a regret) of the game's units as the play board shows it: a probability as
+// a percentage (``pct``), points as ``fmtValue``; a loss of at least 0.01 point with 2 decimals.
+const valueText = (x, units) => (isProbability(units) ? pct(x) : fmtValue(x));
+const lossText = (x, units) => (isProbability(units) ? pct(x) : x >= 0.01 ? pts(x) : fmtValue(x));
 const shortUnits = (u) => (!u ? "" : /probab/.test(u) ? "(win chance)" : /score|points/.test(u) ? "expected" : "");
 const LABELS = { me: "You", opponent: "Opponent", turn: "Turn total", rerolls: "Rerolls left", roll: "Roll",
   points: "Points", player: "Player", saved: "Saved rerolls" };
@@ -97,6 +100,18 @@ function scoreboard(json, more = []) {
   }
   return cells.length ? el("div", { class: "scoreboard" }, ...cells) : null;
 }
+// The points a box of the sheet holds once the dice are written there (``before``,
+// ``after``: the side's JSON form around the write): for an upper box the change of the
+// upper total (the bonus it may earn shows once, in the bonus row), else the change of
+// the score; null where the forms give no score.
+function boxPoints(cat, before, after) {
+  if (!before || !after || typeof before.score !== "number" || typeof after.score !== "number") return null;
+  const upper = (variant().sheet || {}).upper || [];
+  if (upper.includes(cat) && typeof before.upper === "number" && typeof after.upper === "number") {
+    return after.upper - before.upper;
+  }
+  return after.score - before.score;
+}
 // The score sheet of a game with a sheet: the upper boxes (their sum, the bonus and how
 // far off it is) beside the others (total, expected final score). ``actions``:
 // category -> the action writing there (a tap writes the dice there).
@@ -113,7 +128,7 @@ function playSheet(json, opts) {
       ? el("button", { type: "button", class: `option score${action === opts.best ? " best" : ""}`, "data-action": action.action,
         title: `score ${pretty(cat)}`, onclick: () => choose(action) }, el("span", { text: pretty(cat) }))
       : el("span", { text: pretty(cat) });
-    if (action && opts.hints) label.append(el("small", { text: action.regret > 1e-9 ? `−${fmtValue(action.regret)}` : "best" }));
+    if (action && opts.hints) label.append(el("small", { text: action.regret > 1e-9 ? `−${valueText(action.regret, S.play && S.play.valueIs)}` : "best" }));
     const shown = isFilled ? (cat in written ? num(written[cat]) : "✓") : cat in points ? num(points[cat]) : "";
     return el("tr", { class: isFilled ? "filled" : "open", "data-cat": cat },
       el("td", { class: "cat" }, label), el("td", { class: "num points", "data-cat": cat, text: shown }));
@@ -122,9 +137,12 @@ function playSheet(json, opts) {
   const upper = cats.filter((c) => upperSet.has(c));
   const lower = cats.filter((c) => !upperSet.has(c));
   const tables = [];
+  let bonusGot = 0;
   if (upper.length) {
     const known = upper.filter((c) => filled.has(c));
-    const sum = known.every((c) => c in written) ? known.reduce((a, c) => a + written[c], 0) : json.upper;
+    // the upper sum, without the bonus (the position's upper total where it has one)
+    const sum = typeof json.upper === "number" ? json.upper
+      : known.every((c) => c in written) ? known.reduce((a, c) => a + written[c], 0) : null;
     const th = info.bonus_threshold;
     const faceOfCat = (c) => (info.upper_faces || [])[upper.indexOf(c)];
     const par = known.every((c) => faceOfCat(c)) ? known.reduce((a, c) => a + 3 * faceOfCat(c), 0) : null;
@@ -132,18 +150,28 @@ function playSheet(json, opts) {
       el("td", { class: "num", id: opts.id ? `${opts.id}-upper` : null, text: th ? `${num(sum ?? 0)}/${th}` : num(sum ?? 0) }))];
     if (th) {
       const got = (sum ?? 0) >= th;
+      if (got) bonusGot = info.bonus || 0;
       const left = upper.filter((c) => !filled.has(c)).length;
       const status = got ? `+${info.bonus}` : left ? `needs ${th - (sum ?? 0)}` : "0";
       const bar = el("span", { class: "bar-track" }, el("span", { class: "bar-fill", style: `width:${Math.min(100, (100 * (sum ?? 0)) / th)}%` }));
-      foot.push(el("tr", { class: "totals bonus" }, el("td", {}, el("span", { text: `Bonus${known.length && par !== null ? ` (par ${sum - par >= 0 ? "+" : ""}${sum - par})` : ""}` }), bar),
-        el("td", { class: "num", text: status })));
+      foot.push(el("tr", { class: "totals bonus" }, el("td", {}, el("span", { text: `Bonus${known.length && par !== null && sum !== null ? ` (par ${sum - par >= 0 ? "+" : ""}${sum - par})` : ""}` }), bar),
+        el("td", { class: "num", id: opts.id ? `${opts.id}-bonus` : null, text: status })));
     }
     tables.push(el("table", { class: "sheet upper" }, el("tbody", {}, ...upper.map(row), ...foot)));
   }
   const totals = [el("tr", { class: "totals" }, el("td", { text: "Total" }), el("td", { class: "num total", text: num(json.score ?? 0) }))];
   if (opts.expected !== undefined && opts.expected !== null) {
     totals.push(el("tr", { class: "totals expected" }, el("td", { text: "Expected final" }),
-      el("td", { class: "num", id: opts.id ? `${opts.id}-expected` : null, text: opts.expected.toFixed(1) })));
+      el("td", { class: "num", id: opts.id ? `${opts.id}-expected` : null, text: Number.isInteger(opts.expected) ? num(opts.expected) : pts(opts.expected, 1) })));
+  }
+  // points of the score no box holds (e.g. a Yahtzee bonus), once every filled box is known
+  const boxes = [...filled];
+  if (typeof json.score === "number" && boxes.length && boxes.every((c) => c in written)) {
+    const extra = json.score - bonusGot - boxes.reduce((a, c) => a + written[c], 0);
+    if (Math.abs(extra) > 1e-9) {
+      totals.unshift(el("tr", { class: "totals extra" }, el("td", { text: cats.includes("yahtzee") ? "Yahtzee bonus" : "Extra points" }),
+        el("td", { class: "num", id: opts.id ? `${opts.id}-extra` : null, text: `+${num(extra)}` })));
+    }
   }
   if (tables.length) tables[0].querySelector("tbody").append(...totals);
   tables.push(el("table", { class: "sheet lower" }, el("tbody", {}, ...lower.map(row), ...(tables.length ? [] : totals))));
@@ -238,7 +266,7 @@ function drawPlay() {
     el("span", { text: hold ? "Reroll" : "Hold fewer" }),
     el("small", { text: left }));
     b.disabled = !hold;
-    if (hold && hints) b.append(el("small", { class: "loss", text: hold.regret > 1e-9 ? `loses ${fmtValue(hold.regret)}` : "best" }));
+    if (hold && hints) b.append(el("small", { class: "loss", text: hold.regret > 1e-9 ? `loses ${valueText(hold.regret, p.valueIs)}` : "best" }));
     const row = $("#play-dice");
     if (row) row.append(b); else buttons.push(b);
   }
@@ -273,18 +301,24 @@ function renderChart(p) {
     wins, lowerIsBetter: lowerIsBetter(), label: p.valueIs || game().units,
   });
 }
+// The value optimal play expected, as the review's split gives it (``startOf``), and
+// what the decisions cost: the same numbers, words and digits as the review's.
 function renderSummary(p) {
   const box = $("#play-summary");
   box.hidden = !p.over;
   if (!p.over) return;
+  const start = startOf(p);
+  const units = (p.review && p.review.units) || p.valueIs || game().units;
   box.replaceChildren(
     el("strong", { text: "Game over. " }),
     el("span", { id: "final-result", text: p.finalText }),
-    el("span", { text: `Optimal play from your first position: ${p.start === null ? "–" : fmt(p.start)} (${p.valueIs || game().units}); ` }),
-    el("span", { text: `your ${p.decisions} decisions cost ` }),
-    el("strong", { id: "summary-cost", text: fmt(p.cost) }),
+    el("span", { text: `${start.label}: ` }),
+    el("strong", { id: "summary-start", text: start.value === null ? start.pending ? "…" : "–" : inUnits(start.value, units) }),
+    el("span", { text: `${isProbability(units) ? ` (${units})` : ""}; your ${p.decisions} decisions cost ` }),
+    el("strong", { id: "summary-cost", "data-value": String(p.cost), text: inUnits(p.cost, units) }),
     el("span", { text: " in expectation." }));
   box.dataset.decisions = p.decisions;
+  if (start.value === null) delete box.dataset.start; else box.dataset.start = String(start.value);
 }
 // Both sheets, the computer's last turn and the user's chance of winning (exact for its
 // model, which the small print names).

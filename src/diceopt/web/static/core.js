@@ -64,6 +64,31 @@ function showError(err, where = "#message") {
   }
 }
 const fmt = (x) => (Math.abs(x) < 5e-10 ? "0" : x.toFixed(4));
+// Every probability the page shows, as a percentage with at most one decimal and never
+// an exponent: 0%, <0.1%, 12.3%, >99.9%, 100% (within 1e-9 of certain: 0% or 100%);
+// a negative one (a difference) with a minus sign; "–" for no number.
+function pct(p) {
+  const x = Number(p);
+  if (p === null || p === undefined || !Number.isFinite(x)) return "–";
+  if (x < -1e-9) return `−${pct(-x)}`;
+  if (x <= 1e-9) return "0%";
+  if (x >= 1 - 1e-9) return "100%";
+  const v = 100 * x;
+  if (v < 0.05) return "<0.1%";
+  if (v >= 99.95) return ">99.9%";
+  return `${v.toFixed(1)}%`;
+}
+// A number of points with ``digits`` decimals (2 by default): "–" for no number, no
+// "-0.00", never an exponent.
+function pts(x, digits = 2) {
+  const v = Number(x);
+  if (x === null || x === undefined || !Number.isFinite(v)) return "–";
+  const s = v.toFixed(digits);
+  return Number(s) === 0 ? (0).toFixed(digits) : s;
+}
+// A value in its units: a probability as a percentage, else points (``digits`` decimals).
+const isProbability = (units) => /probab/.test(units || "");
+const inUnits = (x, units, digits = 2) => (isProbability(units) ? pct(x) : pts(x, digits));
 const num = (v) => (Number.isInteger(v) ? String(v) : String(+Number(v).toFixed(6)));
 const game = () => S.games[S.game];
 const variant = () => game().variants.find((v) => v.id === S.variant) || game().variants[0];

@@ -71,7 +71,7 @@ window.DiceoptDraw = (() => {
       const wy = (p) => (base - p * (base - top)).toFixed(1);
       const wpath = wins.map((w, i) => `${i ? "L" : "M"}${sx(w.at)},${wy(w.p)}`).join("");
       winPart = `<path class="win" d="${wpath}"/>` +
-        wins.map((w) => `<circle class="win" cx="${sx(w.at)}" cy="${wy(w.p)}" r="2.5"><title>${(100 * w.p).toFixed(1)}%</title></circle>`).join("") +
+        wins.map((w) => `<circle class="win" cx="${sx(w.at)}" cy="${wy(w.p)}" r="2.5"><title>${pct(w.p)}</title></circle>`).join("") +
         `<text class="win" x="${W - 2}" y="${top + 8}" text-anchor="end">100%</text>` +
         `<text class="win" x="${W - 2}" y="${base}" text-anchor="end">0%</text>`;
     }

@@ -180,7 +180,7 @@ async function duelStep(p, data) {
   if (data.computer_moves.length) {
     const moves = data.computer_moves.map((m) => m.action);
     const cat = Object.keys(sheetActions(moves.slice(-1).map((action) => ({ action }))))[0];
-    const points = before && typeof data.computer.score === "number" ? data.computer.score - before.score : null;
+    const points = cat ? boxPoints(cat, before, data.computer) : null;
     if (cat && points !== null) d.written[cat] = points;
     d.moves = moves;
     const wrote = points === null ? "" : ` (${num(points)} points)`;
@@ -289,6 +289,8 @@ async function enterDice(values) {
     if (p.duel && p.duel.state) p.duel.state = { ...p.duel.state, you: data.position };
     p.events = [{ text: `dice entered: ${p.json.dice.map(num).join(" ")}`, cls: "" }];
     p._options = data.actions;
+    // a game opened at a position and not yet played: the dice typed are its first position
+    if (!p.decisions && p.record[0] !== "~> new game" && data.actions.length) p.start = data.actions[0].value;
     p._held = new Set();
     p._points = {};
     renderPlay();
@@ -322,9 +324,8 @@ async function choose(option) {
       });
       if (S.play !== p) return;
       const cat = Object.keys(sheetActions([option]))[0];
-      if (cat && typeof beforeJson.score === "number" && typeof data.you.score === "number") {
-        p.written[cat] = data.you.score - beforeJson.score;
-      }
+      const points = cat ? boxPoints(cat, beforeJson, data.you) : null;
+      if (points !== null) p.written[cat] = points;
       p.record.push(eventsLine(data.events));
       for (const e of data.events) p.events.push({ text: e, cls: e.startsWith("the computer") ? "opp" : "" });
       await duelStep(p, data);
@@ -335,9 +336,8 @@ async function choose(option) {
     });
     if (S.play !== p) return;
     const cat = Object.keys(sheetActions([option]))[0];
-    if (cat && typeof beforeJson.score === "number" && typeof step.position_json.score === "number") {
-      p.written[cat] = step.position_json.score - beforeJson.score;
-    }
+    const points = cat ? boxPoints(cat, beforeJson, step.position_json) : null;
+    if (points !== null) p.written[cat] = points;
     p.record.push(eventsLine(step.events));
     for (const e of step.events) p.events.push({ text: e, cls: "" });
     await next(p, step);
@@ -392,6 +392,7 @@ function finish(p, step) {
   p.result = typeof end === "number" ? end : null;
   p.finalText = result;
   if (p.result !== null && p.record[0] === "~> new game") p.record.push(`= ${p.result}`);
+  p._reviewing = p.record.length > 0;  // the summary's expected start comes with the review
   renderPlay();
   save();
   review(p);
@@ -415,9 +416,25 @@ async function review(p) {
     save();
   } catch (err) {
     if (S.play === p) $("#review-text").textContent = `no review: ${err.message || err}`;
-  } finally { box.removeAttribute("aria-busy"); }
+  } finally {
+    box.removeAttribute("aria-busy");
+    p._reviewing = false;
+    if (S.play === p) renderSummary(p);
+  }
 }
-const f2 = (x) => (x === null || x === undefined ? "–" : Math.abs(x) < 5e-10 ? "0.00" : x.toFixed(2));
+// What optimal play expected when the game began, one number for the summary and the
+// review: for a game started here (a record from "~> new game") the value from the start
+// of the game, before the first roll (the review's ``expected_start``; ``pending`` until
+// it comes); for a game opened at a position, the value of that position.
+const START_LABEL = "Expected with optimal play from the start of the game, before the first roll";
+function startOf(p) {
+  const fromStart = p.record[0] === "~> new game";
+  if (p.review && p.review.expected_start !== null && p.review.expected_start !== undefined) {
+    return { value: p.review.expected_start, label: START_LABEL, pending: false };
+  }
+  if (fromStart) return { value: null, label: START_LABEL, pending: Boolean(p._reviewing) };
+  return { value: p.start, label: "Expected with optimal play from the position the game opened at", pending: false };
+}
 function renderReview(p) {
   const box = $("#review");
   const r = p && p.review;
@@ -428,10 +445,12 @@ function renderReview(p) {
   box.dataset.cost = String(r.cost);
   box.dataset.result = String(r.result);
   const parts = [];
+  const f2 = (x) => inUnits(x, r.units).replace(/^-/, "−");
   if (r.expected_start !== null) {
     const lower = r.identity.includes("lower is better");
     parts.push(el("p", { class: "split", id: "review-split" },
-      el("span", { text: `expected at the start ${f2(r.expected_start)}` }),
+      el("span", { text: "expected from the start, before the first roll " }),
+      el("strong", { id: "review-start", text: f2(r.expected_start) }),
       el("span", { class: r.luck >= 0 ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${r.luck < 0 ? `(${f2(r.luck)})` : f2(r.luck)}` }),
       el("span", { class: "bad", text: ` ${lower ? "+" : "−"} cost of mistakes ${f2(r.cost)}` }),
       el("strong", { text: ` = ${f2(r.result)}` })));
