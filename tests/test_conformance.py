@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 import pytest
 
 import diceopt.games
+from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.codec import Codec
 from diceopt.games.contract import Command, GameSpec, Parameter, Report, offers
@@ -371,7 +373,59 @@ def check_exact_evaluation(spec: GameSpec) -> None:
         assert math.isclose(value, wanted, abs_tol=1e-9), (spec.id, seat, value, wanted)
 
 
+SECOND_PATH_POSITIONS = 200  # sampled positions at which every action value is checked
+SECOND_PATH_TOLERANCE = 1e-9  # game units
+
+
+def sampled_positions(spec: GameSpec, rules: Any, count: int) -> list:
+    """At least ``count`` positions of seeded games, the even seeds played with random
+    legal actions, the odd ones with the best (so that the positions of good play are
+    reached too); a game that does not end within ``play_limit`` fails."""
+    out: list = []
+    seed = 0
+    while len(out) < count:
+        rng = np.random.default_rng(seed)
+        pos = spec.new_position(rules, rng)
+        for _ in range(spec.play_limit):
+            out.append(pos)
+            actions = spec.advise(rules, pos).actions
+            choice = actions[0] if seed % 2 else actions[int(rng.integers(len(actions)))]
+            step = spec.apply(rules, pos, choice.action, rng)
+            if step.game_over:
+                break
+            pos = step.position
+        else:
+            raise AssertionError(f"{spec.id}: game {seed} did not end in {spec.play_limit} moves")
+        seed += 1
+    return out
+
+
+def check_action_values(spec: GameSpec) -> None:
+    """At every one of SECOND_PATH_POSITIONS sampled positions of the reduced rules, every
+    advised action's value and regret equal those of the game's second path
+    (``independent_values``: the engine's action values or exact policy evaluation),
+    to SECOND_PATH_TOLERANCE; a failure names the game, the position and the action."""
+    rules = spec.reduced_rules()
+    sign = -1.0 if spec.lower_is_better_of(rules) else 1.0
+    for pos in sampled_positions(spec, rules, SECOND_PATH_POSITIONS):
+        advice = spec.advise(rules, pos)
+        second = spec.independent_values(rules, pos)
+        where = f"{spec.id} at '{spec.format(rules, pos)}'"
+        advised = [a.action for a in advice.actions]
+        assert sorted(second) == sorted(advised), f"{where}: actions {advised}, second {second}"
+        best = max(sign * v for v in second.values())
+        for a in advice.actions:
+            value, regret = second[a.action], best - sign * second[a.action]
+            assert abs(a.value - value) <= SECOND_PATH_TOLERANCE, (
+                f"{where}, action '{a.action}': advised value {a.value!r}, second path {value!r}"
+            )
+            assert abs(a.regret - regret) <= SECOND_PATH_TOLERANCE, (
+                f"{where}, action '{a.action}': advised regret {a.regret!r}, second path {regret!r}"
+            )
+
+
 CHECKS: tuple[Callable[[GameSpec], None], ...] = (
+    check_action_values,
     check_identity,
     check_rules,
     check_notation,
@@ -599,7 +653,41 @@ class ExactAlwaysZero(Small):
         return 0.0, 1
 
 
+def value_as_position(actions: list[ActionAdvice]) -> list[ActionAdvice] | None:
+    """The last action valued as the position (the best action's value, regret 0): the
+    Farkle defect of rolling on valued as the better of rolling and banking."""
+    if len(actions) < 2 or actions[-1].value == actions[0].value:
+        return None
+    return [*actions[:-1], replace(actions[-1], value=actions[0].value, regret=0.0)]
+
+
+def value_as_third(actions: list[ActionAdvice]) -> list[ActionAdvice] | None:
+    """The second action valued as the third (its regret to match)."""
+    if len(actions) < 3 or actions[1].value == actions[2].value:
+        return None
+    second = replace(actions[1], value=actions[2].value, regret=actions[2].regret)
+    return [actions[0], second, *actions[2:]]
+
+
+def tampered(base: type[GameSpec], tamper: Callable[[list], list | None]) -> type[GameSpec]:
+    """``base`` whose advice is changed by ``tamper`` wherever it applies; the instance
+    remembers where it changed it first (``changed``: the position's text, the action)."""
+
+    def advise(self: Any, rules: Any, pos: Any, **options: Any) -> Advice:
+        advice = base.advise(self, rules, pos, **options)
+        actions = tamper(advice.actions)
+        if actions is None:
+            return advice
+        moved = next(a for a, b in zip(actions, advice.actions) if a != b)
+        self.changed = getattr(self, "changed", None) or (self.format(rules, pos), moved.action)
+        return Advice(actions, advice.value_is)
+
+    return type(f"{base.__name__}{tamper.__name__.title()}", (base,), {"advise": advise})
+
+
 BROKEN: list[tuple[Callable[[GameSpec], None], type[GameSpec]]] = [
+    (check_action_values, tampered(Small, value_as_position)),
+    (check_action_values, tampered(Small, value_as_third)),
     (check_identity, NoTitle),
     (check_rules, DefaultIsNotFirst),
     (check_notation, LossyNotation),
@@ -637,3 +725,14 @@ def test_each_check_fails_on_a_broken_spec(
 ) -> None:
     with pytest.raises((AssertionError, InputError)):
         check(broken())
+
+
+@pytest.mark.parametrize("tamper", [value_as_position, value_as_third])
+@pytest.mark.parametrize("game_id", ["farkle", "stick", "zilch"])
+def test_the_second_path_names_the_game_position_and_action(game_id: str, tamper: Any) -> None:
+    spec = tampered(type(games()[game_id]), tamper)()
+    with pytest.raises(AssertionError) as failure:
+        check_action_values(spec)
+    position, action = spec.changed  # type: ignore[attr-defined]
+    message = str(failure.value)
+    assert f"{game_id} at '{position}', action '{action}'" in message, message

@@ -69,7 +69,7 @@ def check_category(source: str) -> tuple[list[str], dict[str, Any], str]:
     if rules is None or problems:
         return problems, {}, ""
     data = {"name": rules.name, "key": rules.storage_key, "categories": rules.num_categories}
-    data["game"] = "yatzy"
+    data["game"] = game_of(source)
     saved = " (saved rerolls: table values)" if rules.saved_rerolls else ""
     line = (
         f"{rules.name}: {rules.num_categories} categories, {rules.dice} dice of "
@@ -90,13 +90,26 @@ def check_push_luck(source: str) -> tuple[list[str], dict[str, Any], str]:
         return problems, {}, ""
     rules = push_luck.load_rules(source)
     line = push_luck.size_line(source)
-    game = PUSH_LUCK_GAMES[rules.players]  # the game that takes such files with --rules
+    game = game_of(source)
     data = {"name": rules.name, "players": rules.players, "game": game}
-    return [], data, f"{rules.name}: {line}; play it with diceopt {game} COMMAND --rules {source}"
+    use = f"play it with diceopt {game} COMMAND --rules {source}" if game else "no game takes it"
+    return [], data, f"{rules.name}: {line}; {use}"
 
 
-# the game whose commands take a push-your-luck rule file of so many players (--rules)
-PUSH_LUCK_GAMES = {1: "zilch", 2: "farkle"}
+def game_of(source: str) -> str | None:
+    """The registered game whose commands take the rule file ``source`` (``--rules``),
+    found by asking each game with a rules parameter (its rules are read, not solved);
+    None: no game takes it."""
+    from diceopt.games.registry import games
+
+    for game_id, spec in sorted(games().items()):
+        if any(p.name == "rules" for p in spec.parameters):
+            try:
+                spec.rules(None, rules=source)
+            except InputError:
+                continue
+            return game_id
+    return None
 
 
 CHECKS = {"category": check_category, "push-luck": check_push_luck}

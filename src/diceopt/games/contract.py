@@ -75,8 +75,9 @@ Required of every game, for trust (the conformance suite calls it on the small i
     keyed by the advice's action texts, in the advice's units), computed by a path that
     shares nothing with ``advise``'s values: the generic engine's action values on the
     game's own engine graph, or the exact value of the optimal policy (policy evaluation)
-    after the action. Only small instances need answer; NotImplementedError (the
-    default) fails the conformance check.
+    after the action. Only the rules of ``reduced_rules()`` (default: the small
+    instance's) need answer; NotImplementedError (the default) fails the conformance
+    check.
 
 Whatever a front end needs from a game comes through these hooks: no front end names a
 game's id or keeps a table keyed by game ids. :func:`offers` says whether a spec overrides
@@ -515,6 +516,11 @@ class GameSpec:
         one of them) and any other seat plays optimally; with the decisions queried.
         NotImplementedError (the default): the game has no exact path."""
         raise NotImplementedError(f"{self.title} is too large to evaluate exactly; sampled only")
+
+    def reduced_rules(self) -> Any:
+        """Rules small enough for every check's second path (``independent_values``):
+        by default the small instance's (``small``)."""
+        return self.rules(None, **self.small)
 
     def independent_values(self, rules: Any, pos: Any) -> dict[str, float]:
         """Every legal action's value at ``pos`` (keys: the advice's action texts; the

@@ -277,6 +277,18 @@ class YatzySpec(GameSpec):
         actions = rules.advised(lambda table: advise_position(pos, rules.rules, table))
         return Advice(actions, value_is(pos, rules.theta))
 
+    def reduced_rules(self) -> YatzyConfig:
+        """American scoring cut to four dice and four boxes (twos, full house, small
+        straight, Yahtzee; jokers and the Yahtzee bonus kept), in float64: small enough
+        for the generic engine's graph."""
+        from dataclasses import replace
+
+        from diceopt.games.yatzy.rules import AMERICAN
+
+        boxes = ("twos", "full_house", "small_straight", "yahtzee")
+        reduced = AMERICAN.reduced(boxes, dice=4, bonus_threshold=6)
+        return self.config(replace(reduced, name="reduced-american-4d6"), dtype="float64")
+
     def independent_values(self, rules: YatzyConfig, pos: Any) -> dict[str, float]:
         """Every legal action's value by the generic engine on the rules' engine graph
         (``games.yatzy.independent``), in the expected-score advice's units; small rules

@@ -214,6 +214,10 @@ class ZombieSpec(GameSpec):
         order = [a for a in (game.BANK, game.ROLL) if a in values]
         return Advice(rank_actions([(a, values[a]) for a in order]), unit)
 
+    def reduced_rules(self) -> ZombieRules:
+        """Two brains to win, leads counted to one brain: the engine's race is small."""
+        return ZombieRules(2, 1)
+
     def independent_values(self, rules: ZombieRules, pos: ZombiePosition) -> dict[str, float]:
         """Roll and bank with the mover's win probability by the generic engine's value
         iteration on the whole race (``engine_game``), goals to 3 only (InputError)."""
