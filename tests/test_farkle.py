@@ -171,7 +171,9 @@ def test_a_roll_that_scores_nothing_is_a_bust_position():
 
 def test_bad_input_exits_2(capsys):
     assert main(["farkle", "solve", "--goal", "1234"]) == 2
-    assert main(["farkle", "fair", "--goal", "500", "--candidates", "-1"]) == 2
+    with pytest.raises(SystemExit) as stop:  # refused as the options are read
+        main(["farkle", "fair", "--goal", "500", "--candidates", "-1"])
+    assert stop.value.code == 2
     rules = farkle.SPEC.rules(goal=1000)
     pos = farkle.SPEC.parse(rules, "me 0 | opponent 0 | dice 1 2 3 4 6 6")
     with pytest.raises(InputError, match="write e.g."):

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from cli_status import exit_status
 
 from diceopt.advice import ActionAdvice
 from diceopt.cli import main
@@ -399,7 +400,7 @@ def test_bad_positions_raise_one_line(position, message):
     ],
 )
 def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
-    assert main(["pig", *argv]) == 2
+    assert exit_status(["pig", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 

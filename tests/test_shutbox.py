@@ -9,6 +9,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from cli_status import exit_status
 
 from diceopt.advice import ActionAdvice
 from diceopt.cli import main
@@ -645,7 +646,7 @@ def test_bad_moves_raise(action, message):
     ],
 )
 def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
-    assert main(["shutbox", *argv]) == 2
+    assert exit_status(["shutbox", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 

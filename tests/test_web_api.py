@@ -125,10 +125,10 @@ def test_analyse_splits_a_played_game_into_luck_and_skill(client):
     record = "\n".join(
         [
             "~> new game",
-            "dice 1 3 3 => hold 1",
+            "dice 1 3 3 | points 0 => hold 1",
             "~> rolled 1 6 6",
             "dice 1 6 6 | points -1 => stick",
-            "~> stick with 1 6 6",
+            "~> stick with 1 6 6: 3 points",
             "= 2",
         ]
     )
@@ -782,7 +782,9 @@ def test_serve_rejects_a_busy_port_in_one_line():
         with pytest.raises(InputError, match="in use"):
             listen_socket("127.0.0.1", port)
         assert main(["serve", "--port", str(port)]) == 2
-    assert main(["serve", "--port", "70000"]) == 2
+    with pytest.raises(SystemExit) as stop:  # refused as the options are read
+        main(["serve", "--port", "70000"])
+    assert stop.value.code == 2
     assert url_for("0.0.0.0", 8000) == "http://127.0.0.1:8000/"
     assert url_for("::1", 80) == "http://[::1]:80/"
 
@@ -895,7 +897,7 @@ def test_yatzy_last_round_apply_ends_the_game(client):
     ).json()
     assert step["game_over"] is True and step["result"] == 268.0
     assert "score 268" in step["position"] and step["position_json"]["score"] == 268
-    assert "wrote 68 points" in step["events"]
+    assert "wrote 18 points (+50 bonus)" in step["events"]  # the box's points, the bonus apart
     position = position.replace("rerolls 0", "rerolls 2")
     actions = {o["action"]: o for o in yatzy_advice(client, position)}
     assert {"score sixes", "keep 6 6 6", "keep -"} <= set(actions)
@@ -1267,7 +1269,7 @@ def test_distribution_bad_requests(client):
 
 DUEL_FIELDS = {
     "state", "you", "computer", "computer_moves", "events", "game_over", "to_move", "result",
-    "win_probability", "win_probability_is",
+    "win_probability", "win_probability_is", "record_events",
 }  # fmt: skip
 
 

@@ -586,7 +586,7 @@ def test_maxi_six_dice_by_clicking_matches_api(maxi_page, maxi_server, artifacts
     )
     assert sheet_points(page) == {
         "ones": "✓",
-        "sixes": "62",  # 12, and the upper section reaches 14: the 50 bonus at 12
+        "sixes": "12",  # the box's own points; its 50 bonus shows in the bonus row only
         "three_pairs": "20",
         "full_straight": "0",
         "castle": "0",

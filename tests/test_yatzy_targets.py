@@ -9,6 +9,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pytest
+from cli_status import exit_status
 
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
@@ -153,7 +154,7 @@ def test_advise_target_cli(capsys):
 @pytest.mark.parametrize("target", ["-1", "375"])
 def test_bad_target(target, capsys):
     pos = "dice 1 3 3 5 6 | rerolls 2"
-    assert main(["yatzy", "advise", pos, "--target", target]) == 2
+    assert exit_status(["yatzy", "advise", pos, "--target", target]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "target" in err
 
@@ -365,7 +366,7 @@ def test_advise_target_yahtzee_stored_or_on_demand_agree(tiny_variant, capsys):
 )
 def test_bad_target_other_variants(variant, target, tiny_variant, capsys):
     pos = "dice 1 3 3 5 | rerolls 2" if variant == "tiny-yahtzee" else "dice 1 3 3 5 6 | rerolls 2"
-    assert main(["yatzy", "advise", pos, "--variant", variant, "--target", target]) == 2
+    assert exit_status(["yatzy", "advise", pos, "--variant", variant, "--target", target]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "target" in err
 

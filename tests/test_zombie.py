@@ -272,7 +272,7 @@ def test_independent_values_catch_a_wrong_value() -> None:
     rules = SPEC.reduced_rules()
     pos = SPEC.parse(rules, CAPPED)
     advice, values = SPEC.advise(rules, pos), SPEC.independent_values(rules, pos)
-    assert values["bank"] == 1.0 and values["roll"] < 0.99  # rolling risks the win
+    assert values["bank"] == 1.0 and values["roll"] < 0.995  # rolling risks the win
     with pytest.raises(AssertionError):  # one value off by 1e-8
         assert_same_values(advice, values | {"roll": values["roll"] + 1e-8}, "perturbed")
     # the turn table's old value of rolling at the cap (the state's: banking's) is caught

@@ -195,7 +195,9 @@ class Versus:
     ``result``: when over, the human's outcome (1 win, 1/2 draw, 0 loss);
     ``win_probability``: the human's chance of winning (a draw counting 1/2) at the
     start of their turn, None in mid-turn; ``win_probability_is`` says what it is (the
-    model of both players' play it is exact for).
+    model of both players' play it is exact for); ``record_events``: the human's move in
+    the words of the game's ``apply`` (what a record of the human's own game says, for a
+    one-player game whose computer plays a game of its own; None: ``events``).
     """
 
     you: Any
@@ -207,6 +209,7 @@ class Versus:
     result: float | None = None
     win_probability: float | None = None
     win_probability_is: str = ""
+    record_events: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -276,6 +276,10 @@ class GameTables(ServedGames):
                 for action, pos in versus.moves
             ],
             "events": [str(e) for e in versus.events],
+            "record_events": [
+                str(e)
+                for e in (versus.events if versus.record_events is None else versus.record_events)
+            ],
             "game_over": bool(versus.game_over),
             "to_move": 0,
             "result": None if versus.result is None else float(versus.result),

@@ -387,15 +387,11 @@ class YatzySpec(GameSpec):
 
     def apply(self, rules: YatzyConfig, pos: Any, action: str, rng: np.random.Generator) -> Step:
         """Keep and reroll, or write a category (then the next turn's first roll)."""
-        from diceopt.games.yatzy.advice import apply_action
+        from diceopt.games.yatzy.advice import apply_action, step_events
 
         new, over = apply_action(pos, self.canonical_action(rules, pos, action), rules.rules, rng)
-        events = []
-        if new.filled != pos.filled and pos.score is not None:
-            events.append(f"wrote {new.score - pos.score:g} points")
-        if new.dice:
-            events.append(f"rolled: dice {' '.join(map(str, new.dice))}")
-        return Step(new, over, 0, tuple(events), float(new.score or 0) if over else None)
+        events = step_events(pos, new, rules.rules)
+        return Step(new, over, 0, events, float(new.score or 0) if over else None)
 
     def replay_draws(
         self, rules: YatzyConfig, pos: Any, action: str | None, after: Any, events: str = ""

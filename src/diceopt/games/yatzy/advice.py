@@ -583,6 +583,29 @@ def apply_action(
     return replace(after, dice=dice), False
 
 
+def written_words(before: Position, after: Position, rules: YatzyRules) -> str:
+    """What writing a box scored, in words: ``wrote 18 points``; an upper box that earns
+    the upper bonus ``wrote 18 points (+50 bonus)``, so that a box never shows a bonus as
+    its own points (a lower box's points are all it added)."""
+    total = after.points() - before.points()
+    cat = next(c for c in after.filled if c not in before.filled)
+    upper_box = rules.upper_faces[rules.categories.index(cat)] >= 0
+    box = after.upper - before.upper if upper_box else total
+    extra = total - box
+    return f"wrote {box:g} points" + (f" (+{extra:g} bonus)" if extra else "")
+
+
+def step_events(before: Position, after: Position, rules: YatzyRules) -> tuple[str, ...]:
+    """What a move did, in words (``apply``'s events and a record's ``~>`` line): the box
+    written (where the score is given), then the dice rolled next (where there are)."""
+    events = []
+    if after.filled != before.filled and before.score is not None:
+        events.append(written_words(before, after, rules))
+    if after.dice:
+        events.append(f"rolled: dice {' '.join(map(str, after.dice))}")
+    return tuple(events)
+
+
 def rank_by_probability(
     pos: Position,
     rules: YatzyRules,

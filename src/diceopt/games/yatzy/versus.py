@@ -136,7 +136,7 @@ def play(config: Any, you: Position, computer: Any, action: str, how: VersusPlay
     have filled as many boxes), a game that is over, an illegal action. ``how.estimate``
     False: ``win_probability`` None (ask :func:`estimate` apart).
     """
-    from diceopt.games.yatzy.advice import apply_action
+    from diceopt.games.yatzy.advice import apply_action, step_events, written_words
     from diceopt.games.yatzy.win import computer_turn, parse_opponent, win_chance
 
     strategy, rng = check_strategy(how.strategy), how.rng
@@ -151,7 +151,7 @@ def play(config: Any, you: Position, computer: Any, action: str, how: VersusPlay
             events=(f"rolled: dice {' '.join(map(str, mine.dice))}",),
         )
     cat = next(c for c in mine.filled if c not in you.filled)
-    events = [f"you wrote {mine.points() - you.points():g} points in {cat}"]
+    events = [f"you {written_words(you, mine, rules)} in {cat}"]
     their_turn = replace(theirs, dice=_roll(rules, rng), rerolls=2)
     events.append(f"the computer rolled: dice {' '.join(map(str, their_turn.dice))}")
     steps = computer_turn(config, strategy, their_turn, mine, rng)
@@ -160,7 +160,7 @@ def play(config: Any, you: Position, computer: Any, action: str, how: VersusPlay
         if text.startswith("keep"):
             events.append(f"the computer: {text}, rolled: dice {' '.join(map(str, pos.dice))}")
     written = next(c for c in after.filled if c not in theirs.filled)
-    events.append(f"the computer wrote {after.points() - theirs.points():g} points in {written}")
+    events.append(f"the computer {written_words(theirs, after, rules)} in {written}")
     theirs = parse_opponent(side_json(after), rules)
     # the last move wrote the dice: its position is the sheet, no dice (the computer's next
     # roll is made at its next turn)
@@ -171,7 +171,16 @@ def play(config: Any, you: Position, computer: Any, action: str, how: VersusPlay
         sides = side_text(theirs, rules), side_json(theirs)
         model = win_text(strategy)
         events_t = tuple(events)
-        return Versus(pos, *sides, moves=moves, events=events_t, win_probability_is=model, **more)
+        own = step_events(you, mine, rules)  # the human's own game, as a record says it
+        return Versus(
+            pos,
+            *sides,
+            moves=moves,
+            events=events_t,
+            win_probability_is=model,
+            record_events=own,
+            **more,
+        )
 
     if over:
         mine_score, their_score = float(mine.points()), float(theirs.points())

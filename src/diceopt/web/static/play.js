@@ -288,6 +288,11 @@ async function enterDice(values) {
     p.json = data.position_json;
     if (p.duel && p.duel.state) p.duel.state = { ...p.duel.state, you: data.position };
     p.events = [{ text: `dice entered: ${p.json.dice.map(num).join(" ")}`, cls: "" }];
+    // the record says what was rolled: the dice on the table, not the ones drawn for it
+    const last = p.record.length - 1;
+    if (last >= 0 && p.record[last].startsWith("~> ")) {
+      p.record[last] = p.record[last].replace(/(rolled:? (?:dice )?)[\d ]+$/, `$1${p.json.dice.join(" ")}`);
+    }
     p._options = data.actions;
     // a game opened at a position and not yet played: the dice typed are its first position
     if (!p.decisions && p.record[0] !== "~> new game" && data.actions.length) p.start = data.actions[0].value;
@@ -326,7 +331,7 @@ async function choose(option) {
       const cat = Object.keys(sheetActions([option]))[0];
       const points = cat ? boxPoints(cat, beforeJson, data.you) : null;
       if (points !== null) p.written[cat] = points;
-      p.record.push(eventsLine(data.events));
+      p.record.push(eventsLine(data.record_events || data.events));
       for (const e of data.events) p.events.push({ text: e, cls: e.startsWith("the computer") ? "opp" : "" });
       await duelStep(p, data);
       return;
