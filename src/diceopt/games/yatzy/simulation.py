@@ -281,7 +281,8 @@ def write_roll(w: int, r: int, c: int, first: bool, K: KernelArrays, flags: int,
             pts += int(upper_bonus(ms, r, c, K))
         if u < T and u + got >= T:
             pts += K.bonus
-            w |= BONUS_BIT
+            if K.bonus > 0:  # rules without an upper bonus (Generala) never earn one
+                w |= BONUS_BIT
         u = min(T, u + got)
     elif c == K.yz_cat and got > 0:
         w |= YATZY_BIT
