@@ -36,6 +36,7 @@ from diceopt.games.families.push_luck import (
     max_roll_points,
     turn_cap,
 )
+from diceopt.interrupt import run_chunks
 
 TAIL_TOLERANCE = 1e-14
 POLICY_ITERATIONS_MAX = 50
@@ -57,23 +58,27 @@ def turn_kernel(
     bust_value: float,
     tail: np.ndarray,
     fixed_bank_at: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Backward induction over the turn total t (steps) of one turn.
+    value: np.ndarray,
+    roll: np.ndarray,
+    points: np.ndarray,
+    busts: np.ndarray,
+    t_top: int,
+    t_stop: int,
+) -> None:
+    """Backward induction over the turn total t (steps) of one turn, for t = t_top down to
+    t_stop + 1 (a slice: the rows above it already filled in; the whole turn is t =
+    span - 1 down to 0), into ``value``, ``roll``, ``points`` and ``busts`` (span x dice + 1).
 
     Terminal values: banking t steps is worth t * step + bank_add, a bust bust_value.
-    Returns value[t, n] (the best of bank and roll with n dice to roll), roll[t, n] (the
+    Fills value[t, n] (the best of bank and roll with n dice to roll), roll[t, n] (the
     value of rolling), points[t, n] (expected points banked) and busts[t, n] (bust
     probability) under the chosen decisions, for t = 0..span-1 (rows above ``cap``: bank
     when the dice can bust, else roll; ``tail[n]``: the expected points of that). With
     ``fixed_bank_at[1] >= 0`` the decisions are fixed instead: bank at t >=
     fixed_bank_at[n] (and t >= bank_min), set aside the most points.
     """
-    value = np.zeros((span, dice + 1))
-    roll = np.zeros((span, dice + 1))
-    points = np.zeros((span, dice + 1))
-    busts = np.zeros((span, dice + 1))
     fixed = fixed_bank_at[1] >= 0
-    for t in range(span - 1, -1, -1):
+    for t in range(t_top, t_stop, -1):
         bank = t * step + bank_add
         for n in range(1, dice + 1):
             if t > cap:
@@ -120,7 +125,6 @@ def turn_kernel(
                 value[t, n] = r
                 points[t, n] = e
                 busts[t, n] = b
-    return value, roll, points, busts
 
 
 def bust_chance(table: RollTable, n: int) -> float:
@@ -266,23 +270,35 @@ def solve_turn(
     if fixed_bank_at is not None:
         fixed = np.asarray(fixed_bank_at, dtype=np.int64)
     bank_min = -(-rules.bank_minimum // rules.step)
-    arrays = turn_kernel(
-        table.outcome_start,
-        table.outcome_prob,
-        table.option_start,
-        table.option_points,
-        table.option_dice,
-        rules.dice,
-        cap,
-        span,
-        bank_min,
-        float(rules.step),
-        bank_add,
-        bust_value,
-        tail_points(rules),
-        fixed,
-    )
-    return TurnSolution(*arrays)
+    tail = tail_points(rules)
+    value, roll, points, busts = (np.zeros((span, rules.dice + 1)) for _ in range(4))
+
+    def rows(lo: int, hi: int) -> None:  # t = span - 1 - lo down to span - hi
+        turn_kernel(
+            table.outcome_start,
+            table.outcome_prob,
+            table.option_start,
+            table.option_points,
+            table.option_dice,
+            rules.dice,
+            cap,
+            span,
+            bank_min,
+            float(rules.step),
+            bank_add,
+            bust_value,
+            tail,
+            fixed,
+            value,
+            roll,
+            points,
+            busts,
+            span - 1 - lo,
+            span - 1 - hi,
+        )
+
+    run_chunks(rows, span)  # the largest totals first; Ctrl-C between two slices
+    return TurnSolution(value, roll, points, busts)
 
 
 def evaluate_chain(rules: PushLuckRules, turns: list[TurnSolution]) -> tuple[float, np.ndarray]:
