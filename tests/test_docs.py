@@ -239,6 +239,15 @@ def test_readme_is_a_front_page_whose_links_work():
         assert (ROOT / link).exists(), link
 
 
+def test_the_front_pages_name_every_registered_game():
+    from diceopt.games.registry import games
+
+    for page in (ROOT / "README.md", DOCS / "index.md"):
+        text = page.read_text(encoding="utf-8").lower()
+        missing = [s.title for s in games().values() if s.title.lower() not in text]
+        assert not missing, f"{page.name} does not name {missing}"
+
+
 def test_every_docs_page_is_in_the_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     for page in DOCS.rglob("*.md"):
