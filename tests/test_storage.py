@@ -231,7 +231,8 @@ def test_checksums_catch_any_changed_word():
 def test_rows_are_read_and_checked_a_block_at_a_time(tmp_path):
     import zlib
 
-    from diceopt.blocks import block_crcs, read_rows
+    from diceopt.blocks import block_crcs
+    from diceopt.storage import read_rows
 
     key = storage.TableKey("g", "v", dtype="float64", shape=(4096, 3))
     values = np.arange(4096 * 3, dtype=np.float64).reshape(4096, 3)
@@ -259,7 +260,7 @@ def test_rows_are_read_and_checked_a_block_at_a_time(tmp_path):
 
 
 def test_files_without_block_checksums_are_read_whole(tmp_path):
-    from diceopt.blocks import read_rows
+    from diceopt.storage import read_rows
 
     key = storage.TableKey("g", "v", dtype="float32", shape=(8, 2))
     path = tmp_path / "old.tbl"

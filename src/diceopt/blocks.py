@@ -24,13 +24,10 @@ import struct
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diceopt.errors import TableFileError
 from diceopt.lazy import numpy as np
-
-if TYPE_CHECKING:
-    from diceopt.storage import TableKey
 
 PAGE = 4096  # the payload of a mapped table starts at a multiple of this (bytes)
 ROW_BLOCK_BYTES = 1 << 14  # 16 KiB a block of a table file (8 MB: 512 blocks)
@@ -113,37 +110,6 @@ class RowReader:
     def check_all(self) -> None:
         """Check every block not checked yet."""
         self.check(0, self._nbytes)
-
-
-def read_rows(path: Path, key: TableKey) -> RowReader | None:
-    """The rows of a table file's main array (float32 or float64, ``key.shape`` given),
-    read and checked a block at a time without numpy (:class:`RowReader`), or None where
-    the file must be read whole (``storage.read_arrays``): it has no block checksums, or
-    further arrays. TableFileError if it must not be used."""
-    from diceopt.storage import dtype_name, read_header  # (storage imports this module)
-
-    dtype = dtype_name(key.dtype)
-    if key.shape is None or dtype not in STRUCT_CODES:
-        raise ValueError("rows are read from a float32 or float64 table of known shape")
-    try:
-        with open(path, "rb") as fh:
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as exc:
-        raise TableFileError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
-    header, pos = read_header(data, key)
-    if "block_crc32" not in header or header.get("extra"):
-        return None
-    row_items = 1
-    for n in key.shape[1:]:
-        row_items *= n
-    nbytes = key.shape[0] * row_items * (4 if dtype == "float32" else 8)
-    if len(data) - pos != nbytes:
-        raise TableFileError(f"payload has {len(data) - pos} bytes, expected {nbytes}")
-    try:
-        block, crcs = int(header["block_bytes"]), str(header["block_crc32"])
-    except (KeyError, TypeError, ValueError):
-        raise TableFileError("unreadable header") from None
-    return RowReader(path, data, pos, nbytes, dtype, row_items, block, crcs)
 
 
 class BlockCheck:

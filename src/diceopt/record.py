@@ -35,11 +35,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
-from diceopt.games.contract import GameSpec
 from diceopt.lazy import numpy as np
+
+if TYPE_CHECKING:  # (the contract runs play_games: a type-only import)
+    from diceopt.games.contract import GameSpec
 
 DECISION = "=>"  # a graded decision
 MOVE = "->"  # a move that is not graded (the only legal one, or the other player's)

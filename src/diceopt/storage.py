@@ -9,7 +9,7 @@ a JSON header, then the raw C-order arrays back to back. The header holds the fo
 version, game, variant (the rules' parameters as text), objective, theta, the dtype and
 shape of the main array, ``extra`` (name, dtype and shape of each further array, if
 any), the sha256 of the whole payload, the CRC-32 of each block of ``block_bytes``
-(``block_crc32``: :func:`~diceopt.blocks.read_rows` reads and checks a few rows without numpy, files
+(``block_crc32``: :func:`read_rows` reads and checks a few rows without numpy, files
 written before have none and are read whole) and whatever the game adds (solve
 seconds, state count, value). Files are written atomically (a temporary file in the same
 directory, then ``os.replace``). A file that is truncated, corrupt (checksum) or does
@@ -50,7 +50,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TypeVar
 
-from diceopt.blocks import PAGE, ROW_BLOCK_BYTES, STRUCT_CODES, BlockCheck, block_crcs
+from diceopt.blocks import (
+    PAGE,
+    ROW_BLOCK_BYTES,
+    STRUCT_CODES,
+    BlockCheck,
+    RowReader,
+    block_crcs,
+)
 from diceopt.errors import TableFileError
 from diceopt.lazy import numpy as np
 
@@ -337,6 +344,35 @@ def read_header(data: bytes | mmap.mmap, key: TableKey) -> tuple[dict[str, Any],
     except ValueError:
         raise TableFileError("unreadable header") from None
     return check_key(header, key, FORMAT_VERSION), pos + size
+
+
+def read_rows(path: Path, key: TableKey) -> RowReader | None:
+    """The rows of a table file's main array (float32 or float64, ``key.shape`` given),
+    read and checked a block at a time without numpy (:class:`RowReader`), or None where
+    the file must be read whole (``storage.read_arrays``): it has no block checksums, or
+    further arrays. TableFileError if it must not be used."""
+    dtype = dtype_name(key.dtype)
+    if key.shape is None or dtype not in STRUCT_CODES:
+        raise ValueError("rows are read from a float32 or float64 table of known shape")
+    try:
+        with open(path, "rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as exc:
+        raise TableFileError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    header, pos = read_header(data, key)
+    if "block_crc32" not in header or header.get("extra"):
+        return None
+    row_items = 1
+    for n in key.shape[1:]:
+        row_items *= n
+    nbytes = key.shape[0] * row_items * (4 if dtype == "float32" else 8)
+    if len(data) - pos != nbytes:
+        raise TableFileError(f"payload has {len(data) - pos} bytes, expected {nbytes}")
+    try:
+        block, crcs = int(header["block_bytes"]), str(header["block_crc32"])
+    except (KeyError, TypeError, ValueError):
+        raise TableFileError("unreadable header") from None
+    return RowReader(path, data, pos, nbytes, dtype, row_items, block, crcs)
 
 
 def _parse_header(data: mmap.mmap | bytes, key: TableKey) -> tuple[dict, int, list]:

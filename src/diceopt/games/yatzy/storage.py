@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diceopt import storage
-from diceopt.blocks import RowReader, read_rows
+from diceopt.blocks import RowReader
 from diceopt.errors import InputError
 from diceopt.games.yatzy.rules import YatzyRules
 from diceopt.storage import MAGIC, TableFileError, TableInfo, dtype_name, warn
@@ -103,12 +103,12 @@ def stored_rows(
     rules: YatzyRules, theta: float = 0.0, dtype: str = "float32", directory: str | None = None
 ) -> RowReader | None:
     """The stored table's rows, read a few at a time without numpy (``rows(mask)``:
-    ``values[mask]`` flat; see :func:`diceopt.blocks.read_rows`), or None: not stored,
+    ``values[mask]`` flat; see :func:`diceopt.storage.read_rows`), or None: not stored,
     or stored without block checksums (read it whole). TableFileError if it must not be
     used."""
     key = table_key(rules, theta, dtype)
     path = storage.table_path(key, directory)
-    return read_rows(path, key) if path.exists() else None
+    return storage.read_rows(path, key) if path.exists() else None
 
 
 def _meta(table: YatzyTable) -> dict:
