@@ -1,7 +1,39 @@
-"""diceopt: exact optimal play for dice games, solved with the Bellman equation."""
+"""diceopt: exact optimal play for dice games, solved with the Bellman equation.
+
+The public API is what this module offers (``PUBLIC``): ``game(name, ...)`` gives a
+:class:`~diceopt.api.Game` (solve, advise, apply, simulate, distribution, analyse),
+``game_ids()`` the game ids, ``evaluate`` an agent's loss, ``OptimalAgent`` the course's
+optimal stick-or-reroll agent. Everything else is internal. Names load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-from diceopt.evaluate import evaluate  # noqa: E402  (diceopt.evaluate(agent, game, ...))
+# public name -> the module that holds it
+_WHERE = {
+    "Game": "diceopt.api",
+    "game": "diceopt.api",
+    "game_ids": "diceopt.api",
+    "evaluate": "diceopt.evaluate",
+    "OptimalAgent": "diceopt.games.stick.course",
+}
+PUBLIC = ("__version__", *_WHERE)
+__all__ = list(PUBLIC)
 
-__all__ = ["__version__", "evaluate"]
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'diceopt' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

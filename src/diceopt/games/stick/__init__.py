@@ -8,6 +8,27 @@ JSON), ``course`` (the course's agent interface and its discounted agents), ``sp
 (the game in the registry).
 """
 
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
 from diceopt.games.stick.spec import StickSpec
 
 SPEC = StickSpec()
+
+# names that moved, kept for one release: name -> (their module, where to import them now)
+MOVED = {"OptimalAgent": ("diceopt.games.stick.course", "diceopt.OptimalAgent")}
+
+
+def __getattr__(name: str) -> Any:
+    """A moved name, with a DeprecationWarning saying where it lives now."""
+    if name not in MOVED:
+        raise AttributeError(f"module 'diceopt.games.stick' has no attribute {name!r}")
+    module, now = MOVED[name]
+    warnings.warn(
+        f"diceopt.games.stick.{name} moved: import {now}", DeprecationWarning, stacklevel=2
+    )
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
