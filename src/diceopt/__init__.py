@@ -13,16 +13,19 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-# public name -> the module that holds it
+# (imported here, not on first use: the submodule diceopt.evaluate shares its name, and
+# importing it anywhere would otherwise leave the module where the function belongs)
+from diceopt.evaluate import evaluate  # noqa: E402
+
+# public name -> the module that holds it, loaded on first use
 _WHERE = {
     "Game": "diceopt.api",
     "game": "diceopt.api",
     "game_ids": "diceopt.api",
-    "evaluate": "diceopt.evaluate",
     "OptimalAgent": "diceopt.games.stick.course",
 }
-PUBLIC = ("__version__", *_WHERE)
-__all__ = list(PUBLIC)
+__all__ = ["__version__", "Game", "game", "game_ids", "evaluate", "OptimalAgent"]
+PUBLIC = tuple(__all__)
 
 
 def __getattr__(name: str) -> Any:
