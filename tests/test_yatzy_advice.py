@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from second_path import assert_same_values, random_positions
 
 import diceopt.games.yatzy as yatzy
 from diceopt.errors import InputError
@@ -580,28 +581,10 @@ INDEPENDENT = {
 
 
 def sampled_positions(spec, rules, count, seed):
-    """``count`` positions of seeded games with random legal actions (every third one
-    without its score: values then count the points still to come)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        pos, over = spec.new_position(rules, rng), False
-        while not over and len(out) < count:
-            out.append(replace(pos, score=None) if len(out) % 3 == 2 else pos)
-            actions = [a.action for a in spec.advise(rules, pos).actions]
-            step = spec.apply(rules, pos, actions[rng.integers(len(actions))], rng)
-            pos, over = step.position, step.game_over
-    return out
-
-
-def assert_same_values(advice, values, where):
-    """Every advised action has the same value and regret by the second path (1e-9)."""
-    assert set(values) == {a.action for a in advice.actions}, where
-    best = max(values.values())
-    for a in advice.actions:
-        got = values[a.action]
-        assert abs(got - a.value) <= 1e-9, (where, a.action, a.value, got)
-        assert abs((best - got) - a.regret) <= 1e-9, (where, a.action, a.regret, best - got)
+    """``count`` positions of seeded random play, every third one without its score
+    (values then count the points still to come)."""
+    positions = random_positions(spec, rules, count, seed)
+    return [replace(p, score=None) if i % 3 == 2 else p for i, p in enumerate(positions)]
 
 
 @pytest.mark.parametrize("name, theta", [("american-4d6", 0.0), ("scandinavian-3d4", 0.2)])

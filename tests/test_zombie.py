@@ -19,6 +19,7 @@ from itertools import product
 
 import numpy as np
 import pytest
+from second_path import assert_same_values, random_positions
 
 from diceopt.cli import main
 from diceopt.engine import Objective, compile_game, solve
@@ -237,26 +238,7 @@ SELF_LOOP = "me 1 | opponent 0 | player 2 | brains 2 | shotguns gr | feet gyr | 
 
 def sampled_positions(rules, count, seed):
     """``count`` positions of seeded games with random legal actions."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        pos, over = SPEC.new_position(rules, rng), False
-        while not over and len(out) < count:
-            out.append(pos)
-            actions = [a.action for a in SPEC.advise(rules, pos).actions]
-            step = SPEC.apply(rules, pos, actions[rng.integers(len(actions))], rng)
-            pos, over = step.position, step.game_over
-    return out
-
-
-def assert_same_values(advice, values, where):
-    """Every advised action has the same value and regret by the second path (1e-9)."""
-    assert set(values) == {a.action for a in advice.actions}, where
-    best = max(values.values())
-    for a in advice.actions:
-        got = values[a.action]
-        assert abs(got - a.value) <= 1e-9, (where, a.action, a.value, got)
-        assert abs((best - got) - a.regret) <= 1e-9, (where, a.action, a.regret, best - got)
+    return random_positions(SPEC, rules, count, seed)
 
 
 def test_independent_values_equal_the_advice() -> None:
