@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from diceopt import interrupt, storage
-from diceopt.games.yatzy import layers, saved, solve, targets
-from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.analyses import targets
+from diceopt.games.yatzy.kernel import layers, saved, solve
+from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN, get_rules
 from diceopt.interrupt import Pace, check, interruptible, run_chunks
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -175,7 +176,7 @@ def test_target_solves_stop_between_chunks(monkeypatch, single):
 
 @pytest.mark.parametrize("step", ["layer_outcomes", "combine"])
 def test_state_distributions_stop_between_chunks(monkeypatch, step):
-    from diceopt.games.yatzy import distribution
+    from diceopt.games.yatzy.analyses import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
     table = solve.solve_table(rules, dtype="float64")
@@ -203,7 +204,7 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
 def test_chunked_distributions_are_the_same(monkeypatch):
     """Outcomes and rows computed in many chunks (packed one after the other) are the
     ones computed in one call per layer, bit for bit."""
-    from diceopt.games.yatzy import distribution
+    from diceopt.games.yatzy.analyses import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
     table = solve.solve_table(rules, dtype="float64")

@@ -202,8 +202,8 @@ def test_a_second_process_waits_for_the_first_build_then_loads_it(tmp_path):
 
 YATZY_WORKER = """
 import json
-from diceopt.games.yatzy import tables
-from diceopt.games.yatzy.rules import get_rules
+from diceopt.games.yatzy.stored import store as tables
+from diceopt.games.yatzy.rulebook.variants import get_rules
 from diceopt.tables import DEFAULT
 
 rules = get_rules("scandinavian-forced")
@@ -243,9 +243,9 @@ def test_yatzy_target_rows_are_built_by_one_process_and_loaded_by_another(tmp_pa
 
 
 def test_target_rows_from_the_start_match_a_solve_from_the_position(monkeypatch, tmp_path):
-    from diceopt.games.yatzy import tables
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.targets import solve_target_from
+    from diceopt.games.yatzy.analyses.targets import solve_target_from
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store as tables
 
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
     assert tables.build_rows(get_rules("scandinavian-forced")) is True

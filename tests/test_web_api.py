@@ -151,7 +151,7 @@ def test_board_kinds_from_the_position_fields():
 
 
 def test_games_list_each_yatzy_variants_categories_from_its_rules(client):
-    from diceopt.games.yatzy.rules import VARIANTS, get_rules
+    from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
 
     yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
     for variant in yatzy["variants"]:
@@ -1009,7 +1009,7 @@ def maxi_client(web_env):
 
 
 def test_maxi_is_listed_with_six_dice_and_twenty_categories(client):
-    from diceopt.games.yatzy.rules import MAXI_CATEGORIES
+    from diceopt.games.yatzy.rulebook.rules import MAXI_CATEGORIES
 
     yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
     maxi = next(v for v in yatzy["variants"] if v["id"] == "maxi")
@@ -1282,7 +1282,7 @@ def duel(client, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def library_win(state: dict[str, Any]) -> float:
-    from diceopt.games.yatzy.win import parse_opponent, win_chance
+    from diceopt.games.yatzy.winning.win import parse_opponent, win_chance
 
     spec = get_game("yatzy")
     rules = spec.rules("scandinavian-forced")
@@ -1589,8 +1589,8 @@ def test_tables_status_lists_the_default_variants_tables(client):
 
 
 def test_target_advice_reads_the_stored_target_rows(client):
-    from diceopt.games.yatzy import tables as yatzy_tables
-    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store as yatzy_tables
 
     body = {**FORCED, "position": MID, "target": 160}
     assert client.post("/api/advice", json=body).status_code == 200

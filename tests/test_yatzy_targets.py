@@ -14,15 +14,21 @@ from cli_status import exit_status
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy import rules as yatzy_rules
-from diceopt.games.yatzy import target_store, targets
-from diceopt.games.yatzy.distribution import distribution
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.layers import iter_layer_states
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.target_store import get_targets, load_targets
-from diceopt.games.yatzy.targets import max_to_come, solve_target_from, solve_targets, table_kmax
+from diceopt.games.yatzy.analyses import targets
+from diceopt.games.yatzy.analyses.distribution import distribution
+from diceopt.games.yatzy.analyses.targets import (
+    max_to_come,
+    solve_target_from,
+    solve_targets,
+    table_kmax,
+)
+from diceopt.games.yatzy.kernel.layers import iter_layer_states
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook import rules as yatzy_rules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.stored.target_files import get_targets, load_targets
+from diceopt.games.yatzy.winning import target_advice as target_store
 
 REDUCED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(

@@ -27,7 +27,8 @@ import pytest
 from diceopt.advice import ActionAdvice, Advice, rank_actions
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec, Report, Step
-from diceopt.games.yatzy.rules import MAXI, YatzyRules
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.rulebook.variants import MAXI
 from diceopt.notation import split_fields
 
 # Variants whose table takes long to build in the suite: Maxi (36,864,000 states, 304 MB, a
@@ -290,12 +291,12 @@ MAXI_MINI = replace(
 def maxi_mini_variant() -> Iterator[YatzyRules]:
     """Maxi Yatzy's six dice and scoring on six of its categories (50 bonus at 12), offered
     as the Yatzy variant ``maxi-mini`` for the block (listed, advised, played by name)."""
-    from diceopt.games.yatzy import rules
+    from diceopt.games.yatzy.rulebook import rules
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rules.VARIANT_RULES, MAXI_MINI_ID, MAXI_MINI)
         mp.setitem(rules.VARIANTS, MAXI_MINI_ID, "Maxi Yatzy on six categories (tests)")
-        from diceopt.games.yatzy import solved
+        from diceopt.games.yatzy.stored import store as solved
 
         mp.setattr(solved, "TABLES", {})  # tables solved meanwhile are forgotten after
         yield MAXI_MINI
