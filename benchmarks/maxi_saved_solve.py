@@ -42,8 +42,8 @@ def cpu_seconds() -> float:
 
 
 def solve(dtype: str, directory, label: str):
-    from diceopt.games.yatzy.kernel.saved import solve_saved
     from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored.saved_files import solve_into
 
     rules = get_rules("maxi-saved")
     c0 = cpu_seconds()
@@ -58,7 +58,7 @@ def solve(dtype: str, directory, label: str):
             peak_rss_gb=peak_rss_gb(),
         )
 
-    table = solve_saved(rules, dtype=dtype, directory=directory, keep=False, progress=progress)
+    table = solve_into(rules, directory, dtype=dtype, keep=False, progress=progress)
     return table, time.perf_counter() - t0, cpu_seconds() - c0
 
 

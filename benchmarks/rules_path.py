@@ -2,11 +2,12 @@
 path climbs back to the table files from outside the module that hands out tables.
 
 Plays a 200-game duel (win-seeking against expected score) on forced-order Scandinavian
-Yatzy in an empty cache directory (every table built and stored on the way) and records
-each call that receives the rules object (or an object holding it). Prints one JSON
-line: the modules entered (count and list) and ``file_entries``, the calls into a table
-file module (``diceopt.storage`` or the Yatzy file modules) from a module that is not
-the store.
+Yatzy in an empty cache directory (every table built and stored on the way), then the
+same duel again with the tables in memory, and records each call that receives the
+rules object (or an object holding it). Prints one JSON line per duel: the modules
+entered (count and list) and ``file_entries``, the calls into a table file module
+(``diceopt.storage`` or the Yatzy file modules) from a module that is neither the store
+nor ``diceopt.storage`` calling back the file module's own load and solve steps.
 
     .venv/bin/python benchmarks/rules_path.py
 """
@@ -50,25 +51,30 @@ def main() -> int:
         if name not in modules:
             modules.append(name)
         caller = frame.f_back.f_globals.get("__name__", "") if frame.f_back else ""
-        if name in files and caller != name and not caller.startswith(store_room):
+        if (
+            name in files
+            and caller not in (name, "diceopt.storage")
+            and not caller.startswith(store_room)
+        ):
             entries.append((caller, name))
 
-    sys.setprofile(profile)
-    try:
-        duel(rules, win, expected, 200, np.random.default_rng(0))
-    finally:
-        sys.setprofile(None)
-    print(
-        json.dumps(
-            {
-                "benchmark": "rules_path",
-                "modules": len(modules),
-                "file_entries": len(entries),
-                "entries": entries,
-                "path": modules,
-            }
-        )
-    )
+    for cache in ("empty", "in memory"):
+        modules.clear()
+        entries.clear()
+        sys.setprofile(profile)
+        try:
+            duel(rules, win, expected, 200, np.random.default_rng(0))
+        finally:
+            sys.setprofile(None)
+        line = {
+            "benchmark": "rules_path",
+            "tables": cache,
+            "modules": len(modules),
+            "file_entries": len(entries),
+            "entries": entries,
+            "path": modules,
+        }
+        print(json.dumps(line), flush=True)
     return 0
 
 

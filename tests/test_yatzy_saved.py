@@ -23,10 +23,10 @@ from diceopt.games.yatzy.play.advice import (
     position_to_json,
 )
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rulebook import rules as rules_module
+from diceopt.games.yatzy.rulebook import variants as rules_module
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.stored.saved_files import layers_dir, load_saved
+from diceopt.games.yatzy.stored.saved_files import layers_dir, load_saved, solve_into
 
 SAVED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -230,7 +230,7 @@ def test_saved_apply_action():
 def test_layer_files_round_trip(tmp_path):
     rules = SAVED["american-4d6-free"]
     kept = solve_saved(rules, dtype="float32")
-    table = solve_saved(rules, dtype="float32", directory=tmp_path, keep=False)
+    table = solve_into(rules, tmp_path, dtype="float32", keep=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4)]
     for j in range(4):
         assert isinstance(table.layer(j), np.ndarray)
@@ -316,7 +316,7 @@ def test_announced_size_is_the_tables_in_its_dtype(tmp_path):
 
     rules = SAVED["american-4d6-free"]
     for dtype in ("float32", "float64"):
-        table = solve_saved(rules, dtype=dtype, directory=tmp_path / dtype)
+        table = solve_into(rules, tmp_path / dtype, dtype=dtype)
         layers = range(rules.num_categories + 1)
         assert table_bytes(rules, dtype) == sum(table.layer(j).nbytes for j in layers)
     maxi = get_rules("maxi-saved")

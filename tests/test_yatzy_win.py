@@ -420,9 +420,9 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     solved = get_solved(rules, 0.0, "float32")
     table = early_module.early_table(rules)
     assert table.build(None) is True and table.ready() and table.is_stored()
-    early_module._LOADED.clear()
+    early_module._EARLY.clear()
     assert not table.ready() and table.load() and table.ready()
-    rows = early_module.lookup(solved)
+    rows = early_module.early_rows(solved)
     per = rows.flags * (rows.threshold + 1)
     seen = 0
     for key in rows.keys[:: max(1, rows.keys.size // 12)]:

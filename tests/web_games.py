@@ -291,7 +291,7 @@ MAXI_MINI = replace(
 def maxi_mini_variant() -> Iterator[YatzyRules]:
     """Maxi Yatzy's six dice and scoring on six of its categories (50 bonus at 12), offered
     as the Yatzy variant ``maxi-mini`` for the block (listed, advised, played by name)."""
-    from diceopt.games.yatzy.rulebook import rules
+    from diceopt.games.yatzy.rulebook import variants as rules
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rules.VARIANT_RULES, MAXI_MINI_ID, MAXI_MINI)

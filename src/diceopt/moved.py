@@ -3,8 +3,9 @@
 The Yatzy package moved into rooms by stage (``rulebook``, ``kernel``, ``play``,
 ``analyses``, ``stored``, ``winning``, ``commands``). An import of an old path, such
 as ``from diceopt.games.yatzy.solve import solve_table``, still works: an import hook
-(a standard :class:`importlib.abc.MetaPathFinder`, consulted only after the real
-modules are not found) gives a module that warns once and reads each name from the
+(a meta path finder of the standard import protocol, consulted only after the real
+modules are not found; written without ``importlib.abc``, which loads ``tempfile`` and
+``shutil`` at start-up) gives a module that warns once and reads each name from the
 module or modules that now hold it. Names that moved within a split module are found in
 the next module listed; the old module paths are removed in the next release.
 """
@@ -12,7 +13,6 @@ the next module listed; the old module paths are removed in the next release.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
@@ -67,7 +67,7 @@ class _MovedModule(types.ModuleType):
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _MovedFinder:
     """Finds the old module paths of :data:`MOVED` (after every real module)."""
 
     def find_spec(

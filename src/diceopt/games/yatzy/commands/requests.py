@@ -51,10 +51,9 @@ from diceopt.games.yatzy.rulebook.compiler import load_rules_text
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import get_rules
 from diceopt.games.yatzy.stored.store import (
-    TABLES,
     early_table,
     expected_table,
-    table_memo,
+    in_memory,
     table_path,
     target_table,
 )
@@ -111,7 +110,7 @@ DISTRIBUTION_BYTES = 0.85  # bytes per entry and point of a distribution's work 
 
 def table_loaded(config: Any) -> bool:
     """Whether the expected-score table of ``config`` is in this process (no I/O)."""
-    return table_memo(config.rules, config.theta, config.dtype) in TABLES
+    return in_memory(config.rules, config.theta, config.dtype)
 
 
 def memory_need(config: Any, need: str) -> int:

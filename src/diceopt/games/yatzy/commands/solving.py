@@ -14,13 +14,12 @@ from collections.abc import Callable
 from diceopt.games.contract import Report
 from diceopt.games.yatzy.rulebook.variants import DEFAULT_VARIANT, get_rules
 from diceopt.games.yatzy.stored.store import (
-    TABLES,
     YatzyConfig,
     get_table,
+    keep,
     load_table,
     note,
     saved_solve_cost,
-    table_memo,
     table_path,
 )
 from diceopt.progress import Stage
@@ -91,7 +90,7 @@ def solve_saved_report(rules: YatzyConfig, force: bool) -> Report:
             f"solved {table.states:,} states in {seconds:.2f} s "
             f"(numba compile {compile_seconds:.2f} s); saved to {folder}"
         ]
-    TABLES[table_memo(rules.rules, 0.0, rules.dtype)] = table
+    keep(rules.rules, 0.0, rules.dtype, table)
     lines.insert(0, f"{rules.variant}: optimal expected final score {table.value:.6f} points")
     data = {
         "variant": rules.variant,
@@ -134,7 +133,7 @@ def solve_report(rules: YatzyConfig, force: bool = False) -> Report:
             f"solved {table.states:,} states in {seconds:.2f} s "
             f"(numba compile {compile_seconds:.2f} s); {where}"
         ]
-    TABLES[table_memo(rules.rules, rules.theta, rules.dtype)] = table
+    keep(rules.rules, rules.theta, rules.dtype, table)
     what = "expected final score" if rules.theta == 0 else "certainty equivalent"
     lines.insert(0, f"{rules.variant}: optimal {what} {table.value:.6f} points")
     data = {

@@ -104,6 +104,8 @@ __all__ = [
     "expected_table",
     "forget",
     "get_solved",
+    "in_memory",
+    "keep",
     "get_table",
     "load_rows",
     "load_table",
@@ -133,6 +135,17 @@ def table_memo(rules: YatzyRules, theta: float, dtype: str) -> tuple[str, float,
     from diceopt.storage import dtype_name
 
     return (rules.storage_key, float(theta), dtype_name(dtype))
+
+
+def in_memory(rules: YatzyRules, theta: float, dtype: str) -> bool:
+    """Whether the (rules, theta, dtype) table is in this process (no I/O)."""
+    return table_memo(rules, theta, dtype) in TABLES
+
+
+def keep(rules: YatzyRules, theta: float, dtype: str, table: YatzyTable | SavedTable) -> None:
+    """Keep a table just loaded or solved in this process, as the (rules, theta, dtype)
+    table."""
+    TABLES[table_memo(rules, theta, dtype)] = table
 
 
 SAVED_CPU = "about 1,100 CPU-seconds in float32"  # maxi-saved, measured
