@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -203,6 +204,24 @@ def test_openapi_schema_served_and_no_docs_page(client):
     # the documentation pages load scripts from a CDN: not served
     for path in ("/docs", "/redoc"):
         assert_error(client.get(path), 404)
+
+
+def test_every_endpoint_is_documented_in_the_docs_and_the_module(web_app):
+    from pathlib import Path
+
+    import diceopt.web.routes as routes
+
+    page = " ".join((Path(__file__).parent.parent / "docs" / "web.md").read_text().split())
+    module = " ".join((routes.__doc__ or "").split())
+    endpoints = [
+        f"{method} {route.path}"
+        for route in web_app.routes
+        if getattr(route, "path", "").startswith("/api/")
+        for method in sorted(getattr(route, "methods", set()) - {"HEAD"})
+    ]
+    assert "GET /api/tables/status/{id}" in endpoints
+    assert [e for e in endpoints if f"`{e}`" not in page] == []  # the API table of web.md
+    assert [e for e in endpoints if e not in module] == []
 
 
 def test_page_and_static_files_served_without_cdn(client):
@@ -1500,7 +1519,7 @@ def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_p
         for _ in range(3):
             response = c.post("/api/advice", json=body)
             line = assert_error(response, 503, "the gated table is being")
-            assert "GET /api/tables shows the progress" in line and "s so far" in line
+            assert "s so far" in line and "GET /api/tables/status/" in line
             assert 2 <= int(response.headers["Retry-After"]) <= 30
         (entry,) = c.get("/api/tables").json()["tables"]
         assert entry["name"] == "gated/v" and entry["title"] == "the gated table"
@@ -1513,6 +1532,141 @@ def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_p
         response = c.post("/api/advice", json=body)
         assert response.status_code == 200 and response.json()["actions"][0]["value"] == 3.5
     assert spec.builds == 1  # three requests, one build
+
+
+STATUS_KEYS = {
+    "id", "name", "title", "state", "stage", "fraction", "elapsed_seconds", "seconds_left",
+    "error",
+}  # fmt: skip
+PREFER = {"Prefer": "respond-async, wait=0"}
+
+
+def test_a_request_that_prefers_to_wait_itself_gets_202_then_polls_the_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path, sliced=True)
+    store = TableStore()
+    # the server would wait ten minutes; the request prefers an answer at once
+    app = create_app(warm=False, games=[spec], table_wait=600, store=store)
+    body = {"game": "gated", "position": "p"}
+    with TestClient(app) as c:
+        response = c.post("/api/advice", json=body, headers=PREFER)
+        assert response.status_code == 202, response.text
+        data = response.json()
+        (entry,) = data["building"]
+        url = data["status"]
+        assert url == f"/api/tables/status/{entry['id']}" == response.headers["Location"]
+        assert response.headers["Preference-Applied"] == "respond-async"
+        assert set(entry) == STATUS_KEYS and entry["state"] == "building"
+        assert entry["title"] == "the gated table" and entry["name"] == "gated/v"
+
+        def status() -> dict:
+            answer = c.get(url)
+            assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-store"
+            assert set(answer.json()) == STATUS_KEYS
+            return answer.json()
+
+        wait_for(lambda: status()["fraction"] == 0.0, "the first step reported")
+        first = status()
+        assert first["stage"] == "building" and first["elapsed_seconds"] >= 0
+        assert first["seconds_left"] is None and first["error"] is None  # nothing done yet
+        # one slice of the first of four steps: the fraction moves within the step
+        spec.slices.release()
+        wait_for(lambda: (status()["fraction"] or 0) > 0, "a slice reported")
+        moved = status()
+        assert 0 < moved["fraction"] < 0.25 and moved["state"] == "building"
+        assert moved["seconds_left"] is not None and moved["seconds_left"] >= 0
+        # asked again meanwhile: 202 again, the same build
+        again = c.post("/api/advice", json=body, headers=PREFER)
+        assert again.status_code == 202 and again.json()["status"] == url
+        spec.slices.release(4 * 8)  # at most one slice per item: the rest of the build
+        wait_for(lambda: status()["state"] == "ready", "the build ready")
+        done = status()
+        assert done["fraction"] == 1.0 and done["seconds_left"] == 0.0 and done["stage"] == "ready"
+        assert entry["id"] in {t["id"] for t in c.get("/api/tables").json()["tables"]}
+        response = c.post("/api/advice", json=body, headers=PREFER)
+        assert response.status_code == 200 and response.json()["actions"][0]["value"] == 3.5
+    assert spec.builds == 1
+
+
+def test_build_status_of_an_unknown_id_is_a_404_and_stores_nothing(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    store = TableStore()
+    app = create_app(warm=False, games=[GatedSpec(tmp_path)], table_wait=0, store=store)
+    with TestClient(app) as c:
+        for build_id in ("0123456789abcdef", "x" * 5000):
+            line = assert_error(c.get(f"/api/tables/status/{build_id}"), 404, "no table build")
+            assert "x" * 50 not in line  # the id is not echoed
+        assert_error(c.get("/api/tables/status/a/b"), 404)
+        assert store.status() == []  # asking stored nothing
+
+
+def test_a_failed_build_is_reported_by_its_status(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    table = spec.table()
+
+    def fail(report: Any) -> bool:
+        report.update(1, 4)
+        assert spec.gate.wait(60), "the test never opened the gate"
+        raise MemoryError("no room for it")
+
+    spec.table = lambda: replace(table, build=fail)  # type: ignore[method-assign]
+    app = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    with TestClient(app) as c:
+        response = c.post("/api/advice", json={"game": "gated", "position": "p"}, headers=PREFER)
+        assert response.status_code == 202
+        url = response.json()["status"]
+        spec.gate.set()
+        wait_for(lambda: c.get(url).json()["state"] == "failed", "the build failed")
+        failed = c.get(url).json()
+        assert failed["error"] == "MemoryError: no room for it" and failed["seconds_left"] is None
+        # the request sent again (willing to wait for the build tried again) says why
+        wait = {"Prefer": "respond-async, wait=60"}
+        again = c.post("/api/advice", json={"game": "gated", "position": "p"}, headers=wait)
+        assert_error(again, 500, "could not be made ready: MemoryError: no room for it")
+
+
+@pytest.mark.parametrize(
+    "header, wanted",
+    [
+        (None, (False, None)),
+        ("respond-async", (True, None)),
+        ("respond-async, wait=2", (True, 2.0)),
+        ('RESPOND-ASYNC; x=1,wait="0.5"', (True, 0.5)),
+        ("wait=-3", (False, 0.0)),
+        ("wait=nan, handling=lenient", (False, None)),
+        ("wait=soon", (False, None)),
+    ],
+)
+def test_the_prefer_header_is_read_as_rfc_7240_says(header, wanted):
+    from diceopt.web.routes import preference
+
+    assert preference(header) == wanted
+
+
+def test_a_shorter_wait_preferred_gives_the_503_sooner(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    app = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    with TestClient(app) as c:
+        response = c.post(
+            "/api/advice", json={"game": "gated", "position": "p"}, headers={"Prefer": "wait=0"}
+        )
+        assert_error(response, 503, "the gated table is")
+        assert "Location" not in response.headers
+        spec.gate.set()
 
 
 def test_a_bad_request_is_answered_before_any_build(tmp_path):
