@@ -1080,7 +1080,7 @@ def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(pag
     # rounds shows the dice, the best move and, when writing is best, its box unscrolled
     page.set_viewport_size({"width": 390, "height": 844})
     open_game(page, live_server, "yatzy")
-    # the chosen game's tab is in view, though the tabs scroll sideways at this width
+    # the chosen game's tab is in view (the tabs wrap at this width)
     assert page.evaluate(
         """() => { const nav = document.querySelector('#games');
                    const a = nav.getBoundingClientRect();

@@ -60,12 +60,6 @@ function selectGame(id, variantId = null, start = true) {
     b.classList.toggle("on", b.dataset.game === id);
     b.setAttribute("aria-pressed", String(b.dataset.game === id));
   }
-  // the chosen game's tab in view where the tabs scroll sideways (phone width); the page stays
-  const nav = $("#games"), tab = nav.querySelector("button.on");
-  if (tab) {
-    const left = tab.offsetLeft - nav.offsetLeft;
-    if (left < nav.scrollLeft || left + tab.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 8;
-  }
   $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.id, title: v.description })));
   $("#variant").value = S.variant;
   $("#rules-box").hidden = !game().rule_files;

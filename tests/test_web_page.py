@@ -1,0 +1,103 @@
+"""The advisor page as a player finds it, in headless Chromium (Playwright, as
+``test_web_browser``): every game's tab in sight on a phone, touch targets of 44 px, the
+keyboard's place kept from move to move, the words of the page (variant titles, "you"
+and "your opponent", a bust, a reroll of all dice), the best set-aside marked on the dice,
+a game opened from its URL with the points of its boxes and the review of a move that
+followed the "to win" hint.
+
+Small variants only (Farkle to 2,000, Pig to 20, Zombie Dice to 3): the suite stays quick.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def open_page(page, base: str, fragment: str) -> None:
+    """Load the page at ``#fragment`` (a game, or game=...&variant=...&mode=...)."""
+    page.goto(f"{base}/#{fragment}")
+    page.wait_for_selector("body[data-ready='true']")
+
+
+def open_play(page, base: str, game: str, variant: str, seed: int | None = None) -> None:
+    """Play mode of ``game``/``variant`` (a new game, dice seeded with ``seed``), its first
+    decision on screen."""
+    open_page(page, base, f"game={game}&variant={variant}&mode=play")
+    if seed is not None:
+        page.fill("#seed", str(seed))
+        page.click("#new-game")
+    wait_turn(page, 0)
+
+
+def wait_turn(page, turn: int) -> None:
+    """Wait until decision ``turn`` (0-based) is offered, or the game is over."""
+    page.wait_for_function(
+        "t => (document.querySelector('#play-options').dataset.turn === String(t) && "
+        "document.querySelector('#play-best')) || !document.querySelector('#play-summary').hidden",
+        arg=turn,
+    )
+
+
+def small_targets(page) -> list:
+    """Visible controls under 44 x 44 CSS px: buttons, selects, inputs, summaries (a
+    checkbox counts with its label, the target a tap hits)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('button, select, input, textarea, summary')]
+             .filter(e => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+             .map(e => {
+               const box = e.type === 'checkbox'
+                 ? (e.closest('label') || document.querySelector(`label[for='${e.id}']`) || e) : e;
+               const r = box.getBoundingClientRect();
+               return [e.id || e.className || e.tagName, e.textContent.trim().slice(0, 20),
+                       Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10];
+             })
+             .filter(([, , w, h]) => w < 44 || h < 44)"""
+    )
+
+
+# --- phone: the tabs and the touch targets ----------------------------------------------------
+
+
+def test_every_game_tab_is_in_sight_on_a_phone(page, live_server):
+    page.set_viewport_size(PHONE)
+    open_page(page, live_server, "yatzy")
+    tabs = page.locator("#games button")
+    assert tabs.count() >= 7
+    boxes = tabs.evaluate_all(
+        "bs => bs.map(b => { const r = b.getBoundingClientRect(); "
+        "return [b.dataset.game, r.left, r.right, r.top, r.bottom]; })"
+    )
+    for game, left, right, top, bottom in boxes:
+        # wholly inside the viewport: no tab is cut off or hidden sideways
+        assert left >= 0 and right <= PHONE["width"] and top >= 0, (game, left, right)
+        assert bottom <= 200, (game, bottom)  # the header, not half the screen
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    last = boxes[-1][0]
+    page.click(f"#games button[data-game='{last}']")
+    page.wait_for_selector(f"#games button.on[data-game='{last}']")
+    # on a desktop they stay on one line beside the title
+    page.set_viewport_size(DESKTOP)
+    tops = {round(t) for t in tabs.evaluate_all("bs => bs.map(b => b.getBoundingClientRect().top)")}
+    assert len(tops) == 1
+
+
+def test_touch_targets_are_44_px_on_a_phone(page, live_server):
+    page.set_viewport_size(PHONE)
+    open_page(page, live_server, "yatzy")
+    page.wait_for_selector("#editor-sheet label.cat-name")
+    page.click("#rules-box summary")  # the rule file's box, open: its upload input
+    page.wait_for_selector("#rules-file")
+    assert small_targets(page) == []
+    page.click("#mode-play")
+    wait_turn(page, 0)
+    assert page.locator("#undo").is_visible() and page.locator("#hints").is_visible()
+    assert small_targets(page) == []
+    page.goto("about:blank")
+    open_page(page, live_server, "game=farkle&variant=quick&mode=play")
+    wait_turn(page, 0)
+    assert small_targets(page) == []
