@@ -101,3 +101,21 @@ def test_touch_targets_are_44_px_on_a_phone(page, live_server):
     open_page(page, live_server, "game=farkle&variant=quick&mode=play")
     wait_turn(page, 0)
     assert small_targets(page) == []
+
+
+# --- the keyboard ------------------------------------------------------------------------------
+
+
+def test_the_keyboard_stays_on_the_best_move_after_each_move(page, live_server):
+    open_play(page, live_server, "yatzy", "scandinavian", seed=5)
+    page.focus("#play-best")
+    for turn in range(1, 4):
+        page.keyboard.press("Enter")
+        wait_turn(page, turn)
+        focused = page.evaluate("() => document.activeElement.id")
+        assert focused == "play-best", turn
+    # a box written from the keyboard: the focus goes on to the next best move too
+    page.focus("#play-sheet button.option")
+    page.keyboard.press("Enter")
+    wait_turn(page, 4)
+    assert page.evaluate("() => document.activeElement.id") == "play-best"

@@ -252,6 +252,9 @@ async function init() {
   $("#versus").addEventListener("change", () => { if (S.mode === "play") newGame(); });
   $("#hints").addEventListener("change", () => { if (S.play) renderPlay(); save(); });
   document.addEventListener("keydown", onKey);
+  // how the last move was made: a tap or click, or the keyboard (focusPlay scrolls for keys only)
+  document.addEventListener("pointerdown", () => { S.pointer = true; }, true);
+  document.addEventListener("keydown", () => { S.pointer = false; }, true);
   document.body.dataset.ready = "true";
 }
 function setModeQuiet(mode) {

@@ -201,6 +201,22 @@ function renderPlay() {
   drawPlay();
   const again = key && $(key);
   if (again && document.activeElement !== again) again.focus();
+  else if (!again) focusPlay();
+}
+// After a move (``S.refocus``, set by ``choose``) the keyboard goes on where play goes on
+// once the next decision is drawn: the best move, else the dice, the first action, or New
+// game at the end; not where the user has put the focus meanwhile. After a tap the page
+// does not scroll to it.
+function focusPlay() {
+  const p = S.play;
+  if (!S.refocus || !p) return;
+  const f = document.activeElement;
+  if (f && f !== document.body && f.isConnected) { S.refocus = false; return; }
+  if (!p.over && !(p._options || []).length) return;  // the answer is still on its way
+  const target = $("#play-best") || $("#play-dice button.die:not([disabled])") || $("#play-options button")
+    || $("#play-sheet button.option") || $("#new-game");
+  S.refocus = false;
+  if (target) target.focus({ preventScroll: Boolean(S.pointer) });
 }
 function drawPlay() {
   const p = S.play;

@@ -319,6 +319,7 @@ async function choose(option) {
   p.record.push(`${position} ${p._options.length > 1 ? "=>" : "->"} ${option.action}`);
   p.events = [];
   p._options = [];
+  S.refocus = true;  // the keyboard's place: the next move, once it is drawn (focusPlay)
   renderPlay();
   showError(null);
   try {
