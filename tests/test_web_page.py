@@ -10,6 +10,7 @@ Small variants only (Farkle to 2,000, Pig to 20, Zombie Dice to 3): the suite st
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
@@ -119,3 +120,18 @@ def test_the_keyboard_stays_on_the_best_move_after_each_move(page, live_server):
     page.keyboard.press("Enter")
     wait_turn(page, 4)
     assert page.evaluate("() => document.activeElement.id") == "play-best"
+
+
+# --- words ---------------------------------------------------------------------------------------
+
+
+def test_variants_are_listed_by_title(page, live_server):
+    games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    open_page(page, live_server, "yatzy")
+    for game in games:
+        page.click(f"#games button[data-game='{game['id']}']")
+        shown = page.locator("#variant option").evaluate_all(
+            "os => os.map(o => [o.value, o.textContent])"
+        )
+        assert shown == [[v["id"], v["title"]] for v in game["variants"]]
+    assert "Scandinavian Yatzy" in [v["title"] for g in games for v in g["variants"]]

@@ -296,6 +296,7 @@ class GameSpec:
     lower_is_better: bool = False
     parameters: tuple[Parameter, ...] = ()
     variants: Mapping[str, str] = {}
+    variant_titles: Mapping[str, str] = {}  # a variant's name for people (the page's list)
     position_example: str = ""
     solve_options: tuple[Parameter, ...] = ()
     simulate_options: tuple[Parameter, ...] = ()

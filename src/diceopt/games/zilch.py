@@ -51,6 +51,7 @@ class ZilchSpec(PushLuckSpec):
         ),
     )
     variants = {"zilch": "Zilch as analysed by Matt Busche (2010): bank from 300, 3 zilches -500"}
+    variant_titles = {"zilch": "Zilch (Busche 2010)"}
     position_example = "streak 1 | turn 350 | dice 1 2 3 3 6"
     play_limit = 1_000
 

@@ -369,9 +369,10 @@ class PreviewOut(BaseModel):
 
 
 class VariantOut(BaseModel):
-    """A variant: its rules' parameters and an example position under them."""
+    """A variant: its title, its rules' parameters and an example position under them."""
 
     id: str
+    title: str | None = Field(default=None, description="the variant's name for people")
     description: str
     parameters: dict[str, Any]
     players: int | None = Field(default=None, description="players under these rules")

@@ -60,7 +60,7 @@ function selectGame(id, variantId = null, start = true) {
     b.classList.toggle("on", b.dataset.game === id);
     b.setAttribute("aria-pressed", String(b.dataset.game === id));
   }
-  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.id, title: v.description })));
+  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.title || v.id, title: v.description })));
   $("#variant").value = S.variant;
   $("#rules-box").hidden = !game().rule_files;
   const file = game().variants.find((v) => v.id.startsWith(PASTED));
