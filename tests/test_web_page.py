@@ -135,3 +135,29 @@ def test_variants_are_listed_by_title(page, live_server):
         )
         assert shown == [[v["id"], v["title"]] for v in game["variants"]]
     assert "Scandinavian Yatzy" in [v["title"] for g in games for v in g["variants"]]
+
+
+def play_best_to_the_end(page, most: int = 80) -> int:
+    """Play the best move (advice on) until the game is over; the decisions made."""
+    start = int(page.locator("#play-options").get_attribute("data-turn"))
+    for turn in range(start, start + most):
+        wait_turn(page, turn)
+        if page.locator("#play-summary").is_visible():
+            return turn
+        page.click("#play-best")
+    pytest.fail(f"the game did not end in {most} decisions")
+
+
+def test_two_player_games_say_you_and_your_opponent(page, live_server):
+    open_play(page, live_server, "pig", "goal-20", seed=3)
+    page.click("#play-best")
+    wait_turn(page, 1)
+    assert page.locator("#play-events li").first.inner_text().startswith("you rolled")
+    play_best_to_the_end(page)
+    page.wait_for_selector("#review-split")
+    shown = " ".join(
+        page.locator(s).inner_text() for s in ("#play-events", "#play-summary", "#review")
+    )
+    assert "player 1" not in shown and "player 2" not in shown, shown
+    assert "probability that you win" in shown
+    assert "your opponent" in shown or "you win" in shown or "you reach" in shown

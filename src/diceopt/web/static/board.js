@@ -295,7 +295,7 @@ function drawPlay() {
     buttons.push(b);
   }
   box.replaceChildren(...buttons);
-  $("#play-events").replaceChildren(...p.events.map((e) => el("li", { class: e.cls, text: e.text })));
+  $("#play-events").replaceChildren(...p.events.map((e) => el("li", { class: e.cls, text: yourWords(e.text, otherPlayer(p)) })));
   $("#play-log tbody").replaceChildren(...p.log.map((r) => (r.kind === "mine"
     ? el("tr", { class: "mine" }, el("td", { text: r.n }), el("td", { class: "you", text: r.action }),
       el("td", { text: r.best }), el("td", { class: r.regret > 1e-9 ? "num costly" : "num", text: fmt(r.regret) }),
@@ -330,7 +330,7 @@ function renderSummary(p) {
     el("span", { id: "final-result", text: p.finalText }),
     el("span", { text: `${start.label}: ` }),
     el("strong", { id: "summary-start", text: start.value === null ? start.pending ? "…" : "–" : inUnits(start.value, units) }),
-    el("span", { text: `${isProbability(units) ? ` (${units})` : ""}; your ${p.decisions} decisions cost ` }),
+    el("span", { text: `${isProbability(units) ? ` (${yourWords(units, otherPlayer(p))})` : ""}; your ${p.decisions} decisions cost ` }),
     el("strong", { id: "summary-cost", "data-value": String(p.cost), text: inUnits(p.cost, units) }),
     el("span", { text: " in expectation." }));
   box.dataset.decisions = p.decisions;

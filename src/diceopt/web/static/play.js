@@ -54,6 +54,20 @@ function newPlay(extra = {}) {
 }
 const snap = (p) => JSON.stringify(p, (k, v) => (k.startsWith("_") ? undefined : v));
 const eventsLine = (events) => `~> ${events.map((e) => e.replace(/\s+/g, " ").trim()).filter(Boolean).join("; ") || "-"}`;
+// The games' words for the players ("player 1 rolled ...", "player 2 wins") as the page
+// says them: the user plays player 1, "you"; player 2 is ``other`` (the optimal player:
+// "your opponent"; "the computer" in a game against it). Positions keep their notation.
+const YOU_VERBS = { has: "have", wins: "win", banks: "bank", loses: "lose", reaches: "reach", is: "are" };
+function yourWords(text, other = "your opponent") {
+  return String(text)
+    .replace(/\bplayer 1's\b/g, "your")
+    .replace(/\bplayer 2's\b/g, `${other}'s`)
+    .replace(/\bplayer 1\b/g, "you")
+    .replace(/\bplayer 2\b/g, other)
+    .replace(/\byou (has|wins|banks|loses|reaches|is)\b/g, (m, verb) => `you ${YOU_VERBS[verb]}`)
+    .replace(/\b(you reach \d+) and wins\b/g, "$1 and win");
+}
+const otherPlayer = (p) => (p && p.duel ? "the computer" : "your opponent");
 const STORE = "diceopt.page.v1";
 function save() {
   const data = {
@@ -460,8 +474,10 @@ function renderReview(p) {
       el("span", { class: r.luck >= 0 ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${r.luck < 0 ? `(${f2(r.luck)})` : f2(r.luck)}` }),
       el("span", { class: "bad", text: ` ${lower ? "+" : "−"} cost of mistakes ${f2(r.cost)}` }),
       el("strong", { text: ` = ${f2(r.result)}` })));
-    parts.push(el("p", { class: "units", text: `${r.units}; ${r.identity}` }));
-    const roll = (label, x) => x && el("li", { text: `${label}: ${x.after ? `after ${x.after}, ` : "the opening roll, "}${x.events} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
+    parts.push(el("p", { class: "units", text: `${yourWords(r.units, otherPlayer(p))}; ${r.identity}` }));
+    // the opening roll's events are its position (notation, as the game writes it)
+    const said = (x) => (x.after ? `after ${x.after}, ${yourWords(x.events, otherPlayer(p))}` : `the opening roll, ${x.events}`);
+    const roll = (label, x) => x && el("li", { text: `${label}: ${said(x)} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
     parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest), roll("unluckiest roll", r.unluckiest),
       r.costliest ? el("li", { text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})` })
         : el("li", { text: "every decision was the best" })].filter(Boolean)));
