@@ -312,8 +312,9 @@ def check_tables(spec: GameSpec) -> None:
 
 
 def check_page_metadata(spec: GameSpec) -> None:
-    """``featured`` is a flag; ``page_sheet`` is None or JSON data with the sheet's keys."""
-    assert isinstance(spec.featured, bool), spec.id
+    """``featured`` and ``one_turn`` are flags; ``page_sheet`` is None or JSON data with the
+    sheet's keys."""
+    assert isinstance(spec.featured, bool) and isinstance(spec.one_turn, bool), spec.id
     for rules in (spec.rules(), small_rules(spec)):
         sheet = spec.page_sheet(rules)
         if sheet is None:

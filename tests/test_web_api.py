@@ -116,6 +116,8 @@ def test_games_listing_comes_from_the_registry(client):
     assert [g for g in listed if listed[g]["featured"]] == ["yatzy"]
     solo, duo = (listed["shutbox"]["variants"][i] for i in (0, -1))
     assert (solo["players"], duo["players"]) == (1, 2)
+    # a game of Zilch is one turn (its worth in the long run); the others are whole games
+    assert [g for g in listed if listed[g]["one_turn"]] == ["zilch"]
     sheet = listed["yatzy"]["variants"][0]["sheet"]
     assert sheet["upper"] == ["ones", "twos", "threes", "fours", "fives", "sixes"]
     assert (sheet["bonus_threshold"], sheet["bonus"]) == (63, 50)

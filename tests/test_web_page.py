@@ -161,3 +161,19 @@ def test_two_player_games_say_you_and_your_opponent(page, live_server):
     assert "player 1" not in shown and "player 2" not in shown, shown
     assert "probability that you win" in shown
     assert "your opponent" in shown or "you win" in shown or "you reach" in shown
+
+
+def test_zilch_is_one_turn_and_a_bank_is_no_unlucky_roll(page, live_server):
+    # seed 4: every roll of the turn is lucky and the turn ends with a bank, which no dice
+    # follow (the analysis gives it luck 0; it is named as no roll)
+    open_play(page, live_server, "zilch", "zilch", seed=4)
+    assert page.locator("#new-game").inner_text() == "New turn"
+    play_best_to_the_end(page)
+    summary = page.locator("#play-summary").inner_text()
+    assert summary.startswith("Turn over.") and "This turn is worth" in summary
+    page.wait_for_selector("#review-split")
+    assert "banked" in page.locator("#play-events").inner_text()
+    assert "unluckiest roll" not in page.locator("#review").inner_text()
+    lucky = page.locator("#review li.luckiest")
+    assert lucky.count() == 1 and "(luck +" in lucky.inner_text()
+    assert "bank" not in lucky.inner_text()

@@ -473,6 +473,7 @@ class GameTables(ServedGames):
                     "featured": bool(spec.featured),
                     "variable_dice": bool(spec.variable_dice),
                     "rule_files": offers(spec, "rules_text"),
+                    "one_turn": bool(spec.one_turn),
                 }
             )
         return {"games": out}

@@ -433,6 +433,11 @@ class GameOut(BaseModel):
     rule_files: bool = Field(
         default=False, description="whether requests may give a rule file's text (rules)"
     )
+    one_turn: bool = Field(
+        default=False,
+        description="a game is one turn of a longer game, its result the turn's worth: the "
+        "page says the turn is over, not the game",
+    )
 
 
 class GamesOut(BaseModel):

@@ -127,6 +127,7 @@ function playersLabel() {
 function variantChanged(start = true) {
   $("#variant-description").textContent = `${game().title}, ${variant().description}`;
   $("#units").textContent = `value: ${game().units}`;
+  $("#new-game").textContent = game().one_turn ? "New turn" : "New game";
   $("#position").value = variant().position_example || game().position_example;
   $("#advice tbody").replaceChildren();
   delete $("#advice").dataset.position;

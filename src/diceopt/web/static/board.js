@@ -326,7 +326,7 @@ function renderSummary(p) {
   const start = startOf(p);
   const units = (p.review && p.review.units) || p.valueIs || game().units;
   box.replaceChildren(
-    el("strong", { text: "Game over. " }),
+    el("strong", { text: game().one_turn ? "Turn over. " : "Game over. " }),
     el("span", { id: "final-result", text: p.finalText }),
     el("span", { text: `${start.label}: ` }),
     el("strong", { id: "summary-start", text: start.value === null ? start.pending ? "…" : "–" : inUnits(start.value, units) }),

@@ -407,11 +407,16 @@ function finish(p, step) {
       // one player: the score is what the tiles left open add up to
       const left = step.position_json.open.reduce((a, t) => a + t, 0);
       result = left === 0 ? "Final score: 0: every tile shut! " : `Final score: ${left} (tiles left open: ${step.position_json.open.join(" ")}). `;
+    } else if (game().one_turn) {
+      // a game of one turn (e.g. a push-your-luck game valued per turn): the turn's worth
+      const worth = Number.isInteger(step.result) ? num(step.result) : pts(step.result);
+      result = `This turn is worth ${worth} points. `;
     } else result = `Final score: ${num(step.result)}. `;
   }
   p.result = typeof end === "number" ? end : null;
   p.finalText = result;
-  if (p.result !== null && p.record[0] === "~> new game") p.record.push(`= ${p.result}`);
+  // the result ends the record (a game opened at a position too: its review needs it)
+  if (p.result !== null && p.record.length) p.record.push(`= ${p.result}`);
   p._reviewing = p.record.length > 0;  // the summary's expected start comes with the review
   renderPlay();
   save();
@@ -447,12 +452,14 @@ async function review(p) {
 // of the game, before the first roll (the review's ``expected_start``; ``pending`` until
 // it comes); for a game opened at a position, the value of that position.
 const START_LABEL = "Expected with optimal play from the start of the game, before the first roll";
+const TURN_START_LABEL = "Expected with optimal play from the start of the turn, before its first roll";
 function startOf(p) {
   const fromStart = p.record[0] === "~> new game";
+  const label = game().one_turn ? TURN_START_LABEL : START_LABEL;
   if (p.review && p.review.expected_start !== null && p.review.expected_start !== undefined) {
-    return { value: p.review.expected_start, label: START_LABEL, pending: false };
+    return { value: p.review.expected_start, label, pending: false };
   }
-  if (fromStart) return { value: null, label: START_LABEL, pending: Boolean(p._reviewing) };
+  if (fromStart) return { value: null, label, pending: Boolean(p._reviewing) };
   return { value: p.start, label: "Expected with optimal play from the position the game opened at", pending: false };
 }
 function renderReview(p) {
@@ -477,13 +484,20 @@ function renderReview(p) {
     parts.push(el("p", { class: "units", text: `${yourWords(r.units, otherPlayer(p))}; ${r.identity}` }));
     // the opening roll's events are its position (notation, as the game writes it)
     const said = (x) => (x.after ? `after ${x.after}, ${yourWords(x.events, otherPlayer(p))}` : `the opening roll, ${x.events}`);
-    const roll = (label, x) => x && el("li", { text: `${label}: ${said(x)} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
-    parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest), roll("unluckiest roll", r.unluckiest),
+    // the luckiest roll only where luck was good, the unluckiest only where it was bad: a
+    // step no dice followed (a bank that ends the turn) has no luck and is no roll
+    const roll = (label, x, sign) => x && sign * x.luck > 1e-9 && el("li", { class: sign > 0 ? "luckiest" : "unluckiest",
+      text: `${label}: ${said(x)} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
+    parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest, 1), roll("unluckiest roll", r.unluckiest, -1),
       r.costliest ? el("li", { text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})` })
         : el("li", { text: "every decision was the best" })].filter(Boolean)));
   } else {
     parts.push(el("p", { text: `your decisions cost ${f2(r.total_regret)} in all` }));
-    for (const m of r.missing || []) parts.push(el("p", { class: "units", text: m }));
+    for (const m of r.missing || []) {
+      // a game opened at a position: no record of its start (the analysis says it in its terms)
+      const text = m.includes("~> new game") ? "the luck of the rolls needs the whole game from its first roll (this one opened at a position)" : m;
+      parts.push(el("p", { class: "units", text }));
+    }
   }
   $("#review-text").replaceChildren(...parts);
 }
