@@ -177,3 +177,64 @@ def test_zilch_is_one_turn_and_a_bank_is_no_unlucky_roll(page, live_server):
     lucky = page.locator("#review li.luckiest")
     assert lucky.count() == 1 and "(luck +" in lucky.inner_text()
     assert "bank" not in lucky.inner_text()
+
+
+def test_a_bust_is_the_only_move_not_the_best(page, live_server):
+    # a roll with nothing to set aside: one action, the bust, said as what it does
+    position = "me 0 | opponent 0 | turn 300 | dice 2 2 3 4 6 6"
+    open_page(page, live_server, f"game=farkle&variant=quick&mode=play&pos={position}")
+    page.wait_for_selector("#play-best[data-action='bust']")
+    line = page.locator("#best-move .best-line")
+    assert line.locator(".tag").inner_text().lower() == "only move"
+    assert page.locator("#play-best").inner_text() == "Bust: nothing scores, the turn total is lost"
+
+
+def test_a_reroll_of_every_die_says_so(page, live_server):
+    open_play(page, live_server, "yatzy", "scandinavian", seed=7)
+    assert page.locator("#play-dice button.die[aria-pressed='true']").count() == 0
+    assert page.locator("#reroll span").inner_text() == "Reroll all"
+    page.click("#play-dice button.die[data-index='0']")
+    page.wait_for_selector("#play-dice button.die[data-index='0'][aria-pressed='true']")
+    assert page.locator("#reroll span").inner_text() in ("Reroll", "Hold fewer")
+
+
+def test_zombie_dice_says_how_the_opponents_differ_and_labels_the_empty_cup(page, live_server):
+    open_play(page, live_server, "zombie", "goal-3")
+    # before the first roll: no dice, said in words (not an empty box)
+    cup = page.locator("#play-colour-dice")
+    assert cup.inner_text() == "No dice rolled yet this turn"
+    optimal = page.locator("#opponent-note").inner_text()
+    assert optimal.startswith("The optimal player")
+    page.select_option("#versus", "win")
+    page.wait_for_function(
+        "t => document.querySelector('#opponent-note').textContent !== t", arg=optimal
+    )
+    assert page.locator("#opponent-note").inner_text().startswith("The computer plays")
+
+
+# What the chance of winning against the computer playing to win is (Yatzy's words for
+# its model, ``win_probability_is`` of /api/duel), as the page gets it.
+WIN_MODEL = (
+    "your probability of winning (a draw counting 1/2), exact for this model: you play for "
+    "the expected score from the start of your turn, the computer modelled as the one risk "
+    "table (theta 0 or +-0.05) that beats that play most often (its real win-seeking play "
+    "reacts to your sheet each turn)"
+)
+
+
+def test_the_small_print_speaks_of_styles_of_play_not_theta(page, live_server):
+    open_page(page, live_server, "yatzy")
+    page.wait_for_selector("#options-inputs")
+    shown = page.evaluate(
+        "() => document.querySelector('main').innerText + ' ' + "
+        "[...document.querySelectorAll('main [title]')].map(e => e.title).join(' ')"
+    )
+    # the Yatzy texts that speak of theta and risk tables, as the page words them
+    model = WIN_MODEL
+    games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
+    helps = [o["help"] for g in games if g["id"] == "yatzy" for o in g["advise_options"]]
+    assert "theta" in model and any("theta" in h for h in helps)
+    plain = page.evaluate("texts => texts.map(plainWords)", [model, *helps])
+    for text in [shown, *plain]:
+        assert "theta" not in text and "risk table" not in text, text
+    assert "style of play" in plain[0]

@@ -233,9 +233,9 @@ function opponentPanel(st) {
     return el("label", { for: input.id }, `${name} `, input);
   };
   const more = adviseOptions().filter((x) => x.name !== "opponent" && inOpponentPanel(x.name))
-    .map((x) => el("label", { for: `option-${x.name}`, title: x.help },
+    .map((x) => el("label", { for: `option-${x.name}`, title: plainWords(x.help) },
       `${x.name.replace(/^opponent_?/, "").replace(/_/g, " ") || x.name} `, optionControl(st, x)));
-  const help = (adviseOptions().find((x) => x.name === "opponent") || {}).help || "";
+  const help = plainWords((adviseOptions().find((x) => x.name === "opponent") || {}).help || "");
   return el("details", { id: "opponent-panel", class: "opponent", open: o.on ? "" : null },
     el("summary", { text: "Opponent: rank by the chance to beat them" }),
     el("p", { class: "help", text: help }),
@@ -254,8 +254,8 @@ function renderOptions() {
     if (inOpponentPanel(o.name)) continue;
     const id = `option-${o.name}`;
     box.append(el("div", { class: "option-field" },
-      el("label", { for: id, title: o.help }, `${o.name.replace(/_/g, " ")} `, optionControl(st, o)),
-      el("small", { class: "help", text: o.help }),
+      el("label", { for: id, title: plainWords(o.help) }, `${o.name.replace(/_/g, " ")} `, optionControl(st, o)),
+      el("small", { class: "help", text: plainWords(o.help) }),
       el("p", { class: "message", id: `${id}-message`, role: "alert", hidden: "" })));
   }
   if (sheetOpponent()) box.append(opponentPanel(st));

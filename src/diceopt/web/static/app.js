@@ -122,7 +122,16 @@ function playersLabel() {
   $("#versus").replaceChildren(el("option", { value: "", text: solo }),
     ...strategies.map((name) => el("option", { value: name, text: `the computer, playing ${name === "win" ? "to win" : name === "expected" ? "for the expected score" : name}` })));
   if (strategies.includes(keep)) $("#versus").value = keep;
-  $("#opponent-note").textContent = !strategies.length && players() >= 2 ? "against the optimal player" : "";
+  opponentNote();
+}
+// One line on the opponent chosen: how the optimal player and the computer differ.
+function opponentNote() {
+  const v = $("#versus").hidden || $("#versus-label").hidden ? "" : $("#versus").value;
+  const optimal = "plays the exact best move for its chance of winning; its moves show one at a time below";
+  const text = v === "win" ? "The computer plays its whole turn after yours, to win; your chance of winning shows at each turn."
+    : v === "expected" ? "The computer plays its whole turn after yours, for its own expected score, not to beat you."
+      : players() < 2 ? "" : `The optimal player ${optimal}.`;
+  $("#opponent-note").textContent = text;
 }
 function variantChanged(start = true) {
   $("#variant-description").textContent = `${game().title}, ${variant().description}`;
@@ -250,7 +259,7 @@ async function init() {
   $("#new-game").addEventListener("click", newGame);
   $("#undo").addEventListener("click", undo);
   $("#redo").addEventListener("click", redo);
-  $("#versus").addEventListener("change", () => { if (S.mode === "play") newGame(); });
+  $("#versus").addEventListener("change", () => { opponentNote(); if (S.mode === "play") newGame(); });
   $("#hints").addEventListener("change", () => { if (S.play) renderPlay(); save(); });
   document.addEventListener("keydown", onKey);
   // how the last move was made: a tap or click, or the keyboard (focusPlay scrolls for keys only)

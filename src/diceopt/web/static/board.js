@@ -37,6 +37,8 @@ function bestPanel(p, holds, byCat) {
   } else if (cat) {
     const pts = p._points && cat[0] in p._points ? ` for ${num(p._points[cat[0]])}` : "";
     words = `Score ${pretty(cat[0])}${pts}`;
+  } else if (best.action === "bust") {
+    words = "Bust: nothing scores, the turn total is lost";  // a roll that scores nothing: the one move
   }
   const go = el("button", { type: "button", id: "play-best", class: "primary", "data-action": best.action,
     text: words, onclick: () => choose(best) });
@@ -44,7 +46,8 @@ function bestPanel(p, holds, byCat) {
   const others = opts.slice(1, 4).map((o) => el("button", { type: "button", class: "alt", "data-action": o.action,
     title: `${o.action}: loses ${valueText(o.regret, p.valueIs)}`, onclick: () => choose(o) },
   el("span", { text: o.action }), el("small", { class: "loss", text: ` −${lossText(o.regret, p.valueIs)}` })));
-  box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }), go, value),
+  // a forced move (e.g. a bust) is the only move, not the best of several
+  box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: opts.length > 1 ? "Best" : "Only move" }), go, value),
     winHint(p, best),
     others.length ? el("div", { class: "next-best", role: "group", "aria-label": "next best, with what each loses" }, ...others) : "");
 }
@@ -72,6 +75,21 @@ function winHint(p, best) {
     `${pct(gain)} more than ${best.action}, for ${pts(cost)} fewer expected points`;
   line.append(tag, " ", el("strong", { text: top.action }), ` · ${pct(top.value)} win (+${pct(gain)}) · −${pts(cost)} pts`);
   return line;
+}
+// The solvers' words for a model of play (risk tables, theta) in a player's words, for
+// the small print: a table of "theta" != 0 plays a little bolder or more carefully than
+// for the expected score.
+function plainWords(text) {
+  return String(text)
+    .replace(/the one risk table \(theta 0 or \+-0\.05\)/g, "one fixed style of play (steady, a little bolder or a little more careful)")
+    .replace(/the best of the expected-score and theta -0\.05 \/ \+0\.05 tables/g,
+      "the best of three fixed styles of play (steady, a little bolder, a little more careful)")
+    .replace(/its real win-seeking play reacts to/g, "in the game it adapts its play to")
+    .replace(/the opponent of --opponent/g, "the opponent")
+    .replace(/risk[- ]sensitive tables?/g, "bolder or more careful styles of play")
+    .replace(/risk tables?/g, "styles of play")
+    .replace(/\btheta (?:of )?[-+]?\d*\.?\d+/g, "a bolder or more careful style")
+    .replace(/\btheta\b/g, "boldness");
 }
 const fmtValue = (x) => (Math.abs(x) < 5e-10 ? "0" : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4));
 // A value (or a regret) of the game's units as the play board shows it: a probability as
@@ -279,7 +297,7 @@ function drawPlay() {
     const left = typeof json.rerolls === "number" ? `${json.rerolls} left` : "";
     const b = el("button", { type: "button", id: "reroll", "data-action": hold ? hold.action : null,
       title: "tap the dice to hold first", onclick: () => hold && choose(hold) },
-    el("span", { text: hold ? "Reroll" : "Hold fewer" }),
+    el("span", { text: !hold ? "Hold fewer" : held === "" ? "Reroll all" : "Reroll" }),
     el("small", { text: left }));
     b.disabled = !hold;
     if (hold && hints) b.append(el("small", { class: "loss", text: hold.regret > 1e-9 ? `loses ${valueText(hold.regret, p.valueIs)}` : "best" }));
@@ -354,5 +372,5 @@ function renderDuel(p) {
   const you = p.json && typeof p.json.score === "number" ? num(p.json.score) : "–";
   const them = d.computer && typeof d.computer.score === "number" ? num(d.computer.score) : "–";
   box.replaceChildren(el("strong", { text: `You ${you} · computer ${them} · your chance of winning: ${pct(last)}` }),
-    el("small", { class: "why", text: ` ${d.estimateIs || ""}` }));
+    el("small", { class: "why", text: ` ${plainWords(d.estimateIs || "")}` }));
 }
