@@ -238,3 +238,33 @@ def test_the_small_print_speaks_of_styles_of_play_not_theta(page, live_server):
     for text in [shown, *plain]:
         assert "theta" not in text and "risk table" not in text, text
     assert "style of play" in plain[0]
+
+
+# --- the board -------------------------------------------------------------------------------
+
+
+def aside_in(action: str) -> list[str]:
+    """The dice a set-aside action names first ("set aside 1 5, roll 4": 1 5)."""
+    return [w for w in action.split(",")[0].split() if w.isdigit()]
+
+
+@pytest.mark.parametrize(
+    ("game", "variant", "position"),
+    [
+        ("farkle", "quick", "me 0 | opponent 0 | turn 0 | dice 1 2 3 4 6 6"),
+        ("zilch", "zilch", "streak 0 | turn 0 | dice 1 2 3 3 3 6"),
+    ],
+)
+def test_the_best_set_aside_is_ringed_on_the_dice(page, live_server, game, variant, position):
+    open_page(page, live_server, f"game={game}&variant={variant}&mode=play&pos={position}")
+    page.wait_for_selector("#play-best")
+    best = page.locator("#best-move").get_attribute("data-action")
+    assert best.startswith("set aside ") and aside_in(best)
+    ringed = page.locator("#play-dice button.die.best")
+    assert sorted(ringed.evaluate_all("ds => ds.map(d => d.dataset.value)")) == aside_in(best)
+    assert "best to set aside" in ringed.first.get_attribute("aria-label")
+    # advise mode rings them on the editor's dice
+    page.click("#mode-advise")
+    page.wait_for_selector("#advise-best[data-action^='set aside']")
+    got = page.locator("#dice button.die.best").evaluate_all("ds => ds.map(d => d.dataset.value)")
+    assert sorted(got) == aside_in(page.locator("#advise-best").get_attribute("data-action"))

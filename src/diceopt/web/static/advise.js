@@ -168,10 +168,12 @@ function adviseBest(st) {
   if (kept) {
     const rolled = st.json.dice.length - kept.length;
     words = kept.length ? `Keep ${kept.map((i) => num(st.json.dice[i])).join(" ")}, reroll ${rolled}` : `Reroll all ${rolled} dice`;
-    for (const i of kept) {
-      const d = document.querySelector(`#dice button.die[data-index='${i}']`);
-      if (d) d.classList.add("best");
-    }
+  }
+  // the dice kept, or those the best action sets aside ("set aside 1 5, roll 4"), ringed
+  const aside = kept || (hasDice() && Array.isArray(st.json.dice) ? asideIndices(best.action, st.json.dice) : null);
+  for (const i of aside || []) {
+    const d = document.querySelector(`#dice button.die[data-index='${i}']`);
+    if (d) d.classList.add("best");
   }
   box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }),
     el("strong", { class: "best-words", text: words }), el("span", { class: "value", text: valueText(best.value, st.valueIs) })));

@@ -250,6 +250,9 @@ function drawPlay() {
   const json = p.json || {};
   const bestHold = opts.length && [...holds.values()].includes(opts[0]) && hints
     ? new Set(heldIndices(opts[0].action, json.dice || []) || []) : new Set();
+  // a game that sets scoring dice aside ("set aside 1 5, roll 4"): those dice ringed too
+  const bestAside = opts.length && !holds.size && hints && hasDice()
+    ? new Set(asideIndices(opts[0].action, json.dice || []) || []) : new Set();
   if (hasDice() && Array.isArray(json.dice)) {
     const dice = el("div", { class: "row dice-row", id: "play-dice" });
     const entry = S.entry.length ? S.entry : null;
@@ -261,11 +264,11 @@ function drawPlay() {
       const held = p._held.has(i);
       const b = dieButton(v, {
         "data-index": i, "aria-pressed": String(held),
-        "aria-label": `${num(v)}${held ? ", held" : ""}${bestHold.has(i) ? ", best to keep" : ""}`,
+        "aria-label": `${num(v)}${held ? ", held" : ""}${bestHold.has(i) ? ", best to keep" : bestAside.has(i) ? ", best to set aside" : ""}`,
         title: holds.size ? "tap to hold" : "", disabled: holds.size ? null : "",
         onclick: () => { if (p._held.has(i)) p._held.delete(i); else p._held.add(i); renderPlay(); },
       });
-      if (bestHold.has(i)) b.classList.add("best");
+      if (bestHold.has(i) || bestAside.has(i)) b.classList.add("best");
       dice.append(b);
     });
     pos.append(dice);

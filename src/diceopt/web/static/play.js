@@ -39,6 +39,14 @@ function heldIndices(action, dice) {
   }
   return out;
 }
+// The dice an action sets aside where its first words name them ("set aside 1 5, roll 4":
+// a 1 and a 5 of the roll), as indices into ``dice``; null for any other action.
+function asideIndices(action, dice) {
+  const words = action.split(",")[0].trim().split(/\s+/);
+  const k = words.findIndex((w) => w !== "" && Number.isFinite(+w));
+  if (k < 1 || !words.slice(k).every((w) => Number.isFinite(+w))) return null;
+  return heldIndices(["-", ...words.slice(k)].join(" "), dice);
+}
 function nextSeed(p) {
   if (p.seed === null) return crypto.getRandomValues(new Uint32Array(1))[0];
   return p.seed + p.step++;
