@@ -268,3 +268,53 @@ def test_the_best_set_aside_is_ringed_on_the_dice(page, live_server, game, varia
     page.wait_for_selector("#advise-best[data-action^='set aside']")
     got = page.locator("#dice button.die.best").evaluate_all("ds => ds.map(d => d.dataset.value)")
     assert sorted(got) == aside_in(page.locator("#advise-best").get_attribute("data-action"))
+
+
+# --- a game opened from its URL ------------------------------------------------------------------
+
+
+def filled_points(page) -> dict[str, str]:
+    """The filled boxes of the play sheet and what each shows."""
+    return dict(
+        page.locator("#play-sheet tr.filled td.points").evaluate_all(
+            "ts => ts.map(t => [t.dataset.cat, t.textContent])"
+        )
+    )
+
+
+def test_a_game_opened_from_its_url_shows_the_points_of_its_boxes(page, browser, live_server):
+    open_play(page, live_server, "yatzy", "scandinavian", seed=11)
+    turn = 0
+    while len(filled_points(page)) < 3:
+        page.click("#play-best")
+        turn += 1
+        wait_turn(page, turn)
+    mine = filled_points(page)
+    assert all(v.isdigit() for v in mine.values()), mine
+    position = page.locator("#play-position").get_attribute("data-position")
+    url = page.url
+    assert "pts=" in url
+    # elsewhere (no saved game): the same position, the same points in the boxes
+    context = browser.new_context(viewport=PHONE)
+    try:
+        other = context.new_page()
+        other.goto(url)
+        other.wait_for_selector("body[data-ready='true']")
+        other.wait_for_selector("#play-best")
+        assert other.locator("#play-position").get_attribute("data-position") == position
+        assert filled_points(other) == mine
+        assert "✓" not in other.locator("#play-sheet").inner_text()
+    finally:
+        context.close()
+
+
+def test_a_game_opened_at_a_position_gets_its_review(page, live_server):
+    position = "streak 0 | turn 0 | dice 1 2 3 3 3 6"
+    open_page(page, live_server, f"game=zilch&variant=zilch&mode=play&pos={position}")
+    wait_turn(page, 0)
+    play_best_to_the_end(page)
+    review = page.locator("#review")
+    page.wait_for_function("() => !document.querySelector('#review').hasAttribute('aria-busy')")
+    text = review.inner_text()
+    assert "your decisions cost" in text and "no review" not in text, text
+    assert "~>" not in text  # the record's notation is not the player's

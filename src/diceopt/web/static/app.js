@@ -211,7 +211,7 @@ async function init() {
           S.undo = saved.undo || [];
           S.redo = saved.redo || [];
           await restore(saved.play);
-        } else if (pos) await openPlay(pos, h.get("vs"), h.get("computer"));
+        } else if (pos) await openPlay(pos, h.get("vs"), h.get("computer"), pointsOf(h.get("pts")), pointsOf(h.get("cpts")));
         else newGame();
       } else {
         setModeQuiet("advise");

@@ -94,7 +94,18 @@ function loadSaved() {
   try { return JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { return null; }
 }
 // The fragment: game, variant, mode and position (in a game against the computer, its
-// strategy and side too), so the URL opens the same position elsewhere.
+// strategy and side too), so the URL opens the same position elsewhere; with the points
+// written in the boxes of a sheet (``pts``, the computer's ``cpts``: "ones:3,chance:22"),
+// which a position does not hold.
+const pointsText = (written) => Object.entries(written || {}).map(([cat, v]) => `${cat}:${num(v)}`).join(",");
+function pointsOf(text) {
+  const out = {};
+  for (const part of String(text || "").split(",")) {
+    const [cat, v] = part.split(":");
+    if (cat && v !== undefined && v.trim() !== "" && Number.isFinite(+v)) out[cat.trim()] = +v;
+  }
+  return out;
+}
 function updateHash() {
   if (!S.game) return;
   const h = new URLSearchParams({ game: S.game, variant: S.variant });
@@ -102,7 +113,12 @@ function updateHash() {
   if (S.mode === "play" && p && p.position && !p.over) {
     h.set("mode", "play");
     h.set("pos", p.position);
-    if (p.duel && p.duel.state) { h.set("vs", p.duel.strategy); h.set("computer", p.duel.state.computer); }
+    if (pointsText(p.written)) h.set("pts", pointsText(p.written));
+    if (p.duel && p.duel.state) {
+      h.set("vs", p.duel.strategy);
+      h.set("computer", p.duel.state.computer);
+      if (pointsText(p.duel.written)) h.set("cpts", pointsText(p.duel.written));
+    }
   } else if (S.mode === "advise" && $("#advice").dataset.position) {
     h.set("pos", $("#advice").dataset.position);
   } else if (S.mode === "play") h.set("mode", "play");
@@ -162,11 +178,12 @@ async function newGame() {
     if (S.play === p) await next(p, step);
   } catch (err) { if (S.play === p) showError(err, "#play-message"); } finally { p._busy = false; }
 }
-// A game that starts at a given position (a URL): no history, no record of its start.
-async function openPlay(position, vs, computer) {
-  const p = newPlay();
+// A game that starts at a given position (a URL): no history, no record of its start;
+// ``written``, ``computerWritten``: the points in the boxes of the sheets (pointsOf).
+async function openPlay(position, vs, computer, written = {}, computerWritten = {}) {
+  const p = newPlay({ written });
   if (vs && computer && (game().computer_strategies || []).includes(vs)) {
-    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: {}, estimates: [], moves: [] };
+    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: computerWritten, estimates: [], moves: [] };
     $("#versus").value = vs;
   }
   S.play = p;
