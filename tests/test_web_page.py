@@ -10,8 +10,11 @@ Small variants only (Farkle to 2,000, Pig to 20, Zombie Dice to 3): the suite st
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import httpx
 import pytest
+from web_games import AHEAD_OF_ME, BEHIND
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 
@@ -318,3 +321,40 @@ def test_a_game_opened_at_a_position_gets_its_review(page, live_server):
     text = review.inner_text()
     assert "your decisions cost" in text and "no review" not in text, text
     assert "~>" not in text  # the record's notation is not the player's
+
+
+# --- against the computer: the "to win" hint ----------------------------------------------------
+
+
+def test_a_move_that_followed_the_to_win_hint_is_noted_in_the_review(page, live_server):
+    # late in a forced-order game, behind: keeping 5 5 6 is the best to beat the computer,
+    # not the best for the expected score (test_web_browser's two hints)
+    query = urlencode(
+        {
+            "game": "yatzy",
+            "variant": "scandinavian-forced",
+            "mode": "play",
+            "pos": BEHIND,
+            "vs": "expected",
+            "computer": AHEAD_OF_ME,
+        }
+    )
+    open_page(page, live_server, query)
+    page.wait_for_selector("#best-move #win-hint[data-same='false']")
+    move = page.locator("#win-hint").get_attribute("data-action")
+    assert move == "keep 5 5 6"
+    for value in move.split()[1:]:
+        page.locator(
+            f"#play-dice button.die[aria-pressed='false'][data-value='{value}']"
+        ).first.click()
+    page.wait_for_selector(f"#reroll[data-action='{move}']:not([disabled])")
+    page.click("#reroll")
+    wait_turn(page, 1)
+    row = page.locator("#play-log tbody tr.mine").first
+    assert "to-win" in row.get_attribute("class") and "to win" in row.inner_text()
+    play_best_to_the_end(page, 20)
+    note = page.locator("#review-to-win")
+    note.wait_for()
+    assert note.get_attribute("data-moves") == "1"
+    text = note.inner_text()
+    assert "keep 5 5 6" in text and "the best for your chance of beating the computer" in text

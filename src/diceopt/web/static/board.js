@@ -318,7 +318,8 @@ function drawPlay() {
   box.replaceChildren(...buttons);
   $("#play-events").replaceChildren(...p.events.map((e) => el("li", { class: e.cls, text: yourWords(e.text, otherPlayer(p)) })));
   $("#play-log tbody").replaceChildren(...p.log.map((r) => (r.kind === "mine"
-    ? el("tr", { class: "mine" }, el("td", { text: r.n }), el("td", { class: "you", text: r.action }),
+    ? el("tr", { class: r.toWin ? "mine to-win" : "mine" }, el("td", { text: r.n }), el("td", { class: "you" }, r.action,
+      ...(r.toWin ? [el("small", { class: "tag", title: "the best move to beat the computer, not for the expected score", text: " to win" })] : [])),
       el("td", { text: r.best }), el("td", { class: r.regret > 1e-9 ? "num costly" : "num", text: fmt(r.regret) }),
       el("td", { class: "pos", text: r.position }))
     : el("tr", { class: "opp" }, el("td", { text: "–" }), el("td", { colspan: 3, text: r.text }),

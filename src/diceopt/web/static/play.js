@@ -354,7 +354,13 @@ async function choose(option) {
   p.decisions += 1;
   p.cost += option.regret;
   p.chart.push({ v: best.value, q: option.value, regret: option.regret, action: option.action });
-  p.log.push({ kind: "mine", n: p.decisions, action: option.action, best: best.action, regret: option.regret, position });
+  // a move that followed the "to win" hint where it differs from the best for the score:
+  // a cost in expected points, but the best for the chance of beating the computer
+  const win = p.duel && p._win && p._win.position === position && p._win.actions.length ? p._win.actions : null;
+  const toWin = Boolean(win && win[0].action === option.action && option.regret > 1e-9);
+  const forScore = toWin ? win.find((a) => a.action === best.action) : null;
+  p.log.push({ kind: "mine", n: p.decisions, action: option.action, best: best.action, regret: option.regret, position,
+    line: p.record.length + 1, ...(toWin ? { toWin: true, winGain: forScore ? win[0].value - forScore.value : null } : {}) });
   p.record.push(`${position} ${p._options.length > 1 ? "=>" : "->"} ${option.action}`);
   p.events = [];
   p._options = [];
@@ -487,6 +493,12 @@ function startOf(p) {
   if (fromStart) return { value: null, label, pending: Boolean(p._reviewing) };
   return { value: p.start, label: "Expected with optimal play from the position the game opened at", pending: false };
 }
+// A move that followed the "to win" hint (a log entry's ``toWin``), in words for the review.
+function toWinNote(move) {
+  if (!move || !move.toWin) return "";
+  const gain = typeof move.winGain === "number" && move.winGain > 1e-9 ? `, +${pct(move.winGain)} chance of winning` : "";
+  return ` — the “to win” move: best for your chance of beating the computer${gain}, not for the expected score`;
+}
 function renderReview(p) {
   const box = $("#review");
   const r = p && p.review;
@@ -514,7 +526,8 @@ function renderReview(p) {
     const roll = (label, x, sign) => x && sign * x.luck > 1e-9 && el("li", { class: sign > 0 ? "luckiest" : "unluckiest",
       text: `${label}: ${said(x)} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
     parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest, 1), roll("unluckiest roll", r.unluckiest, -1),
-      r.costliest ? el("li", { text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})` })
+      r.costliest ? el("li", { class: "costliest", text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})${
+        toWinNote(p.log.find((m) => m.kind === "mine" && m.line === r.costliest.line))}` })
         : el("li", { text: "every decision was the best" })].filter(Boolean)));
   } else {
     parts.push(el("p", { text: `your decisions cost ${f2(r.total_regret)} in all` }));
@@ -523,6 +536,16 @@ function renderReview(p) {
       const text = m.includes("~> new game") ? "the luck of the rolls needs the whole game from its first roll (this one opened at a position)" : m;
       parts.push(el("p", { class: "units", text }));
     }
+  }
+  // moves that followed the "to win" hint: mistakes for the expected score, on purpose
+  const followed = p.log.filter((m) => m.kind === "mine" && m.toWin);
+  if (followed.length) {
+    const cost = followed.reduce((a, m) => a + m.regret, 0);
+    const one = followed.length === 1;
+    parts.push(el("p", { class: "to-win-note", id: "review-to-win", "data-moves": followed.length,
+      text: `${one ? "1 move" : `${followed.length} moves`} followed the “to win” hint (${followed.map((m) => m.action).join("; ")}): `
+        + `${one ? "it costs" : "they cost"} ${f2(cost)} of the expected score, counted as ${one ? "a mistake" : "mistakes"}, `
+        + `but ${one ? "was" : "were"} the best for your chance of beating the computer.` }));
   }
   $("#review-text").replaceChildren(...parts);
 }
