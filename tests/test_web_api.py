@@ -33,7 +33,7 @@ from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec
 from diceopt.games.registry import games, get_game
-from diceopt.web.games import GameTables, board_kind
+from diceopt.web.games import GameTables, board_kind, id_words, variant_titles
 from diceopt.web.routes import create_app
 from diceopt.web.schemas import MAX_BODY_BYTES
 from diceopt.web.served import served_games, warm_setting
@@ -117,9 +117,58 @@ def test_games_listing_comes_from_the_registry(client):
     assert [g for g in listed if listed[g]["featured"]] == ["yatzy"]
     solo, duo = (listed["shutbox"]["variants"][i] for i in (0, -1))
     assert (solo["players"], duo["players"]) == (1, 2)
+    # a game of Zilch is one turn (its worth in the long run); the others are whole games
+    assert [g for g in listed if listed[g]["one_turn"]] == ["zilch"]
     sheet = listed["yatzy"]["variants"][0]["sheet"]
     assert sheet["upper"] == ["ones", "twos", "threes", "fours", "fives", "sixes"]
     assert (sheet["bonus_threshold"], sheet["bonus"]) == (63, 50)
+
+
+def test_variants_are_listed_with_titles_for_people(client, race_client):
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    for game_id, spec in games().items():
+        titles = [v["title"] for v in listed[game_id]["variants"]]
+        assert len(set(titles)) == len(titles) and all(t.strip() for t in titles), titles
+        for variant in listed[game_id]["variants"]:
+            # a game's own titles first; never the bare id where the id is a code
+            assert variant["title"] == spec.variant_titles.get(variant["id"], variant["title"])
+            assert variant["title"] != variant["id"], (game_id, variant["id"])
+    pig = {v["id"]: v["title"] for v in listed["pig"]["variants"]}
+    assert pig["goal-100"] == "To 100 points"
+    farkle = {v["id"]: v["title"] for v in listed["farkle"]["variants"]}
+    assert farkle["acg2017"].startswith("To 10,000")
+    # a game without titles of its own: the head of the description, else the id in words
+    yatzy = {v["id"]: v["title"] for v in listed["yatzy"]["variants"]}
+    assert yatzy["scandinavian"] == "Scandinavian Yatzy"
+    assert yatzy["american"] == "American Yahtzee"
+    assert yatzy["scandinavian-forced"] == "Scandinavian, categories filled top to bottom"
+    race = race_client.get("/api/games").json()["games"][-1]
+    assert [v["title"] for v in race["variants"]] == ["First to 5 points", "First to 3 points"]
+
+
+def test_variant_titles_fall_back_to_the_id_in_words():
+    class Spec(GameSpec):
+        id = "demo"
+        variants = {
+            "long-one": "a description far too long to be a title: " + "word " * 20,
+            "two-a": "twin: the first",
+            "two-b": "twin: the second",
+            "own": "x",
+            "plain": "Plain rules",
+        }
+        variant_titles = {"own": "Its own title"}
+
+    assert variant_titles(Spec()) == {
+        "long-one": "A description far too long to be a title",
+        "two-a": "Two a",  # two variants alike before the colon: the ids
+        "two-b": "Two b",
+        "own": "Its own title",
+        "plain": "Plain rules",
+    }
+    Spec.variants = {"x": "word " * 20}
+    assert variant_titles(Spec()) == {"x": "X"}
+    assert id_words("two-then-one/score") == "Two then one / score"
+    assert id_words("scandinavian_fh-accepts") == "Scandinavian fh accepts"
 
 
 def test_analyse_splits_a_played_game_into_luck_and_skill(client):

@@ -369,9 +369,10 @@ class PreviewOut(BaseModel):
 
 
 class VariantOut(BaseModel):
-    """A variant: its rules' parameters and an example position under them."""
+    """A variant: its title, its rules' parameters and an example position under them."""
 
     id: str
+    title: str | None = Field(default=None, description="the variant's name for people")
     description: str
     parameters: dict[str, Any]
     players: int | None = Field(default=None, description="players under these rules")
@@ -431,6 +432,11 @@ class GameOut(BaseModel):
     )
     rule_files: bool = Field(
         default=False, description="whether requests may give a rule file's text (rules)"
+    )
+    one_turn: bool = Field(
+        default=False,
+        description="a game is one turn of a longer game, its result the turn's worth: the "
+        "page says the turn is over, not the game",
     )
 
 
