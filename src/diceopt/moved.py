@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
-import importlib.util
 import sys
 import types
 import warnings
@@ -75,7 +74,7 @@ class _MovedFinder:
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MOVED:
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return _MovedModule(spec.name)
