@@ -215,16 +215,6 @@ def test_zombie_dice_says_how_the_opponents_differ_and_labels_the_empty_cup(page
     assert page.locator("#opponent-note").inner_text().startswith("The computer plays")
 
 
-# What the chance of winning against the computer playing to win is (Yatzy's words for
-# its model, ``win_probability_is`` of /api/duel), as the page gets it.
-WIN_MODEL = (
-    "your probability of winning (a draw counting 1/2), exact for this model: you play for "
-    "the expected score from the start of your turn, the computer modelled as the one risk "
-    "table (theta 0 or +-0.05) that beats that play most often (its real win-seeking play "
-    "reacts to your sheet each turn)"
-)
-
-
 def test_the_small_print_speaks_of_styles_of_play_not_theta(page, live_server):
     open_page(page, live_server, "yatzy")
     page.wait_for_selector("#options-inputs")
@@ -232,15 +222,18 @@ def test_the_small_print_speaks_of_styles_of_play_not_theta(page, live_server):
         "() => document.querySelector('main').innerText + ' ' + "
         "[...document.querySelectorAll('main [title]')].map(e => e.title).join(' ')"
     )
-    # the Yatzy texts that speak of theta and risk tables, as the page words them
-    model = WIN_MODEL
+    # the model of a game against the computer is in a player's words at its source; the
+    # options' help (the command line's words) as the page words it
+    from diceopt.games.yatzy.winning.versus import win_text
+
+    model = win_text("win")
+    assert "theta" not in model and "risk table" not in model and "style of play" in model
     games = httpx.get(f"{live_server}/api/games", timeout=60).json()["games"]
     helps = [o["help"] for g in games if g["id"] == "yatzy" for o in g["advise_options"]]
-    assert "theta" in model and any("theta" in h for h in helps)
-    plain = page.evaluate("texts => texts.map(plainWords)", [model, *helps])
+    assert any("theta" in h for h in helps)
+    plain = page.evaluate("texts => texts.map(plainWords)", helps)
     for text in [shown, *plain]:
         assert "theta" not in text and "risk table" not in text, text
-    assert "style of play" in plain[0]
 
 
 # --- the board -------------------------------------------------------------------------------

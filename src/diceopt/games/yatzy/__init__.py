@@ -51,6 +51,19 @@ class YatzySpec(GameSpec):
 
     id = "yatzy"
     title = "Yatzy"
+    variant_titles = {
+        "scandinavian": "Scandinavian Yatzy",
+        "scandinavian-accepts": "Scandinavian, full house and two pairs accept more",
+        "scandinavian-fh-accepts": "Scandinavian, full house accepts five of a kind",
+        "scandinavian-tp-accepts": "Scandinavian, two pairs accept four of a kind",
+        "scandinavian-forced": "Scandinavian, boxes in order",
+        "american": "American Yahtzee",
+        "american-forced-joker": "American Yahtzee, forced joker",
+        "american-no-joker": "American Yahtzee, no joker",
+        "american-no-bonus": "American Yahtzee, no Yahtzee bonus",
+        "maxi": "Maxi Yatzy",
+        "maxi-saved": "Maxi Yatzy, saved rerolls",
+    }
     summary = "Yatzy / Yahtzee: exact solver, advice, simulation, risk-sensitive play"
     rules_help = (
         "Five dice (six in Maxi), up to two rerolls a turn (keep any dice), then write the\n"
@@ -103,8 +116,8 @@ class YatzySpec(GameSpec):
         Parameter(
             "opponent_plays",
             "how the opponent of --opponent plays: for the expected score (the default), or "
-            "to win (modelled as the best of the expected-score and theta -0.05 / +0.05 "
-            "tables against you)",
+            "to win (modelled as the best against you of three fixed styles of play: steady, "
+            "a little bolder, a little more careful; the tables of theta 0, +0.05, -0.05)",
             choices=("expected", "win"),
             type=str.lower,
         ),

@@ -81,10 +81,6 @@ function winHint(p, best) {
 // for the expected score.
 function plainWords(text) {
   return String(text)
-    .replace(/the one risk table \(theta 0 or \+-0\.05\)/g, "one fixed style of play (steady, a little bolder or a little more careful)")
-    .replace(/the best of the expected-score and theta -0\.05 \/ \+0\.05 tables/g,
-      "the best of three fixed styles of play (steady, a little bolder, a little more careful)")
-    .replace(/its real win-seeking play reacts to/g, "in the game it adapts its play to")
     .replace(/the opponent of --opponent/g, "the opponent")
     .replace(/risk[- ]sensitive tables?/g, "bolder or more careful styles of play")
     .replace(/risk tables?/g, "styles of play")

@@ -55,8 +55,9 @@ def win_text(strategy: str) -> str:
     computer = (
         "the computer playing for the expected score, as it does"
         if strategy == "expected"
-        else "the computer modelled as the one risk table (theta 0 or +-0.05) that beats "
-        "that play most often (its real win-seeking play reacts to your sheet each turn)"
+        else "the computer modelled as the one fixed style of play (steady, a little bolder "
+        "or a little more careful) that beats that play most often (in the game it adapts "
+        "its play to your sheet each turn)"
     )
     return (
         "your probability of winning (a draw counting 1/2), exact for this model: you play "
