@@ -131,6 +131,7 @@ from diceopt.web.served import (
     served_games,
     warm_setting,
 )
+from diceopt.web.table_routes import add_table_routes
 
 log = logging.getLogger("diceopt.web")
 
@@ -538,6 +539,8 @@ def create_app(
         return await anyio.to_thread.run_sync(
             tables.analyse, game, variant, body.record, limiter=heavy_threads()
         )
+
+    add_table_routes(app, tables, tables_ready, guarded, heavy_threads)  # /api/yatzy/table/...
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
