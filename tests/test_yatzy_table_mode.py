@@ -423,3 +423,74 @@ def test_table_bad_input(argv, word, capsys):
     assert exit_code(["yatzy", *argv, *FORCED]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err, err
+
+
+# --- whole games at a table (games.yatzy.table_play) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table_inputs():
+    from diceopt.games.yatzy.distribution import state_distributions
+    from diceopt.games.yatzy.solve import solve_table
+
+    table = solve_table(DUEL, dtype="float32")
+    return table, solve_targets(DUEL), state_distributions(table)
+
+
+def test_two_seats_are_the_duel_of_win_against_expected(table_inputs):
+    # even games: the advised seat is seat 0 and plays first, as the duel's "win" player
+    # does, on the same dice; the N-player utility is the 2-player one (so = -1, dW)
+    from diceopt.games.yatzy.duel import parse_strategy, play_duel
+    from diceopt.games.yatzy.table_play import play_tables
+
+    table, targets, dist = table_inputs
+    res = play_tables(table, targets, dist, 2, 600, np.random.default_rng(6), batch=600)
+    duel = play_duel(parse_strategy("win"), parse_strategy("expected"), (table, table), 600,
+                     np.random.default_rng(6), targets=targets, dist=dist, batch=600)  # fmt: skip
+    even = np.arange(0, 600, 2)
+    np.testing.assert_array_equal(res.scores[even], duel.scores[even])
+
+
+def test_table_games_are_seeded_and_thread_independent(table_inputs):
+    import numba
+
+    from diceopt.games.yatzy.table_play import play_tables
+
+    table, targets, dist = table_inputs
+    runs = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            res = play_tables(table, targets, dist, 3, 300, np.random.default_rng(9), batch=128)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        runs.append(res)
+    np.testing.assert_array_equal(runs[0].scores, runs[1].scores)
+    np.testing.assert_array_equal(runs[0].stats, runs[1].stats)
+
+
+def test_table_games_report_rates_and_calibration(table_inputs):
+    from diceopt.games.yatzy.table_play import play_tables
+
+    table, targets, dist = table_inputs
+    n, games = 3, 2000
+    res = play_tables(table, targets, dist, n, games, np.random.default_rng(2))
+    np.testing.assert_allclose(res.shares().sum(axis=1), 1.0)
+    data = res.to_json()
+    assert data["games"] == games and data["players"] == n and data["fair_share"] == 1 / 3
+    assert data["ci95"][0] <= data["win_rate"] <= data["ci95"][1]
+    assert len(data["win_rate_by_seat"]) == n
+    # every turn start, every player: one prediction each
+    ncat = DUEL.num_categories
+    assert res.stats[:, :, 0].sum() == games * ncat * n * n
+    assert res.stats[0, :, 0].sum() == games * ncat * n  # the advised seat's own
+    cal = data["calibration"]["all"]
+    assert sum(row["count"] for row in cal) == games * ncat * n * n
+    for row in cal:
+        assert row["bin"][0] <= row["predicted"] <= row["bin"][1]
+        assert row["ci95"][0] <= row["observed"] <= row["ci95"][1]
+        if row["count"] >= 5000:  # the shown chances are near what happens
+            assert abs(row["predicted"] - row["observed"]) < 0.05
+    off = play_tables(table, targets, dist, n, 64, np.random.default_rng(2), calibrate=False)
+    np.testing.assert_array_equal(off.scores, res.scores[:64])
+    assert off.stats.sum() == 0.0
