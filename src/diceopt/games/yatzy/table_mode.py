@@ -537,9 +537,9 @@ class TableAdvice(Advice):
         return [
             f"best to win: {self.best.action}; best for the expected score: "
             f"{self.best_for_expected}",
-            f"playing for the expected score gives up {100 * self.chance_lost:.2f} points of "
-            f"the chance of winning; playing to win gives up {self.points_lost:.2f} expected "
-            "points",
+            f"playing for the expected score gives up {100 * self.chance_lost:.2f} percentage "
+            f"points of the chance of winning; playing to win gives up {self.points_lost:.2f} "
+            "expected points",
         ]
 
 
