@@ -19,7 +19,9 @@ Prints JSON lines: the inputs, then per N the advised seat's win rate (ties 1/k)
 place in the order, seconds, ms per game (wall and CPU) and the calibration (bins of the
 shown chance: count, mean predicted chance, observed frequency with its 95% interval
 clustered by game; for the advised seat, the others and all); then a summary line with
-every N and the calibration pooled over them.
+every N and the calibration pooled over them; last a control table (``--control-games``
+at ``--control-players``) where every seat plays for the expected score, the chances' own
+model, whose calibration shows what the chances are worth where the model holds.
 
     .venv/bin/python benchmarks/table_play.py [--players 2,3,4,6] [--games N] [--seed 0]
         [--no-calibration] [--variant scandinavian]
@@ -60,6 +62,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variant", default="scandinavian")
     parser.add_argument("--no-calibration", action="store_true")
+    parser.add_argument(
+        "--control-games", type=int, default=4000,
+        help="games of a control table where every seat plays for the expected score (the "
+        "chances' own model; default 4000, 0: none)",
+    )  # fmt: skip
+    parser.add_argument("--control-players", type=int, default=4)
     args = parser.parse_args()
     sizes = [int(x) for x in args.players.split(",")]
 
@@ -129,6 +137,21 @@ def main() -> int:
     if calibrate and pooled is not None:
         summary["calibration_pooled"] = calibration_json(pooled, pooled.shape[1])
     emit(**summary)
+    if calibrate and args.control_games > 0:
+        n = args.control_players
+        rng = np.random.default_rng([args.seed, n, 1])
+        res = play_tables(expected, targets, pmfs, n, args.control_games, rng, advised=False)
+        data = res.to_json()
+        emit(
+            benchmark="table_play_control",
+            players=n,
+            games=args.control_games,
+            what="every seat plays for the expected score: the chances' model",
+            seat_g_mod_n_win_rate=data["win_rate"],
+            seat_g_mod_n_ci95=data["ci95"],
+            seconds=round(res.seconds, 1),
+            calibration=data["calibration"]["others"],
+        )
     return 0
 
 

@@ -494,3 +494,20 @@ def test_table_games_report_rates_and_calibration(table_inputs):
     off = play_tables(table, targets, dist, n, 64, np.random.default_rng(2), calibrate=False)
     np.testing.assert_array_equal(off.scores, res.scores[:64])
     assert off.stats.sum() == 0.0
+
+
+def test_a_control_table_plays_for_the_expected_score_everywhere(table_inputs):
+    # no advised seat: every seat plays the widget, and the chances shown are of that play
+    from diceopt.games.yatzy.table_play import play_tables
+
+    table, targets, dist = table_inputs
+    res = play_tables(table, targets, dist, 4, 1500, np.random.default_rng(3), advised=False)
+    assert res.stats[0].sum() == 0.0  # nobody advised
+    assert res.stats[1, :, 0].sum() == 1500 * DUEL.num_categories * 16
+    # every seat's mean score is the table's value (4 standard errors)
+    for col in range(4):
+        s = res.scores[:, col]
+        assert abs(s.mean() - table.value) < 4 * s.std() / np.sqrt(s.size)
+    for row in res.to_json()["calibration"]["others"]:
+        if row["count"] >= 5000:
+            assert row["ci95"][0] - 0.01 <= row["predicted"] <= row["ci95"][1] + 0.01

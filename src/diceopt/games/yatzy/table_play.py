@@ -101,10 +101,12 @@ def _games(
     ttop: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray, data: np.ndarray,
     K: KernelArrays, flags: int, width: int, most: int, rnd: np.ndarray, digits: np.ndarray,
     ksize: np.ndarray, out: np.ndarray, calibrate: bool, bins: int, stats: np.ndarray,
+    advised: bool,
 ) -> None:  # fmt: skip
     """Games g0..g1-1 (rows of ``out``: every seat's final score); ``rnd`` rows start at
-    game ``batch0``. The advised seat of game g is g mod n. ``stats[group, bin, k]``
-    (group 0: the advised seat, 1: the others) gathers the calibration."""
+    game ``batch0``. The advised seat of game g is g mod n (``advised`` False: none, every
+    seat plays for the expected score). ``stats[group, bin, k]`` (group 0: the advised
+    seat, 1: the others) gathers the calibration."""
     ncat = K.upper_face.size
     full = (1 << ncat) - 1
     B = widget_buffers(K)
@@ -121,7 +123,7 @@ def _games(
     L = 0
     for g in range(g0, g1):
         w[:] = 0
-        adv = g % n
+        adv = g % n if advised else -1
         for t in range(ncat):
             for pl in range(n):
                 mask, flag, u, score, _ = _state(w[pl], flags, width)
@@ -181,7 +183,7 @@ def _play_batch(
     ttop: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray, data: np.ndarray,
     K: KernelArrays, flags: int, width: int, most: int, rnd: np.ndarray, digits: np.ndarray,
     ksize: np.ndarray, out: np.ndarray, calibrate: bool, bins: int, stats: np.ndarray,
-    nchunks: int,
+    advised: bool, nchunks: int,
 ) -> None:  # fmt: skip
     """Games g0..g1-1 in ``nchunks`` parallel chunks (``stats[chunk]`` each)."""
     size = (g1 - g0 + nchunks - 1) // nchunks
@@ -191,7 +193,7 @@ def _play_batch(
         if a < b:
             _games(
                 a, b, g0, n, V, Td, toff, ttop, slot, off, length, data, K, flags, width,
-                most, rnd, digits, ksize, out, calibrate, bins, stats[ch],
+                most, rnd, digits, ksize, out, calibrate, bins, stats[ch], advised,
             )  # fmt: skip
 
 
@@ -292,6 +294,7 @@ def play_tables(
     rng: np.random.Generator,
     *,
     calibrate: bool = True,
+    advised: bool = True,
     bins: int = BINS,
     batch: int = BATCH,
     progress: Callable[[int, int], None] | None = None,
@@ -300,8 +303,9 @@ def play_tables(
     table ``expected``, the target rows ``targets`` (a full target table or the rows from
     the start) and the distributions of every turn-start state ``pmfs`` (``slot``, ``off``,
     ``length``, ``data``: :class:`~diceopt.games.yatzy.distribution.StateDistributions`
-    or :class:`~diceopt.games.yatzy.table_mode.StatePmfs`). ``progress(done, total)``
-    after each batch."""
+    or :class:`~diceopt.games.yatzy.table_mode.StatePmfs`). ``advised`` False: no seat is
+    advised, every seat plays for the expected score (the chances' own model: a control
+    of the calibration). ``progress(done, total)`` after each batch."""
     from diceopt.games.yatzy.table_mode import check_count
 
     check_count(players)
@@ -324,7 +328,7 @@ def play_tables(
         _play_batch(
             g0, g1, players, expected.values, Td, toff, ttop, slot, off, length, pmfs.data, K,
             flags, width, int(rules.max_total), rnd, digits, ksize, out, calibrate, bins,
-            stats, CHUNKS,
+            stats, advised, CHUNKS,
         )  # fmt: skip
         if progress is not None:
             progress(g1, games)
