@@ -42,8 +42,8 @@ def cpu_seconds() -> float:
 
 
 def solve(dtype: str, directory, label: str):
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.saved import solve_saved
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored.saved_files import solve_into
 
     rules = get_rules("maxi-saved")
     c0 = cpu_seconds()
@@ -58,7 +58,7 @@ def solve(dtype: str, directory, label: str):
             peak_rss_gb=peak_rss_gb(),
         )
 
-    table = solve_saved(rules, dtype=dtype, directory=directory, keep=False, progress=progress)
+    table = solve_into(rules, directory, dtype=dtype, keep=False, progress=progress)
     return table, time.perf_counter() - t0, cpu_seconds() - c0
 
 
@@ -72,7 +72,7 @@ def main() -> int:
     parser.add_argument("--advice-calls", type=int, default=50)
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.saved import warm_up
+    from diceopt.games.yatzy.kernel.saved import warm_up
 
     threads = numba.get_num_threads()
     if not args.skip_float32:
@@ -94,9 +94,10 @@ def main() -> int:
 
 
 def float32_part(args, threads):
-    from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.saved import layers_dir, load_saved, warm_up
+    from diceopt.games.yatzy.kernel.saved import warm_up
+    from diceopt.games.yatzy.play.advice import advise_position, parse_position
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored.saved_files import layers_dir, load_saved
 
     compile_seconds = warm_up("float32")
     emit(benchmark="maxi_saved_compile", compile_seconds=compile_seconds, threads=threads)

@@ -39,8 +39,8 @@ def cpu_seconds() -> float:
 
 
 def solve(dtype: str):
-    from diceopt.games.yatzy.rules import MAXI
-    from diceopt.games.yatzy.solve import solve_table
+    from diceopt.games.yatzy.kernel.solve import solve_table
+    from diceopt.games.yatzy.rulebook.variants import MAXI
 
     c0 = cpu_seconds()
     t0 = time.perf_counter()
@@ -54,10 +54,10 @@ def main() -> int:
     parser.add_argument("--advice-calls", type=int, default=200)
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.rules import MAXI
-    from diceopt.games.yatzy.solve import warm_up
-    from diceopt.games.yatzy.storage import load_table, save_table, table_path
+    from diceopt.games.yatzy.kernel.solve import warm_up
+    from diceopt.games.yatzy.play.advice import advise_position, parse_position
+    from diceopt.games.yatzy.rulebook.variants import MAXI
+    from diceopt.games.yatzy.stored.files import load_table, save_table, table_path
 
     threads = numba.get_num_threads()
     compile_seconds = warm_up("float32")
@@ -142,7 +142,7 @@ def main() -> int:
 
 def _copies(rules) -> int:
     """Turn-start states whose value is copied from a solved one (bonus out of reach)."""
-    from diceopt.games.yatzy.layers import iter_layer_states
+    from diceopt.games.yatzy.kernel.layers import iter_layer_states
 
     return sum(int(st.copy_dst.size) for st in iter_layer_states(rules))
 

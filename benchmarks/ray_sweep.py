@@ -44,10 +44,10 @@ def main() -> int:
 
     import ray
 
-    from diceopt.games.yatzy.layers import iter_layer_states
-    from diceopt.games.yatzy.ray_solve import solve_table_ray, solve_tables_ray
-    from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN
-    from diceopt.games.yatzy.solve import solve_table, warm_up
+    from diceopt.games.yatzy.commands.ray_solve import solve_table_ray, solve_tables_ray
+    from diceopt.games.yatzy.kernel.layers import iter_layer_states
+    from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
+    from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN
 
     for rules in (SCANDINAVIAN, MAXI):
         sizes = [int(st.mask.size) for st in iter_layer_states(rules, reverse=True)]

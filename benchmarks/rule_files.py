@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 
-from diceopt.games.families.category import SHIPPED_DIR, load_rules_text
-from diceopt.games.yatzy.arrays import kernel_arrays
-from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.solve import solve_table, warm_up
+from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
+from diceopt.games.yatzy.rulebook.compiler import SHIPPED_DIR, load_rules_text
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 
 def emit(**data) -> None:

@@ -72,10 +72,10 @@ def main() -> int:
     sizes = [int(x) for x in args.players.split(",")]
 
     from diceopt.games.yatzy import get_solved
-    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.rulebook.variants import get_rules
     from diceopt.games.yatzy.table_mode import build_pmfs, load_pmfs, loaded_pmfs
     from diceopt.games.yatzy.table_play import calibration_json, play_tables
-    from diceopt.games.yatzy.win import full_targets, target_rows
+    from diceopt.games.yatzy.winning.win import full_targets, target_rows
 
     rules = get_rules(args.variant)
     t0 = time.perf_counter()

@@ -28,7 +28,7 @@ from importlib.util import find_spec
 
 import numpy as np
 
-from diceopt.games.yatzy.rules import get_rules
+from diceopt.games.yatzy.rulebook.variants import get_rules
 
 SERVE = "import sys; from diceopt.cli import main; sys.exit(main())"
 YATZY_CATEGORIES = (

@@ -65,7 +65,7 @@ def main() -> None:
     from fastapi.testclient import TestClient
 
     from diceopt.games.registry import get_game
-    from diceopt.games.yatzy.targets import warm_up_targets
+    from diceopt.games.yatzy.analyses.targets import warm_up_targets
     from diceopt.tables import TableStore
     from diceopt.web.routes import create_app
 
@@ -97,7 +97,7 @@ def main() -> None:
             if rows["stage"] in ("ready", "failed"):
                 break
             time.sleep(0.5)
-        from diceopt.games.yatzy.tables import rows_path
+        from diceopt.games.yatzy.stored.store import rows_path
 
         path = rows_path(args.variant)
         emit(

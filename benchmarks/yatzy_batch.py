@@ -77,9 +77,9 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.batch import option_values, roll_dice, state_values
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.storage import get_table, load_table
+    from diceopt.games.yatzy.commands.batch import option_values, roll_dice, state_values
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import get_table, load_table
 
     threads = numba.get_num_threads()
     with tempfile.TemporaryDirectory() as tmp:

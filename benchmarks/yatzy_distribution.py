@@ -44,10 +44,14 @@ def main() -> int:
     parser.add_argument("--states", choices=["float64", "float32"], default=None)
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.distribution import distribution, state_distributions, warm_up
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.solve import warm_up as solver_warm_up
-    from diceopt.games.yatzy.storage import get_table, load_table
+    from diceopt.games.yatzy.analyses.distribution import (
+        distribution,
+        state_distributions,
+        warm_up,
+    )
+    from diceopt.games.yatzy.kernel.solve import warm_up as solver_warm_up
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored.files import get_table, load_table
 
     t0 = time.perf_counter()
     solver_warm_up("float32")
@@ -105,8 +109,8 @@ def main() -> int:
                 )
                 del sd
             if args.games > 0:
-                from diceopt.games.yatzy.simulation import simulate
-                from diceopt.games.yatzy.simulation import warm_up as sim_warm_up
+                from diceopt.games.yatzy.kernel.simulation import simulate
+                from diceopt.games.yatzy.kernel.simulation import warm_up as sim_warm_up
 
                 sim_warm_up("float32")
                 sim = simulate(table, args.games, np.random.default_rng(args.seed))

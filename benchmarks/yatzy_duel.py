@@ -37,9 +37,9 @@ def main() -> int:
     args = parser.parse_args()
 
     from diceopt.games.yatzy import get_solved
-    from diceopt.games.yatzy.duel import parse_strategy, play_duel, win_inputs
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.win import target_rows
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel, win_inputs
+    from diceopt.games.yatzy.winning.win import target_rows
 
     first, second = parse_strategy(args.first), parse_strategy(args.second)
     t0 = time.perf_counter()

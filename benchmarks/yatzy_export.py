@@ -28,9 +28,9 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.export import export
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.storage import get_table, load_table
+    from diceopt.games.yatzy.commands.export import export
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import get_table, load_table
 
     with tempfile.TemporaryDirectory() as tmp:
         get_table(SCANDINAVIAN, 0.0, "float32", tmp)

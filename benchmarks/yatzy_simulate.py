@@ -36,10 +36,10 @@ def main() -> int:
     parser.add_argument("--no-peer", action="store_true")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy import solve
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.simulation import simulate, warm_up
-    from diceopt.games.yatzy.storage import get_table, load_table
+    from diceopt.games.yatzy.kernel import solve
+    from diceopt.games.yatzy.kernel.simulation import simulate, warm_up
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import get_table, load_table
 
     threads = numba.get_num_threads()
     t0 = time.perf_counter()

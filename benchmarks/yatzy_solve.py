@@ -40,8 +40,8 @@ def peak_rss_mb() -> float:
 FRESH = """
 import json, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.solve import solve_table, warm_up
-from diceopt.games.yatzy.rules import SCANDINAVIAN
+from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
 t1 = time.perf_counter()
 warm_up("float32")
 t2 = time.perf_counter()
@@ -66,10 +66,10 @@ def main() -> int:
     parser.add_argument("--advice-calls", type=int, default=500)
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.advice import advise_position, parse_position
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.solve import solve_table, warm_up
-    from diceopt.games.yatzy.storage import load_table, save_table, table_path
+    from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
+    from diceopt.games.yatzy.play.advice import advise_position, parse_position
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import load_table, save_table, table_path
 
     threads = numba.get_num_threads()
     compile_seconds = warm_up("float32")

@@ -42,8 +42,8 @@ def peak_gb() -> float:
 LOAD_SNIPPET = """
 import sys, time
 t0 = time.perf_counter()
-from diceopt.games.yatzy.rules import SCANDINAVIAN
-from diceopt.games.yatzy.target_store import load_targets
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+from diceopt.games.yatzy.stored.target_files import load_targets
 t1 = time.perf_counter()
 table, seconds = load_targets(SCANDINAVIAN, "float32", sys.argv[1])
 p = table.probability(0, 0, 0, 250)
@@ -60,16 +60,16 @@ def main() -> int:
     parser.add_argument("--cache-dir", help="store the full table here (default: a temporary)")
     args = parser.parse_args()
 
-    from diceopt.games.yatzy.advice import parse_position, state_of
-    from diceopt.games.yatzy.layers import iter_layer_states
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.target_store import load_targets, store_targets
-    from diceopt.games.yatzy.targets import (
+    from diceopt.games.yatzy.analyses.targets import (
         max_to_come,
         solve_target_from,
         solve_targets,
         warm_up_targets,
     )
+    from diceopt.games.yatzy.kernel.layers import iter_layer_states
+    from diceopt.games.yatzy.play.advice import parse_position, state_of
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.target_files import load_targets, store_targets
 
     rules = SCANDINAVIAN
     emit(benchmark="yatzy_targets_compile", seconds=warm_up_targets(),

@@ -116,6 +116,11 @@ def check_rules(spec: GameSpec) -> None:
     for name in spec.variants:
         assert spec.variant_id(name.upper()) == name, (spec.id, name)
         spec.rules(name)
+    # titles (optional) name variants, one line each, no two alike
+    titles = dict(spec.variant_titles)
+    assert set(titles) <= set(spec.variants), (spec.id, titles)
+    assert all(t.strip() and "\n" not in t for t in titles.values()), (spec.id, titles)
+    assert len(set(titles.values())) == len(titles), (spec.id, titles)
     names = [p.name for p in spec.parameters]
     assert len(set(names)) == len(names), (spec.id, names)
     for param in (*spec.parameters, *spec.solve_options, *spec.simulate_options):
@@ -307,8 +312,9 @@ def check_tables(spec: GameSpec) -> None:
 
 
 def check_page_metadata(spec: GameSpec) -> None:
-    """``featured`` is a flag; ``page_sheet`` is None or JSON data with the sheet's keys."""
-    assert isinstance(spec.featured, bool), spec.id
+    """``featured`` and ``one_turn`` are flags; ``page_sheet`` is None or JSON data with the
+    sheet's keys."""
+    assert isinstance(spec.featured, bool) and isinstance(spec.one_turn, bool), spec.id
     for rules in (spec.rules(), small_rules(spec)):
         sheet = spec.page_sheet(rules)
         if sheet is None:
@@ -560,6 +566,10 @@ class DefaultIsNotFirst(Small):
         return list(self.variants)[-1] if variant is None else super().variant_id(variant)
 
 
+class TitleOfNoVariant(Small):
+    variant_titles = {"no-such-variant": "A title of nothing"}
+
+
 class LossyNotation(Small):
     def format(self, rules: Any, pos: Any) -> str:
         return super().format(rules, pos).split("|")[0].strip() + " | points 0"
@@ -690,6 +700,7 @@ BROKEN: list[tuple[Callable[[GameSpec], None], type[GameSpec]]] = [
     (check_action_values, tampered(Small, value_as_third)),
     (check_identity, NoTitle),
     (check_rules, DefaultIsNotFirst),
+    (check_rules, TitleOfNoVariant),
     (check_notation, LossyNotation),
     (check_malformed, AcceptsNonsense),
     (check_advice, WorstFirst),

@@ -1,44 +1,16 @@
 """The import graph of ``src/diceopt``: no new import circle between modules.
 
 Run-time imports count (a function-level import included); an import under
-``TYPE_CHECKING`` does not, as it never runs. Two circles inside the Yatzy package are
-known and wait for its rooms by stage (the kernel with the rule-file compiler, and the
-modules that hand out stored tables): KNOWN lists them, and a circle outside them, or
-one that grows beyond them, fails.
+``TYPE_CHECKING`` does not, as it never runs. There is no circle, and a new one fails
+(the rooms of the Yatzy package and their order are import-linter contracts in
+``pyproject.toml``).
 """
 
 from __future__ import annotations
 
 import grimp
 
-KNOWN = [
-    {
-        "diceopt.games.families.category",
-        "diceopt.games.yatzy.arrays",
-        "diceopt.games.yatzy.layers",
-        "diceopt.games.yatzy.plain",
-        "diceopt.games.yatzy.rules",
-        "diceopt.games.yatzy.saved",
-        "diceopt.games.yatzy.solve",
-        "diceopt.games.yatzy.table",
-        "diceopt.games.yatzy.turn",
-        "diceopt.games.yatzy.widget",
-    },
-    {
-        "diceopt.games.yatzy",
-        "diceopt.games.yatzy.commands",
-        "diceopt.games.yatzy.duel",
-        "diceopt.games.yatzy.early",
-        "diceopt.games.yatzy.independent",
-        "diceopt.games.yatzy.memory",
-        "diceopt.games.yatzy.requested",
-        "diceopt.games.yatzy.solved",
-        "diceopt.games.yatzy.tables",
-        "diceopt.games.yatzy.target_store",
-        "diceopt.games.yatzy.versus",
-        "diceopt.games.yatzy.win",
-    },
-]
+KNOWN: list[set[str]] = []  # no circle is known: every one fails
 
 
 def circles(edges: dict[str, set[str]]) -> list[set[str]]:

@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 
 from diceopt import interrupt, storage
-from diceopt.games.yatzy import layers, saved, solve, targets
-from diceopt.games.yatzy.rules import MAXI, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.analyses import targets
+from diceopt.games.yatzy.kernel import layers, saved, solve
+from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.stored import saved_files
 from diceopt.interrupt import Pace, check, interruptible, run_chunks
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -156,7 +158,7 @@ def test_saved_rerolls_solve_stops_between_chunks(monkeypatch, tmp_path):
     rules = MAXI.reduced(MAXI.categories[:6] + ("chance",), saved_rerolls=True)
     calls = _stop_in_layer(monkeypatch, saved, "solve_states_saved", MID)
     with pytest.raises(KeyboardInterrupt):
-        saved.solve_saved(rules, directory=tmp_path, lanes=8)
+        saved_files.solve_into(rules, tmp_path, lanes=8)
     assert len(calls) == 1 and calls[0] < saved.saved_layout(rules).lanes[MID]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4, 8)]
 
@@ -175,7 +177,7 @@ def test_target_solves_stop_between_chunks(monkeypatch, single):
 
 @pytest.mark.parametrize("step", ["layer_outcomes", "combine"])
 def test_state_distributions_stop_between_chunks(monkeypatch, step):
-    from diceopt.games.yatzy import distribution
+    from diceopt.games.yatzy.analyses import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
     table = solve.solve_table(rules, dtype="float64")
@@ -203,7 +205,7 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
 def test_chunked_distributions_are_the_same(monkeypatch):
     """Outcomes and rows computed in many chunks (packed one after the other) are the
     ones computed in one call per layer, bit for bit."""
-    from diceopt.games.yatzy import distribution
+    from diceopt.games.yatzy.analyses import distribution
 
     rules = SCANDINAVIAN.reduced(SCANDINAVIAN.categories[:6] + ("chance",))
     table = solve.solve_table(rules, dtype="float64")
@@ -341,14 +343,14 @@ def test_cli_targets_interrupted_writes_nothing(tmp_path):
 def test_cli_saved_solve_interrupted_keeps_its_layers_and_resumes(tmp_path):
     rules = get_rules("maxi-saved")
     c = rules.num_categories
-    folder = saved.layers_dir(get_rules("maxi-saved"), "float32", str(tmp_path))
+    folder = saved_files.layers_dir(get_rules("maxi-saved"), "float32", str(tmp_path))
     solve = ["yatzy", "solve", "--variant", "maxi-saved"]
     status, out, err = _interrupt(solve, tmp_path, lambda _: (folder / "layer17.mmap").exists())
     _clean_stop(status, out, err)
     names = sorted(p.name for p in folder.iterdir())
     assert not [n for n in names if not n.endswith(".mmap")]  # no temporary file
     assert f"kept the {len(names)} layers solved so far in {folder}" in err
-    low = saved.finished_layers(folder, rules)
+    low = saved_files.finished_layers(folder, rules)
     assert (
         low is not None and low <= 17 and names == [f"layer{j:02d}.mmap" for j in range(low, c + 1)]
     )
@@ -373,9 +375,9 @@ def test_saved_solve_resumes_from_checked_layers(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        saved.solve_saved(rules, directory=tmp_path, progress=stop_after_two)
-    assert saved.finished_layers(tmp_path, rules) == c - 2
-    resumed = saved.solve_saved(rules, directory=tmp_path, resume=c - 2)
+        saved_files.solve_into(rules, tmp_path, progress=stop_after_two)
+    assert saved_files.finished_layers(tmp_path, rules) == c - 2
+    resumed = saved_files.solve_into(rules, tmp_path, resume=c - 2)
     for j in range(c + 1):
         np.testing.assert_array_equal(resumed.layer(j), fresh.layer(j))
     # a damaged layer is never resumed from: only the layers after it are
@@ -383,9 +385,11 @@ def test_saved_solve_resumes_from_checked_layers(tmp_path):
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
-    assert saved.finished_layers(tmp_path, rules) == c
+    assert saved_files.finished_layers(tmp_path, rules) == c
     with pytest.raises(storage.TableFileError):
-        storage.read_mapped(path, saved._layer_key("t", c - 1, "float32", fresh.layer(c - 1).shape))
+        storage.read_mapped(
+            path, saved_files._layer_key("t", c - 1, "float32", fresh.layer(c - 1).shape)
+        )
 
 
 # --- every game's solve, end to end: SIGINT once it is solving ------------------------

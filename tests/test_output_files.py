@@ -17,9 +17,9 @@ import pytest
 from diceopt import storage
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.export import export
-from diceopt.games.yatzy.rules import SCANDINAVIAN
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.commands.export import export
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
 from diceopt.output import replace_file, write_file
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import diceopt.games
 from diceopt.cli.display import TerminalDisplay
-from diceopt.progress import Display, Stage, notice, shown_on
+from diceopt.interrupt import run_chunks
+from diceopt.progress import Display, Stage, notice, part, shown_on, watching_parts
 
 
 class Recorder(Display):
@@ -45,6 +46,21 @@ def test_stages_and_notices_reach_the_installed_display() -> None:
         ("end", "storing", False),
         ("notice", "diceopt: warning: a table was damaged"),
     ]
+
+
+def test_a_run_in_slices_reports_how_far_it_has_got() -> None:
+    seen: list[tuple[int, int]] = []
+    with watching_parts(lambda done, total: seen.append((done, total))):
+        run_chunks(lambda lo, hi: None, 100)
+    # the first slice is one item (no pace yet), then they grow; every slice is reported
+    assert seen[0] == (1, 100) and seen[-1] == (100, 100) and len(seen) >= 2
+    assert [d for d, _ in seen] == sorted({d for d, _ in seen}) and {t for _, t in seen} == {100}
+    part(5, 10)  # outside the block: nobody listens, nothing happens
+    inner: list[tuple[int, int]] = []
+    with watching_parts(lambda d, t: seen.append((-d, -t))):
+        with watching_parts(lambda d, t: inner.append((d, t))):
+            part(3, 4)
+    assert inner == [(3, 4)]  # the innermost watcher only
 
 
 def test_without_a_display_nothing_is_shown(capsys) -> None:

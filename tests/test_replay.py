@@ -265,8 +265,8 @@ def test_generala_reports_no_upper_bonus():
     the exact distribution (what ``distribution`` and ``sweep`` print), where a reduced
     game of the same rules is small enough to solve here; the same reduction with a
     bonus reports one."""
-    from diceopt.games.yatzy.distribution import distribution
-    from diceopt.games.yatzy.solve import solve_table
+    from diceopt.games.yatzy.analyses.distribution import distribution
+    from diceopt.games.yatzy.kernel.solve import solve_table
 
     rules = generala()
     assert rules.bonus == 0  # the independent count: no game can earn one
@@ -278,7 +278,7 @@ def test_generala_reports_no_upper_bonus():
     rate = distribution(solve_table(with_bonus, dtype="float64")).summary()["bonus_rate"]
     assert 0 < rate < 1
     # simulated games too: reaching the threshold earns nothing where the bonus is 0
-    from diceopt.games.yatzy.simulation import simulate
+    from diceopt.games.yatzy.kernel.simulation import simulate
 
     reachable = rules.reduced(rules.categories[:3], bonus_threshold=3)
     sim = simulate(solve_table(reachable, dtype="float64"), 2000, np.random.default_rng(3))
@@ -289,7 +289,7 @@ def test_generala_reports_no_upper_bonus():
 
 
 def test_generala_moves_name_its_own_categories():
-    from diceopt.games.yatzy.moves import parse_move
+    from diceopt.games.yatzy.play.moves import parse_move
 
     rules = generala()
     assert "chance" not in rules.categories

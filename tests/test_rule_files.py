@@ -22,34 +22,32 @@ from diceopt.cli import main
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
 from diceopt.games.families import SHIPPED_DIR, nesting_problem
-from diceopt.games.families.category import (
+from diceopt.games.yatzy.commands.rule_check import check_file
+from diceopt.games.yatzy.kernel.layers import count_states
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.compiler import (
     BUILTIN,
     KIND_KEYS,
     MAX_POINTS,
     MAX_TOTAL,
     TOP_KEYS,
     RuleFileError,
-    check_file,
     load_rules,
     load_rules_text,
     most_points,
     shipped_names,
 )
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.layers import count_states
-from diceopt.games.yatzy.rules import (
+from diceopt.games.yatzy.rulebook.rules import (
     AMERICAN_CATEGORIES,
     MAXI_CATEGORIES,
     SCANDINAVIAN_CATEGORIES,
-    VARIANT_RULES,
-    VARIANTS,
     YatzyRules,
-    get_rules,
     reachable_upper_totals,
 )
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.storage import table_path
-from diceopt.games.yatzy.tables import rows_path
+from diceopt.games.yatzy.rulebook.variants import VARIANT_RULES, VARIANTS, get_rules
+from diceopt.games.yatzy.stored.files import table_path
+from diceopt.games.yatzy.stored.store import rows_path
 from diceopt.storage import TableKey
 
 HOUSE = Path(__file__).resolve().parent.parent / "examples" / "rules" / "house.toml"
@@ -307,7 +305,7 @@ def test_one_group_categories_score_as_the_general_group_search():
     import numpy as np
 
     from diceopt.games.families import shipped_names as every_shipped
-    from diceopt.games.yatzy.categories import best_groups, category_points
+    from diceopt.games.yatzy.rulebook.categories import best_groups, category_points
 
     checked = 0
     for name in every_shipped("category"):
@@ -378,7 +376,7 @@ BOUNDED = {  # a number out of its range: refused (one line) before anything use
 def dice_loop_spy(monkeypatch):
     """The loop over the dice that hung ``rules check`` fails at once when it is reached
     with dice out of range."""
-    from diceopt.games.families import category
+    from diceopt.games.yatzy.rulebook import compiler as category
 
     def spy(faces, dice, cap=None):
         assert 1 <= dice <= 8, f"looped over {dice} dice before the range check"
@@ -714,7 +712,7 @@ def test_any_rule_text_is_rules_or_one_input_error(text):
 
 
 def test_the_same_rules_under_another_name_share_their_stored_tables(tmp_path):
-    from diceopt.games.yatzy.storage import get_table
+    from diceopt.games.yatzy.stored.files import get_table
 
     text = (
         "[bonus]\nthreshold = 6\npoints = 10\n"

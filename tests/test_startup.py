@@ -68,9 +68,9 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
     # a table of the right shape stored without solving (its values do not matter here)
     import numpy as np
 
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.storage import store_table
-    from diceopt.games.yatzy.table import YatzyTable
+    from diceopt.games.yatzy.kernel.table import YatzyTable
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import store_table
 
     shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
     table = YatzyTable(SCANDINAVIAN, np.zeros(shape, dtype=np.float32))
@@ -89,9 +89,9 @@ def test_advice_and_solve_from_a_stored_yatzy_table_load_no_numba(tmp_path):
 
 def test_advice_from_a_stored_yatzy_table_loads_no_numpy(tmp_path):
     # the table's rows are read a few at a time in plain Python (games.yatzy.plain)
-    from diceopt.games.yatzy.rules import SCANDINAVIAN
-    from diceopt.games.yatzy.storage import store_table
-    from diceopt.games.yatzy.table import YatzyTable
+    from diceopt.games.yatzy.kernel.table import YatzyTable
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored.files import store_table
 
     shape = (1 << SCANDINAVIAN.num_categories, SCANDINAVIAN.flags, SCANDINAVIAN.bonus_threshold + 1)
     values = np.linspace(0.0, 300.0, num=int(np.prod(shape)), dtype=np.float32).reshape(shape)
@@ -113,7 +113,7 @@ def test_advice_from_a_stored_yatzy_table_loads_no_numpy(tmp_path):
     assert json.loads(lines[-1]) == []  # no numba either
     # the same advice as from the table read whole (numpy)
     from diceopt.games.yatzy import SPEC
-    from diceopt.games.yatzy.advice import advise_position
+    from diceopt.games.yatzy.play.advice import advise_position
 
     config = SPEC.rules(None)
     pos = SPEC.parse(config, position)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from diceopt.progress import part
 from diceopt.storage import file_lock, lock_path
-from diceopt.tables import Build, Table, TableStore, prepare
+from diceopt.tables import Build, Table, TableStore, build_id, prepare
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -97,10 +98,104 @@ def test_status_entry_shape(tmp_path):
     store.ensure(made.table())
     (entry,) = [b.to_json() for b in store.status()]
     assert set(entry) == {
-        "name", "title", "stage", "percent", "done", "total", "elapsed_seconds", "how", "error",
+        "id", "name", "title", "stage", "percent", "done", "total", "elapsed_seconds", "how",
+        "error",
     }  # fmt: skip
     assert entry["stage"] == "ready" and entry["title"] == "the t table"
     assert entry["elapsed_seconds"] >= 0 and entry["error"] is None
+    assert entry["id"] == build_id(made.table()) and len(entry["id"]) == 16
+
+
+class SteppedTable:
+    """A table whose build the test moves on one report at a time: each report waits for
+    ``go``, is made (a step through ``Build.update``, a part through
+    ``diceopt.progress.part`` as a kernel's slices report), then says so on ``said``."""
+
+    REPORTS = [("step", 0, 4), ("part", 1, 8), ("part", 4, 8), ("part", 2, 8), ("step", 1, 4),
+               ("part", 6, 8), ("step", 4, 4)]  # fmt: skip
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.go = threading.Semaphore(0)
+        self.said = threading.Semaphore(0)
+        self.made = False
+
+    def table(self) -> Table:
+        return Table("stepped", "the stepped table", self.path, lambda: self.made,
+                     lambda: False, self.build)  # fmt: skip
+
+    def build(self, report: Build) -> bool:
+        for kind, done, total in self.REPORTS:
+            assert self.go.acquire(timeout=60), "the test never moved the build on"
+            if kind == "step":
+                report.update(done, total)
+            else:
+                part(done, total)
+            self.said.release()
+        assert self.go.acquire(timeout=60), "the test never let the build end"
+        self.made = True
+        return False
+
+    def next(self) -> None:
+        """Let the next report be made, and wait until it is."""
+        self.go.release()
+        assert self.said.acquire(timeout=60), "the build did not report"
+
+
+def test_a_build_reports_its_steps_refined_by_the_parts_of_the_step_under_way(tmp_path):
+    stepped = SteppedTable(tmp_path / "s.tbl")
+    store = TableStore()
+    build = store.start(stepped.table())
+    assert build.id == build_id(stepped.table())
+    seen = []
+    for _ in SteppedTable.REPORTS:
+        stepped.next()
+        status = build.status_json()
+        assert status["state"] == "building" and status["stage"] == "building"
+        seen.append(status["fraction"])
+    # steps of a quarter; within the first, 1/8 then 4/8 of it; a part that goes back
+    # (another run within the step) never lowers it; the next step starts at its own
+    # share; the last step reported: all of it
+    assert seen == [0.0, 0.0312, 0.125, 0.125, 0.25, 0.4375, 1.0]
+    assert build.percent == 100.0
+    stepped.go.release()
+    build.wait(60)
+    done = build.status_json()
+    assert done["state"] == "ready" and done["fraction"] == 1.0 and done["seconds_left"] == 0.0
+    assert store.by_id(build.id) is build and store.by_id("0" * 16) is None
+
+
+def test_the_time_left_is_the_pace_of_the_stage_so_far(tmp_path):
+    table = SteppedTable(tmp_path / "s.tbl").table()
+    build = Build(table)
+    assert build.seconds_left is None  # nothing done yet: no estimate
+    build.set_stage("building")
+    build.stage_started -= 30.0  # the stage began 30 s ago
+    build.update(1, 4)
+    assert build.seconds_left == pytest.approx(90.0, abs=0.5)  # a quarter in 30 s
+    build.update_part(1, 2)  # half of the second step: 3/8 in 30 s
+    assert build.seconds_left == pytest.approx(50.0, abs=0.5)
+    build.set_stage("storing")  # a stage without steps: no fraction, no estimate
+    assert build.fraction is None and build.seconds_left is None
+
+
+def test_a_store_keeps_a_bounded_number_of_finished_builds(tmp_path):
+    store = TableStore(keep=2)
+    made = [FileTable(tmp_path / f"t{i}.tbl") for i in range(5)]
+    builds = [store.ensure(m.table()) for m in made]
+    assert [b.stage for b in builds] == ["ready"] * 5
+    assert store.status() == builds[-2:]  # the oldest finished ones let go
+    assert store.by_id(builds[0].id) is None and store.by_id(builds[-1].id) is builds[-1]
+    # a running build is never let go
+    gate = threading.Event()
+    slow = FileTable(tmp_path / "slow.tbl", gate)
+    running = store.start(slow.table())
+    for m in made[:3]:
+        m.loaded = None  # forgotten by the process: loaded again, a new finished build
+        store.ensure(m.table())
+    assert running in store.status() and len(store.status()) == 3
+    gate.set()
+    assert running.wait(60) and running.stage == "ready"
 
 
 def test_a_failed_build_is_reported_and_tried_again(tmp_path):
@@ -202,8 +297,8 @@ def test_a_second_process_waits_for_the_first_build_then_loads_it(tmp_path):
 
 YATZY_WORKER = """
 import json
-from diceopt.games.yatzy import tables
-from diceopt.games.yatzy.rules import get_rules
+from diceopt.games.yatzy.stored import store as tables
+from diceopt.games.yatzy.rulebook.variants import get_rules
 from diceopt.tables import DEFAULT
 
 rules = get_rules("scandinavian-forced")
@@ -243,9 +338,9 @@ def test_yatzy_target_rows_are_built_by_one_process_and_loaded_by_another(tmp_pa
 
 
 def test_target_rows_from_the_start_match_a_solve_from_the_position(monkeypatch, tmp_path):
-    from diceopt.games.yatzy import tables
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.targets import solve_target_from
+    from diceopt.games.yatzy.analyses.targets import solve_target_from
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store as tables
 
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
     assert tables.build_rows(get_rules("scandinavian-forced")) is True

@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from diceopt.advice import ActionAdvice, Advice
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec
 from diceopt.games.registry import games, get_game
-from diceopt.web.games import GameTables, board_kind
+from diceopt.web.games import GameTables, board_kind, id_words, variant_titles
 from diceopt.web.routes import create_app
 from diceopt.web.schemas import MAX_BODY_BYTES
 from diceopt.web.served import served_games, warm_setting
@@ -116,9 +117,58 @@ def test_games_listing_comes_from_the_registry(client):
     assert [g for g in listed if listed[g]["featured"]] == ["yatzy"]
     solo, duo = (listed["shutbox"]["variants"][i] for i in (0, -1))
     assert (solo["players"], duo["players"]) == (1, 2)
+    # a game of Zilch is one turn (its worth in the long run); the others are whole games
+    assert [g for g in listed if listed[g]["one_turn"]] == ["zilch"]
     sheet = listed["yatzy"]["variants"][0]["sheet"]
     assert sheet["upper"] == ["ones", "twos", "threes", "fours", "fives", "sixes"]
     assert (sheet["bonus_threshold"], sheet["bonus"]) == (63, 50)
+
+
+def test_variants_are_listed_with_titles_for_people(client, race_client):
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    for game_id, spec in games().items():
+        titles = [v["title"] for v in listed[game_id]["variants"]]
+        assert len(set(titles)) == len(titles) and all(t.strip() for t in titles), titles
+        for variant in listed[game_id]["variants"]:
+            # a game's own titles first; never the bare id where the id is a code
+            assert variant["title"] == spec.variant_titles.get(variant["id"], variant["title"])
+            assert variant["title"] != variant["id"], (game_id, variant["id"])
+    pig = {v["id"]: v["title"] for v in listed["pig"]["variants"]}
+    assert pig["goal-100"] == "To 100 points"
+    farkle = {v["id"]: v["title"] for v in listed["farkle"]["variants"]}
+    assert farkle["acg2017"].startswith("To 10,000")
+    # a game without titles of its own: the head of the description, else the id in words
+    yatzy = {v["id"]: v["title"] for v in listed["yatzy"]["variants"]}
+    assert yatzy["scandinavian"] == "Scandinavian Yatzy"
+    assert yatzy["american"] == "American Yahtzee"
+    assert yatzy["scandinavian-forced"] == "Scandinavian, categories filled top to bottom"
+    race = race_client.get("/api/games").json()["games"][-1]
+    assert [v["title"] for v in race["variants"]] == ["First to 5 points", "First to 3 points"]
+
+
+def test_variant_titles_fall_back_to_the_id_in_words():
+    class Spec(GameSpec):
+        id = "demo"
+        variants = {
+            "long-one": "a description far too long to be a title: " + "word " * 20,
+            "two-a": "twin: the first",
+            "two-b": "twin: the second",
+            "own": "x",
+            "plain": "Plain rules",
+        }
+        variant_titles = {"own": "Its own title"}
+
+    assert variant_titles(Spec()) == {
+        "long-one": "A description far too long to be a title",
+        "two-a": "Two a",  # two variants alike before the colon: the ids
+        "two-b": "Two b",
+        "own": "Its own title",
+        "plain": "Plain rules",
+    }
+    Spec.variants = {"x": "word " * 20}
+    assert variant_titles(Spec()) == {"x": "X"}
+    assert id_words("two-then-one/score") == "Two then one / score"
+    assert id_words("scandinavian_fh-accepts") == "Scandinavian fh accepts"
 
 
 def test_analyse_splits_a_played_game_into_luck_and_skill(client):
@@ -151,7 +201,7 @@ def test_board_kinds_from_the_position_fields():
 
 
 def test_games_list_each_yatzy_variants_categories_from_its_rules(client):
-    from diceopt.games.yatzy.rules import VARIANTS, get_rules
+    from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
 
     yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
     for variant in yatzy["variants"]:
@@ -203,6 +253,24 @@ def test_openapi_schema_served_and_no_docs_page(client):
     # the documentation pages load scripts from a CDN: not served
     for path in ("/docs", "/redoc"):
         assert_error(client.get(path), 404)
+
+
+def test_every_endpoint_is_documented_in_the_docs_and_the_module(web_app):
+    from pathlib import Path
+
+    import diceopt.web.routes as routes
+
+    page = " ".join((Path(__file__).parent.parent / "docs" / "web.md").read_text().split())
+    module = " ".join((routes.__doc__ or "").split())
+    endpoints = [
+        f"{method} {route.path}"
+        for route in web_app.routes
+        if getattr(route, "path", "").startswith("/api/")
+        for method in sorted(getattr(route, "methods", set()) - {"HEAD"})
+    ]
+    assert "GET /api/tables/status/{id}" in endpoints
+    assert [e for e in endpoints if f"`{e}`" not in page] == []  # the API table of web.md
+    assert [e for e in endpoints if e not in module] == []
 
 
 def test_page_and_static_files_served_without_cdn(client):
@@ -1009,7 +1077,7 @@ def maxi_client(web_env):
 
 
 def test_maxi_is_listed_with_six_dice_and_twenty_categories(client):
-    from diceopt.games.yatzy.rules import MAXI_CATEGORIES
+    from diceopt.games.yatzy.rulebook.rules import MAXI_CATEGORIES
 
     yatzy = next(g for g in client.get("/api/games").json()["games"] if g["id"] == "yatzy")
     maxi = next(v for v in yatzy["variants"] if v["id"] == "maxi")
@@ -1282,7 +1350,7 @@ def duel(client, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def library_win(state: dict[str, Any]) -> float:
-    from diceopt.games.yatzy.win import parse_opponent, win_chance
+    from diceopt.games.yatzy.winning.win import parse_opponent, win_chance
 
     spec = get_game("yatzy")
     rules = spec.rules("scandinavian-forced")
@@ -1500,7 +1568,7 @@ def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_p
         for _ in range(3):
             response = c.post("/api/advice", json=body)
             line = assert_error(response, 503, "the gated table is being")
-            assert "GET /api/tables shows the progress" in line and "s so far" in line
+            assert "s so far" in line and "GET /api/tables/status/" in line
             assert 2 <= int(response.headers["Retry-After"]) <= 30
         (entry,) = c.get("/api/tables").json()["tables"]
         assert entry["name"] == "gated/v" and entry["title"] == "the gated table"
@@ -1513,6 +1581,141 @@ def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_p
         response = c.post("/api/advice", json=body)
         assert response.status_code == 200 and response.json()["actions"][0]["value"] == 3.5
     assert spec.builds == 1  # three requests, one build
+
+
+STATUS_KEYS = {
+    "id", "name", "title", "state", "stage", "fraction", "elapsed_seconds", "seconds_left",
+    "error",
+}  # fmt: skip
+PREFER = {"Prefer": "respond-async, wait=0"}
+
+
+def test_a_request_that_prefers_to_wait_itself_gets_202_then_polls_the_build(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path, sliced=True)
+    store = TableStore()
+    # the server would wait ten minutes; the request prefers an answer at once
+    app = create_app(warm=False, games=[spec], table_wait=600, store=store)
+    body = {"game": "gated", "position": "p"}
+    with TestClient(app) as c:
+        response = c.post("/api/advice", json=body, headers=PREFER)
+        assert response.status_code == 202, response.text
+        data = response.json()
+        (entry,) = data["building"]
+        url = data["status"]
+        assert url == f"/api/tables/status/{entry['id']}" == response.headers["Location"]
+        assert response.headers["Preference-Applied"] == "respond-async"
+        assert set(entry) == STATUS_KEYS and entry["state"] == "building"
+        assert entry["title"] == "the gated table" and entry["name"] == "gated/v"
+
+        def status() -> dict:
+            answer = c.get(url)
+            assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-store"
+            assert set(answer.json()) == STATUS_KEYS
+            return answer.json()
+
+        wait_for(lambda: status()["fraction"] == 0.0, "the first step reported")
+        first = status()
+        assert first["stage"] == "building" and first["elapsed_seconds"] >= 0
+        assert first["seconds_left"] is None and first["error"] is None  # nothing done yet
+        # one slice of the first of four steps: the fraction moves within the step
+        spec.slices.release()
+        wait_for(lambda: (status()["fraction"] or 0) > 0, "a slice reported")
+        moved = status()
+        assert 0 < moved["fraction"] < 0.25 and moved["state"] == "building"
+        assert moved["seconds_left"] is not None and moved["seconds_left"] >= 0
+        # asked again meanwhile: 202 again, the same build
+        again = c.post("/api/advice", json=body, headers=PREFER)
+        assert again.status_code == 202 and again.json()["status"] == url
+        spec.slices.release(4 * 8)  # at most one slice per item: the rest of the build
+        wait_for(lambda: status()["state"] == "ready", "the build ready")
+        done = status()
+        assert done["fraction"] == 1.0 and done["seconds_left"] == 0.0 and done["stage"] == "ready"
+        assert entry["id"] in {t["id"] for t in c.get("/api/tables").json()["tables"]}
+        response = c.post("/api/advice", json=body, headers=PREFER)
+        assert response.status_code == 200 and response.json()["actions"][0]["value"] == 3.5
+    assert spec.builds == 1
+
+
+def test_build_status_of_an_unknown_id_is_a_404_and_stores_nothing(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    store = TableStore()
+    app = create_app(warm=False, games=[GatedSpec(tmp_path)], table_wait=0, store=store)
+    with TestClient(app) as c:
+        for build_id in ("0123456789abcdef", "x" * 5000):
+            line = assert_error(c.get(f"/api/tables/status/{build_id}"), 404, "no table build")
+            assert "x" * 50 not in line  # the id is not echoed
+        assert_error(c.get("/api/tables/status/a/b"), 404)
+        assert store.status() == []  # asking stored nothing
+
+
+def test_a_failed_build_is_reported_by_its_status(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    table = spec.table()
+
+    def fail(report: Any) -> bool:
+        report.update(1, 4)
+        assert spec.gate.wait(60), "the test never opened the gate"
+        raise MemoryError("no room for it")
+
+    spec.table = lambda: replace(table, build=fail)  # type: ignore[method-assign]
+    app = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    with TestClient(app) as c:
+        response = c.post("/api/advice", json={"game": "gated", "position": "p"}, headers=PREFER)
+        assert response.status_code == 202
+        url = response.json()["status"]
+        spec.gate.set()
+        wait_for(lambda: c.get(url).json()["state"] == "failed", "the build failed")
+        failed = c.get(url).json()
+        assert failed["error"] == "MemoryError: no room for it" and failed["seconds_left"] is None
+        # the request sent again (willing to wait for the build tried again) says why
+        wait = {"Prefer": "respond-async, wait=60"}
+        again = c.post("/api/advice", json={"game": "gated", "position": "p"}, headers=wait)
+        assert_error(again, 500, "could not be made ready: MemoryError: no room for it")
+
+
+@pytest.mark.parametrize(
+    "header, wanted",
+    [
+        (None, (False, None)),
+        ("respond-async", (True, None)),
+        ("respond-async, wait=2", (True, 2.0)),
+        ('RESPOND-ASYNC; x=1,wait="0.5"', (True, 0.5)),
+        ("wait=-3", (False, 0.0)),
+        ("wait=nan, handling=lenient", (False, None)),
+        ("wait=soon", (False, None)),
+    ],
+)
+def test_the_prefer_header_is_read_as_rfc_7240_says(header, wanted):
+    from diceopt.web.routes import preference
+
+    assert preference(header) == wanted
+
+
+def test_a_shorter_wait_preferred_gives_the_503_sooner(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    spec = GatedSpec(tmp_path)
+    app = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    with TestClient(app) as c:
+        response = c.post(
+            "/api/advice", json={"game": "gated", "position": "p"}, headers={"Prefer": "wait=0"}
+        )
+        assert_error(response, 503, "the gated table is")
+        assert "Location" not in response.headers
+        spec.gate.set()
 
 
 def test_a_bad_request_is_answered_before_any_build(tmp_path):
@@ -1589,8 +1792,8 @@ def test_tables_status_lists_the_default_variants_tables(client):
 
 
 def test_target_advice_reads_the_stored_target_rows(client):
-    from diceopt.games.yatzy import tables as yatzy_tables
-    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store as yatzy_tables
 
     body = {**FORCED, "position": MID, "target": 160}
     assert client.post("/api/advice", json=body).status_code == 200

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx
@@ -18,6 +21,7 @@ import pytest
 from web_games import AHEAD_OF_ME, BEHIND, BIG_TABLES, MAXI_MINI, MAXI_MINI_ID
 
 from diceopt.errors import InputError
+from diceopt.games.registry import games as registered_games
 from diceopt.games.registry import get_game
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
@@ -915,30 +919,130 @@ def test_against_the_computer_both_hints_where_they_differ_on_a_phone(
     assert in_viewport(page, "#win-hint")
 
 
-def test_the_page_shows_a_table_being_built_and_asks_again(browser, tmp_path):
-    from conftest import new_page, serve
+# Records, from the page's first script on, every message box (class "message": errors)
+# shown with text and every time the build panel comes into view.
+WATCH_THE_WAIT = """
+window.__messages = []; window.__panelShown = 0; let panelSeen = false;
+new MutationObserver(() => {
+  for (const m of document.querySelectorAll('.message')) {
+    if (!m.hidden && m.textContent.trim()) window.__messages.push(m.id + ': ' + m.textContent);
+  }
+  const panel = document.querySelector('#build-panel');
+  const seen = !!panel && !panel.hidden;
+  if (seen && !panelSeen) window.__panelShown += 1;
+  panelSeen = seen;
+}).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+"""
+
+
+@contextmanager
+def watched_page(browser) -> Iterator[tuple[Any, dict[str, list]]]:
+    """A fresh page (phone width) whose console messages, page errors and HTTP answers are
+    kept (``seen``: "console", "responses"), with WATCH_THE_WAIT installed."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    seen: dict[str, list] = {"console": [], "responses": []}
+    page.on("console", lambda m: seen["console"].append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda exc: seen["console"].append(f"pageerror: {exc}"))
+    page.on("response", lambda r: seen["responses"].append((r.status, r.url)))
+    page.add_init_script(WATCH_THE_WAIT)
+    try:
+        yield page, seen
+    finally:
+        context.close()
+
+
+def assert_a_calm_wait(page, seen: dict[str, list]) -> None:
+    """No error box was shown, nothing was logged as an error, no answer was an error (no
+    503), the page waited with 202 answers and polled the build's status."""
+    assert page.evaluate("window.__messages") == []
+    assert not [c for c in seen["console"] if c.startswith(("error", "pageerror"))], seen
+    statuses = [status for status, _ in seen["responses"]]
+    assert not [r for r in seen["responses"] if r[0] >= 400], seen["responses"]
+    assert 202 in statuses
+    assert any(s == 200 and "/api/tables/status/" in url for s, url in seen["responses"])
+
+
+def test_the_page_waits_for_a_table_in_one_calm_panel(browser, tmp_path, artifacts_dir):
+    from conftest import serve
     from web_games import GatedSpec
 
     from diceopt.tables import TableStore
     from diceopt.web.routes import create_app
 
-    spec = GatedSpec(tmp_path)
-    app = create_app(warm=False, games=[spec], table_wait=0, store=TableStore())
-    with serve(app) as base, new_page(browser) as page:
+    spec = GatedSpec(tmp_path, sliced=True)  # the build moves one slice as the test says
+    store = TableStore()
+    # the server would wait ten minutes: the page asks for an answer within 2 s
+    app = create_app(warm=False, games=[spec, "stick"], table_wait=600, store=store)
+    with serve(app) as base, watched_page(browser) as (page, seen):
         page.goto(f"{base}/#gated")
-        message = page.locator("#message")
-        message.wait_for(state="visible")
-        # the stage when the page asked: queued, loading (looking for a stored copy) or
-        # building; each says so, with the time so far
-        shown = message.inner_text()
-        assert re.search(r"the gated table is (about to be built|being loaded|being built)", shown)
-        assert "s so far" in shown
-        assert "GET /api/tables" in message.inner_text()
-        spec.gate.set()  # the build ends; the page asks again after Retry-After
-        page.wait_for_selector("#advice tbody tr[data-action='a']", timeout=60_000)
+        panel = page.locator("#build-panel")
+        panel.wait_for(state="visible")
+        assert panel.locator(".build-title").inner_text() == "Building the gated table"
+        page.wait_for_function("() => document.querySelector('#build-panel').dataset.fraction")
+        assert float(panel.get_attribute("data-fraction")) == 0.0  # the first step begins
+        # one slice of the first of four steps: the panel's percentage moves
+        spec.slices.release()
+        page.wait_for_function(
+            "() => Number(document.querySelector('#build-panel').dataset.fraction) > 0"
+        )
+        fraction = float(panel.get_attribute("data-fraction"))
+        assert 0 < fraction < 0.25
+        numbers = panel.locator(".build-numbers").inner_text()
+        assert f"{100 * fraction:.1f}%" in numbers and "left" in numbers, numbers
+        assert panel.get_attribute("data-stage") == "building"
+        assert page.locator("p.message:visible").count() == 0
+        page.screenshot(path=str(artifacts_dir / "web-build-panel.png"))
+        # advice that needs no table goes on meanwhile
+        page.click("#games button[data-game='stick']")
+        page.wait_for_selector("#advice tbody tr[data-action]")
+        assert panel.is_visible()
+        page.click("#games button[data-game='gated']")  # asked again: the same build
+        page.wait_for_function(
+            "() => document.querySelector('#build-panel').dataset.stage === 'building'"
+        )
+        spec.slices.release(4 * 8)  # the rest of the build: the advice comes by itself
+        page.wait_for_selector("#advice tbody tr[data-action='a']")
         assert page.locator("#advice tbody tr").first.get_attribute("data-value") == "3.5"
-        assert message.is_hidden()
+        panel.wait_for(state="hidden")
+        assert page.evaluate("window.__panelShown") == 1  # shown once for the whole wait
+        assert_a_calm_wait(page, seen)
     assert spec.builds == 1
+
+
+def test_playing_the_computer_under_a_new_rule_file_waits_for_its_tables(
+    browser, tmp_path, monkeypatch
+):
+    from conftest import serve
+
+    from diceopt.tables import TableStore
+    from diceopt.web.routes import create_app
+
+    # a rule file whose tables no process has (a cache of its own): the first move against
+    # the computer needs its expected-score table, its target rows and its first turns'
+    # distributions, each built on request; the server answers 202 at once
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    rules = TINY_RULES.replace('name = "tiny"', 'name = "tiny-wait"').replace("25", "27")
+    app = create_app(warm=False, games=["yatzy"], table_wait=0, store=TableStore())
+    with serve(app) as base, watched_page(browser) as (page, seen):
+        page.set_default_timeout(300_000)  # on a cold numba cache the kernels compile first
+        open_game(page, base, "yatzy")
+        page.click("#rules-box summary")
+        page.fill("#rules-text", rules)
+        page.click("#rules-use")
+        page.wait_for_function("() => document.querySelector('#variant').value.startsWith('file:')")
+        page.click("#mode-play")
+        page.select_option("#versus", "win")
+        page.fill("#seed", "3")
+        page.click("#new-game")
+        wait_turn(page, 0)  # the game goes on once its tables are ready
+        page.wait_for_selector("#play-best")
+        page.locator("#build-panel").wait_for(state="hidden")
+        assert page.evaluate("window.__panelShown") >= 1
+        page.click("#play-best")
+        wait_turn(page, 1)
+        assert_a_calm_wait(page, seen)
 
 
 # --- a companion at the table: dice entered, undo and redo, reload, URL, phone ----------------
@@ -1075,12 +1179,28 @@ def test_yatzy_against_the_computer_at_the_table(browser, maxi_server, artifacts
         page.screenshot(path=str(artifacts_dir / "web-table-end.png"), full_page=True)
 
 
+def registered_games_only(page) -> None:
+    """The page lists the registered games only: the test plug-in left out of /api/games
+    (at phone width its tab would take a third line of tabs that no real page has)."""
+
+    def only_registered(route) -> None:
+        response = route.fetch()
+        data = response.json()
+        data["games"] = [g for g in data["games"] if g["id"] in registered_games()]
+        route.fulfill(response=response, json=data)
+
+    page.route("**/api/games", only_registered)
+
+
 def test_yatzy_phone_first_screen_holds_the_dice_the_best_move_and_the_sheet(page, live_server):
     # the full Scandinavian sheet (15 boxes) at 390x844: every decision of the first
-    # rounds shows the dice, the best move and, when writing is best, its box unscrolled
+    # rounds shows the dice, the best move and, when writing is best, its box unscrolled,
+    # under the tabs of every registered game (two lines of them at this width)
     page.set_viewport_size({"width": 390, "height": 844})
+    registered_games_only(page)
     open_game(page, live_server, "yatzy")
-    # the chosen game's tab is in view, though the tabs scroll sideways at this width
+    assert page.locator("#games button").count() == len(registered_games())
+    # the chosen game's tab is in view (the tabs wrap at this width)
     assert page.evaluate(
         """() => { const nav = document.querySelector('#games');
                    const a = nav.getBoundingClientRect();

@@ -8,7 +8,7 @@ from test_yatzy_rules_flag import TINY
 
 from diceopt.errors import InputError
 from diceopt.games.registry import get_game
-from diceopt.games.yatzy import solved
+from diceopt.games.yatzy.stored import store as solved
 from diceopt.web import served as web_served
 from diceopt.web.games import GameTables
 from diceopt.web.served import served_games

@@ -8,7 +8,7 @@ import pytest
 
 from diceopt.games.registry import get_game
 from diceopt.games.yatzy.table_mode import advise_table, table_chances
-from diceopt.games.yatzy.win import parse_opponent
+from diceopt.games.yatzy.winning.win import parse_opponent
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")
 

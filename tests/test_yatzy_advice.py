@@ -13,7 +13,10 @@ from second_path import assert_same_values, random_positions
 import diceopt.games.yatzy as yatzy
 from diceopt.errors import InputError
 from diceopt.games.registry import get_game
-from diceopt.games.yatzy.advice import (
+from diceopt.games.yatzy.kernel.simulation import turn_policy
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.kernel.table import YatzyTable
+from diceopt.games.yatzy.play.advice import (
     advise_position,
     apply_action,
     format_position,
@@ -22,22 +25,15 @@ from diceopt.games.yatzy.advice import (
     position_to_json,
     value_is,
 )
-from diceopt.games.yatzy.rules import (
-    AMERICAN,
-    SCANDINAVIAN,
-    VARIANT_RULES,
-    reachable_upper_totals,
-)
-from diceopt.games.yatzy.simulation import turn_policy
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.rulebook.rules import reachable_upper_totals
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DICEOPT_CACHE", str(tmp_path_factory.mktemp("cache")))
-        from diceopt.games.yatzy import solved
+        from diceopt.games.yatzy.stored import store as solved
 
         mp.setattr(solved, "TABLES", {})
         yield
@@ -551,7 +547,7 @@ def test_ties_follow_the_documented_order(table64):
     ],
 )
 def test_scores_below_what_the_sheet_holds_are_refused(variant, sheet, least):
-    from diceopt.games.yatzy.rules import get_rules
+    from diceopt.games.yatzy.rulebook.variants import get_rules
 
     rules = get_rules(variant)
     dice = " ".join(["1"] * rules.dice)

@@ -6,9 +6,7 @@ import numpy as np
 import pytest
 
 from diceopt.errors import InputError
-from diceopt.games.families.category import load_rules
-from diceopt.games.yatzy.advice import Position, advise_position
-from diceopt.games.yatzy.batch import (
+from diceopt.games.yatzy.commands.batch import (
     action_names,
     num_codes,
     option_values,
@@ -16,9 +14,11 @@ from diceopt.games.yatzy.batch import (
     roll_index,
     state_values,
 )
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.table import YatzyTable
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.kernel.table import YatzyTable
+from diceopt.games.yatzy.play.advice import Position, advise_position
+from diceopt.games.yatzy.rulebook.compiler import load_rules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES
 
 REDUCED = [
     SCANDINAVIAN.reduced(("ones", "twos", "three_of_a_kind", "yatzy"), bonus_threshold=6),

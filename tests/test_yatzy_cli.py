@@ -104,7 +104,7 @@ def test_a_corrupt_table_is_reported_once_by_advise(cache, capsys, monkeypatch):
     row = len(data) - (1 << 15) * 64 * 4 + 1 * 64 * 4
     data[row : row + 8] = b"XXXXXXXX"
     path.write_bytes(bytes(data))
-    from diceopt.games.yatzy import solved
+    from diceopt.games.yatzy.stored import store as solved
 
     monkeypatch.setattr(solved, "TABLES", {})  # a new process: nothing in memory
     code, out, err = run(capsys, "yatzy", "advise", "dice 1 2 3 4 6 | rerolls 0", *args)

@@ -9,19 +9,20 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import advise_position, parse_position
-from diceopt.games.yatzy.arrays import StateArrays
-from diceopt.games.yatzy.distribution import (
+from diceopt.games.yatzy.analyses.distribution import (
     distribution,
     position_distribution,
     state_distributions,
 )
-from diceopt.games.yatzy.layers import layer_states
-from diceopt.games.yatzy.policy import policy_buffers, policy_lanes
-from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules
-from diceopt.games.yatzy.simulation import simulate
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.widget import widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.arrays import StateArrays
+from diceopt.games.yatzy.kernel.layers import layer_states
+from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
+from diceopt.games.yatzy.kernel.simulation import simulate
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.kernel.widget import widget_buffers, widget_into
+from diceopt.games.yatzy.play.advice import advise_position, parse_position
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN
 
 # reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
 REDUCED: dict[str, YatzyRules] = {
@@ -197,7 +198,7 @@ def test_unreachable_state_is_refused(table64):
 
 
 def test_quantiles_and_tail():
-    from diceopt.games.yatzy.score_distribution import ScoreDistribution
+    from diceopt.games.yatzy.analyses.score_distribution import ScoreDistribution
 
     d = ScoreDistribution(np.array([0.1, 0.0, 0.4, 0.5]), 0.0, 0.0, 0.0, 0.0)
     assert d.quantile(0.1) == 0 and d.median == 2 and d.quantile(0.99) == 3

@@ -9,11 +9,11 @@ import sys
 import pytest
 
 from diceopt.errors import InputError
-from diceopt.games.families.category import load_rules
-from diceopt.games.yatzy.advice import advise_position, parse_position
-from diceopt.games.yatzy.export import COLUMNS, RESEARCH_EXTRA, export, play_situations
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.commands.export import COLUMNS, RESEARCH_EXTRA, export, play_situations
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.advice import advise_position, parse_position
+from diceopt.games.yatzy.rulebook.compiler import load_rules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -158,7 +158,7 @@ def test_cli_export(web_env, tmp_path):
 def test_unwritable_output_refused_before_the_work(small, tmp_path, monkeypatch, where):
     """A directory that cannot take a file (/proc, a read-only file system) is refused
     before any game is played, not after the work with a traceback."""
-    import diceopt.games.yatzy.export as export_module
+    import diceopt.games.yatzy.commands.export as export_module
 
     if where == "read-only":
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from diceopt.engine import Objective, compile_game, solve
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.layers import count_states, reachable_uppers
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.kernel.layers import count_states, reachable_uppers
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES
 
 PUBLISHED = {
     "scandinavian": 248.4399893778553,

@@ -15,17 +15,12 @@ import pytest
 
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import advise_position, parse_position
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rules import (
-    MAXI,
-    MAXI_CATEGORIES,
-    SCANDINAVIAN,
-    YatzyRules,
-    get_rules,
-)
-from diceopt.games.yatzy.simulation import simulate
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.kernel.simulation import simulate
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.advice import advise_position, parse_position
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.rules import MAXI_CATEGORIES, YatzyRules
+from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN, get_rules
 
 ROLLS6 = list(itertools.combinations_with_replacement(range(1, 7), 6))
 UPPER_PIPS = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6}

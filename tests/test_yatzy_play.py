@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.moves import parse_move
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
+from diceopt.games.yatzy.play.moves import parse_move
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN
 
 
 @pytest.mark.parametrize(

@@ -12,13 +12,13 @@ import pytest
 from test_yatzy_kernel import assert_kernel_agrees
 
 from diceopt.engine import Objective, compile_game, solve
-from diceopt.games.families.category import load_rules, load_rules_text
-from diceopt.games.yatzy import widget
-from diceopt.games.yatzy.distribution import distribution
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rules import YatzyRules
-from diceopt.games.yatzy.simulation import simulate
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.analyses.distribution import distribution
+from diceopt.games.yatzy.kernel import widget
+from diceopt.games.yatzy.kernel.simulation import simulate
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.compiler import load_rules, load_rules_text
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 GENERALA = 159.61845611788866  # float64, this solver (no published value)
 KNIFFEL = 251.4900675995774
@@ -312,8 +312,8 @@ def test_served_by_hand_simulated_and_exact():
 def test_play_and_sheet_score_a_served_write_as_served(rerolls, points):
     # the one-box game: a 2 written straight after the first roll scores its served 15,
     # after a reroll its 10 (the play's score and the sheet's "with these dice" alike)
-    from diceopt.games.yatzy.advice import apply_action, parse_position
-    from diceopt.games.yatzy.moves import sheet_lines
+    from diceopt.games.yatzy.play.advice import apply_action, parse_position
+    from diceopt.games.yatzy.play.moves import sheet_lines
 
     rules = load_rules_text(ONE_DIE)
     pos = parse_position(f"dice 2 | rerolls {rerolls} | score 0", rules)

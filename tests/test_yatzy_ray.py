@@ -21,13 +21,13 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.sweep import sweep
+from diceopt.games.yatzy.commands.sweep import sweep
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN, get_rules
 
 ray = pytest.importorskip("ray")
 
-from diceopt.games.yatzy import ray_solve  # noqa: E402 (after the importorskip)
+from diceopt.games.yatzy.commands import ray_solve  # noqa: E402 (after the importorskip)
 
 LOCAL = ray_solve.LOCAL
 
@@ -121,7 +121,7 @@ def test_ray_sweep_equals_the_in_process_sweep(tmp_path):
         assert a.dist.bonus_rate == b.dist.bonus_rate and a.dist.yatzy_rate == b.dist.yatzy_rate
     files_a, files_b = table_files(tmp_path / "a"), table_files(tmp_path / "b")
     assert len(files_b) == 3 and files_a == files_b
-    from diceopt.games.yatzy.storage import load_table
+    from diceopt.games.yatzy.stored.files import load_table
 
     for theta in thetas:
         ta, _ = load_table(get_rules("scandinavian-forced"), theta, "float32", str(tmp_path / "a"))

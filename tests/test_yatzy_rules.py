@@ -8,16 +8,18 @@ from collections import Counter
 import pytest
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import (
-    AMERICAN,
+from diceopt.games.yatzy.rulebook.rules import (
     AMERICAN_CATEGORIES,
-    SCANDINAVIAN,
     SCANDINAVIAN_CATEGORIES,
-    VARIANT_RULES,
     YatzyRules,
     check_theta,
-    get_rules,
     reachable_upper_totals,
+)
+from diceopt.games.yatzy.rulebook.variants import (
+    AMERICAN,
+    SCANDINAVIAN,
+    VARIANT_RULES,
+    get_rules,
     variant_id,
 )
 

@@ -11,8 +11,8 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.engine import Objective, compile_game, solve
-from diceopt.games.families.category import load_rules, load_rules_text
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.compiler import load_rules, load_rules_text
 from diceopt.storage import MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,9 @@ import pytest
 from diceopt.cli import main
 from diceopt.engine import Objective, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy import rules as rules_module
-from diceopt.games.yatzy.advice import (
+from diceopt.games.yatzy.kernel.saved import saved_layout, solve_saved
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.advice import (
     Position,
     advise_position,
     apply_action,
@@ -21,15 +22,11 @@ from diceopt.games.yatzy.advice import (
     parse_position,
     position_to_json,
 )
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rules import AMERICAN, MAXI, SCANDINAVIAN, YatzyRules, get_rules
-from diceopt.games.yatzy.saved import (
-    layers_dir,
-    load_saved,
-    saved_layout,
-    solve_saved,
-)
-from diceopt.games.yatzy.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook import variants as rules_module
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.stored.saved_files import layers_dir, load_saved, solve_into
 
 SAVED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -233,7 +230,7 @@ def test_saved_apply_action():
 def test_layer_files_round_trip(tmp_path):
     rules = SAVED["american-4d6-free"]
     kept = solve_saved(rules, dtype="float32")
-    table = solve_saved(rules, dtype="float32", directory=tmp_path, keep=False)
+    table = solve_into(rules, tmp_path, dtype="float32", keep=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"layer0{j}.mmap" for j in range(4)]
     for j in range(4):
         assert isinstance(table.layer(j), np.ndarray)
@@ -257,7 +254,7 @@ def small_maxi_saved(tmp_path, monkeypatch):
     monkeypatch.setitem(rules_module.VARIANT_RULES, "maxi-saved", small)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
 
-    from diceopt.games.yatzy import solved
+    from diceopt.games.yatzy.stored import store as solved
 
     monkeypatch.setattr(solved, "TABLES", {})
     return small
@@ -314,12 +311,12 @@ def test_cli_bad_saved_input_one_line_exit_2(tmp_path, monkeypatch, capsys, argv
 def test_announced_size_is_the_tables_in_its_dtype(tmp_path):
     """The size announced (and in the "solve it first" hint) is what the layers take in
     the table's dtype: float64 twice float32 (maxi-saved: 6.3 GB, not 3.1)."""
-    from diceopt.games.yatzy.saved import table_bytes
-    from diceopt.games.yatzy.solved import saved_solve_cost
+    from diceopt.games.yatzy.kernel.saved import table_bytes
+    from diceopt.games.yatzy.stored.store import saved_solve_cost
 
     rules = SAVED["american-4d6-free"]
     for dtype in ("float32", "float64"):
-        table = solve_saved(rules, dtype=dtype, directory=tmp_path / dtype)
+        table = solve_into(rules, tmp_path / dtype, dtype=dtype)
         layers = range(rules.num_categories + 1)
         assert table_bytes(rules, dtype) == sum(table.layer(j).nbytes for j in layers)
     maxi = get_rules("maxi-saved")
@@ -347,7 +344,7 @@ def test_cli_solve_resumes_an_interrupted_solve(small_maxi_saved, capsys):
     """Ctrl-C keeps the layers solved so far (said on stderr); the next solve resumes from
     them (said too) and gives the table an uninterrupted solve gives; leftovers that do
     not pass their checks are removed (said too)."""
-    from diceopt.games.yatzy.saved import get_saved
+    from diceopt.games.yatzy.stored.saved_files import get_saved
 
     c = small_maxi_saved.num_categories
     fresh = solve_saved(small_maxi_saved)

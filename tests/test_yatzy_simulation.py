@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-import diceopt.games.yatzy.simulation as sim
+import diceopt.games.yatzy.kernel.simulation as sim
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
-from diceopt.games.yatzy.simulation import simulate, summarize, turn_policy
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.sweep import parse_thetas, sweep, sweep_tables
+from diceopt.games.yatzy.commands.sweep import parse_thetas, sweep, sweep_tables
+from diceopt.games.yatzy.kernel.simulation import simulate, summarize, turn_policy
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
 
 SCANDINAVIAN_VALUE = 248.4399893778553
 AMERICAN_VALUE = 254.58960948196315
@@ -243,8 +243,8 @@ def sweep_rows(cache):
 
 
 def test_sweep_theta0_row_is_the_expectation_policy(sweep_rows, cache):
-    from diceopt.games.yatzy.distribution import distribution
-    from diceopt.games.yatzy.storage import get_table
+    from diceopt.games.yatzy.analyses.distribution import distribution
+    from diceopt.games.yatzy.stored.files import get_table
 
     table, info = get_table(get_rules("scandinavian-forced"))
     assert info.loaded  # the sweep solved and cached it
@@ -267,7 +267,7 @@ def test_sweep_risk_attitude_moves_the_spread(sweep_rows):
 
 
 def test_frontier_png(sweep_rows, tmp_path):
-    from diceopt.games.yatzy.sweep import frontier_png
+    from diceopt.games.yatzy.commands.sweep import frontier_png
 
     path = tmp_path / "frontier.png"
     frontier_png(sweep_rows, str(path), "test")

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.storage import (
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.stored.files import (
     MAGIC,
     cache_dir,
     get_table,
@@ -167,7 +167,7 @@ POSITION = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3"  # reads th
 def _advice(capsys):
     """The advice of POSITION from the stored table (not from this process) and stderr."""
     from diceopt.games.yatzy import SPEC
-    from diceopt.games.yatzy.solved import TABLES
+    from diceopt.games.yatzy.stored.store import TABLES
 
     TABLES.clear()
     config = SPEC.rules(VARIANT)

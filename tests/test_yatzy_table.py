@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from diceopt.games.families.category import load_rules
-from diceopt.games.yatzy import solve, widget
-from diceopt.games.yatzy.rules import VARIANT_RULES
+from diceopt.games.yatzy.kernel import solve, widget
+from diceopt.games.yatzy.rulebook.compiler import load_rules
+from diceopt.games.yatzy.rulebook.variants import VARIANT_RULES
 
 CATEGORIES = {
     "scandinavian": ("ones", "twos", "threes", "two_pairs", "full_house", "chance", "yatzy"),

@@ -16,11 +16,12 @@ import pytest
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import parse_position
-from diceopt.games.yatzy.arrays import kernel_arrays
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN
-from diceopt.games.yatzy.solved import YatzyConfig
+from diceopt.games.yatzy.analyses.targets import solve_targets
+from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+from diceopt.games.yatzy.play.advice import parse_position
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN
+from diceopt.games.yatzy.stored.store import YatzyConfig
 from diceopt.games.yatzy.table_mode import (
     advise_table,
     beat_steps,
@@ -31,8 +32,7 @@ from diceopt.games.yatzy.table_mode import (
     table_chances,
     win_chances,
 )
-from diceopt.games.yatzy.targets import solve_targets
-from diceopt.games.yatzy.win import (
+from diceopt.games.yatzy.winning.win import (
     advise_opponent,
     parse_opponent,
     target_rows,
@@ -430,8 +430,8 @@ def test_table_bad_input(argv, word, capsys):
 
 @pytest.fixture(scope="module")
 def table_inputs():
-    from diceopt.games.yatzy.distribution import state_distributions
-    from diceopt.games.yatzy.solve import solve_table
+    from diceopt.games.yatzy.analyses.distribution import state_distributions
+    from diceopt.games.yatzy.kernel.solve import solve_table
 
     table = solve_table(DUEL, dtype="float32")
     return table, solve_targets(DUEL), state_distributions(table)
@@ -440,8 +440,8 @@ def table_inputs():
 def test_two_seats_are_the_duel_of_win_against_expected(table_inputs):
     # even games: the advised seat is seat 0 and plays first, as the duel's "win" player
     # does, on the same dice; the N-player utility is the 2-player one (so = -1, dW)
-    from diceopt.games.yatzy.duel import parse_strategy, play_duel
     from diceopt.games.yatzy.table_play import play_tables
+    from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel
 
     table, targets, dist = table_inputs
     res = play_tables(table, targets, dist, 2, 600, np.random.default_rng(6), batch=600)

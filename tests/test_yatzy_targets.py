@@ -14,15 +14,21 @@ from cli_status import exit_status
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy import rules as yatzy_rules
-from diceopt.games.yatzy import target_store, targets
-from diceopt.games.yatzy.distribution import distribution
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.layers import iter_layer_states
-from diceopt.games.yatzy.rules import AMERICAN, SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.target_store import get_targets, load_targets
-from diceopt.games.yatzy.targets import max_to_come, solve_target_from, solve_targets, table_kmax
+from diceopt.games.yatzy.analyses import targets
+from diceopt.games.yatzy.analyses.distribution import distribution
+from diceopt.games.yatzy.analyses.targets import (
+    max_to_come,
+    solve_target_from,
+    solve_targets,
+    table_kmax,
+)
+from diceopt.games.yatzy.kernel.layers import iter_layer_states
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook import variants as yatzy_rules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.stored import store, target_files
+from diceopt.games.yatzy.stored.target_files import get_targets, load_targets
 
 REDUCED = {
     "scandinavian-3d4": SCANDINAVIAN.reduced(
@@ -223,7 +229,7 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
 def test_full_american_rules_cap():
     assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
     assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
-    key = target_store.target_key(get_rules("american"))
+    key = target_files.target_key(get_rules("american"))
     assert key.shape == (1 << 13, 2, 64, 751)
 
 
@@ -272,7 +278,7 @@ def tiny_variant(tmp_path, monkeypatch):
     rules = dataclasses.replace(REDUCED["american-4d6-free"], name="tiny-yahtzee")
     monkeypatch.setitem(yatzy_rules.VARIANT_RULES, "tiny-yahtzee", rules)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    monkeypatch.setattr(target_store, "_LOADED", {})
+    monkeypatch.setattr(store, "_TARGETS", {})
     return rules
 
 
@@ -324,9 +330,9 @@ def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, c
                 np.testing.assert_array_equal(got, want)
     with pytest.raises(InputError, match="no game"):
         table.probability(0b010, 0, 0, 5)  # not a mask of the forced order
-    assert target_store.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
+    assert target_files.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
-    monkeypatch.setattr(target_store, "_LOADED", {})
+    monkeypatch.setattr(store, "_TARGETS", {})
     argv = ["yatzy", "targets", "--variant", "scandinavian-forced", "--json"]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
@@ -393,7 +399,7 @@ def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
     assert main(argv) == 0
     on_demand = json.loads(capsys.readouterr().out)["actions"]
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
-    path = target_store.targets_path(get_rules("tiny-yahtzee"))
+    path = target_files.targets_path(get_rules("tiny-yahtzee"))
     data = bytearray(path.read_bytes())
     data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
     path.write_bytes(bytes(data))

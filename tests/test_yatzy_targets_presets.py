@@ -19,15 +19,15 @@ from test_yatzy_win import Beat, exact_against_finished
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.engine.compile import DECISION
-from diceopt.games.families.category import load_rules, load_rules_text
-from diceopt.games.yatzy.arrays import kernel_arrays
-from diceopt.games.yatzy.distribution import distribution, state_distributions
-from diceopt.games.yatzy.duel import parse_strategy, play_duel
-from diceopt.games.yatzy.engine_game import YatzyEngineGame, score_points
-from diceopt.games.yatzy.layers import iter_layer_states
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.targets import solve_target_from, solve_targets
-from diceopt.games.yatzy.win import target_rows, win_detail
+from diceopt.games.yatzy.analyses.distribution import distribution, state_distributions
+from diceopt.games.yatzy.analyses.targets import solve_target_from, solve_targets
+from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+from diceopt.games.yatzy.kernel.layers import iter_layer_states
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame, score_points
+from diceopt.games.yatzy.rulebook.compiler import load_rules, load_rules_text
+from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel
+from diceopt.games.yatzy.winning.win import target_rows, win_detail
 
 RULES = {name: load_rules(src).reduced(cats, **ch) for name, (src, cats, ch) in PRESETS.items()}
 # the engine's graphs of these stay small (four dice or three sides)

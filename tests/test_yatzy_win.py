@@ -13,14 +13,14 @@ import pytest
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
 from diceopt.errors import InputError
-from diceopt.games.yatzy.arrays import kernel_arrays
-from diceopt.games.yatzy.distribution import distribution
-from diceopt.games.yatzy.duel import parse_strategy, play_duel
-from diceopt.games.yatzy.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rules import SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.solve import solve_table
-from diceopt.games.yatzy.targets import solve_target_from, solve_targets
-from diceopt.games.yatzy.win import (
+from diceopt.games.yatzy.analyses.distribution import distribution
+from diceopt.games.yatzy.analyses.targets import solve_target_from, solve_targets
+from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN, get_rules
+from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel
+from diceopt.games.yatzy.winning.win import (
     RISK_THETA,
     chance_to_beat,
     opponent_distribution,
@@ -145,7 +145,7 @@ def test_advice_against_a_finished_opponent_matches_the_engine(capsys):
             c = names.index(action.split()[1])
             assert c == 13  # forced order: the next category only
             counts = np.bincount([2, 3, 4, 5, 6], minlength=7)[1:]
-            from diceopt.games.yatzy.engine_game import score_points
+            from diceopt.games.yatzy.play.engine_game import score_points
 
             pts, nmask, nflag, nup = score_points(rules, mask, 0, 63, counts, c)
             state = (("turn", nmask, nflag, nup), 200 + int(pts))
@@ -225,7 +225,7 @@ def test_an_opponent_playing_to_win_picks_its_best_table(lead):
     # theta -0.05 / +0.05, with the best chance to beat our expected-score play
     from diceopt.games.registry import get_game
     from diceopt.games.yatzy import get_solved
-    from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.play.advice import state_of
 
     spec = get_game("yatzy")
     config = spec.rules("scandinavian-forced")
@@ -283,7 +283,7 @@ def test_advise_opponent_needs_my_score(capsys):
 
 @pytest.fixture(scope="module")
 def duel_inputs():
-    from diceopt.games.yatzy.distribution import state_distributions
+    from diceopt.games.yatzy.analyses.distribution import state_distributions
 
     table = solve_table(DUEL, dtype="float32")
     return table, solve_targets(DUEL), state_distributions(table)
@@ -393,7 +393,7 @@ def test_duel_bad_input(extra, word, capsys):
 
 
 def test_main_job_section_names_its_game_count_and_interval(monkeypatch, capsys):
-    import diceopt.games.yatzy.duel as duel_module
+    import diceopt.games.yatzy.winning.duel as duel_module
 
     monkeypatch.setattr(duel_module, "MAIN_JOB_GAMES", 300)
     lines: list[str] = []
@@ -411,18 +411,18 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     # stored once, read back memory-mapped: the very numbers of a pass from each state,
     # and ``points_to_come`` reads them (forced order: few states, small tables)
     from diceopt.games.registry import get_game
-    from diceopt.games.yatzy import early as early_module
     from diceopt.games.yatzy import get_solved
-    from diceopt.games.yatzy.rules import get_rules
-    from diceopt.games.yatzy.win import points_to_come
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store as early_module
+    from diceopt.games.yatzy.winning.win import points_to_come
 
     rules = get_rules("scandinavian-forced")
     solved = get_solved(rules, 0.0, "float32")
     table = early_module.early_table(rules)
     assert table.build(None) is True and table.ready() and table.is_stored()
-    early_module._LOADED.clear()
+    early_module._EARLY.clear()
     assert not table.ready() and table.load() and table.ready()
-    rows = early_module.lookup(solved)
+    rows = early_module.early_rows(solved)
     per = rows.flags * (rows.threshold + 1)
     seen = 0
     for key in rows.keys[:: max(1, rows.keys.size // 12)]:

@@ -4,8 +4,9 @@ tests serve it beside the registered games (it is not registered itself). And
 while, so the web tests cover six dice without the full Maxi table (304 MB, a minute).
 
 ``GatedSpec``: a one-position game whose stored table (``GameSpec.tables``) builds until the
-test opens its gate, and whose distribution is a solve that runs until it is stopped: the
-table store, 503 "being built" and stopped requests are tested with it.
+test opens its gate (or, ``sliced``, one kernel slice at a time as the test lets each run),
+and whose distribution is a solve that runs until it is stopped: the table store, 503
+"being built", the page's wait for a build and stopped requests are tested with it.
 
 Race: two players, each with points, take turns. The player to move either steps (1 point)
 or dashes (a three-sided die: 1 scores nothing, 2 and 3 score 2 and 3). The first to the
@@ -27,7 +28,8 @@ import pytest
 from diceopt.advice import ActionAdvice, Advice, rank_actions
 from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec, Report, Step
-from diceopt.games.yatzy.rules import MAXI, YatzyRules
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.rulebook.variants import MAXI
 from diceopt.notation import split_fields
 
 # Variants whose table takes long to build in the suite: Maxi (36,864,000 states, 304 MB, a
@@ -197,15 +199,22 @@ RACE = RaceSpec()
 
 class GatedSpec(GameSpec):
     """A game whose one stored table builds until the test opens the gate (counted), and
-    whose distribution is a long solve reporting progress until it is stopped."""
+    whose distribution is a long solve reporting progress until it is stopped.
+
+    ``sliced``: the build is four steps (reported as a solver reports its layers), each a
+    run of eight items in slices (``diceopt.interrupt.run_chunks``, which reports how far
+    it has got), and each slice waits until the test releases ``slices`` once: the test
+    moves the build on, slice by slice, without a clock."""
 
     id = "gated"
     variants = {"v": "the only variant"}
     position_example = "p"
 
-    def __init__(self, folder: Any) -> None:
+    def __init__(self, folder: Any, sliced: bool = False) -> None:
         self.folder = folder
         self.gate = threading.Event()
+        self.sliced = sliced
+        self.slices = threading.Semaphore(0)
         self.builds = 0
         self.value: float | None = None
         self.stopped = threading.Event()
@@ -220,11 +229,19 @@ class GatedSpec(GameSpec):
                 self.value = float(path.read_text())
             return path.exists()
 
+        def one_slice(lo: int, hi: int) -> None:
+            assert self.slices.acquire(timeout=60), "the test never let a slice run"
+
         def build(report: Any) -> bool:
+            from diceopt.interrupt import run_chunks
+
             self.builds += 1
             for i in range(4):
                 report.update(i, 4)
-                assert self.gate.wait(60), "the test never opened the gate"
+                if self.sliced:
+                    run_chunks(one_slice, 8)
+                else:
+                    assert self.gate.wait(60), "the test never opened the gate"
             (self.folder / "gated.tbl").write_text("3.5")
             self.value = 3.5
             return True
@@ -290,12 +307,12 @@ MAXI_MINI = replace(
 def maxi_mini_variant() -> Iterator[YatzyRules]:
     """Maxi Yatzy's six dice and scoring on six of its categories (50 bonus at 12), offered
     as the Yatzy variant ``maxi-mini`` for the block (listed, advised, played by name)."""
-    from diceopt.games.yatzy import rules
+    from diceopt.games.yatzy.rulebook import variants as rules
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rules.VARIANT_RULES, MAXI_MINI_ID, MAXI_MINI)
         mp.setitem(rules.VARIANTS, MAXI_MINI_ID, "Maxi Yatzy on six categories (tests)")
-        from diceopt.games.yatzy import solved
+        from diceopt.games.yatzy.stored import store as solved
 
         mp.setattr(solved, "TABLES", {})  # tables solved meanwhile are forgotten after
         yield MAXI_MINI

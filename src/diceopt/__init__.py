@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 # (imported here, not on first use: the submodule diceopt.evaluate shares its name, and
 # importing it anywhere would otherwise leave the module where the function belongs)
 from diceopt.evaluate import evaluate  # noqa: E402
+from diceopt.moved import install as _install_moved  # noqa: E402
+
+_install_moved()  # old module paths of the Yatzy package, for one release
 
 # public name -> the module that holds it, loaded on first use
 _WHERE = {

@@ -21,7 +21,9 @@ stops the same way: ``diceopt: interrupted``, exit status 130.
 
 Between two slices :func:`run_chunks` also calls :func:`diceopt.progress.checkpoint`: the
 web server stops the work of a request whose client has gone, or that has run past its
-time limit, there (within about a slice, :data:`CHUNK_SECONDS`).
+time limit, there (within about a slice, :data:`CHUNK_SECONDS`); and it reports how far
+its run has got (:func:`diceopt.progress.part`: items done of all), which the table store
+shows as progress within a step of a build.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from diceopt.progress import checkpoint
+from diceopt.progress import checkpoint, part
 
 CHUNK_SECONDS = 0.2  # aim of one chunk (an interrupt is seen within about that)
 _GROWTH = 4.0  # most a chunk grows over the previous one (a slow first call: compile)
@@ -163,7 +165,8 @@ def run_chunks(
     pace: Pace | None = None,
 ) -> None:
     """Call ``solve(lo, hi)`` on consecutive slices covering ``0 .. n``, Ctrl-C checked
-    between slices; a call that returns True ends the work early (e.g. converged).
+    between slices; a call that returns True ends the work early (e.g. converged). After
+    each slice, ``diceopt.progress.part(hi, n)``: how far the run has got.
 
     Slice lengths are multiples of ``align`` (the last one takes the rest, up to half a
     slice more), sized so that a slice takes about ``seconds`` (default
@@ -188,6 +191,7 @@ def run_chunks(
             took = time.perf_counter() - t0
             check()
             checkpoint()
+            part(hi, n)
             if stop:
                 return
             per_item = took / (hi - lo)

@@ -17,6 +17,13 @@ raises to stop the work (e.g. :class:`Cancelled`). Long loops call :func:`checkp
 between two steps of a fraction of a second each (every chunk of
 :func:`diceopt.interrupt.run_chunks`, every Stage report), so that work whose requester
 has gone stops within about a chunk's time, not at the end of a layer.
+
+``watching_parts(callback)``: within the block, :func:`part` in this thread calls
+``callback(done, total)``: how far the current step of the work has got (a step: what a
+progress report counts, e.g. one layer of a solve). :func:`diceopt.interrupt.run_chunks`
+reports after every slice of a kernel's run, so a layer that takes a minute reports every
+fraction of a second. The table store (:mod:`diceopt.tables`) refines a build's steps with
+them; with no watcher, :func:`part` costs one attribute look-up.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from contextlib import contextmanager
 from types import TracebackType
 
 Watcher = Callable[[str, int, "int | None"], None]
+PartWatcher = Callable[[int, int], None]
 _watchers = threading.local()
 
 
@@ -67,6 +75,27 @@ def checkpoint() -> None:
     check = getattr(_watchers, "check", None)
     if check is not None:
         check()
+
+
+@contextmanager
+def watching_parts(callback: PartWatcher) -> Iterator[None]:
+    """Within the block, :func:`part` in this thread calls ``callback(done, total)``: units
+    of the current step of the work done so far. Blocks nest: the innermost callback is
+    called."""
+    before = getattr(_watchers, "part", None)
+    _watchers.part = callback
+    try:
+        yield
+    finally:
+        _watchers.part = before
+
+
+def part(done: int, total: int) -> None:
+    """``done`` of the ``total`` units of the current step are finished (e.g. states of a
+    layer solved): to the callback of the innermost :func:`watching_parts` block, if any."""
+    callback = getattr(_watchers, "part", None)
+    if callback is not None:
+        callback(done, total)
 
 
 def _report(label: str, done: int, total: int | None) -> None:

@@ -41,7 +41,6 @@ import fcntl
 import json
 import mmap
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -60,6 +59,7 @@ from diceopt.blocks import (
 )
 from diceopt.errors import TableFileError
 from diceopt.lazy import numpy as np
+from diceopt.names import MAX_VARIANT_CHARS, bounded_name
 
 T = TypeVar("T")
 
@@ -73,8 +73,6 @@ MAPPED_MAGIC = b"DICEOPT-MAPPED\n\0"
 MAPPED_FORMAT = 1
 MAPPED_SUFFIX = ".mmap"
 ARRAY_ALIGN = 64  # each array of a mapped table starts at a multiple of this (bytes)
-MAX_VARIANT_CHARS = 100  # of a file name's variant part (the rest: under 60 characters)
-SAFE_NAME = re.compile(r"^[A-Za-z0-9_ -][A-Za-z0-9_. -]*$")
 
 
 @dataclass(frozen=True)
@@ -103,20 +101,6 @@ class TableKey:
         if len(variant) > MAX_VARIANT_CHARS:
             variant = bounded_name(variant)
         return f"{variant}-{self.objective}-theta{float(self.theta)!r}-{dtype}{suffix}"
-
-
-def bounded_name(name: str, limit: int = 0) -> str:
-    """``name`` itself when it is at most ``limit`` characters (default
-    :data:`MAX_VARIANT_CHARS`) and safe in a file name (letters, digits, ``_``, ``-``,
-    ``.``, spaces, not starting with ``.``), else a slug of its first characters and the
-    first 16 hex digits of its SHA-256: one name, one file, whatever its length."""
-    limit = limit or MAX_VARIANT_CHARS
-    if len(name) <= limit and SAFE_NAME.match(name):
-        return name
-    import hashlib
-
-    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name)[: limit - 17].strip("-") or "rules"
-    return f"{slug}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 @dataclass

@@ -20,11 +20,25 @@ Builds run in background threads (:meth:`TableStore.start`), one at a time in a 
 they started (:meth:`TableStore.status`). A build goes on when the request that started
 it is gone: its table is shared, and a later request finds it ready.
 
+Progress: a build reports its steps (``Build.update(done, total)``: e.g. the layers of a
+solve, after each), and within a step the kernel's own slices
+(:func:`diceopt.progress.part`, reported by :func:`diceopt.interrupt.run_chunks` after
+each slice of a fraction of a second): ``Build.fraction`` is the steps done plus the share
+of the step under way, never an interpolation in time; ``Build.seconds_left`` estimates the
+rest of the stage at its pace so far. A build that reports no steps (a stage without a
+total: loading, queued, waiting, storing) has no fraction.
+
+Each build has an ``id`` (a hash of its table's name and file), by which
+``GET /api/tables/status/{id}`` finds it (:meth:`TableStore.by_id`). The store keeps every
+running build and at most ``keep`` finished ones (the oldest let go first): asking about
+builds stores nothing.
+
 ``DEFAULT`` is the process's store (one per process: every app and command shares it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -32,10 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diceopt.progress import Stage
+from diceopt.progress import Stage, watching_parts
 from diceopt.storage import file_lock, lock_path
 
 STAGES = ("queued", "loading", "waiting", "building", "storing", "ready", "failed")
+KEEP_FINISHED = 64  # finished builds a store keeps for its status (running ones: all)
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,12 @@ class Table:
         return self.stored() if self.stored is not None else self.path.exists()
 
 
+def build_id(table: Table) -> str:
+    """The id of the builds of ``table`` (16 hex digits of a hash of its name and file):
+    the same for every build of the table, so a client can ask about it again."""
+    return hashlib.sha256(f"{table.name}\0{table.path}".encode()).hexdigest()[:16]
+
+
 @dataclass
 class Build:
     """The making of one table in this process: its stage, progress and times."""
@@ -80,13 +101,31 @@ class Build:
     error: str | None = None
     how: str = ""  # "loaded", "built", "built (not stored)", "already loaded"
     event: threading.Event = field(default_factory=threading.Event)
+    # (steps done, steps in all, share of the step under way): replaced whole, so that a
+    # reader in another thread never sees a step with the share of the one before
+    step: tuple[int, int | None, float] = (0, None, 0.0)
+    stage_started: float = field(default_factory=time.monotonic)
+    id: str = field(init=False, default="")  # build_id(table)
+
+    def __post_init__(self) -> None:
+        self.id = build_id(self.table)
 
     def update(self, done: int, total: int | None = None) -> None:
-        """Progress callback: ``done`` units of ``total`` finished."""
+        """Progress callback: ``done`` units (steps) of ``total`` finished."""
         self.done, self.total = int(done), None if total is None else int(total)
+        self.step = (self.done, self.total, 0.0)
+
+    def update_part(self, done: int, total: int) -> None:
+        """Progress within the step under way (:func:`diceopt.progress.part`): ``done`` of
+        its ``total`` units finished; the share never goes back within a step."""
+        steps, of, share = self.step
+        if total > 0:
+            self.step = (steps, of, max(share, min(max(int(done), 0), total) / total))
 
     def set_stage(self, stage: str) -> None:
         """Move to another stage (one of :data:`STAGES`); progress starts again."""
+        self.step = (0, None, 0.0)
+        self.stage_started = time.monotonic()
         self.stage, self.done, self.total = stage, 0, None
 
     @property
@@ -95,19 +134,48 @@ class Build:
         return not self.event.is_set()
 
     @property
+    def state(self) -> str:
+        """``building`` (any stage before the end), ``ready`` or ``failed``."""
+        if self.running:
+            return "building"
+        return "ready" if self.stage == "ready" else "failed"
+
+    @property
+    def fraction(self) -> float | None:
+        """The share of the current stage done, 0-1: the steps reported and the share of
+        the step under way (1 when ready; None: unknown, no total reported yet)."""
+        if self.stage == "ready":
+            return 1.0
+        steps, of, share = self.step
+        if not of:
+            return None
+        steps = min(max(steps, 0), of)
+        return (steps + (share if steps < of else 0.0)) / of
+
+    @property
     def percent(self) -> float | None:
         """Progress of the current stage, 0-100 (100 when ready; None: unknown)."""
-        if self.stage == "ready":
-            return 100.0
-        if not self.total:
-            return None
-        return round(100.0 * min(self.done, self.total) / self.total, 1)
+        fraction = self.fraction
+        return None if fraction is None else round(100.0 * fraction, 1)
 
     @property
     def elapsed(self) -> float:
         """Seconds since it started (until it finished)."""
         end = self.finished if self.finished is not None else time.monotonic()
         return end - self.started
+
+    @property
+    def seconds_left(self) -> float | None:
+        """An estimate of the seconds the current stage still needs, at its pace so far
+        (the time since it began over its share done); 0 when ready; None when unknown
+        (nothing done yet, a stage without progress, or failed)."""
+        if self.stage == "ready":
+            return 0.0
+        fraction = self.fraction
+        if not self.running or not fraction:
+            return None
+        spent = time.monotonic() - self.stage_started
+        return spent * (1.0 - fraction) / fraction
 
     def describe(self) -> str:
         """One line: the table, its stage, percentage and elapsed seconds."""
@@ -117,6 +185,7 @@ class Build:
     def to_json(self) -> dict[str, Any]:
         """The status entry of ``GET /api/tables``."""
         return {
+            "id": self.id,
             "name": self.table.name,
             "title": self.table.title,
             "stage": self.stage,
@@ -128,6 +197,24 @@ class Build:
             "error": self.error,
         }
 
+    def status_json(self) -> dict[str, Any]:
+        """The answer of ``GET /api/tables/status/{id}``: what is made ready (``title``),
+        ``state`` (building, ready, failed), ``stage``, ``fraction`` of the stage done
+        (None: unknown), ``elapsed_seconds``, ``seconds_left`` (an estimate; None:
+        unknown) and ``error``."""
+        fraction, left = self.fraction, self.seconds_left
+        return {
+            "id": self.id,
+            "name": self.table.name,
+            "title": self.table.title,
+            "state": self.state,
+            "stage": self.stage,
+            "fraction": None if fraction is None else round(fraction, 4),
+            "elapsed_seconds": round(self.elapsed, 2),
+            "seconds_left": None if left is None else round(left, 1),
+            "error": self.error,
+        }
+
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until finished (at most ``timeout`` seconds); whether it finished."""
         return self.event.wait(timeout)
@@ -136,8 +223,9 @@ class Build:
 class TableStore:
     """The tables of this process: loaded or built once each (see the module docstring)."""
 
-    def __init__(self, max_builds: int = 1) -> None:
-        self._builds: dict[tuple[str, str], Build] = {}
+    def __init__(self, max_builds: int = 1, keep: int = KEEP_FINISHED) -> None:
+        self._builds: dict[tuple[str, str], Build] = {}  # oldest first
+        self.keep = max(0, int(keep))  # finished builds kept (running ones: every one)
         self._lock = threading.Lock()
         # builds at once (a solve keeps every core busy): the others wait, stage "queued"
         self._building = threading.Semaphore(max_builds)
@@ -162,15 +250,28 @@ class TableStore:
             # a build running, or done and its table still in this process (not dropped)
             if build is not None and (build.running or build.stage == "ready" and table.ready()):
                 return build
+            self._builds.pop(key, None)
             build = self._builds[key] = Build(table)
             if table.ready():
                 self._finish(build, "ready", "already loaded")
+                self._let_go()
                 return build
         thread = threading.Thread(
             target=self._run, args=(build,), name=f"diceopt-table {table.name}", daemon=True
         )
         thread.start()
         return build
+
+    def _let_go(self) -> None:
+        """Let go of the oldest finished builds beyond ``keep`` (the lock held)."""
+        finished = [k for k, b in self._builds.items() if not b.running]
+        for key in finished[: max(0, len(finished) - self.keep)]:
+            del self._builds[key]
+
+    def by_id(self, build_id: str) -> Build | None:
+        """The build whose ``id`` is ``build_id`` among those this store keeps, else None."""
+        with self._lock:
+            return next((b for b in self._builds.values() if b.id == build_id), None)
 
     def ensure(self, table: Table, timeout: float | None = None) -> Build:
         """:meth:`start`, then wait for it (at most ``timeout`` seconds)."""
@@ -188,12 +289,18 @@ class TableStore:
         build.finished = time.monotonic()
         build.event.set()
 
+    def _end(self, build: Build, stage: str, how: str = "", error: str | None = None) -> None:
+        """:meth:`_finish` from the build's thread, the oldest finished let go at once."""
+        with self._lock:
+            self._finish(build, stage, how, error)
+            self._let_go()
+
     def _run(self, build: Build) -> None:
         table = build.table
         try:
             build.set_stage("loading")
             if table.ready() or table.load():
-                self._finish(build, "ready", "loaded")
+                self._end(build, "ready", "loaded")
                 return
             build.set_stage("queued")
             with (
@@ -202,16 +309,17 @@ class TableStore:
             ):
                 build.set_stage("loading")  # another process may have stored it meanwhile
                 if table.load():
-                    self._finish(build, "ready", "loaded (built by another process)")
+                    self._end(build, "ready", "loaded (built by another process)")
                     return
                 build.set_stage("building")
-                stored = table.build(build)
+                with watching_parts(build.update_part):  # the kernel's slices of a step
+                    stored = table.build(build)
             with self._lock:
                 self.built += 1
-            self._finish(build, "ready", "built" if stored else "built (not stored)")
+            self._end(build, "ready", "built" if stored else "built (not stored)")
         except BaseException as exc:  # noqa: BLE001 - reported in the status, never lost
             text = " ".join(str(exc).split()) or type(exc).__name__
-            self._finish(build, "failed", error=f"{type(exc).__name__}: {text}"[:300])
+            self._end(build, "failed", error=f"{type(exc).__name__}: {text}"[:300])
 
 
 DEFAULT = TableStore()

@@ -63,7 +63,7 @@ def seconds_words(s: float) -> str:
 
 def check_category(source: str) -> tuple[list[str], dict[str, Any], str]:
     """A Yatzy-family file: (problems, JSON data, the summary line)."""
-    from diceopt.games.families.category import check_file
+    from diceopt.games.yatzy.commands.rule_check import check_file
 
     rules, problems, size = check_file(source)
     if rules is None or problems:

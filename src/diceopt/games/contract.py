@@ -300,6 +300,7 @@ class GameSpec:
     lower_is_better: bool = False
     parameters: tuple[Parameter, ...] = ()
     variants: Mapping[str, str] = {}
+    variant_titles: Mapping[str, str] = {}  # a variant's name for people (the page's list)
     position_example: str = ""
     solve_options: tuple[Parameter, ...] = ()
     simulate_options: tuple[Parameter, ...] = ()
@@ -309,6 +310,7 @@ class GameSpec:
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
     featured: bool = False  # the page opens on this game the first time
     variable_dice: bool = False  # a roll may show fewer dice than the rules' number
+    one_turn: bool = False  # a game is one turn of a longer game (its result: the turn's worth)
     env_name: str = ""  # the environments' name (empty: the title in CamelCase)
     env_presets: Mapping[str, Mapping[str, Any]] = {}  # further environments: name -> rules
 

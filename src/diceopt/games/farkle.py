@@ -129,6 +129,10 @@ class FarkleSpec(PushLuckSpec):
         "acg2017": "Busche & Neller 2017: simplest scoring, six dice, to 10,000",
         "quick": "the same rules to 2,000 points (a short game; solved in a second)",
     }
+    variant_titles = {
+        "acg2017": "To 10,000 (Busche & Neller 2017)",
+        "quick": "To 2,000 (a quick game)",
+    }
     position_example = POSITION_EXAMPLE
     small = {"goal": 1000, "dice": 6}
 

@@ -51,8 +51,10 @@ class ZilchSpec(PushLuckSpec):
         ),
     )
     variants = {"zilch": "Zilch as analysed by Matt Busche (2010): bank from 300, 3 zilches -500"}
+    variant_titles = {"zilch": "Zilch (Busche 2010)"}
     position_example = "streak 1 | turn 350 | dice 1 2 3 3 6"
     play_limit = 1_000
+    one_turn = True  # the page: "turn over", not "game over"
 
     def legal_actions(self, rules: Any, pos: PushLuckPosition) -> list[str]:
         """Every legal action (set-asides with roll or bank, or bust), without solving."""

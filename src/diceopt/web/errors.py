@@ -1,6 +1,7 @@
-"""The errors the API answers (``{"error": "one line"}`` with their HTTP status), and the
+"""The errors the API answers (``{"error": "one line"}`` with their HTTP status), the
 one-line messages of a table still being built (503, Retry-After) and of a request that
-does not fit its schema (the fields of an error's location)."""
+does not fit its schema (the fields of an error's location), and the answer to a client
+that prefers to wait for a build itself (:class:`StillBuilding`: 202 with the builds)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,26 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+class StillBuilding(Exception):
+    """Tables an answer reads are still being built, and the client prefers to wait for
+    them itself (``Prefer: respond-async``): answered 202 with their status
+    (``{"building": [...], "status": "/api/tables/status/ID"}``), not 503."""
+
+    def __init__(self, builds: list[Build]) -> None:
+        super().__init__("still building")
+        self.builds = [b for b in builds if b.running] or builds
+
+
+def status_path(build: Build) -> str:
+    """Where a client asks how a build is going: ``/api/tables/status/ID``."""
+    return f"/api/tables/status/{build.id}"
+
+
 def retry_seconds(build: Build) -> int:
     """When to ask again about a table being built (seconds, 2 to 30): the time its stage
-    still needs at its pace so far, else 5."""
-    pct = build.percent
-    if build.stage == "building" and pct:
-        left = build.elapsed * (100.0 - pct) / pct
+    still needs at its pace so far (``Build.seconds_left``), else 5."""
+    left = build.seconds_left
+    if build.stage == "building" and left is not None:
         return int(min(max(round(left), 2), 30))
     return 5
 
@@ -51,7 +66,7 @@ def being_built(builds: list[Build]) -> ApiError:
     return ApiError(
         503,
         f"{b.table.title} {words} ({pct}{b.elapsed:.0f} s so far){more}: try again in "
-        f"{retry} s; GET /api/tables shows the progress",
+        f"{retry} s; GET {status_path(b)} shows the progress",
         {"Retry-After": str(retry)},
     )
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -96,6 +98,34 @@ def option_json(param: Parameter) -> dict[str, Any]:
         "type": kind,
         "choices": None if param.choices is None else list(param.choices),
         "default": param.default if isinstance(param.default, int | float | str) else None,
+    }
+
+
+TITLE_CHARS = 56  # a title taken from a variant's description is at most this long
+
+
+def id_words(vid: str) -> str:
+    """A variant id in words: ``scandinavian-accepts`` -> ``Scandinavian accepts``."""
+    words = " ".join(w for w in re.split(r"[-_\s]+", vid.replace("/", " / ")) if w)
+    return words[:1].upper() + words[1:]
+
+
+def variant_titles(spec: GameSpec) -> dict[str, str]:
+    """A title for people per variant of ``spec`` (the page's list shows these, not ids):
+    the game's own (``variant_titles``); else its description up to a colon where that
+    is short and no other variant's ("Scandinavian Yatzy: 15 categories, ..." ->
+    "Scandinavian Yatzy"; a semicolon as a comma); else the id in words (:func:`id_words`)."""
+    own = {str(k): str(v) for k, v in spec.variant_titles.items()}
+    heads = {}
+    for vid, description in spec.variants.items():
+        head = str(description).split(":")[0].strip().replace("; ", ", ")
+        heads[vid] = head[:1].upper() + head[1:] if 0 < len(head) <= TITLE_CHARS else ""
+    count = Counter(heads.values())
+    return {
+        vid: own.get(vid)
+        or (heads[vid] if heads[vid] and count[heads[vid]] == 1 else "")
+        or id_words(vid)
+        for vid in spec.variants
     }
 
 
@@ -410,8 +440,13 @@ class GameTables(ServedGames):
         out = []
         for game, spec in self.specs.items():
             variants = []
+            titles = variant_titles(spec)
             for vid, description in spec.variants.items():
-                entry: dict[str, Any] = {"id": vid, "description": str(description)}
+                entry: dict[str, Any] = {
+                    "id": vid,
+                    "title": titles[vid],
+                    "description": str(description),
+                }
                 try:
                     entry.update(self.variant_entry(game, vid))
                 except Exception as exc:  # listed, without what could not be worked out
@@ -438,6 +473,7 @@ class GameTables(ServedGames):
                     "featured": bool(spec.featured),
                     "variable_dice": bool(spec.variable_dice),
                     "rule_files": offers(spec, "rules_text"),
+                    "one_turn": bool(spec.one_turn),
                 }
             )
         return {"games": out}

@@ -27,12 +27,14 @@ form (an object):
 - ``POST /api/analyse`` ``{"game", "variant", "record"}``: a played game's record (the
   text ``diceopt GAME analyse`` reads) graded, and for a whole game its result split
   exactly into ``expected_start + luck - cost`` (the page's end-of-game review);
-- ``POST /api/duel/new`` ``{"game", "variant", "strategy", "seed"?}`` and ``POST
-  /api/duel/apply`` ``{"game", "variant", "state", "action", "seed"?}``: a game against the
-  computer (``computer_strategies`` in /api/games): both sides, the computer's moves (it
-  plays its whole turn within the call that ends yours), ``game_over``, ``result`` (yours)
-  and, at the start of your turns, your estimated ``win_probability``; ``state`` is what
-  the last answer gave (nothing is kept on the server).
+- ``POST /api/duel/new`` ``{"game", "variant", "strategy", "seed"?}``, ``POST
+  /api/duel/apply`` ``{"game", "variant", "state", "action", "seed"?}`` and ``POST
+  /api/duel/estimate`` ``{"game", "variant", "state"}`` (your chance of winning alone): a
+  game against the computer (``computer_strategies`` in /api/games): both sides, the
+  computer's moves (it plays its whole turn within the call that ends yours),
+  ``game_over``, ``result`` (yours) and, at the start of your turns, your estimated
+  ``win_probability``; ``state`` is what the last answer gave (nothing is kept on the
+  server).
 
 - ``rules``: every request above may give a rule file's text (TOML, at most 20,000
   characters) instead of a ``variant``, for a game that takes rule files (``rule_files``
@@ -45,12 +47,21 @@ form (an object):
 - ``GET /api/tables``: the stored tables of the served games' default variants and every
   table this process has loaded or built, each with its ``stage`` (queued, loading,
   waiting for another process, building, storing, ready, failed; stored / not stored
-  when not asked for yet), ``percent``, ``elapsed_seconds``, ``how`` and ``error``.
+  when not asked for yet), ``percent``, ``elapsed_seconds``, ``how``, ``error`` and the
+  ``id`` of its build;
+- ``GET /api/tables/status/{id}``: how one build goes (``diceopt.tables.Build.status_json``):
+  ``title``, ``state`` (building, ready, failed), ``stage``, ``fraction`` of the stage
+  done, ``elapsed_seconds``, ``seconds_left`` (an estimate) and ``error``; 404 for an id
+  this process does not keep.
 
 Stored tables (``GameSpec.tables``, ``diceopt.tables``): an answer that reads a table not
-ready in the process waits for it at most ``table_wait`` seconds, then answers 503 with
-Retry-After ("... is being built (35%, 40 s so far): try again in 30 s"); the build goes on,
-once per table in a process and once per cache directory across processes. The work of a
+ready in the process waits for it at most ``table_wait`` seconds (or the ``wait`` of the
+request's ``Prefer`` header, RFC 7240, if shorter), then answers 503 with Retry-After
+("... is being built (35%, 40 s so far): try again in 30 s"); a request sent with
+``Prefer: respond-async`` (the page's) gets 202 instead, with the builds' status and the
+URL to poll (``{"building": [...], "status": "/api/tables/status/ID"}``, also in
+Location), and sends the request again once none is building. The build goes on, once
+per table in a process and once per cache directory across processes. The work of a
 request beyond them (e.g. a solve against an opponent who has finished) runs in a thread
 and stops at its next checkpoint (every chunk of a solve, ``diceopt.progress.checkpoint``)
 when the client has gone, after ``work_seconds`` (503) or when the server stops. Work the
@@ -92,10 +103,11 @@ from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.contract import GameSpec
 from diceopt.progress import Cancelled, cancellable
 from diceopt.tables import Table, TableStore
-from diceopt.web.errors import ApiError, being_built, field_path
+from diceopt.web.errors import ApiError, StillBuilding, being_built, field_path, status_path
 from diceopt.web.games import GameTables, has_distribution
 from diceopt.web.middleware import BodyLimitMiddleware, CancelledMiddleware, JsonOnlyMiddleware
 from diceopt.web.schemas import (
+    BUILDING,
     ERRORS,
     MAX_BODY_BYTES,
     ActionRequest,
@@ -104,6 +116,7 @@ from diceopt.web.schemas import (
     AnalyseOut,
     AnalyseRequest,
     ApplyRequest,
+    BuildStatusOut,
     DistributionOut,
     DuelApplyRequest,
     DuelEstimateOut,
@@ -146,6 +159,25 @@ GRACEFUL_SECONDS = 2.0
 LONG_NUMBER = re.compile(r"\d{24,}")
 
 
+def preference(header: str | None) -> tuple[bool, float | None]:
+    """A request's ``Prefer`` header (RFC 7240): whether it asks ``respond-async``, and its
+    ``wait`` in seconds (None: not given). Unknown preferences are ignored."""
+    asynchronous, wait = False, None
+    for item in (header or "").split(",")[:16]:
+        name, _, value = item.split(";")[0].strip().partition("=")
+        name = name.strip().lower()
+        if name == "respond-async":
+            asynchronous = True
+        elif name == "wait":
+            try:
+                seconds = float(value.strip().strip('"'))
+            except ValueError:
+                continue
+            if seconds == seconds:  # not NaN
+                wait = max(0.0, seconds)
+    return asynchronous, wait
+
+
 def error_response(status: int, message: object) -> JSONResponse:
     """``{"error": message}`` (one line, a long echo cut, a number of more than 23 digits
     shown by its count of digits) with ``status``."""
@@ -161,6 +193,13 @@ def add_error_handlers(app: FastAPI) -> None:
         response = error_response(exc.status, str(exc))
         response.headers.update(exc.headers)
         return response
+
+    @app.exception_handler(StillBuilding)
+    async def still_building(request: Request, exc: StillBuilding) -> JSONResponse:
+        where = status_path(exc.builds[0])
+        body = {"building": [b.status_json() for b in exc.builds], "status": where}
+        headers = {"Location": where, "Preference-Applied": "respond-async", "Retry-After": "1"}
+        return JSONResponse(body, status_code=202, headers=headers)
 
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> JSONResponse:
@@ -300,14 +339,17 @@ def create_app(
         return limiters["heavy"]
 
     async def tables_ready(request: Request, wanted: Iterable[Table]) -> None:
-        """Wait (at most ``wait_s``) for the stored tables of an answer, each loaded or
-        built once whoever asks; ApiError 503 with Retry-After while one is still being
-        built (the build goes on), 500 when one could not be made."""
+        """Wait (at most ``wait_s``, or the request's ``Prefer: wait=N`` if shorter) for the
+        stored tables of an answer, each loaded or built once whoever asks; ApiError 503
+        with Retry-After while one is still being built (the build goes on), or 202 with
+        the builds' status (StillBuilding) when the request prefers ``respond-async``;
+        500 when one could not be made."""
         builds = tables.unready(wanted)
-        deadline = time.monotonic() + wait_s
+        asynchronous, wait = preference(request.headers.get("prefer"))
+        deadline = time.monotonic() + (wait_s if wait is None else min(wait_s, wait))
         while any(b.running for b in builds):
             if time.monotonic() >= deadline:
-                raise being_built(builds)
+                raise StillBuilding(builds) if asynchronous else being_built(builds)
             if await request.is_disconnected():
                 raise ApiError(503, "the client has gone (the tables are still being built)")
             await anyio.sleep(POLL_SECONDS)
@@ -409,6 +451,21 @@ def create_app(
                 }
         return {"tables": list(out.values())}
 
+    @app.get(
+        "/api/tables/status/{id}",
+        response_model=BuildStatusOut,
+        responses={404: ERRORS[400] | {"description": "no build with that id here"}},
+    )
+    async def build_status(id: str) -> JSONResponse:
+        """How the build of a stored table goes: state (building, ready, failed), stage,
+        fraction of the stage done, seconds so far and an estimate of the seconds left.
+        The id is the one a 202 answer (or GET /api/tables) gave; 404 for one this
+        process does not keep (nothing is stored per request)."""
+        build = tables.store.by_id(id)
+        if build is None:
+            raise ApiError(404, "no table build with that id here (GET /api/tables lists them)")
+        return JSONResponse(build.status_json(), headers={"Cache-Control": "no-store"})
+
     @app.get("/api/health", response_model=HealthOut)
     def health() -> dict[str, Any]:
         """Liveness, the games served and the state of each table."""
@@ -428,11 +485,12 @@ def create_app(
         requests then give the same text as ``rules``."""
         return tables.rule_file(body.game, body.rules)
 
-    @app.post("/api/advice", response_model=AdviceOut, responses=ERRORS)
+    @app.post("/api/advice", response_model=AdviceOut, responses=BUILDING)
     async def advise_position(body: AdviceRequest, request: Request) -> Response:
         """Every legal action of a position, best first, with value and regret (with a
         target or an opponent where the game offers them: probabilities, and ``expected``).
-        503 with Retry-After while a table it reads is being built."""
+        503 with Retry-After while a table it reads is being built (202 with its status
+        when sent with Prefer: respond-async)."""
         game, variant = tables.ids(body.game, body.variant, body.rules)
         options = body.options()
         data = tables.cached_advice(game, variant, body.position, options)
@@ -456,7 +514,7 @@ def create_app(
                 data = tables.advice_json(game, variant, body.position)
         return Response(data, media_type="application/json")
 
-    @app.post("/api/distribution", response_model=DistributionOut, responses=ERRORS)
+    @app.post("/api/distribution", response_model=DistributionOut, responses=BUILDING)
     async def score_distribution(body: PositionRequest, request: Request) -> Response:
         """The distribution of the final score from a position, under optimal play."""
         game, variant = tables.ids(body.game, body.variant, body.rules)
@@ -471,7 +529,7 @@ def create_app(
         )
         return Response(data, media_type="application/json")
 
-    @app.post("/api/duel/new", response_model=DuelOut, responses=ERRORS)
+    @app.post("/api/duel/new", response_model=DuelOut, responses=BUILDING)
     async def duel_new(body: DuelNewRequest, request: Request) -> dict[str, Any]:
         """A game against the computer playing ``strategy``: your first roll (``seed``)."""
         game, variant = tables.ids(body.game, body.variant, body.rules)
@@ -483,7 +541,7 @@ def create_app(
             body.estimate,
         )  # fmt: skip
 
-    @app.post("/api/duel/apply", response_model=DuelOut, responses=ERRORS)
+    @app.post("/api/duel/apply", response_model=DuelOut, responses=BUILDING)
     async def duel_apply(body: DuelApplyRequest, request: Request) -> dict[str, Any]:
         """Your action; when it ends your turn, the computer's whole turn and your next
         roll (dice rolled with ``seed``), with your chance of winning (exact for the model
@@ -498,7 +556,7 @@ def create_app(
             body.seed, body.estimate,
         )  # fmt: skip
 
-    @app.post("/api/duel/estimate", response_model=DuelEstimateOut, responses=ERRORS)
+    @app.post("/api/duel/estimate", response_model=DuelEstimateOut, responses=BUILDING)
     async def duel_estimate(body: DuelEstimateRequest, request: Request) -> Response:
         """Your chance of winning (exact for the model it names) from the start of your
         turn in ``state`` (what /api/duel/new and /api/duel/apply answer unless asked with

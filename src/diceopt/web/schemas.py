@@ -7,7 +7,7 @@ A position is the game's text notation or its JSON form (an object), as
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -369,9 +369,10 @@ class PreviewOut(BaseModel):
 
 
 class VariantOut(BaseModel):
-    """A variant: its rules' parameters and an example position under them."""
+    """A variant: its title, its rules' parameters and an example position under them."""
 
     id: str
+    title: str | None = Field(default=None, description="the variant's name for people")
     description: str
     parameters: dict[str, Any]
     players: int | None = Field(default=None, description="players under these rules")
@@ -432,6 +433,11 @@ class GameOut(BaseModel):
     rule_files: bool = Field(
         default=False, description="whether requests may give a rule file's text (rules)"
     )
+    one_turn: bool = Field(
+        default=False,
+        description="a game is one turn of a longer game, its result the turn's worth: the "
+        "page says the turn is over, not the game",
+    )
 
 
 class GamesOut(BaseModel):
@@ -454,6 +460,7 @@ class TableOut(BaseModel):
     the percentage of that stage, the seconds since its build started, how it was made
     ready (loaded, built) and why it failed."""
 
+    id: str | None = None  # of its build in this process: GET /api/tables/status/{id}
     name: str
     title: str
     stage: str
@@ -472,6 +479,33 @@ class TablesOut(BaseModel):
     tables: list[TableOut]
 
 
+class BuildStatusOut(BaseModel):
+    """How the build of a stored table goes (``GET /api/tables/status/{id}``): ``state``
+    building (any ``stage`` before the end: queued, loading, waiting for another process,
+    building, storing), ready or failed; ``fraction`` of the stage done (its steps and the
+    share of the step under way; None: unknown), the seconds since the build started and
+    an estimate of the seconds the stage still needs (None: unknown)."""
+
+    id: str
+    name: str
+    title: str
+    state: Literal["building", "ready", "failed"]
+    stage: str
+    fraction: float | None = None
+    elapsed_seconds: float
+    seconds_left: float | None = None
+    error: str | None = None
+
+
+class BuildingOut(BaseModel):
+    """202 to a request sent with ``Prefer: respond-async``: tables it reads are still
+    being built; ``status`` (also the Location header) is where to ask how the first goes.
+    Send the request again once none is ``building``."""
+
+    building: list[BuildStatusOut]
+    status: str
+
+
 class ErrorOut(BaseModel):
     """Every error: one line."""
 
@@ -485,7 +519,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     422: {"model": ErrorOut, "description": "request body does not match the schema"},
     503: {
         "model": ErrorOut,
-        "description": "a table the answer reads is being built (Retry-After; GET /api/tables),"
-        " or the answer's own solve was stopped (time limit)",
+        "description": "a table the answer reads is being built (Retry-After; GET "
+        "/api/tables/status/ID), or the answer's own solve was stopped (time limit)",
+    },
+}
+# The answers that read stored tables: a request sent with ``Prefer: respond-async`` gets
+# 202 while one is being built, instead of waiting and then 503.
+BUILDING: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    202: {
+        "model": BuildingOut,
+        "description": "sent with Prefer: respond-async: a table the answer reads is being "
+        "built; poll its status, then send the request again",
     },
 }

@@ -196,7 +196,7 @@ def chances(config: Any, seats: list[Any], to_move: int | None) -> dict[str, Any
 
 def advise(config: Any, seats: list[Any], to_move: int, pos: Any) -> dict[str, Any]:
     """The advice answer and every player's chance (worker thread)."""
-    from diceopt.games.yatzy.advice import format_position, position_to_json
+    from diceopt.games.yatzy.play.advice import format_position, position_to_json
     from diceopt.games.yatzy.table_mode import advise_table, chances_json
 
     others = [s.sheet for i, s in enumerate(seats) if i != to_move]

@@ -1,7 +1,7 @@
 """Game families: compilers from rule files (TOML) to the arrays of a family's solver.
 
 - ``category``: the Yatzy family (dice, rerolls, categories, bonuses, jokers) compiled to
-  :class:`~diceopt.games.yatzy.rules.YatzyRules`, the rules the Yatzy kernel reads;
+  :class:`~diceopt.games.yatzy.rulebook.rules.YatzyRules`, the rules the Yatzy kernel reads;
 - ``push_luck``: the push-your-luck family (combinations set aside, hot dice, busts, a
   minimum to bank, a goal) compiled to roll tables for the one- and two-player solvers.
 
@@ -33,7 +33,7 @@ MAX_KEY_PARTS = 16  # dotted parts of one key or table header (a shipped file: 2
 MAX_NAME_CHARS = 64  # characters of a rule file's ``name``
 
 FAMILIES = {  # a rule file's ``family`` -> the module that compiles and checks it
-    "category": "diceopt.games.families.category",
+    "category": "diceopt.games.yatzy.rulebook.compiler",
     "push-luck": "diceopt.games.families.push_luck",
 }
 DEFAULT_FAMILY = "category"

@@ -30,6 +30,11 @@ VARIANTS = {
     "goal-50": "first to 50 points, six-sided die",
     "goal-20": "first to 20 points, six-sided die",
 }
+VARIANT_TITLES = {
+    "goal-100": "To 100 points",
+    "goal-50": "To 50 points (a shorter game)",
+    "goal-20": "To 20 points (a quick game)",
+}
 VARIANT_RE = re.compile(r"^goal-(\d+)(?:-d(\d+))?$")
 
 

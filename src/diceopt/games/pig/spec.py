@@ -28,6 +28,7 @@ from diceopt.games.pig.rules import (
     GOAL_MAX,
     SIDES_MAX,
     VARIANT_RE,
+    VARIANT_TITLES,
     VARIANTS,
     PigRules,
     rules_for_variant,
@@ -57,6 +58,7 @@ class PigSpec(GameSpec):
         Parameter("sides", f"die sides, 2 to {SIDES_MAX} (a 1 busts)", type=int),
     )
     variants = VARIANTS
+    variant_titles = VARIANT_TITLES
     position_example = POSITION_EXAMPLE
     small = {"goal": 20}
     solve_options = (

@@ -161,6 +161,17 @@ VARIANTS = {
     )
     for rule in DICE_RULES
 }
+_RULE_WORDS = {
+    "two-then-one": "two dice, then one",
+    "optional-one": "one die optional",
+    "always-two": "always two dice",
+}
+_OBJECTIVE_WORDS = {"score": "Lowest score", "shut": "Shut the box", "win": "Two players"}
+VARIANT_TITLES = {
+    f"{rule}/{objective}": f"{_OBJECTIVE_WORDS[objective]} ({_RULE_WORDS[rule]})"
+    for objective in OBJECTIVES
+    for rule in DICE_RULES
+}
 
 
 def variant_parts(variant: str | None) -> dict[str, Any]:

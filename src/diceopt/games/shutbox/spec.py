@@ -42,6 +42,7 @@ from diceopt.games.shutbox.rules import (
     DICE_RULES,
     OBJECTIVES,
     UNITS,
+    VARIANT_TITLES,
     VARIANTS,
     ShutRules,
     tiles_of,
@@ -95,6 +96,7 @@ class ShutSpec(GameSpec):
         Parameter("players", "1 or 2 (2 is the win objective)", type=int, choices=(1, 2)),
     )
     variants = VARIANTS
+    variant_titles = VARIANT_TITLES
     position_example = POSITION_EXAMPLE
     solve_options = (
         Parameter("policy", "list every decision (player 1's in the two-player game)", flag=True),

@@ -74,6 +74,11 @@ class StickSpec(GameSpec):
         "2d3": "two three-sided dice, reroll penalty 1",
         "6d6": "six six-sided dice, reroll penalty 1",
     }
+    variant_titles = {
+        "3d6": "Three six-sided dice",
+        "2d3": "Two three-sided dice",
+        "6d6": "Six six-sided dice",
+    }
     position_example = POSITION_EXAMPLE
     solve_options = (Parameter("table", "print every roll, however many", flag=True),)
 

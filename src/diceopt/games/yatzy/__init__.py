@@ -2,7 +2,7 @@
 
 ``SPEC`` is the game's entry in the registry (``diceopt.games.registry``); its
 ``rules`` resolves a variant's name into its rules object once (a
-:class:`~diceopt.games.yatzy.solved.YatzyConfig`), and everything below takes that.
+:class:`~diceopt.games.yatzy.stored.store.YatzyConfig`), and everything below takes that.
 
 Modules, by stage: ``rules`` (variants as data, scoring tables), ``arrays`` (the rules as
 the kernels' arrays), ``turn`` (one turn's rules in numba), ``widget`` (the per-turn
@@ -26,15 +26,11 @@ from typing import TYPE_CHECKING, Any
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.contract import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
-from diceopt.games.yatzy.commands import no_saved_rerolls, yatzy_commands
-from diceopt.games.yatzy.rules import UPPER, VARIANTS, YatzyRules, check_theta, get_rules
-from diceopt.games.yatzy.solved import (
-    POSITION_EXAMPLE,
-    YatzyConfig,
-    get_solved,
-    main_job,
-    solve_report,
-)
+from diceopt.games.yatzy.commands.options import no_saved_rerolls, yatzy_commands
+from diceopt.games.yatzy.commands.solving import POSITION_EXAMPLE, main_job, solve_report
+from diceopt.games.yatzy.rulebook.rules import UPPER, YatzyRules, check_theta
+from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
+from diceopt.games.yatzy.stored.store import YatzyConfig, get_solved
 from diceopt.games.yatzy.table_commands import OPPONENT_HELP, advise_at_table, table_commands
 from diceopt.notation import parse_number
 
@@ -115,8 +111,8 @@ class YatzySpec(GameSpec):
     env_presets = {"Yahtzee": {"variant": "american"}}
 
     def env_codec(self, rules: YatzyConfig) -> Any:
-        """Environments: keeps, then ``score CATEGORY`` (``diceopt.games.yatzy.codec``)."""
-        from diceopt.games.yatzy.codec import yatzy_codec
+        """Environments: keeps, then ``score CATEGORY`` (``diceopt.games.yatzy.commands.codec``)."""
+        from diceopt.games.yatzy.commands.codec import yatzy_codec
 
         return yatzy_codec(rules)
 
@@ -138,7 +134,7 @@ class YatzySpec(GameSpec):
         if source is not None:
             if variant is not None:
                 raise InputError("give either --variant or --rules (a rule file), not both")
-            from diceopt.games.families.category import load_rules
+            from diceopt.games.yatzy.rulebook.compiler import load_rules
 
             # a rule file's table is float64 unless asked: its value to full precision
             return self.config(
@@ -151,14 +147,14 @@ class YatzySpec(GameSpec):
         ``extends`` names shipped files only), refused (InputError, one line) when its
         solve is larger than Scandinavian Yatzy's and its table is not stored (see
         ``games.yatzy.requested``)."""
-        from diceopt.games.yatzy.requested import requested_rules
+        from diceopt.games.yatzy.commands.requests import requested_rules
 
         config = self.config(requested_rules(text), **params)
         return replace(config, requested=True)
 
     def forget(self, rules: YatzyConfig) -> None:
         """Drop the tables of ``rules`` from this process (the stored files stay)."""
-        from diceopt.games.yatzy.requested import forget
+        from diceopt.games.yatzy.stored.store import forget
 
         forget(rules.rules)
 
@@ -172,7 +168,7 @@ class YatzySpec(GameSpec):
 
     def units_of(self, rules: YatzyConfig) -> str:
         """The expected final score, or with theta != 0 its certainty equivalent."""
-        from diceopt.games.yatzy.advice import CE_FINAL
+        from diceopt.games.yatzy.play.advice import CE_FINAL
 
         return self.units if rules.theta == 0.0 else CE_FINAL
 
@@ -189,26 +185,26 @@ class YatzySpec(GameSpec):
 
     def parse_text(self, rules: YatzyConfig, text: str) -> Any:
         """The text notation (see ``games.yatzy.advice``)."""
-        from diceopt.games.yatzy.advice import parse_position
+        from diceopt.games.yatzy.play.advice import parse_position
 
         return parse_position(text, rules.rules)
 
     def parse_json(self, rules: YatzyConfig, data: Mapping[str, Any]) -> Any:
         """The JSON form (see ``games.yatzy.advice``)."""
-        from diceopt.games.yatzy.advice import position_from_json
+        from diceopt.games.yatzy.play.advice import position_from_json
 
         return position_from_json(dict(data), rules.rules)
 
     def format(self, rules: YatzyConfig, pos: Any) -> str:
         """The canonical text of a position."""
-        from diceopt.games.yatzy.advice import format_position
+        from diceopt.games.yatzy.play.advice import format_position
 
         return format_position(pos, rules.rules)
 
     def to_json(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
         """The JSON form of a position; ``yahtzee_bonus`` only in variants that have the
         Yahtzee bonus (elsewhere it is always false: no field for the web page to offer)."""
-        from diceopt.games.yatzy.advice import position_to_json
+        from diceopt.games.yatzy.play.advice import position_to_json
 
         data = position_to_json(pos, rules.rules)
         if not rules.rules.tracks_yahtzee:
@@ -217,7 +213,7 @@ class YatzySpec(GameSpec):
 
     def new_position(self, rules: YatzyConfig, rng: np.random.Generator) -> Any:
         """The first roll of a game: empty sheet, two rerolls left."""
-        from diceopt.games.yatzy.advice import Position
+        from diceopt.games.yatzy.play.advice import Position
 
         r = rules.rules
         dice = tuple(sorted(int(d) for d in rng.integers(1, r.sides + 1, size=r.dice)))
@@ -225,7 +221,7 @@ class YatzySpec(GameSpec):
 
     def show(self, rules: YatzyConfig, pos: Any) -> list[str]:
         """The sheet, then the dice and rerolls left."""
-        from diceopt.games.yatzy.moves import sheet_lines
+        from diceopt.games.yatzy.play.moves import sheet_lines
 
         dice = " ".join(map(str, pos.dice)) or "-"
         saved = f"   saved {pos.saved}" if rules.rules.saved_rerolls else ""
@@ -247,7 +243,7 @@ class YatzySpec(GameSpec):
         (points) every action's P(final score >= target) instead, with ``opponent`` (their
         sheet and score) the estimated P(win) against them; expected score beside. Other
         ``options``: TypeError (the callers pass only ``advise_options``)."""
-        from diceopt.games.yatzy.advice import advise_position, value_is
+        from diceopt.games.yatzy.play.advice import advise_position, value_is
 
         if options:
             raise TypeError(f"unknown Yatzy advice option(s): {', '.join(sorted(options))}")
@@ -262,7 +258,7 @@ class YatzySpec(GameSpec):
             what = "--target" if target is not None else "--opponent"
             raise InputError(f"{what} ranks actions by a probability: --theta does not apply")
         if opponent is not None:
-            from diceopt.games.yatzy.win import advise_opponent
+            from diceopt.games.yatzy.winning.win import advise_opponent
 
             no_saved_rerolls(rules, "advise --opponent")
             if isinstance(opponent, list | tuple):  # a table (games.yatzy.table_mode)
@@ -274,7 +270,7 @@ class YatzySpec(GameSpec):
                 return advise_at_table(pos, rules, opponent)
             return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
-            from diceopt.games.yatzy.target_store import advise_target
+            from diceopt.games.yatzy.winning.target_advice import advise_target
 
             no_saved_rerolls(rules, "advise --target")
             return advise_target(pos, rules, int(target))
@@ -287,7 +283,7 @@ class YatzySpec(GameSpec):
         for the generic engine's graph."""
         from dataclasses import replace
 
-        from diceopt.games.yatzy.rules import AMERICAN
+        from diceopt.games.yatzy.rulebook.variants import AMERICAN
 
         boxes = ("twos", "full_house", "small_straight", "yahtzee")
         reduced = AMERICAN.reduced(boxes, dice=4, bonus_threshold=6)
@@ -297,7 +293,7 @@ class YatzySpec(GameSpec):
         """Every legal action's value by the generic engine on the rules' engine graph
         (``games.yatzy.independent``), in the expected-score advice's units; small rules
         only (InputError, one line, for rules whose engine graph is too large)."""
-        from diceopt.games.yatzy.independent import independent_values
+        from diceopt.games.yatzy.analyses.independent import independent_values
 
         return independent_values(pos, rules)
 
@@ -310,7 +306,7 @@ class YatzySpec(GameSpec):
         against the computer, the stored distributions of the first turns' states under
         each of those (``games.yatzy.early``). With ``pos``, InputError (one line) for a
         request that would fail once they are built."""
-        from diceopt.games.yatzy.tables import needed
+        from diceopt.games.yatzy.commands.requests import needed
 
         return needed(rules, need, pos, **options)
 
@@ -318,7 +314,7 @@ class YatzySpec(GameSpec):
         """The bytes an answer would take beyond what the process holds (the expected-score
         table if it is not loaded, a distribution's work), estimated in constant time
         (``games.yatzy.memory``); the target tables have their own bound."""
-        from diceopt.games.yatzy.memory import memory_need
+        from diceopt.games.yatzy.commands.requests import memory_need
 
         return memory_need(rules, need)
 
@@ -328,7 +324,7 @@ class YatzySpec(GameSpec):
         ``yatzy distribution --json`` (``compile_seconds``: the kernels' first load in
         this process, else 0; ``plot`` None)."""
         no_saved_rerolls(rules, "distribution")
-        from diceopt.games.yatzy.distribution import position_distribution, warm_up
+        from diceopt.games.yatzy.analyses.distribution import position_distribution, warm_up
 
         compile_seconds = 0.0
         if rules.dtype not in _DISTRIBUTION_READY:
@@ -358,7 +354,7 @@ class YatzySpec(GameSpec):
     ) -> Versus:
         """A game against the computer (see ``games.yatzy.versus``): the first roll."""
         no_saved_rerolls(rules, "play against the computer")
-        from diceopt.games.yatzy.versus import start
+        from diceopt.games.yatzy.winning.versus import start
 
         return start(rules, strategy, rng, estimate)
 
@@ -368,7 +364,7 @@ class YatzySpec(GameSpec):
         """Your chance of winning at the start of your turn (exact for the model it names),
         and that model in words (see ``games.yatzy.versus.estimate``)."""
         no_saved_rerolls(rules, "play against the computer")
-        from diceopt.games.yatzy.versus import estimate, win_text
+        from diceopt.games.yatzy.winning.versus import estimate, win_text
 
         pos = you if not isinstance(you, str | Mapping) else self.parse(rules, you)
         strategy = strategy.strip().lower()
@@ -379,19 +375,19 @@ class YatzySpec(GameSpec):
     ) -> Versus:
         """Your action; after a written category the computer's whole turn, your next roll
         and (``play.estimate``) your chance of winning (see ``games.yatzy.versus``)."""
-        from diceopt.games.yatzy.versus import play as play_turn
+        from diceopt.games.yatzy.winning.versus import play as play_turn
 
         return play_turn(rules, pos, computer, self.canonical_action(rules, pos, action), play)
 
     def canonical_action(self, rules: YatzyConfig, pos: Any, text: str) -> str:
         """Typed moves (``k 335``, ``r``, ``s ch``, a category) in the action notation."""
-        from diceopt.games.yatzy.moves import parse_move
+        from diceopt.games.yatzy.play.moves import parse_move
 
         return parse_move(text, rules.rules)
 
     def apply(self, rules: YatzyConfig, pos: Any, action: str, rng: np.random.Generator) -> Step:
         """Keep and reroll, or write a category (then the next turn's first roll)."""
-        from diceopt.games.yatzy.advice import apply_action, step_events
+        from diceopt.games.yatzy.play.advice import apply_action, step_events
 
         new, over = apply_action(pos, self.canonical_action(rules, pos, action), rules.rules, rng)
         events = step_events(pos, new, rules.rules)
@@ -432,7 +428,7 @@ class YatzySpec(GameSpec):
         **options: Any,
     ) -> Report:
         """Optimal games grouped by state: mean, std, percentiles, rates and a histogram."""
-        from diceopt.games.yatzy.simulation import (
+        from diceopt.games.yatzy.kernel.simulation import (
             histogram_lines,
             histogram_png,
             simulate,

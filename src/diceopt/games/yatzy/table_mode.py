@@ -5,7 +5,7 @@ Model (the chances): every player plays for the expected score from their curren
 (a turn-start state: filled boxes, upper total, score, flags), independently of the
 others, so each final score has an exact distribution: the score so far plus the points
 still to come under the expected-score table's policy
-(:mod:`diceopt.games.yatzy.distribution`). The highest final score wins; a k-way tie at
+(:mod:`diceopt.games.yatzy.analyses.distribution`). The highest final score wins; a k-way tie at
 the top gives each of the k players 1/k. Then
 
     P(i wins) = sum_s P(X_i = s) * E[ 1/(1 + T) * 1{every other final <= s} ]
@@ -19,25 +19,25 @@ N - 1 at most (1/(1 + k) = int_0^1 z^k dz):
 computed exactly from the polynomial's coefficients (:func:`tie_integral`). The chances
 sum to 1 (every outcome's 1 is split among its winners); the pmfs are normalised first,
 so they do to about 1e-15. For two players this is exactly the 2-player chance of
-:func:`diceopt.games.yatzy.win.win_chance` (``plays="expected"``): both sides' final
+:func:`diceopt.games.yatzy.winning.win.win_chance` (``plays="expected"``): both sides' final
 scores are independent there too, a draw counts 1/2, and neither model depends on who
 moves first (each chance is of the final scores only).
 
 Advice (the player to move against the others' sheets): with ``W(y)`` the chance of
 winning with a final score y against the others (the expectation above, for the
 mover), P(win) = sum_y P(Y = y) W(y) = sum_s dW(s) P(Y >= s) with dW(s) = W(s) - W(s-1)
->= 0 (W rises with y). The win-seeking turn of :mod:`diceopt.games.yatzy.win` values
+>= 0 (W rises with y). The win-seeking turn of :mod:`diceopt.games.yatzy.winning.win` values
 the end of the turn in state n with b points by the target tables, P(points to come >=
 k) = T(n, k): here sum_s dW(s) T(n, s - b), exactly what its ``utility`` computes with
 ``draw=True``, the opponent's points ``so = -1`` and ``p = dW`` (it reads
 ``sum_x p[x] T(n, x + so - b + 1)``). So the turn itself is solved by the existing
-kernels (:func:`~diceopt.games.yatzy.win.win_turn`, ``win_detail``) unchanged: one
+kernels (:func:`~diceopt.games.yatzy.winning.win.win_turn`, ``win_detail``) unchanged: one
 "opponent" whose final score is the others' best, with the N-player tie split folded
 into dW. Exact on the last turn; earlier, the same estimate that errs high as for one
 opponent (a player who would learn the others' final scores at the end of this turn).
 With one opponent this is that module's advice (the same numbers, up to rounding).
 Against others who have all finished, with one of them alone at the top, the exact
-draw-aware advice against that one is given (:func:`~diceopt.games.yatzy.win.
+draw-aware advice against that one is given (:func:`~diceopt.games.yatzy.winning.win.
 advise_opponent`); with two or more tied at the top it stays the estimate.
 
 Where the best move to win and the best move for the expected score differ, the answer
@@ -48,7 +48,7 @@ Distributions of the points still to come come from the stored distributions of 
 turn-start state when they are loaded (:func:`state_pmfs_table`: objective
 ``state-pmfs``, float32 rows, Scandinavian 0.8 GB memory-mapped, about 30 s to build on
 2 cores; rounded to float32, so chances from them differ from the float64 pass by about
-1e-7), else from :func:`diceopt.games.yatzy.win.points_to_come` (kept per state; the
+1e-7), else from :func:`diceopt.games.yatzy.winning.win.points_to_come` (kept per state; the
 first turns' stored rows; else one pass from the state: 0.1-5 s).
 """
 
@@ -66,8 +66,8 @@ import numpy as np
 from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.advice import Position
-from diceopt.games.yatzy.rules import YatzyRules
+from diceopt.games.yatzy.play.advice import Position
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.tables import Build, Table
 
 MIN_PLAYERS = 2
@@ -219,7 +219,7 @@ _PMFS_LOCK = threading.Lock()
 
 class StatePmfs:
     """P(points still to come = x) of every turn-start state under the expected-score
-    policy (the rows of :func:`diceopt.games.yatzy.distribution.state_distributions`):
+    policy (the rows of :func:`diceopt.games.yatzy.analyses.distribution.state_distributions`):
     row ``slot[key]`` is ``data[off[row] : off[row] + length[row]]``."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray], flags: int, threshold: int) -> None:
@@ -242,7 +242,7 @@ class StatePmfs:
 def pmfs_key(rules: YatzyRules, dtype: str) -> storage.TableKey:
     """The storage key of a variant's state distributions under its (theta 0, ``dtype``)
     table."""
-    from diceopt.games.yatzy.storage import rules_key
+    from diceopt.games.yatzy.stored.files import rules_key
 
     objective = f"{OBJECTIVE}-{np.dtype(dtype).name}-policy"
     return rules_key(rules, objective, "float32", extra=("off", "length", "slot"))
@@ -261,7 +261,7 @@ def loaded_pmfs(rules: YatzyRules, dtype: str = "float32") -> StatePmfs | None:
 def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
     """Load the stored state distributions (memory-mapped, checked); False when they are
     not stored or were made for other rules."""
-    from diceopt.games.yatzy.storage import rules_header
+    from diceopt.games.yatzy.stored.files import rules_header
 
     got = storage.load(pmfs_key(rules, dtype), mapped=True, then="computing them again")
     if got is None:
@@ -277,9 +277,9 @@ def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
 def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None = None) -> bool:
     """Compute the state distributions (float32 rows), store them and keep them in this
     process (the stored copy when it could be written); whether they were stored."""
-    from diceopt.games.yatzy.distribution import state_distributions
-    from diceopt.games.yatzy.solved import get_solved
-    from diceopt.games.yatzy.storage import rules_header
+    from diceopt.games.yatzy.analyses.distribution import state_distributions
+    from diceopt.games.yatzy.stored.files import rules_header
+    from diceopt.games.yatzy.stored.store import get_solved
 
     sd = state_distributions(get_solved(rules, 0.0, dtype), dtype="float32")
     arrays = {
@@ -323,7 +323,8 @@ def state_pmfs_table(rules: YatzyRules, dtype: str = "float32") -> Table:
 def needed_tables(config: Any, advice: bool) -> tuple[Table, ...]:
     """The stored tables a table answer reads: the expected-score table and the state
     distributions; for advice also the target rows from the start."""
-    from diceopt.games.yatzy.tables import check_target_size, expected_table, target_table
+    from diceopt.games.yatzy.commands.requests import check_target_size
+    from diceopt.games.yatzy.stored.store import expected_table, target_table
 
     check_config(config)
     rules = config.rules
@@ -368,9 +369,9 @@ def check_count(count: int, what: str = "players") -> None:
 
 def parse_sheet(value: Any, rules: YatzyRules, who: str = "player") -> Position:
     """A sheet (text ``filled ... | upper N | score S`` or its JSON form, as
-    :func:`diceopt.games.yatzy.win.parse_opponent` reads an opponent); InputError (one
+    :func:`diceopt.games.yatzy.winning.win.parse_opponent` reads an opponent); InputError (one
     line) naming ``who``."""
-    from diceopt.games.yatzy.win import parse_opponent
+    from diceopt.games.yatzy.winning.win import parse_opponent
 
     if isinstance(value, Position):
         if value.score is None:
@@ -438,7 +439,7 @@ def sheet_of(pos: Position) -> Position:
 
 def sheet_text(pos: Position, rules: YatzyRules) -> str:
     """A sheet in the text notation: ``filled ... | upper N | score S``."""
-    from diceopt.games.yatzy.versus import side_text
+    from diceopt.games.yatzy.winning.versus import side_text
 
     return side_text(pos, rules)
 
@@ -450,9 +451,9 @@ def sheet_text(pos: Position, rules: YatzyRules) -> str:
 def points_to_come(config: Any, mask: int, flag: int, upper: int) -> np.ndarray:
     """P(points still to come = x), x = 0, 1, ..., from a turn-start state under the
     expected-score policy: the stored state distributions when loaded, else
-    :func:`diceopt.games.yatzy.win.points_to_come`."""
-    from diceopt.games.yatzy.solved import get_solved
-    from diceopt.games.yatzy.win import points_to_come as one_state
+    :func:`diceopt.games.yatzy.winning.win.points_to_come`."""
+    from diceopt.games.yatzy.stored.store import get_solved
+    from diceopt.games.yatzy.winning.win import points_to_come as one_state
 
     rows = loaded_pmfs(config.rules, config.dtype)
     if rows is not None:
@@ -465,7 +466,7 @@ def points_to_come(config: Any, mask: int, flag: int, upper: int) -> np.ndarray:
 def final_pmf(config: Any, sheet: Position) -> np.ndarray:
     """P(final score = s), s = 0, 1, ... points, from a sheet (its score plus the points
     still to come under expected-score play; a finished sheet: its score)."""
-    from diceopt.games.yatzy.advice import state_of
+    from diceopt.games.yatzy.play.advice import state_of
 
     rules = config.rules
     score = int(round(sheet.points()))
@@ -558,14 +559,14 @@ def advise_table(pos: Position, config: Any, opponents: Sequence[Any]) -> TableA
     score), best first (regrets in probability, each action's expected final score
     beside), and the comparison with the best move for the expected score. Method: the
     module docstring."""
-    from diceopt.games.yatzy.advice import (
+    from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+    from diceopt.games.yatzy.play.advice import (
         advise_position,
         rank_by_probability,
         roll_index,
         state_of,
     )
-    from diceopt.games.yatzy.arrays import kernel_arrays
-    from diceopt.games.yatzy.win import advise_opponent, win_detail
+    from diceopt.games.yatzy.winning.win import advise_opponent, win_detail
 
     check_mover(pos, config)
     check_count(len(opponents) + 1)
@@ -610,10 +611,10 @@ def mover_targets(
     else the stored target rows from the start (:mod:`diceopt.games.yatzy.tables`), else
     a solve from the mover's state for the ``need`` points it may need (progress on
     stderr), as the advice against one opponent does."""
-    from diceopt.games.yatzy.tables import load_rows
-    from diceopt.games.yatzy.target_store import stored_table
-    from diceopt.games.yatzy.targets import solve_target_from
-    from diceopt.games.yatzy.win import target_rows
+    from diceopt.games.yatzy.analyses.targets import solve_target_from
+    from diceopt.games.yatzy.stored.store import load_rows
+    from diceopt.games.yatzy.winning.target_advice import stored_table
+    from diceopt.games.yatzy.winning.win import target_rows
     from diceopt.progress import Stage
 
     rules = config.rules
@@ -634,7 +635,7 @@ def mover_targets(
 def chances_json(config: Any, seats: Sequence[Seat], to_move: int | None = None) -> dict[str, Any]:
     """Every player's chance at the table: ``players`` (name, sheet text, score, boxes
     filled, expected final score, chance), ``to_move`` and the model in words."""
-    from diceopt.games.yatzy.versus import side_json
+    from diceopt.games.yatzy.winning.versus import side_json
 
     rules = config.rules
     check_config(config)

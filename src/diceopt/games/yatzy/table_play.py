@@ -35,8 +35,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from diceopt.games.yatzy.arrays import KernelArrays
-from diceopt.games.yatzy.simulation import (
+from diceopt.games.yatzy.kernel.arrays import KernelArrays
+from diceopt.games.yatzy.kernel.simulation import (
     KEY_BITS,
     KEY_MASK,
     SCORE_MASK,
@@ -44,9 +44,9 @@ from diceopt.games.yatzy.simulation import (
     play_turn,
     write_roll,
 )
+from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.table_mode import beat_steps_into, cdfs_into, chances_into
-from diceopt.games.yatzy.widget import TURN_REROLLS, widget_buffers, widget_into
-from diceopt.games.yatzy.win import support, target_rows, win_buffers, win_turn
+from diceopt.games.yatzy.winning.win import support, target_rows, win_buffers, win_turn
 
 BATCH = 1 << 13  # games whose random numbers are drawn together
 CHUNKS = 64  # parallel chunks per batch (fixed: sums do not depend on the threads)

@@ -41,6 +41,10 @@ VARIANTS = {
     "goal-13": "two players, first to 13 brains at the end of a round (the box's rules)",
     "goal-3": "two players, first to 3 brains at the end of a round",
 }
+VARIANT_TITLES = {
+    "goal-13": "To 13 brains (the box's rules)",
+    "goal-3": "To 3 brains (a quick game)",
+}
 OBJECTIVES = ("win", "brains")
 
 
@@ -87,6 +91,7 @@ class ZombieSpec(GameSpec):
         ),
     )
     variants = VARIANTS
+    variant_titles = VARIANT_TITLES
     position_example = POSITION_EXAMPLE
     small = {"goal": 3, "lead_cap": 10}
     computer_strategies = ("win",)

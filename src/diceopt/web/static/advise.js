@@ -168,10 +168,12 @@ function adviseBest(st) {
   if (kept) {
     const rolled = st.json.dice.length - kept.length;
     words = kept.length ? `Keep ${kept.map((i) => num(st.json.dice[i])).join(" ")}, reroll ${rolled}` : `Reroll all ${rolled} dice`;
-    for (const i of kept) {
-      const d = document.querySelector(`#dice button.die[data-index='${i}']`);
-      if (d) d.classList.add("best");
-    }
+  }
+  // the dice kept, or those the best action sets aside ("set aside 1 5, roll 4"), ringed
+  const aside = kept || (hasDice() && Array.isArray(st.json.dice) ? asideIndices(best.action, st.json.dice) : null);
+  for (const i of aside || []) {
+    const d = document.querySelector(`#dice button.die[data-index='${i}']`);
+    if (d) d.classList.add("best");
   }
   box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }),
     el("strong", { class: "best-words", text: words }), el("span", { class: "value", text: valueText(best.value, st.valueIs) })));
@@ -233,9 +235,9 @@ function opponentPanel(st) {
     return el("label", { for: input.id }, `${name} `, input);
   };
   const more = adviseOptions().filter((x) => x.name !== "opponent" && inOpponentPanel(x.name))
-    .map((x) => el("label", { for: `option-${x.name}`, title: x.help },
+    .map((x) => el("label", { for: `option-${x.name}`, title: plainWords(x.help) },
       `${x.name.replace(/^opponent_?/, "").replace(/_/g, " ") || x.name} `, optionControl(st, x)));
-  const help = (adviseOptions().find((x) => x.name === "opponent") || {}).help || "";
+  const help = plainWords((adviseOptions().find((x) => x.name === "opponent") || {}).help || "");
   return el("details", { id: "opponent-panel", class: "opponent", open: o.on ? "" : null },
     el("summary", { text: "Opponent: rank by the chance to beat them" }),
     el("p", { class: "help", text: help }),
@@ -254,8 +256,8 @@ function renderOptions() {
     if (inOpponentPanel(o.name)) continue;
     const id = `option-${o.name}`;
     box.append(el("div", { class: "option-field" },
-      el("label", { for: id, title: o.help }, `${o.name.replace(/_/g, " ")} `, optionControl(st, o)),
-      el("small", { class: "help", text: o.help }),
+      el("label", { for: id, title: plainWords(o.help) }, `${o.name.replace(/_/g, " ")} `, optionControl(st, o)),
+      el("small", { class: "help", text: plainWords(o.help) }),
       el("p", { class: "message", id: `${id}-message`, role: "alert", hidden: "" })));
   }
   if (sheetOpponent()) box.append(opponentPanel(st));

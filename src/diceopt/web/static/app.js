@@ -60,13 +60,7 @@ function selectGame(id, variantId = null, start = true) {
     b.classList.toggle("on", b.dataset.game === id);
     b.setAttribute("aria-pressed", String(b.dataset.game === id));
   }
-  // the chosen game's tab in view where the tabs scroll sideways (phone width); the page stays
-  const nav = $("#games"), tab = nav.querySelector("button.on");
-  if (tab) {
-    const left = tab.offsetLeft - nav.offsetLeft;
-    if (left < nav.scrollLeft || left + tab.offsetWidth > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = left - 8;
-  }
-  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.id, title: v.description })));
+  $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.title || v.id, title: v.description })));
   $("#variant").value = S.variant;
   $("#rules-box").hidden = !game().rule_files;
   const file = game().variants.find((v) => v.id.startsWith(PASTED));
@@ -128,11 +122,21 @@ function playersLabel() {
   $("#versus").replaceChildren(el("option", { value: "", text: solo }),
     ...strategies.map((name) => el("option", { value: name, text: `the computer, playing ${name === "win" ? "to win" : name === "expected" ? "for the expected score" : name}` })));
   if (strategies.includes(keep)) $("#versus").value = keep;
-  $("#opponent-note").textContent = !strategies.length && players() >= 2 ? "against the optimal player" : "";
+  opponentNote();
+}
+// One line on the opponent chosen: how the optimal player and the computer differ.
+function opponentNote() {
+  const v = $("#versus").hidden || $("#versus-label").hidden ? "" : $("#versus").value;
+  const optimal = "plays the exact best move for its chance of winning; its moves show one at a time below";
+  const text = v === "win" ? "The computer plays its whole turn after yours, to win; your chance of winning shows at each turn."
+    : v === "expected" ? "The computer plays its whole turn after yours, for its own expected score, not to beat you."
+      : players() < 2 ? "" : `The optimal player ${optimal}.`;
+  $("#opponent-note").textContent = text;
 }
 function variantChanged(start = true) {
   $("#variant-description").textContent = `${game().title}, ${variant().description}`;
   $("#units").textContent = `value: ${game().units}`;
+  $("#new-game").textContent = game().one_turn ? "New turn" : "New game";
   $("#position").value = variant().position_example || game().position_example;
   $("#advice tbody").replaceChildren();
   delete $("#advice").dataset.position;
@@ -207,7 +211,7 @@ async function init() {
           S.undo = saved.undo || [];
           S.redo = saved.redo || [];
           await restore(saved.play);
-        } else if (pos) await openPlay(pos, h.get("vs"), h.get("computer"));
+        } else if (pos) await openPlay(pos, h.get("vs"), h.get("computer"), pointsOf(h.get("pts")), pointsOf(h.get("cpts")));
         else newGame();
       } else {
         setModeQuiet("advise");
@@ -255,9 +259,12 @@ async function init() {
   $("#new-game").addEventListener("click", newGame);
   $("#undo").addEventListener("click", undo);
   $("#redo").addEventListener("click", redo);
-  $("#versus").addEventListener("change", () => { if (S.mode === "play") newGame(); });
+  $("#versus").addEventListener("change", () => { opponentNote(); if (S.mode === "play") newGame(); });
   $("#hints").addEventListener("change", () => { if (S.play) renderPlay(); save(); });
   document.addEventListener("keydown", onKey);
+  // how the last move was made: a tap or click, or the keyboard (focusPlay scrolls for keys only)
+  document.addEventListener("pointerdown", () => { S.pointer = true; }, true);
+  document.addEventListener("keydown", () => { S.pointer = false; }, true);
   document.body.dataset.ready = "true";
 }
 function setModeQuiet(mode) {

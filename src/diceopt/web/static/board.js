@@ -37,6 +37,8 @@ function bestPanel(p, holds, byCat) {
   } else if (cat) {
     const pts = p._points && cat[0] in p._points ? ` for ${num(p._points[cat[0]])}` : "";
     words = `Score ${pretty(cat[0])}${pts}`;
+  } else if (best.action === "bust") {
+    words = "Bust: nothing scores, the turn total is lost";  // a roll that scores nothing: the one move
   }
   const go = el("button", { type: "button", id: "play-best", class: "primary", "data-action": best.action,
     text: words, onclick: () => choose(best) });
@@ -44,7 +46,8 @@ function bestPanel(p, holds, byCat) {
   const others = opts.slice(1, 4).map((o) => el("button", { type: "button", class: "alt", "data-action": o.action,
     title: `${o.action}: loses ${valueText(o.regret, p.valueIs)}`, onclick: () => choose(o) },
   el("span", { text: o.action }), el("small", { class: "loss", text: ` −${lossText(o.regret, p.valueIs)}` })));
-  box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: "Best" }), go, value),
+  // a forced move (e.g. a bust) is the only move, not the best of several
+  box.replaceChildren(el("div", { class: "best-line" }, el("span", { class: "tag", text: opts.length > 1 ? "Best" : "Only move" }), go, value),
     winHint(p, best),
     others.length ? el("div", { class: "next-best", role: "group", "aria-label": "next best, with what each loses" }, ...others) : "");
 }
@@ -72,6 +75,21 @@ function winHint(p, best) {
     `${pct(gain)} more than ${best.action}, for ${pts(cost)} fewer expected points`;
   line.append(tag, " ", el("strong", { text: top.action }), ` · ${pct(top.value)} win (+${pct(gain)}) · −${pts(cost)} pts`);
   return line;
+}
+// The solvers' words for a model of play (risk tables, theta) in a player's words, for
+// the small print: a table of "theta" != 0 plays a little bolder or more carefully than
+// for the expected score.
+function plainWords(text) {
+  return String(text)
+    .replace(/the one risk table \(theta 0 or \+-0\.05\)/g, "one fixed style of play (steady, a little bolder or a little more careful)")
+    .replace(/the best of the expected-score and theta -0\.05 \/ \+0\.05 tables/g,
+      "the best of three fixed styles of play (steady, a little bolder, a little more careful)")
+    .replace(/its real win-seeking play reacts to/g, "in the game it adapts its play to")
+    .replace(/the opponent of --opponent/g, "the opponent")
+    .replace(/risk[- ]sensitive tables?/g, "bolder or more careful styles of play")
+    .replace(/risk tables?/g, "styles of play")
+    .replace(/\btheta (?:of )?[-+]?\d*\.?\d+/g, "a bolder or more careful style")
+    .replace(/\btheta\b/g, "boldness");
 }
 const fmtValue = (x) => (Math.abs(x) < 5e-10 ? "0" : Math.abs(x) >= 100 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4));
 // A value (or a regret) of the game's units as the play board shows it: a probability as
@@ -201,6 +219,22 @@ function renderPlay() {
   drawPlay();
   const again = key && $(key);
   if (again && document.activeElement !== again) again.focus();
+  else if (!again) focusPlay();
+}
+// After a move (``S.refocus``, set by ``choose``) the keyboard goes on where play goes on
+// once the next decision is drawn: the best move, else the dice, the first action, or New
+// game at the end; not where the user has put the focus meanwhile. After a tap the page
+// does not scroll to it.
+function focusPlay() {
+  const p = S.play;
+  if (!S.refocus || !p) return;
+  const f = document.activeElement;
+  if (f && f !== document.body && f.isConnected) { S.refocus = false; return; }
+  if (!p.over && !(p._options || []).length) return;  // the answer is still on its way
+  const target = $("#play-best") || $("#play-dice button.die:not([disabled])") || $("#play-options button")
+    || $("#play-sheet button.option") || $("#new-game");
+  S.refocus = false;
+  if (target) target.focus({ preventScroll: Boolean(S.pointer) });
 }
 function drawPlay() {
   const p = S.play;
@@ -216,6 +250,9 @@ function drawPlay() {
   const json = p.json || {};
   const bestHold = opts.length && [...holds.values()].includes(opts[0]) && hints
     ? new Set(heldIndices(opts[0].action, json.dice || []) || []) : new Set();
+  // a game that sets scoring dice aside ("set aside 1 5, roll 4"): those dice ringed too
+  const bestAside = opts.length && !holds.size && hints && hasDice()
+    ? new Set(asideIndices(opts[0].action, json.dice || []) || []) : new Set();
   if (hasDice() && Array.isArray(json.dice)) {
     const dice = el("div", { class: "row dice-row", id: "play-dice" });
     const entry = S.entry.length ? S.entry : null;
@@ -227,11 +264,11 @@ function drawPlay() {
       const held = p._held.has(i);
       const b = dieButton(v, {
         "data-index": i, "aria-pressed": String(held),
-        "aria-label": `${num(v)}${held ? ", held" : ""}${bestHold.has(i) ? ", best to keep" : ""}`,
+        "aria-label": `${num(v)}${held ? ", held" : ""}${bestHold.has(i) ? ", best to keep" : bestAside.has(i) ? ", best to set aside" : ""}`,
         title: holds.size ? "tap to hold" : "", disabled: holds.size ? null : "",
         onclick: () => { if (p._held.has(i)) p._held.delete(i); else p._held.add(i); renderPlay(); },
       });
-      if (bestHold.has(i)) b.classList.add("best");
+      if (bestHold.has(i) || bestAside.has(i)) b.classList.add("best");
       dice.append(b);
     });
     pos.append(dice);
@@ -263,7 +300,7 @@ function drawPlay() {
     const left = typeof json.rerolls === "number" ? `${json.rerolls} left` : "";
     const b = el("button", { type: "button", id: "reroll", "data-action": hold ? hold.action : null,
       title: "tap the dice to hold first", onclick: () => hold && choose(hold) },
-    el("span", { text: hold ? "Reroll" : "Hold fewer" }),
+    el("span", { text: !hold ? "Hold fewer" : held === "" ? "Reroll all" : "Reroll" }),
     el("small", { text: left }));
     b.disabled = !hold;
     if (hold && hints) b.append(el("small", { class: "loss", text: hold.regret > 1e-9 ? `loses ${valueText(hold.regret, p.valueIs)}` : "best" }));
@@ -279,9 +316,10 @@ function drawPlay() {
     buttons.push(b);
   }
   box.replaceChildren(...buttons);
-  $("#play-events").replaceChildren(...p.events.map((e) => el("li", { class: e.cls, text: e.text })));
+  $("#play-events").replaceChildren(...p.events.map((e) => el("li", { class: e.cls, text: yourWords(e.text, otherPlayer(p)) })));
   $("#play-log tbody").replaceChildren(...p.log.map((r) => (r.kind === "mine"
-    ? el("tr", { class: "mine" }, el("td", { text: r.n }), el("td", { class: "you", text: r.action }),
+    ? el("tr", { class: r.toWin ? "mine to-win" : "mine" }, el("td", { text: r.n }), el("td", { class: "you" }, r.action,
+      ...(r.toWin ? [el("small", { class: "tag", title: "the best move to beat the computer, not for the expected score", text: " to win" })] : [])),
       el("td", { text: r.best }), el("td", { class: r.regret > 1e-9 ? "num costly" : "num", text: fmt(r.regret) }),
       el("td", { class: "pos", text: r.position }))
     : el("tr", { class: "opp" }, el("td", { text: "–" }), el("td", { colspan: 3, text: r.text }),
@@ -310,11 +348,11 @@ function renderSummary(p) {
   const start = startOf(p);
   const units = (p.review && p.review.units) || p.valueIs || game().units;
   box.replaceChildren(
-    el("strong", { text: "Game over. " }),
+    el("strong", { text: game().one_turn ? "Turn over. " : "Game over. " }),
     el("span", { id: "final-result", text: p.finalText }),
     el("span", { text: `${start.label}: ` }),
     el("strong", { id: "summary-start", text: start.value === null ? start.pending ? "…" : "–" : inUnits(start.value, units) }),
-    el("span", { text: `${isProbability(units) ? ` (${units})` : ""}; your ${p.decisions} decisions cost ` }),
+    el("span", { text: `${isProbability(units) ? ` (${yourWords(units, otherPlayer(p))})` : ""}; your ${p.decisions} decisions cost ` }),
     el("strong", { id: "summary-cost", "data-value": String(p.cost), text: inUnits(p.cost, units) }),
     el("span", { text: " in expectation." }));
   box.dataset.decisions = p.decisions;
@@ -338,5 +376,5 @@ function renderDuel(p) {
   const you = p.json && typeof p.json.score === "number" ? num(p.json.score) : "–";
   const them = d.computer && typeof d.computer.score === "number" ? num(d.computer.score) : "–";
   box.replaceChildren(el("strong", { text: `You ${you} · computer ${them} · your chance of winning: ${pct(last)}` }),
-    el("small", { class: "why", text: ` ${d.estimateIs || ""}` }));
+    el("small", { class: "why", text: ` ${plainWords(d.estimateIs || "")}` }));
 }

@@ -127,6 +127,13 @@ window.DiceoptDraw = (() => {
       line.append(name, ...[...letters].map((l) => colourDie(l, face, true)));
       box.append(line);
     }
+    if (!box.children.length) {  // before the turn's first roll: an empty box, said so
+      box.classList.add("empty");
+      const none = document.createElement("span");
+      none.className = "label";
+      none.textContent = "No dice rolled yet this turn";
+      box.append(none);
+    }
     return box;
   }
   return { die, gameChart, colourDie, colourDice };

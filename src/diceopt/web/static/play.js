@@ -39,6 +39,14 @@ function heldIndices(action, dice) {
   }
   return out;
 }
+// The dice an action sets aside where its first words name them ("set aside 1 5, roll 4":
+// a 1 and a 5 of the roll), as indices into ``dice``; null for any other action.
+function asideIndices(action, dice) {
+  const words = action.split(",")[0].trim().split(/\s+/);
+  const k = words.findIndex((w) => w !== "" && Number.isFinite(+w));
+  if (k < 1 || !words.slice(k).every((w) => Number.isFinite(+w))) return null;
+  return heldIndices(["-", ...words.slice(k)].join(" "), dice);
+}
 function nextSeed(p) {
   if (p.seed === null) return crypto.getRandomValues(new Uint32Array(1))[0];
   return p.seed + p.step++;
@@ -54,6 +62,20 @@ function newPlay(extra = {}) {
 }
 const snap = (p) => JSON.stringify(p, (k, v) => (k.startsWith("_") ? undefined : v));
 const eventsLine = (events) => `~> ${events.map((e) => e.replace(/\s+/g, " ").trim()).filter(Boolean).join("; ") || "-"}`;
+// The games' words for the players ("player 1 rolled ...", "player 2 wins") as the page
+// says them: the user plays player 1, "you"; player 2 is ``other`` (the optimal player:
+// "your opponent"; "the computer" in a game against it). Positions keep their notation.
+const YOU_VERBS = { has: "have", wins: "win", banks: "bank", loses: "lose", reaches: "reach", is: "are" };
+function yourWords(text, other = "your opponent") {
+  return String(text)
+    .replace(/\bplayer 1's\b/g, "your")
+    .replace(/\bplayer 2's\b/g, `${other}'s`)
+    .replace(/\bplayer 1\b/g, "you")
+    .replace(/\bplayer 2\b/g, other)
+    .replace(/\byou (has|wins|banks|loses|reaches|is)\b/g, (m, verb) => `you ${YOU_VERBS[verb]}`)
+    .replace(/\b(you reach \d+) and wins\b/g, "$1 and win");
+}
+const otherPlayer = (p) => (p && p.duel ? "the computer" : "your opponent");
 const STORE = "diceopt.page.v1";
 function save() {
   const data = {
@@ -72,7 +94,18 @@ function loadSaved() {
   try { return JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { return null; }
 }
 // The fragment: game, variant, mode and position (in a game against the computer, its
-// strategy and side too), so the URL opens the same position elsewhere.
+// strategy and side too), so the URL opens the same position elsewhere; with the points
+// written in the boxes of a sheet (``pts``, the computer's ``cpts``: "ones:3,chance:22"),
+// which a position does not hold.
+const pointsText = (written) => Object.entries(written || {}).map(([cat, v]) => `${cat}:${num(v)}`).join(",");
+function pointsOf(text) {
+  const out = {};
+  for (const part of String(text || "").split(",")) {
+    const [cat, v] = part.split(":");
+    if (cat && v !== undefined && v.trim() !== "" && Number.isFinite(+v)) out[cat.trim()] = +v;
+  }
+  return out;
+}
 function updateHash() {
   if (!S.game) return;
   const h = new URLSearchParams({ game: S.game, variant: S.variant });
@@ -80,7 +113,12 @@ function updateHash() {
   if (S.mode === "play" && p && p.position && !p.over) {
     h.set("mode", "play");
     h.set("pos", p.position);
-    if (p.duel && p.duel.state) { h.set("vs", p.duel.strategy); h.set("computer", p.duel.state.computer); }
+    if (pointsText(p.written)) h.set("pts", pointsText(p.written));
+    if (p.duel && p.duel.state) {
+      h.set("vs", p.duel.strategy);
+      h.set("computer", p.duel.state.computer);
+      if (pointsText(p.duel.written)) h.set("cpts", pointsText(p.duel.written));
+    }
   } else if (S.mode === "advise" && $("#advice").dataset.position) {
     h.set("pos", $("#advice").dataset.position);
   } else if (S.mode === "play") h.set("mode", "play");
@@ -140,11 +178,12 @@ async function newGame() {
     if (S.play === p) await next(p, step);
   } catch (err) { if (S.play === p) showError(err, "#play-message"); } finally { p._busy = false; }
 }
-// A game that starts at a given position (a URL): no history, no record of its start.
-async function openPlay(position, vs, computer) {
-  const p = newPlay();
+// A game that starts at a given position (a URL): no history, no record of its start;
+// ``written``, ``computerWritten``: the points in the boxes of the sheets (pointsOf).
+async function openPlay(position, vs, computer, written = {}, computerWritten = {}) {
+  const p = newPlay({ written });
   if (vs && computer && (game().computer_strategies || []).includes(vs)) {
-    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: {}, estimates: [], moves: [] };
+    p.duel = { strategy: vs, state: { strategy: vs, you: position, computer }, computer: sideOf(computer), written: computerWritten, estimates: [], moves: [] };
     $("#versus").value = vs;
   }
   S.play = p;
@@ -315,10 +354,17 @@ async function choose(option) {
   p.decisions += 1;
   p.cost += option.regret;
   p.chart.push({ v: best.value, q: option.value, regret: option.regret, action: option.action });
-  p.log.push({ kind: "mine", n: p.decisions, action: option.action, best: best.action, regret: option.regret, position });
+  // a move that followed the "to win" hint where it differs from the best for the score:
+  // a cost in expected points, but the best for the chance of beating the computer
+  const win = p.duel && p._win && p._win.position === position && p._win.actions.length ? p._win.actions : null;
+  const toWin = Boolean(win && win[0].action === option.action && option.regret > 1e-9);
+  const forScore = toWin ? win.find((a) => a.action === best.action) : null;
+  p.log.push({ kind: "mine", n: p.decisions, action: option.action, best: best.action, regret: option.regret, position,
+    line: p.record.length + 1, ...(toWin ? { toWin: true, winGain: forScore ? win[0].value - forScore.value : null } : {}) });
   p.record.push(`${position} ${p._options.length > 1 ? "=>" : "->"} ${option.action}`);
   p.events = [];
   p._options = [];
+  S.refocus = true;  // the keyboard's place: the next move, once it is drawn (focusPlay)
   renderPlay();
   showError(null);
   try {
@@ -392,11 +438,16 @@ function finish(p, step) {
       // one player: the score is what the tiles left open add up to
       const left = step.position_json.open.reduce((a, t) => a + t, 0);
       result = left === 0 ? "Final score: 0: every tile shut! " : `Final score: ${left} (tiles left open: ${step.position_json.open.join(" ")}). `;
+    } else if (game().one_turn) {
+      // a game of one turn (e.g. a push-your-luck game valued per turn): the turn's worth
+      const worth = Number.isInteger(step.result) ? num(step.result) : pts(step.result);
+      result = `This turn is worth ${worth} points. `;
     } else result = `Final score: ${num(step.result)}. `;
   }
   p.result = typeof end === "number" ? end : null;
   p.finalText = result;
-  if (p.result !== null && p.record[0] === "~> new game") p.record.push(`= ${p.result}`);
+  // the result ends the record (a game opened at a position too: its review needs it)
+  if (p.result !== null && p.record.length) p.record.push(`= ${p.result}`);
   p._reviewing = p.record.length > 0;  // the summary's expected start comes with the review
   renderPlay();
   save();
@@ -432,13 +483,21 @@ async function review(p) {
 // of the game, before the first roll (the review's ``expected_start``; ``pending`` until
 // it comes); for a game opened at a position, the value of that position.
 const START_LABEL = "Expected with optimal play from the start of the game, before the first roll";
+const TURN_START_LABEL = "Expected with optimal play from the start of the turn, before its first roll";
 function startOf(p) {
   const fromStart = p.record[0] === "~> new game";
+  const label = game().one_turn ? TURN_START_LABEL : START_LABEL;
   if (p.review && p.review.expected_start !== null && p.review.expected_start !== undefined) {
-    return { value: p.review.expected_start, label: START_LABEL, pending: false };
+    return { value: p.review.expected_start, label, pending: false };
   }
-  if (fromStart) return { value: null, label: START_LABEL, pending: Boolean(p._reviewing) };
+  if (fromStart) return { value: null, label, pending: Boolean(p._reviewing) };
   return { value: p.start, label: "Expected with optimal play from the position the game opened at", pending: false };
+}
+// A move that followed the "to win" hint (a log entry's ``toWin``), in words for the review.
+function toWinNote(move) {
+  if (!move || !move.toWin) return "";
+  const gain = typeof move.winGain === "number" && move.winGain > 1e-9 ? `, +${pct(move.winGain)} chance of winning` : "";
+  return ` — the “to win” move: best for your chance of beating the computer${gain}, not for the expected score`;
 }
 function renderReview(p) {
   const box = $("#review");
@@ -459,14 +518,34 @@ function renderReview(p) {
       el("span", { class: r.luck >= 0 ? "good" : "bad", text: ` ${lower ? "−" : "+"} luck ${r.luck < 0 ? `(${f2(r.luck)})` : f2(r.luck)}` }),
       el("span", { class: "bad", text: ` ${lower ? "+" : "−"} cost of mistakes ${f2(r.cost)}` }),
       el("strong", { text: ` = ${f2(r.result)}` })));
-    parts.push(el("p", { class: "units", text: `${r.units}; ${r.identity}` }));
-    const roll = (label, x) => x && el("li", { text: `${label}: ${x.after ? `after ${x.after}, ` : "the opening roll, "}${x.events} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
-    parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest), roll("unluckiest roll", r.unluckiest),
-      r.costliest ? el("li", { text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})` })
+    parts.push(el("p", { class: "units", text: `${yourWords(r.units, otherPlayer(p))}; ${r.identity}` }));
+    // the opening roll's events are its position (notation, as the game writes it)
+    const said = (x) => (x.after ? `after ${x.after}, ${yourWords(x.events, otherPlayer(p))}` : `the opening roll, ${x.events}`);
+    // the luckiest roll only where luck was good, the unluckiest only where it was bad: a
+    // step no dice followed (a bank that ends the turn) has no luck and is no roll
+    const roll = (label, x, sign) => x && sign * x.luck > 1e-9 && el("li", { class: sign > 0 ? "luckiest" : "unluckiest",
+      text: `${label}: ${said(x)} (luck ${x.luck >= 0 ? "+" : ""}${f2(x.luck)})` });
+    parts.push(el("ul", { class: "events" }, ...[roll("luckiest roll", r.luckiest, 1), roll("unluckiest roll", r.unluckiest, -1),
+      r.costliest ? el("li", { class: "costliest", text: `costliest decision: ${r.costliest.action} costs ${f2(r.costliest.regret)} (best: ${r.costliest.best_action})${
+        toWinNote(p.log.find((m) => m.kind === "mine" && m.line === r.costliest.line))}` })
         : el("li", { text: "every decision was the best" })].filter(Boolean)));
   } else {
     parts.push(el("p", { text: `your decisions cost ${f2(r.total_regret)} in all` }));
-    for (const m of r.missing || []) parts.push(el("p", { class: "units", text: m }));
+    for (const m of r.missing || []) {
+      // a game opened at a position: no record of its start (the analysis says it in its terms)
+      const text = m.includes("~> new game") ? "the luck of the rolls needs the whole game from its first roll (this one opened at a position)" : m;
+      parts.push(el("p", { class: "units", text }));
+    }
+  }
+  // moves that followed the "to win" hint: mistakes for the expected score, on purpose
+  const followed = p.log.filter((m) => m.kind === "mine" && m.toWin);
+  if (followed.length) {
+    const cost = followed.reduce((a, m) => a + m.regret, 0);
+    const one = followed.length === 1;
+    parts.push(el("p", { class: "to-win-note", id: "review-to-win", "data-moves": followed.length,
+      text: `${one ? "1 move" : `${followed.length} moves`} followed the “to win” hint (${followed.map((m) => m.action).join("; ")}): `
+        + `${one ? "it costs" : "they cost"} ${f2(cost)} of the expected score, counted as ${one ? "a mistake" : "mistakes"}, `
+        + `but ${one ? "was" : "were"} the best for your chance of beating the computer.` }));
   }
   $("#review-text").replaceChildren(...parts);
 }

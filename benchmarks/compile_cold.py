@@ -1,0 +1,139 @@
+"""Benchmark: what a cold start costs, the numba compile of every kernel the documented
+commands use, with an empty numba cache.
+
+Runs, in one fresh process with an empty numba cache directory (NUMBA_CACHE_DIR) and an
+empty table cache, a command of each kind the docs show, on small rules so that the time
+is the compile, not the work: every game's solve and advice, Yatzy's simulate,
+distribution, targets, duel, export and saved rerolls, the rule files. numba's event
+API times every compile (``numba:compile`` events, the outermost ones only). Prints one
+JSON line per command (seconds, compile seconds, new specializations) and a summary:
+total compile seconds, the number of kernel specializations (compiled signatures of
+every diceopt dispatcher), the most specialized kernels, and the load average.
+
+    .venv/bin/python benchmarks/compile_cold.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+COMMANDS = [
+    ["stick", "solve", "--dice", "3"],
+    ["stick", "simulate", "--dice", "3", "--games", "1000"],
+    ["shutbox", "solve"],
+    ["pig", "solve", "--goal", "30"],
+    ["zilch", "solve"],
+    ["farkle", "solve", "--goal", "2000"],
+    ["zombie", "solve", "--goal", "5"],
+    ["yatzy", "solve", "--variant", "scandinavian"],
+    ["yatzy", "solve", "--variant", "american", "--dtype", "float64"],
+    ["yatzy", "advise", "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"],
+    ["yatzy", "simulate", "--games", "2000"],
+    ["yatzy", "distribution", "--variant", "scandinavian-forced"],
+    ["yatzy", "targets", "--variant", "scandinavian-forced"],
+    ["yatzy", "duel", "--variant", "scandinavian-forced", "--games", "200"],
+    [
+        "yatzy",
+        "export",
+        "--rows",
+        "100",
+        "--variant",
+        "scandinavian-forced",
+        "--out",
+        "{tmp}/x.csv",
+    ],
+    ["yatzy", "solve", "--rules", "yacht"],
+    ["yatzy", "solve", "--rules", "generala"],
+]
+
+CHILD = r"""
+import json, os, sys, time
+from numba.core import event
+
+commands = json.loads(sys.argv[1])
+from diceopt.cli import main
+
+def specializations():
+    import numba
+    from numba.core.registry import CPUDispatcher
+    count = {}
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("diceopt") or mod is None:
+            continue
+        for key, obj in vars(mod).items():
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == name:
+                count[f"{name}.{key}"] = len(obj.signatures)
+    return count
+
+before = {}
+for argv in commands:
+    rec = event.RecordingListener()
+    t0 = time.perf_counter()
+    with event.install_listener("numba:compile", rec):
+        code = main(argv)
+    seconds = time.perf_counter() - t0
+    depth, start, compile_seconds = 0, 0.0, 0.0
+    for ts, ev in rec.buffer:
+        if ev.is_start:
+            if depth == 0:
+                start = ts
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                compile_seconds += ts - start
+    now = specializations()
+    new = sum(now.values()) - sum(before.values())
+    before = now
+    print(json.dumps({"command": " ".join(argv), "exit": code, "seconds": round(seconds, 3),
+                      "compile_seconds": round(compile_seconds, 3), "new_specializations": new}),
+          flush=True)
+spec = specializations()
+top = sorted(spec.items(), key=lambda kv: -kv[1])[:8]
+print(json.dumps({"specializations": sum(spec.values()), "kernels": len(spec),
+                  "most": dict(top)}), flush=True)
+"""
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="compile-cold-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", DICEOPT_CACHE=f"{tmp}/tables")
+        argv = [[a.replace("{tmp}", tmp) for a in cmd] for cmd in COMMANDS]
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, json.dumps(argv)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    for row in rows:
+        print(json.dumps({"benchmark": "compile_cold", **row}))
+    runs = [r for r in rows if "command" in r]
+    summary = rows[-1] if rows and "specializations" in rows[-1] else {}
+    print(
+        json.dumps(
+            {
+                "benchmark": "compile_cold_summary",
+                "commands": len(runs),
+                "failed": [r["command"] for r in runs if r["exit"] != 0],
+                "compile_seconds": round(sum(r["compile_seconds"] for r in runs), 2),
+                "seconds": round(sum(r["seconds"] for r in runs), 2),
+                "specializations": summary.get("specializations"),
+                "kernels": summary.get("kernels"),
+                "most_specialized": summary.get("most"),
+                "load_average": os.getloadavg(),
+            }
+        )
+    )
+    if out.returncode != 0:
+        print(out.stderr[-2000:], file=sys.stderr)
+    return out.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,434 @@
+"""Target tables: the highest probability of scoring at least k more points.
+
+Role: for every turn-start state ``(mask, flag, upper)`` (as in
+:mod:`diceopt.games.yatzy.kernel.solve`) and every number of points still needed
+``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
+P(points still to come >= k) (bonuses included). One table answers every target: a
+target K with score s so far needs k = K - s. The values at k depend only on those at
+k' <= k, so a table truncated to K is exact up to K. Stored, read and advised from in
+:mod:`diceopt.games.yatzy.winning.target_advice`.
+
+Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
+(``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
+Only American Yahtzee is capped (1575 with twelve Yahtzee bonuses would make 6.6 GB
+of float32; 751 values of k make 3.1 GB, the size of the Scandinavian table): its table
+holds P(points still to come >= k) for k <= 750, and a target needing more (750 points
+still to come: only reachable with Yahtzee bonuses) is solved on demand from the
+position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` or below
+0 are refused (:func:`check_target`).
+
+Method: the expected-value solver's backward induction over layers, with lanes over k
+instead of over states:
+
+1. Layer by layer, last turn first (:func:`~diceopt.games.yatzy.kernel.layers.iter_layer_states`).
+2. Per state, its k range up to its most points still to come (:func:`max_to_come`).
+3. The layer's states through the target turn (:mod:`diceopt.games.yatzy.kernel.target_turn`),
+   in chunks of states called from Python so that Ctrl-C stops a solve between two.
+
+Work skipped, exactly: values at k above a state's most points still to come
+(:func:`max_to_come`: every open category at its maximum, the upper bonus only while
+those maxima reach the threshold, the Yahtzee bonus only where it can be earned) are
+0 and not computed; P = 1 at k <= 0 is not stored but read as such; entries of
+unreachable states are 0 and never touched; under the forced order the table has a
+row per reachable mask only (:func:`mask_rows`). A single target from one position
+(:func:`solve_target_from`) visits only the states whose filled mask contains the
+position's (upper total and Yahtzee flag not below its own) and, per state, only k up
+to the target less the least points scored on the way (:func:`_gain_floor`), stored in
+rows of their own length (:class:`TargetRows`).
+
+Precision: tables are float32 (default) or float64; the advice computes one turn in
+float64.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+import numba
+import numpy as np
+
+from diceopt.blocks import BlockCheck
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel.arrays import KernelArrays, kernel_arrays
+from diceopt.games.yatzy.kernel.layers import iter_layer_states, layer_masks, max_to_come
+from diceopt.games.yatzy.kernel.target_turn import margin, target_layer, target_turn
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.interrupt import Pace, interruptible, run_chunks
+
+LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
+
+
+TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
+
+
+def table_kmax(rules: YatzyRules) -> int:
+    """The largest k (points) a variant's full table holds: ``rules.max_total``, at most
+    :data:`TABLE_KMAX` (American Yahtzee's 1575 would make a 6.6 GB table)."""
+    return min(int(rules.max_total), TABLE_KMAX)
+
+
+def _gain_floor(
+    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, flag: np.ndarray,
+    u: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """A lower bound on the points scored from turn-start state ``start`` to each state
+    (the upper total's growth, the upper bonus, the Yahtzee box's 50, the least each
+    newly filled lower category scores). It grows by at most a move's points, so a state
+    reached from ``start`` with k points still needed never needs more than
+    ``k - floor`` (vectorised, points)."""
+    m0, f0, u0 = start
+    T = rules.bonus_threshold
+    low = np.minimum(rules.score, rules.joker_score).min(axis=0).astype(np.int64)
+    out = np.maximum(u - u0, 0)
+    if u0 < T:
+        out += np.where(u >= T, rules.bonus, 0)
+    if rules.tracks_yahtzee and f0 == 0:
+        out += np.where(flag == 1, int(rules.category_max[rules.yahtzee_category]), 0)
+    for c in range(rules.num_categories):
+        if rules.upper_face[c] < 0 and low[c] > 0 and not (m0 >> c) & 1:
+            out += np.where((mask >> c) & 1, low[c], 0)
+    return out
+
+
+def mask_rows(rules: YatzyRules) -> np.ndarray:
+    """Row of each filled mask in a full table (first axis of ``values``), -1 for a mask
+    no game reaches: every mask in order, or only the masks of the categories' order
+    (forced order: row j for the first j filled), so the table holds no unreachable row."""
+    c = rules.num_categories
+    if not rules.forced_order:
+        return np.arange(1 << c, dtype=np.int64)
+    rows = np.full(1 << c, -1, dtype=np.int64)
+    for j, masks in enumerate(layer_masks(rules)):
+        rows[masks] = j
+    return rows
+
+
+def table_shape(rules: YatzyRules, kmax: int) -> tuple[int, int, int, int]:
+    """Shape of a full target table holding k = 0 .. ``kmax``: (reachable masks, flags,
+    upper totals, values of k)."""
+    nrows = int((mask_rows(rules) >= 0).sum())
+    return (nrows, rules.flags, rules.bonus_threshold + 1, kmax + 1)
+
+
+def _row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """State keys ``(mask * flags + flag) * (T + 1) + u`` as row indices of a table laid
+    out by ``rows`` (:func:`mask_rows`)."""
+    fw = rules.flags * (rules.bonus_threshold + 1)
+    return rows[keys // fw] * fw + keys % fw
+
+
+def _flat_index(rules: YatzyRules, kmax: int) -> tuple[np.ndarray, np.ndarray]:
+    """``off``, ``top`` of a full table (over every state key; k up to kmax): a key's
+    values start at its row (:func:`_row_keys`) times kmax + 1 (0 for unreachable keys,
+    never read)."""
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    at = _row_keys(rules, np.arange(nkeys, dtype=np.int64), mask_rows(rules))
+    return np.maximum(at, 0) * (kmax + 1), np.full(nkeys, kmax, dtype=np.int64)
+
+
+@dataclass
+class TargetTable:
+    """``values[row, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
+    ``kmax`` (points), for every turn-start state (a 4-D array, possibly a read-only
+    memory map; entries of unreachable states are 0); ``row`` is the filled mask, or its
+    rank in the categories' order under the forced order (:func:`mask_rows`, read through
+    :meth:`row`). ``seconds``: solve time;
+    ``states``: states solved. ``check``: a stored table loaded with lazy checks (see
+    :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks they
+    read; call :meth:`verify` before reading ``values`` directly."""
+
+    rules: YatzyRules
+    values: np.ndarray
+    seconds: float = 0.0
+    states: int = 0
+    check: BlockCheck | None = None
+
+    @property
+    def kmax(self) -> int:
+        """The largest k held (points)."""
+        return int(self.values.shape[-1]) - 1
+
+    def verify(self) -> None:
+        """Check every block of a lazily loaded table (TableFileError if one is bad)."""
+        if self.check is not None:
+            self.check.check_all()
+
+    @cached_property
+    def _rows(self) -> np.ndarray:
+        return mask_rows(self.rules)
+
+    def row(self, mask: int) -> int:
+        """The row of ``values`` holding a filled mask (InputError if no game reaches it)."""
+        r = int(self._rows[mask]) if 0 <= mask < self._rows.size else -1
+        if r < 0:
+            raise InputError(f"no game of {self.rules.name} reaches these filled categories")
+        return r
+
+    def _check_masks(self, masks: list[int]) -> None:
+        """Check the blocks holding every state of these filled masks (masks no game
+        reaches have no row and are never read)."""
+        if self.check is None:
+            return
+        slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
+        for r in sorted({int(self._rows[m]) for m in masks} - {-1}):
+            self.check.check(r * slab, (r + 1) * slab)
+
+    def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
+        """P(points still to come >= k) from a turn-start state under target-optimal play."""
+        if k <= 0:
+            return 1.0
+        if k > self.kmax:
+            raise InputError(f"this table holds targets up to {self.kmax} points, not {k}")
+        self._check_masks([mask])
+        return float(self.values[self.row(mask), flag, min(upper, self.rules.bonus_threshold), k])
+
+    @cached_property
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Vd, off, top)``: P(>= k) of state key ``(mask * flags + flag) * (T + 1) + u``
+        at ``Vd[off[key] + k]`` for k <= ``top[key]`` (what the kernels read)."""
+        off, top = _flat_index(self.rules, self.kmax)
+        return np.asarray(self.values).reshape(-1), off, top
+
+    @cached_property
+    def kernel(self) -> KernelArrays:
+        """The variant's :class:`KernelArrays` in float64 (what :meth:`turn` reads; built
+        once per table)."""
+        return kernel_arrays(self.rules, np.float64)
+
+    def turn(
+        self, mask: int, flag: int, upper: int, k: int, first: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """:func:`target_turn` for one state and k (probabilities; k <= kmax; ``first``:
+        the categories written straight after the first roll)."""
+        self._check_masks(
+            [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
+        )
+        K = self.kernel
+        Vd, off, top = self.flat
+        kk = max(0, min(int(k), self.kmax))
+        u = min(upper, self.rules.bonus_threshold)
+        return target_turn(
+            mask, flag, u, kk, Vd, off, top, self.rules.flags, K, margin(K), bool(first)
+        )
+
+
+@dataclass
+class TargetRows:
+    """The values one target from one state needs (:func:`solve_target_from`): state key
+    ``key`` = (mask * flags + flag) * (T + 1) + upper holds P(points still to come >= k)
+    for k = 0 .. ``top[key]`` at ``data[off[key] + k]`` (0 above its most points to come;
+    unknown above ``top`` where that is less). Exact for ``start`` and k <= ``kmax``.
+    ``seconds``: solve time; ``states``: states solved; ``pairs``: (state, k) values."""
+
+    rules: YatzyRules
+    data: np.ndarray
+    off: np.ndarray
+    top: np.ndarray
+    kmax: int
+    start: tuple[int, int, int]
+    seconds: float = 0.0
+    states: int = 0
+    pairs: int = 0
+
+    def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
+        """P(points still to come >= k) from a state the solve covered (k <= its top)."""
+        if k <= 0:
+            return 1.0
+        u = min(upper, self.rules.bonus_threshold)
+        key = (mask * self.rules.flags + flag) * (self.rules.bonus_threshold + 1) + u
+        if k > self.top[key]:
+            return 0.0
+        return float(self.data[self.off[key] + k])
+
+    def turn(
+        self, mask: int, flag: int, upper: int, k: int, first: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """:func:`target_turn` for the start state (or a later one) and k <= kmax
+        (``first``: the categories written straight after the first roll)."""
+        K = kernel_arrays(self.rules, np.float64)
+        kk = max(0, min(int(k), self.kmax))
+        u = min(upper, self.rules.bonus_threshold)
+        return target_turn(
+            mask, flag, u, kk, self.data, self.off, self.top, self.rules.flags, K, margin(K),
+            bool(first),
+        )  # fmt: skip
+
+
+def check_dtype(dtype: str | np.dtype) -> np.dtype:
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InputError(f"dtype must be float32 or float64, got {dtype}")
+    return dt
+
+
+def _solve_layer(
+    rules: YatzyRules, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray,
+    Vd: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, lanes: int,
+    pace: Pace | None = None,
+) -> None:  # fmt: skip
+    """Solve one layer's states into ``Vd`` (see :func:`target_layer`), in chunks of
+    states so that Ctrl-C stops it between two (:func:`diceopt.interrupt.run_chunks`)."""
+    threads = numba.get_num_threads()
+    blocks = 8 * threads
+    S = margin(K)
+
+    def solve(lo: int, hi: int) -> None:
+        with numba.parallel_chunksize(1):
+            target_layer(
+                st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
+                lanes, blocks,
+            )  # fmt: skip
+
+    run_chunks(solve, st_mask.size, align=blocks, pace=pace)
+
+
+def solve_targets(
+    rules: YatzyRules,
+    *,
+    kmax: int | None = None,
+    dtype: str | np.dtype = "float32",
+    lanes: int = LANES,
+    progress: Callable[[int, int], None] | None = None,
+) -> TargetTable:
+    """The target table of a variant for k = 0 .. ``kmax`` points (default
+    :func:`table_kmax`: every target the table holds). ``dtype`` float32 or float64;
+    ``progress(done, total)`` after each layer; Ctrl-C stops it within a fraction of a
+    second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
+    or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
+    pages of unreachable states cost nothing)."""
+    dt = check_dtype(dtype)
+    top_k = table_kmax(rules) if kmax is None else int(kmax)
+    if top_k < 0 or top_k > rules.max_total:
+        raise InputError(f"the target must be between 0 and {rules.max_total} points, got {top_k}")
+    t0 = time.perf_counter()
+    K = kernel_arrays(rules, dt)
+    c = rules.num_categories
+    T = rules.bonus_threshold
+    rows = mask_rows(rules)
+    V = np.zeros(table_shape(rules, top_k), dtype=dt)
+    Vf = V.reshape(-1, top_k + 1)
+    off, top = _flat_index(rules, top_k)
+    layers = iter_layer_states(rules, reverse=True)
+    last = next(layers)  # every category filled: P(>= 0) = 1, else 0
+    width = T + 1
+    Vf[_row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
+    Vf[_row_keys(rules, last.copy_dst, rows), 0] = 1.0
+    states = last.mask.size
+    pace = Pace()
+    with interruptible():
+        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+            keys = (st.mask * rules.flags + st.flag) * width + st.upper
+            top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
+            Vd = V.reshape(-1)
+            _solve_layer(rules, st.mask, st.flag, st.upper, Vd, off, top, K, lanes, pace)
+            Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
+            states += st.mask.size
+            if progress is not None:
+                progress(c - j, c)
+    return TargetTable(rules, V, time.perf_counter() - t0, states)
+
+
+def solve_target_from(
+    rules: YatzyRules,
+    mask: int,
+    flag: int,
+    upper: int,
+    k: int,
+    *,
+    dtype: str | np.dtype = "float32",
+    lanes: int = LANES,
+    progress: Callable[[int, int], None] | None = None,
+    draw: bool = False,
+) -> TargetRows:
+    """P(points still to come >= k) from turn-start state (mask, flag, upper) and what its
+    turn needs: only the states after it (filled mask containing ``mask``, flag and upper
+    total not below its own) and, per state, only k up to ``k`` less the least points
+    scored on the way there (:func:`_gain_floor`) and up to its most points to come.
+    ``progress(done, total)`` after each layer. Memory: one value per (state, k) solved.
+
+    ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
+    P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
+    same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
+    dt = check_dtype(dtype)
+    most = rules.max_total + (1 if draw else 0)
+    if k < 0 or k > most:
+        raise InputError(f"the target must be between 0 and {most} points, got {k}")
+    t0 = time.perf_counter()
+    T = rules.bonus_threshold
+    width = T + 1
+    u0 = min(int(upper), T)
+    start = (int(mask), int(flag), u0)
+    faces = rules.upper_face
+    up_max = rules.category_max.astype(np.int64)
+    nkeys = (1 << rules.num_categories) * rules.flags * width
+    off = np.zeros(nkeys, dtype=np.int64)
+    top = np.zeros(nkeys, dtype=np.int64)
+    plan = []
+    ends: list[np.ndarray] = []  # draw: the offsets of the rows of the game's end
+    cursor = 0
+    full = (1 << rules.num_categories) - 1
+    for st in iter_layer_states(rules, reverse=True):
+        if bin(int(st.mask[0])).count("1") < bin(int(mask)).count("1"):
+            break  # the layers before the start's
+        sup = ((st.mask & mask) == mask) & (st.flag >= flag)
+        up_left = np.zeros(st.mask.size, dtype=np.int64)
+        for c in range(rules.num_categories):
+            if faces[c] >= 0:
+                up_left += np.where((st.mask >> c) & 1, 0, up_max[c])
+        dead = st.upper + up_left < T
+        reach = (st.upper >= u0) & ((u0 < T) | (st.upper == T))
+        need = k - _gain_floor(rules, start, st.mask, st.flag, st.upper)
+        bound = max_to_come(rules, st.mask, st.flag, st.upper) + (1 if draw else 0)
+        last = np.minimum(need, bound)
+        keep = sup & (reach | (dead & (u0 < T))) & (last >= 1)
+        sm, sf, su, sl = st.mask[keep], st.flag[keep], st.upper[keep], last[keep]
+        keys = (sm * rules.flags + sf) * width + su
+        off[keys] = cursor + np.concatenate(([0], np.cumsum(sl + 1)[:-1]))
+        top[keys] = sl
+        cursor += int((sl + 1).sum())
+        dst_mask = st.copy_dst // width // rules.flags
+        alias = (dst_mask & mask) == mask
+        off[st.copy_dst[alias]] = off[st.copy_src[alias]]
+        top[st.copy_dst[alias]] = top[st.copy_src[alias]]
+        if int(st.mask[0]) == full:
+            ends.append(off[keys])  # rows (1, 1/2): written below, nothing to solve
+        elif sm.size:
+            plan.append((sm, sf, su))
+    data = np.zeros(cursor, dtype=dt)
+    for at in ends:
+        data[at] = 1.0
+        data[at + 1] = 0.5
+    K = kernel_arrays(rules, dt)
+    states = 0
+    pace = Pace()
+    with interruptible():
+        for i, (sm, sf, su) in enumerate(plan):
+            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes, pace)
+            states += sm.size
+            if progress is not None:
+                progress(i + 1, len(plan))
+    return TargetRows(
+        rules, data, off, top, k, start, time.perf_counter() - t0, states, int(cursor)
+    )
+
+
+def check_target(target: int, rules: YatzyRules) -> int:
+    """A target score (points) in 0 .. ``rules.max_total``, else InputError (one line)."""
+    if target < 0 or target > rules.max_total:
+        raise InputError(f"the target must be between 0 and {rules.max_total} points, got {target}")
+    return int(target)
+
+
+def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
+    """Compile (or load from numba's cache) the target kernels for ``dtype``; seconds."""
+    from diceopt.games.yatzy.rulebook.variants import AMERICAN
+
+    t0 = time.perf_counter()
+    tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3, dice=3)
+    table = solve_targets(tiny, dtype=dtype)
+    table.turn(0, 0, 0, 5)
+    solve_target_from(tiny, 0, 0, 0, 5, dtype=dtype).turn(0, 0, 0, 5)
+    return time.perf_counter() - t0

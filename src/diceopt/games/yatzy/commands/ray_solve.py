@@ -1,0 +1,303 @@
+"""Yatzy tables on Ray: one task per table of a sweep, or one layer's states in chunks.
+
+Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``). Two ways to spread work:
+
+- :func:`solve_tables_ray`: each (variant, theta) table solved by :func:`solve_table` in
+  a Ray task (one CPU, one numba thread); the tables are the in-process ones bit for bit
+  (a state's value depends only on its batch of lanes, never on the thread count).
+- :func:`solve_table_ray`: one table, layer by layer (last turn first). Before each layer
+  the table so far is put into the object store (``ray.put``: zero-copy for the tasks on
+  the same machine, one transfer per other machine), the layer's states are split into
+  ``chunks`` runs of whole lane batches, and each run is solved by the kernel's batch
+  solver (:func:`~diceopt.games.yatzy.kernel.solve.solve_states`) in a task that reads the
+  later layers from that object. The driver writes the values and the equal-value copies
+  back, exactly as :func:`solve_table` does, so the table is identical to it.
+
+Connecting (:func:`connect`): a local Ray instance with two CPUs and no dashboard, or the
+cluster at ``HOST:PORT`` (``ray start --head`` prints it; the port is 6379 by default).
+An address is checked before ``ray.init`` (:func:`check_address`): it must accept a TCP
+connection and answer the first call of Ray's own client (``GetClusterId`` of the GCS,
+over gRPC) within :data:`CONNECT_TIMEOUT` seconds. Given anything else (nothing listening,
+a web server, a gRPC server that is not Ray), ``ray.init`` would retry for minutes and
+print Ray's connection warnings meanwhile; the check makes it one line in a few seconds.
+That line, and a task that fails, are :class:`~diceopt.errors.InputError` s; nothing is
+written then.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.extras import require
+from diceopt.games.yatzy.kernel.arrays import NEG, kernel_arrays
+from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
+from diceopt.games.yatzy.kernel.solve import LANES, solve_table
+from diceopt.games.yatzy.kernel.table import YatzyTable
+from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
+
+LOCAL = "local"  # the --ray value without an address: a local Ray instance
+LOCAL_CPUS = 2  # CPUs of the local instance
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster address to accept a connection
+# The first call Ray's own client makes to a cluster's GCS (an empty request): a real GCS
+# answers it (or refuses it for a missing auth token); nothing else speaks it.
+GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection and answers as
+    a Ray cluster (:func:`probe_gcs`), each within ``timeout`` seconds (``ray.init`` itself
+    retries for minutes, printing Ray's warnings). Other address forms (``auto``,
+    ``ray://...``) are left to Ray."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InputError(f"bad Ray address {address!r}: give HOST:PORT, e.g. 10.0.0.5:6379")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); "
+            "start one with 'ray start --head' or leave out the address for a local one"
+        ) from None
+    probe_gcs(address, timeout)
+
+
+def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` answers Ray's GCS protocol: the
+    ``GetClusterId`` call (:data:`GCS_PROBE`) over gRPC, within ``timeout`` seconds.
+
+    The GCS's answer counts, and so does its refusal for a missing auth token when
+    ``RAY_AUTH_MODE=token`` is set here (without it ``ray.init`` would retry for 20 s);
+    every other status is refused (no HTTP/2 answer, no answer in time, a gRPC server
+    without the call, an HTTP server ending the stream), so ``ray.init`` never waits on
+    something that is not Ray. The probe sends no token. Uses grpcio (in the cluster
+    extra: Ray itself does not install it)."""
+    grpc = require("grpc", "cluster")
+    refused = {
+        grpc.StatusCode.UNAVAILABLE: "it does not speak gRPC",
+        grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer within {timeout:g} s",
+        grpc.StatusCode.UNIMPLEMENTED: "a gRPC server without Ray's GCS service",
+    }
+    options = [("grpc.enable_http_proxy", 0)]  # the address itself, never a proxy
+    with grpc.insecure_channel(address, options=options) as channel:
+        try:
+            channel.unary_unary(GCS_PROBE)(b"", timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            token = os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token"
+            if code == grpc.StatusCode.UNAUTHENTICATED and not token:
+                raise InputError(
+                    f"the Ray cluster at {address} uses token authentication: set "
+                    "RAY_AUTH_MODE=token here, with the head's token in RAY_AUTH_TOKEN or "
+                    "~/.ray/auth_token ('ray get-auth-token' prints it)"
+                ) from None
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                return  # a token cluster, and the token is set here
+            # anything else is not Ray's GCS answering (an HTTP server may end the stream
+            # with INTERNAL or UNKNOWN, depending on timing): refused, never ray.init
+            why = refused.get(code, f"gRPC status {code.name}")
+            raise InputError(
+                f"{address} is not a Ray cluster ({why}); give the address "
+                "'ray start --head' printed, or leave it out for a local instance"
+            ) from None
+
+
+def check_ray(address: str | None) -> None:
+    """Before any work: InputError (one line) if the cluster extra is missing, or if
+    ``address`` (not None or :data:`LOCAL`) is not a reachable Ray cluster."""
+    require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
+
+
+@contextmanager
+def connect(address: str | None = None) -> Iterator[Any]:
+    """Ray connected for the block: the ``ray`` module.
+
+    ``address`` None or ``"local"``: a local instance (:data:`LOCAL_CPUS` CPUs, no
+    dashboard); else the cluster at ``HOST:PORT`` (checked first, see
+    :func:`check_address`). If Ray is already initialised (a test, a notebook) it is
+    used as it is and left running; an instance started here is shut down at the end.
+    """
+    ray = require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
+    if ray.is_initialized():
+        yield ray
+        return
+    try:
+        if address in (None, LOCAL):
+            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except InputError:
+        raise
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError ...
+        where = "a local Ray instance" if address in (None, LOCAL) else address
+        raise InputError(f"cannot start Ray at {where}: {_first_line(exc)}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _first_line(exc: BaseException) -> str:
+    """The last non-empty line naming the cause of a (Ray) exception, shortened."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[-1] if lines else type(exc).__name__
+    text = f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text
+    return text[:300]
+
+
+def _get(ray: Any, refs: list, what: str) -> list:
+    """``ray.get(refs)``; a failed task or lost worker as one InputError line."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayError as exc:
+        raise InputError(f"a Ray task failed while {what}: {_first_line(exc)}") from None
+
+
+# --- one task per table --------------------------------------------------------------
+
+
+def _solve_task(rules: YatzyRules, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
+    """In a Ray worker: the values (array), solve seconds and state count of one table."""
+    import numba
+
+    numba.set_num_threads(1)
+    table = solve_table(rules, dtype=dtype, theta=theta)
+    return table.values, table.seconds, table.states
+
+
+def solve_tables_ray(
+    rules: YatzyRules,
+    thetas: Sequence[float],
+    dtype: str = "float32",
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[YatzyTable]:
+    """Solve the table of every theta of a variant, each in its own Ray task.
+
+    ``thetas``: exponential-utility parameters (0: expected points); ``address``: see
+    :func:`connect`. Returns the tables in the order of ``thetas`` (values in points,
+    ``seconds`` the task's solve time) once all are solved, so a failed task leaves
+    nothing to save (InputError). ``progress(done, total)`` as tables arrive.
+    """
+    thetas = [check_theta(t) for t in thetas]
+    with connect(address) as ray:
+        task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
+        refs = [task.remote(rules, theta, dtype) for theta in thetas]
+        if progress is not None:
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                _get(ray, done, "solving a table")
+                progress(len(refs) - len(pending), len(refs))
+        results = _get(ray, refs, "solving a table")
+    return [
+        YatzyTable(rules, np.array(values), theta, seconds, states)
+        for theta, (values, seconds, states) in zip(thetas, results)
+    ]
+
+
+# --- one table, each layer in chunks ---------------------------------------------------
+
+
+def _chunk_task(
+    V: np.ndarray,
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    rules: YatzyRules,
+    theta: float,
+    lanes: int,
+) -> np.ndarray:
+    """In a Ray worker: the values of the states (mask, flag, upper) of one layer.
+
+    ``V`` (read-only, from the object store) holds the solved later layers."""
+    import numba
+
+    from diceopt.games.yatzy.kernel.solve import solve_states
+
+    numba.set_num_threads(1)
+    dt = V.dtype
+    K = kernel_arrays(rules, dt)
+    nk = int(rules.lattice.offset[-1])
+    As = np.empty((1, nk + 1, lanes), dtype=dt)
+    Ms = np.empty((1, nk + 1, lanes), dtype=dt)
+    SRs = np.empty((1, rules.num_categories * (rules.dice + 1) + 1, lanes), dtype=dt)
+    SRs[:, -1, :] = NEG
+    vecs = np.empty((1, 4, lanes), dtype=dt)
+    res = np.empty(mask.size, dtype=dt)
+    # writable copies: read-only arrays are another numba type, which the solver would be
+    # compiled for afresh in every worker instead of loaded from numba's cache
+    V, mask, flag, upper = (np.require(a, requirements="W") for a in (V, mask, flag, upper))
+    solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
+    return res
+
+
+def chunk_bounds(n: int, chunks: int, lanes: int) -> list[tuple[int, int]]:
+    """``chunks`` (at most) contiguous runs ``(lo, hi)`` of ``n`` states, cut at multiples
+    of ``lanes`` (whole batches) and as equal as that allows; empty runs left out."""
+    batches = -(-n // lanes)
+    cuts = [min(n, round(batches * i / chunks) * lanes) for i in range(chunks + 1)]
+    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+
+
+def solve_table_ray(
+    rules: YatzyRules,
+    dtype: str | np.dtype = "float32",
+    theta: float = 0.0,
+    chunks: int = 2,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> YatzyTable:
+    """Solve a variant layer by layer, each layer's states in ``chunks`` Ray tasks.
+
+    Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve.solve_table`
+    (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
+    parameter), identical to it bit for bit; ``address``: see :func:`connect`;
+    ``seconds`` is the wall time of the whole solve, object-store traffic included.
+    """
+    dt = np.dtype(dtype)
+    if dt not in LANES:
+        raise InputError(f"dtype must be float32 or float64, got {dtype}")
+    if chunks < 1:
+        raise InputError(f"chunks must be at least 1, got {chunks}")
+    theta = check_theta(theta)
+    lanes = LANES[dt]
+    with connect(address) as ray:
+        t0 = time.perf_counter()
+        task = ray.remote(num_cpus=1, max_retries=0)(_chunk_task)
+        rules_ref = ray.put(rules)
+
+        def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
+            """Layer j in ``chunks`` tasks, each reading the values so far from the store."""
+            V_ref = ray.put(V)
+            bounds = chunk_bounds(st.mask.size, chunks, lanes)
+            refs = [
+                task.remote(
+                    V_ref, st.mask[lo:hi], st.flag[lo:hi], st.upper[lo:hi], rules_ref, theta, lanes
+                )
+                for lo, hi in bounds
+            ]
+            parts = _get(ray, refs, f"solving layer {j}")
+            del V_ref
+            V[st.mask, st.flag, st.upper] = np.concatenate(parts)
+
+        V, states = solve_backward(rules, dt, solve_layer, progress)
+        seconds = time.perf_counter() - t0
+    return YatzyTable(rules, V, theta, seconds, states)

@@ -1,0 +1,448 @@
+"""Seeded simulation of optimal Yatzy/Yahtzee play from a solved table (any variant, theta).
+
+Role: play many games with the table's optimal policy, the same policy the advice ranks
+first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget.widget_into`, and its
+documented tie-break). All games of a batch advance together, one turn at a time:
+
+1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
+   on the table index; argsort for key spaces too large to count).
+2. For every distinct state, the widget's policy for the turn (what to keep with 2 and
+   1 rerolls left for every roll, which category to write for every final roll), in
+   parallel over the states, ``BLOCK`` states at a time.
+3. Every game of a state plays its turn with its own pre-drawn random numbers, in
+   parallel over the games, and its word (state, points, events) is updated.
+
+Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
+with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
+leading digits of the second and third give the dice rerolled at the first and second
+reroll (exactly uniform, independent faces). Results depend only on the seed (and
+``batch``), never on thread scheduling.
+
+Precision and performance: the widget computes in float64 from the table's values
+(float32 or float64); a game is one int64 word; policies are stored as int16; each
+thread's share of step 2 is a function of its own (inside the parallel loop itself the
+widget runs at half speed).
+
+Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
+bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.games.yatzy.kernel.arrays import KernelArrays, TableArrays
+from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
+from diceopt.games.yatzy.kernel.turn import box_points, upper_bonus
+from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+
+if TYPE_CHECKING:
+    from diceopt.games.yatzy.kernel.saved import SavedTable
+
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+DEFAULT_BATCH = 1 << 21  # games advanced together (memory about 60 bytes per game)
+BLOCK = 2048  # distinct states whose policies are computed before their games play
+MAX_COUNTING_KEYS = 1 << 24  # larger state spaces are grouped with argsort
+
+
+@dataclass
+class SimulationResult:
+    """Final scores (points) of simulated games and what happened in them.
+
+    ``scores``: int64 per game (bonuses included); ``bonus``: the upper bonus was reached;
+    ``yatzy``: five of a kind was written into the Yatzy box for 50. ``exact``: the table's
+    value of the whole game (expected points for theta 0, else the certainty equivalent).
+    ``distinct_states[t]``: distinct turn-start states at turn t (summed over batches).
+    ``seconds``: wall time of the simulation (numba compile excluded if warmed up).
+    """
+
+    rules: YatzyRules
+    theta: float
+    scores: np.ndarray
+    bonus: np.ndarray
+    yatzy: np.ndarray
+    exact: float
+    seconds: float = 0.0
+    distinct_states: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def games(self) -> int:
+        """Number of games simulated."""
+        return int(self.scores.size)
+
+    def summary(self) -> dict[str, Any]:
+        """Mean, std, std error, percentiles, min, max (points), bonus and Yatzy rates."""
+        return summarize(self.scores, self.bonus, self.yatzy) | {
+            "exact": self.exact,
+            "theta": self.theta,
+            "seconds": self.seconds,
+        }
+
+
+def summarize(scores: np.ndarray, bonus: np.ndarray, yatzy: np.ndarray) -> dict[str, Any]:
+    """Summary statistics of final scores (points) and the two event rates (probability)."""
+    n = int(scores.size)
+    x = scores.astype(np.float64)
+    mean = float(x.mean())
+    std = float(x.std(ddof=1)) if n > 1 else 0.0
+    pct = np.percentile(x, PERCENTILES)
+    return {
+        "games": n,
+        "mean": mean,
+        "std": std,
+        "std_error": std / np.sqrt(n),
+        "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, pct)},
+        "min": int(scores.min()),
+        "max": int(scores.max()),
+        "bonus_rate": float(np.mean(bonus)),
+        "yatzy_rate": float(np.mean(yatzy)),
+    }
+
+
+def histogram_lines(scores: np.ndarray, bins: int = 20, width: int = 50) -> list[str]:
+    """A text histogram of final scores: one line per bin, ``lo-hi  bar  percent``."""
+    scores = np.asarray(scores)
+    lo, hi = int(scores.min()), int(scores.max())
+    step = max(1, -(-(hi - lo + 1) // bins))
+    step = int(np.ceil(step / 5) * 5) if step > 2 else step  # round bin widths to 5 points
+    start = lo - lo % step
+    edges = np.arange(start, hi + step + 1, step)
+    counts, _ = np.histogram(scores, bins=edges)
+    top = max(1, int(counts.max()))
+    lines = []
+    for i, c in enumerate(counts):
+        bar = "#" * round(width * c / top)
+        pct = 100.0 * c / scores.size
+        lines.append(f"{int(edges[i]):>5}-{int(edges[i + 1]) - 1:<5} {bar:<{width}} {pct:5.2f}%")
+    return lines
+
+
+def histogram_png(scores: np.ndarray, path: str, title: str, mean: float | None = None) -> None:
+    """A histogram of final scores (points, share of games) written as PNG to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scores = np.asarray(scores)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    edges = np.arange(int(scores.min()), int(scores.max()) + 6, 5)
+    ax.hist(
+        scores,
+        bins=edges.tolist(),
+        weights=np.full(scores.size, 1.0 / scores.size),
+        color="#4c78a8",
+    )
+    if mean is not None:
+        ax.axvline(mean, color="#e45756", linestyle="--", label=f"mean {mean:.2f}")
+        ax.legend()
+    ax.set_xlabel("final score (points)")
+    ax.set_ylabel("share of games")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------
+# numba kernels. ``K`` is the float64 ``KernelArrays`` (``YatzyTable.arrays64``), ``tab``
+# the table (``YatzyTable.policy_arrays``).
+#
+# A game is one int64 word: bits 0-31 the turn-start state as the flat index of the table
+# ((mask * flags + flag) * (threshold + 1) + upper), bits 32-59 the points so far, bit 60
+# the upper bonus reached, bit 61 five of a kind written into the Yatzy box for 50.
+
+KEY_BITS = 32
+KEY_MASK = (1 << KEY_BITS) - 1
+SCORE_MASK = (1 << 28) - 1
+BONUS_BIT = 1 << 60
+YATZY_BIT = 1 << 61
+
+
+@numba.njit(cache=True)
+def _group(words: np.ndarray, nkeys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counting sort of the games by state: (sorted words, group starts, group keys)."""
+    count = np.zeros(nkeys + 1, dtype=np.int64)
+    for g in range(words.size):
+        count[(words[g] & KEY_MASK) + 1] += 1
+    ngroups = 0
+    for key in range(nkeys):
+        if count[key + 1] > 0:
+            ngroups += 1
+        count[key + 1] += count[key]
+    starts = np.empty(ngroups + 1, dtype=np.int64)
+    gkey = np.empty(ngroups, dtype=np.int64)
+    j = 0
+    for key in range(nkeys):
+        if count[key + 1] > count[key]:
+            starts[j] = count[key]
+            gkey[j] = key
+            j += 1
+    starts[ngroups] = words.size
+    out = np.empty_like(words)
+    for g in range(words.size):
+        key = words[g] & KEY_MASK
+        out[count[key]] = words[g]
+        count[key] += 1
+    return out, starts, gkey
+
+
+@numba.njit(cache=True)
+def _policies_of(
+    gkey: np.ndarray,
+    lo: int,
+    hi: int,
+    step: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    pol: np.ndarray,
+) -> None:
+    """pol[i - lo] for i = lo, lo + step, ... < hi (one thread's share of ``_policies``;
+    a function of its own: inside the parallel loop the widget runs at half speed)."""
+    V, theta, flags, width = tab
+    R = K.roll_p.size
+    B = widget_buffers(K)
+    for i in range(lo, hi, step):
+        key = gkey[i]
+        upper = key % width
+        rest = key // width
+        flag = rest % flags
+        mask = rest // flags
+        widget_into(mask, flag, upper, V, K, theta, B, TURN_REROLLS)
+        for a in range(3):
+            for r in range(R):
+                pol[i - lo, a, r] = B.policy[a, r]
+
+
+@numba.njit(cache=True, parallel=True)
+def _policies(
+    gkey: np.ndarray,
+    lo: int,
+    hi: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    pol: np.ndarray,
+    nthreads: int,
+) -> None:
+    """pol[i - lo] = the turn policy (3, R) of the state with key gkey[i], lo <= i < hi."""
+    nthreads = min(nthreads, hi - lo)
+    for t in numba.prange(nthreads):
+        _policies_of(gkey, lo + t, hi, nthreads, tab, K, pol[t:])
+
+
+@numba.njit(cache=True)
+def play_turn(
+    pol: np.ndarray, rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, K: KernelArrays
+) -> tuple[int, int, bool]:
+    """One turn with the turn policy ``pol`` (3, R) and the turn's three random integers
+    ``rnd`` (see the module docstring): returns (final roll index r, category c, whether
+    it is written straight after the first roll)."""
+    add_die, offset = K.add_die, K.offset
+    nd = offset.size - 2
+    base = offset[nd]
+    idx = 0  # the empty keep: roll every die
+    act = 0
+    for level in range(2, -1, -1):  # rerolls left
+        x = rnd[2 - level]
+        for j in range(nd - ksize[idx]):
+            idx = add_die[idx, digits[x, j]]
+        act = pol[level, idx - base]
+        if act < 0 or level == 0:
+            break
+        idx = act  # keep these dice, roll the rest
+    return idx - base, -act - 1, level == 2
+
+
+@numba.njit(cache=True)
+def write_roll(w: int, r: int, c: int, first: bool, K: KernelArrays, flags: int, width: int) -> int:
+    """The game word ``w`` (state, points, events) after writing roll r into category c
+    (``first``: straight after the first roll; the points of
+    :func:`~diceopt.games.yatzy.kernel.turn.box_points` and the bonuses)."""
+    T = K.threshold
+    key = w & KEY_MASK
+    u = key % width
+    rest = key // width
+    fl = rest % flags
+    ms = rest // flags
+    pts = 0
+    if fl == 1 and K.yz_face[r] >= 0:
+        pts += K.ybonus
+    got = box_points(ms, fl, r, c, first, K)
+    pts += got
+    if K.upper_face[c] >= 0:
+        if K.ubonus != 0:
+            pts += int(upper_bonus(ms, r, c, K))
+        if u < T and u + got >= T:
+            pts += K.bonus
+            if K.bonus > 0:  # rules without an upper bonus (Generala) never earn one
+                w |= BONUS_BIT
+        u = min(T, u + got)
+    elif c == K.yz_cat and got > 0:
+        w |= YATZY_BIT
+        if K.track:
+            fl = 1
+    ms |= 1 << c
+    sc = ((w >> KEY_BITS) & SCORE_MASK) + pts
+    flags_bits = w & (BONUS_BIT | YATZY_BIT)
+    return flags_bits | (sc << KEY_BITS) | ((ms * flags + fl) * width + u)
+
+
+@numba.njit(cache=True, parallel=True)
+def _play(
+    words: np.ndarray,
+    starts: np.ndarray,
+    glo: int,
+    ghi: int,
+    pol: np.ndarray,
+    rnd: np.ndarray,
+    digits: np.ndarray,
+    ksize: np.ndarray,
+    flags: int,
+    width: int,
+    K: KernelArrays,
+    nchunks: int,
+) -> None:
+    """Play one turn for the games of groups glo..ghi (words sorted by state, in place)."""
+    p0 = starts[glo]
+    p1 = starts[ghi]
+    size = (p1 - p0 + nchunks - 1) // nchunks
+    for ch in numba.prange(nchunks):
+        a = p0 + ch * size
+        b = min(p1, a + size)
+        if a >= b:
+            continue
+        lo = glo
+        hi = ghi
+        while hi - lo > 1:  # the group holding position a
+            m = (lo + hi) // 2
+            if starts[m] <= a:
+                lo = m
+            else:
+                hi = m
+        gi = lo
+        for p in range(a, b):
+            while starts[gi + 1] <= p:
+                gi += 1
+            r, c, first = play_turn(pol[gi - glo], rnd[p], digits, ksize, K)
+            words[p] = write_roll(words[p], r, c, first, K, flags, width)
+
+
+def die_digits(rules: YatzyRules) -> np.ndarray:
+    """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int64)."""
+    n, s = rules.dice, rules.sides
+    x = np.arange(s**n, dtype=np.int64)
+    return np.stack([(x // s**j) % s for j in range(n)], axis=1).astype(np.int8)
+
+
+def _group_numpy(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """As ``_group`` for key spaces too large for a counting sort (stable argsort)."""
+    keys = words & KEY_MASK
+    order = np.argsort(keys, kind="stable")
+    words = words[order]
+    keys = keys[order]
+    cut = np.flatnonzero(np.diff(keys)) + 1
+    starts = np.concatenate(([0], cut, [words.size])).astype(np.int64)
+    return words, starts, keys[starts[:-1]].copy()
+
+
+def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarray:
+    """The optimal turn the simulation plays from a turn-start state, shape (3, R) int64.
+
+    ``[t, r]`` with t rerolls left and roll r: ``>= 0`` keep that multiset (flat lattice
+    index) and reroll the rest, ``< 0`` write into category ``-value - 1``. The policy of
+    ``widget.widget_into`` (the module's tie-break), as the advice ranks its actions.
+    """
+    K = table.arrays64
+    B = widget_buffers(K)
+    widget_into(
+        int(mask), int(flag), int(upper), table.values, K, float(table.theta), B, TURN_REROLLS
+    )
+    return B.policy.copy()
+
+
+def warm_up(dtype: str | np.dtype = "float32") -> float:
+    """Compile (or load from numba's cache) the simulation for tables of ``dtype``; seconds.
+
+    Plays a few games of a small American variant (jokers and the Yahtzee bonus included)
+    with theta 0 and theta != 0.
+    """
+    from diceopt.games.yatzy.kernel.solve import solve_table
+    from diceopt.games.yatzy.rulebook.variants import AMERICAN
+
+    t0 = time.perf_counter()
+    tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
+    for theta in (0.0, 0.1):
+        table = solve_table(tiny, dtype=dtype, theta=theta)
+        simulate(table, 64, np.random.default_rng(0))
+    return time.perf_counter() - t0
+
+
+def simulate(
+    table: YatzyTable | SavedTable,
+    games: int,
+    rng: np.random.Generator,
+    *,
+    batch: int = DEFAULT_BATCH,
+) -> SimulationResult:
+    """Play ``games`` games with the optimal policy of ``table`` (its variant and theta).
+
+    ``rng``: the seeded numpy Generator all dice come from. ``batch``: games advanced
+    together (memory bound); results depend on the seed and ``batch`` only.
+    """
+    if not isinstance(games, (int, np.integer)) or games < 1:
+        raise InputError(f"the number of games must be at least 1, got {games}")
+    if batch < 1:
+        raise InputError(f"batch must be at least 1, got {batch}")
+    table = expected_table(table, "the simulation")
+    t0 = time.perf_counter()
+    rules = table.rules
+    tab, K = table.policy_arrays, table.arrays64
+    theta, flags, width = tab.theta, tab.flags, tab.width
+    nkeys = (1 << rules.num_categories) * flags * width
+    R = len(rules.roll_counts)
+    digits = die_digits(rules)
+    ksize = rules.lattice.size.astype(np.int64)
+    ncat = rules.num_categories
+    threads = numba.get_num_threads()
+    scores = np.zeros(games, dtype=np.int64)
+    bonus = np.zeros(games, dtype=np.bool_)
+    yatzy = np.zeros(games, dtype=np.bool_)
+    distinct = np.zeros(ncat, dtype=np.int64)
+    pol = np.empty((BLOCK, 3, R), dtype=np.int16)
+    top = rules.sides**rules.dice
+    for lo in range(0, games, batch):
+        n = min(batch, games - lo)
+        words = np.zeros(n, dtype=np.int64)
+        for turn in range(ncat):
+            rnd = rng.integers(0, top, size=(n, 3), dtype=np.int32)
+            if nkeys <= MAX_COUNTING_KEYS:
+                words, starts, gkey = _group(words, nkeys)
+            else:
+                words, starts, gkey = _group_numpy(words)
+            ngroups = gkey.size
+            distinct[turn] += ngroups
+            for glo in range(0, ngroups, BLOCK):
+                ghi = min(ngroups, glo + BLOCK)
+                _policies(gkey, glo, ghi, tab, K, pol, threads)
+                chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
+                _play(words, starts, glo, ghi, pol, rnd, digits, ksize, flags, width, K, chunks)
+        scores[lo : lo + n] = (words >> KEY_BITS) & SCORE_MASK
+        bonus[lo : lo + n] = (words & BONUS_BIT) != 0
+        yatzy[lo : lo + n] = (words & YATZY_BIT) != 0
+    return SimulationResult(
+        rules,
+        theta,
+        scores,
+        bonus,
+        yatzy,
+        table.value,
+        time.perf_counter() - t0,
+        distinct,
+    )

@@ -1,0 +1,446 @@
+"""The target turn in numba: one turn's P(points still to come >= k) over lanes of k.
+
+Role: the kernels of the target tables (:mod:`diceopt.games.yatzy.analyses.targets`): the
+expected-value solver's turn (:mod:`diceopt.games.yatzy.kernel.solve`) with lanes over k, the
+points still needed, instead of over states; and the turn read at one k for the advice
+(:func:`target_turn`). For one state and a chunk of up to ``LANES`` values of k (a
+state's k range in equal chunks of whole 16-lane vectors):
+
+1. Successor rows ``G[row, j]`` (rows as :func:`~diceopt.games.yatzy.kernel.turn.successor_rows`:
+   category c and h dice of its face / the Yatzy box scored / a ``needs_yatzy`` box
+   scored, its points only while the flag is set), for the open categories only: the
+   successor's value at ``k - points``, 1 where that is <= 0, 0 above its most points to
+   come. The chunk carries a margin of S columns (:func:`margin`: the most points one
+   write adds beside its row, served points and both Yatzy bonuses included) so that a
+   shift by a roll's points is a column offset.
+2. Score now: the best of "write 0 somewhere" and, for the open categories where the
+   roll scores (``pos_id`` / ``pos_s`` less the filled ones, per state:
+   :func:`_target_plan`), the row shifted by the points, four rows a pass; Yatzy rolls
+   under the joker rules, the Kniffel bonus rule or with the Yahtzee bonus go category
+   by category (:func:`~diceopt.games.yatzy.kernel.turn.allowed_categories` and
+   :func:`roll_shift`).
+3. Rerolls and the first roll: the solver's lane functions
+   (:func:`~diceopt.games.yatzy.kernel.turn.chance_level`,
+   :func:`~diceopt.games.yatzy.kernel.solve.first_roll`; the choice step through a scratch row,
+   :func:`_choose_via`), the lanes now values of k. With served scores (Generala) the
+   rolls are scored again with the served points before the choice after the first
+   roll, as the solver does. Same values as the solver's, bit for bit.
+
+Performance: values at k above a state's most points still to come are 0 and not
+computed; threads take interleaved blocks of a chunk of a layer's states as they finish
+(:func:`target_layer`; states differ a lot in their k range). The advice's turn
+(:func:`target_turn`) computes in float64.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays
+from diceopt.games.yatzy.kernel.solve import first_roll
+from diceopt.games.yatzy.kernel.turn import (
+    allowed_categories,
+    category_row,
+    chance_level,
+    joker_rules,
+    may_write,
+    served_extra,
+    upper_bonus,
+)
+
+
+@numba.njit(cache=True)
+def margin(K: KernelArrays) -> int:
+    """Most points one roll writes beside its successor row (points): a box's normal,
+    joker or served points, the Kniffel bonus and the Yahtzee bonus (an upper bound)."""
+    return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
+
+
+@numba.njit(cache=True)
+def _succ(
+    G: np.ndarray, row: int, Vd: np.ndarray, at: int, last: int, pts: int, k0: int, n: int
+) -> None:
+    """G[row, j] = P(>= k0 + j - pts) from the state whose values start at Vd[at] and end at
+    k = ``last`` (1 at k <= 0, 0 above ``last``), j < n."""
+    d = k0 - pts
+    m = min(n, max(0, 1 - d))  # columns where d + j <= 0
+    e = min(n, max(m, last + 1 - d))  # columns where 0 < d + j <= last
+    for j in range(m):
+        G[row, j] = 1.0
+    for j in range(m, e):
+        G[row, j] = Vd[at + d + j]
+    for j in range(e, n):
+        G[row, j] = 0.0
+
+
+@numba.njit(cache=True)
+def _target_plan(
+    mask: int, S: int, K: KernelArrays, live: np.ndarray, ent_i: np.ndarray, ent_o: np.ndarray,
+    ent_f: np.ndarray, ent_n: np.ndarray,
+) -> None:  # fmt: skip
+    """Per state: the categories open to a normal roll (``live``) and, per roll r, the
+    successor rows and column offsets of the open categories where r scores (the kernel's
+    ``pos_id`` / ``pos_s`` without the filled ones: no work on dead rows; ``ent_f``: the
+    offsets when written straight after the first roll, served scores), padded to a
+    multiple of 4 with the row of -1 (``ent_n[r]``: entries with the padding)."""
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    neg_row = ncat * stride
+    for c in range(ncat):
+        live[c] = may_write(mask, c, K)
+    pos_id, pos_s, pos_c = K.pos_id, K.pos_s, K.pos_c
+    width = pos_id.shape[1]
+    for r in range(pos_id.shape[0]):
+        n = 0
+        for e in range(width):
+            i = pos_id[r, e]
+            if i == neg_row:
+                break
+            if live[pos_c[r, e]]:
+                ent_i[r, n] = i
+                ent_o[r, n] = S - np.int64(pos_s[r, e])
+                ent_f[r, n] = S - np.int64(pos_s[r, width + e])
+                n += 1
+        while n % 4 != 0:
+            ent_i[r, n] = neg_row
+            ent_o[r, n] = S
+            ent_f[r, n] = S
+            n += 1
+        ent_n[r] = n
+
+
+@numba.njit(cache=True)
+def _target_rows(
+    mask: int, flag: int, u: int, k0: int, n: int, Vd: np.ndarray, off: np.ndarray,
+    top: np.ndarray, flags: int, K: KernelArrays, live: np.ndarray, G: np.ndarray,
+) -> None:  # fmt: skip
+    """Step 1: the successor rows of the open categories for columns k0 .. k0 + n - 1 (k0
+    already less S); the rows of the other categories are not written (never read).
+
+    Twin of the kernel's ``successor_rows`` (same rows and successors), with a vector
+    over k per row instead of one value: points move the column, not the value.
+    """
+    T = K.threshold
+    width = T + 1
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    for c in range(ncat):
+        if not live[c]:
+            continue
+        b0 = c * stride
+        nxt = mask | (1 << c)
+        f = K.upper_face[c]
+        if f < 0:
+            key = (nxt * flags + flag) * width + u
+            _succ(G, b0, Vd, off[key], top[key], 0, k0, n)
+            if c == K.yz_cat:  # the Yatzy box scored (h = 1): the flag is set if tracked
+                if K.track:
+                    key = (nxt * flags + 1) * width + u
+                    _succ(G, b0 + 1, Vd, off[key], top[key], 0, k0, n)
+                else:
+                    for j in range(n):
+                        G[b0 + 1, j] = G[b0, j]
+            elif K.needs[c] >= 0:  # scored (h = 1): its points only while the flag is set
+                pts = K.needs[c] if flag == 1 else 0
+                _succ(G, b0 + 1, Vd, off[key], top[key], pts, k0, n)
+        else:
+            for cnt in range(stride):
+                pts = cnt * (f + 1)
+                b = K.bonus if (u < T and u + pts >= T) else 0
+                key = (nxt * flags + flag) * width + min(T, u + pts)
+                _succ(G, b0 + cnt, Vd, off[key], top[key], pts + b, k0, n)
+
+
+@numba.njit(cache=True)
+def _score_now(
+    A: np.ndarray, G: np.ndarray, Z: np.ndarray, nw: int, r: int, row: int, ent_i: np.ndarray,
+    ent_o: np.ndarray, ent_n: np.ndarray,
+) -> None:  # fmt: skip
+    """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass.
+
+    Twin of the kernel's ``_fill``: points shift the column instead of adding.
+    """
+    dst = A[row]
+    n = ent_n[r]
+    if n == 0:
+        for ln in range(nw):
+            dst[ln] = Z[ln]
+        return
+    src = Z
+    for e in range(0, n, 4):
+        g0 = G[ent_i[r, e], ent_o[r, e] :]
+        g1 = G[ent_i[r, e + 1], ent_o[r, e + 1] :]
+        g2 = G[ent_i[r, e + 2], ent_o[r, e + 2] :]
+        g3 = G[ent_i[r, e + 3], ent_o[r, e + 3] :]
+        for ln in range(nw):
+            dst[ln] = max(max(src[ln], g0[ln]), max(max(g1[ln], g2[ln]), g3[ln]))
+        src = dst
+
+
+@numba.njit(cache=True)
+def _choose_via(
+    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray
+) -> None:  # fmt: skip
+    """The kernel's ``_choose`` (M[i] = max(A[i], M[i - f]), the best sub-multiset), each
+    row built in ``T`` then copied: LLVM vectorises a row of M read and written through
+    the same array only on its scalar path, a third as fast (measured)."""
+    nk = A.shape[0] - 1
+    six = rem_pad.shape[1] == 6
+    for ln in range(nb):
+        M[0, ln] = A[0, ln]
+    for i in range(1, nk):
+        a = A[i]
+        if six and rem_n[i] <= 3:
+            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
+            for ln in range(nb):
+                T[ln] = max(max(a[ln], m0[ln]), max(m1[ln], m2[ln]))
+        elif six:
+            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
+            m3, m4, m5 = M[rem_pad[i, 3]], M[rem_pad[i, 4]], M[rem_pad[i, 5]]
+            for ln in range(nb):
+                T[ln] = max(
+                    max(max(a[ln], m0[ln]), max(m1[ln], m2[ln])),
+                    max(max(m3[ln], m4[ln]), m5[ln]),
+                )
+        else:
+            for ln in range(nb):
+                T[ln] = a[ln]
+            for e in range(rem_n[i]):
+                m = M[rem_pad[i, e]]
+                for ln in range(nb):
+                    T[ln] = max(T[ln], m[ln])
+        dst = M[i]
+        for ln in range(nb):
+            dst[ln] = T[ln]
+
+
+@numba.njit(cache=True)
+def _target_rerolls(
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork
+) -> None:  # fmt: skip
+    """The kernel's ``_rerolls`` (step 4, both reroll levels) with :func:`_choose_via`:
+    the same values, bit for bit. With served scores (``K.served``) the roll rows of A
+    are scored again straight after the first roll (:func:`_score_rolls` with ``first``)
+    before the last choice, as the kernel does."""
+    A, M = W.A, W.M
+    add_die, offset, fprob = K.add_die, K.offset, K.fprob
+    nd = offset.size - 2
+    base = offset[nd]
+    for level in range(2):
+        for i in range(base - 1, -1, -1):
+            src = M if (level == 1 and i >= offset[nd - 1]) else A
+            chance_level(A, src, i, nw, add_die, fprob)
+        if level == 0 and W.E1.shape[0] > 0:
+            for i in range(base):
+                for ln in range(nw):
+                    W.E1[i, ln] = A[i, ln]
+        if level == 1 and K.served:
+            _score_rolls(mask, flag, S, nw, K, W, True)
+        _choose_via(A, M, W.T, nw, K.rem_pad, K.rem_n)
+
+
+class TargetWork(NamedTuple):
+    """Work arrays of :func:`_target_chunk` for up to ``lanes`` values of k."""
+
+    G: np.ndarray  # (C * (dice + 1) + 1, lanes + S): successor rows, the last one -1
+    A: np.ndarray  # (nk + 1, lanes): keep and roll values
+    M: np.ndarray  # (nk + 1, lanes): best sub-multisets
+    out: np.ndarray  # (lanes,)
+    T: np.ndarray  # (lanes,): one row in the making
+    E1: np.ndarray  # (rows, lanes): keep values with one reroll left (no rows: not kept)
+    live: np.ndarray  # (C,) bool: categories open to a normal roll
+    ent_i: np.ndarray  # (R, width) int64: per roll, the G rows where it scores
+    ent_o: np.ndarray  # (R, width) int64: their column offsets
+    ent_f: np.ndarray  # (R, width) int64: the same straight after the first roll (served)
+    ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
+
+
+@numba.njit(cache=True)
+def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.ndarray) -> TargetWork:
+    """Fresh work arrays (``like``'s dtype) for ``lanes`` values of k, ``e1_rows`` rows of E1."""
+    dtype = like.dtype
+    nk = K.add_die.shape[0]
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    G = np.empty((ncat * stride + 1, lanes + S), dtype=dtype)
+    G[ncat * stride, :] = -1.0
+    R, width = K.pos_id.shape
+    return TargetWork(
+        G,
+        np.empty((nk + 1, lanes), dtype=dtype),
+        np.empty((nk + 1, lanes), dtype=dtype),
+        np.empty(lanes, dtype=dtype),
+        np.empty(lanes, dtype=dtype),
+        np.empty((e1_rows, lanes), dtype=dtype),
+        np.zeros(ncat, dtype=np.bool_),
+        np.empty((R, width), dtype=np.int64),
+        np.empty((R, width), dtype=np.int64),
+        np.empty((R, width), dtype=np.int64),
+        np.empty(R, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def roll_shift(
+    mask: int, flag: int, r: int, c: int, use_joker: bool, first: bool, K: KernelArrays
+) -> tuple[int, int | np.integer]:
+    """The successor row of writing roll r into (allowed) category c from state (mask,
+    flag) and the points beside it, ``(row, points)``: the row of
+    :func:`~diceopt.games.yatzy.kernel.turn.category_row`, its points with the Kniffel bonus
+    (:func:`~diceopt.games.yatzy.kernel.turn.upper_bonus`), the Yahtzee bonus while the flag is
+    set, and with ``first`` (straight after the first roll, not a joker) the served
+    points (:func:`~diceopt.games.yatzy.kernel.turn.served_extra`). Points move the column of
+    a target row: P(>= k) after the write is the row at k - points."""
+    i, s = category_row(r, c, use_joker, K)
+    pts = np.int64(s) + np.int64(upper_bonus(mask, r, c, K))
+    if flag == 1 and K.yz_face[r] >= 0:
+        pts += K.ybonus
+    if first and not use_joker and K.served:
+        pts += np.int64(served_extra(r, c, K))
+    return i, pts
+
+
+@numba.njit(cache=True)
+def _score_rolls(
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork, first: bool
+) -> None:  # fmt: skip
+    """Step 2 into the roll rows of ``W.A`` (``W.out``: writing 0 somewhere): each roll's
+    best write, from the rows of ``W.G``; Yatzy rolls under the joker rules, the Kniffel
+    bonus rule or with the Yahtzee bonus category by category (:func:`roll_shift`), the
+    others through the state's plan (``first``: straight after the first roll, the
+    served offsets ``W.ent_f``)."""
+    A, G = W.A, W.G
+    offset, yz_face = K.offset, K.yz_face
+    nd = offset.size - 2
+    base = offset[nd]
+    R = offset[nd + 1] - base
+    ncat = K.upper_face.size
+    special = joker_rules(mask, K) or (flag == 1 and K.ybonus != 0)
+    ent_o = W.ent_f if first else W.ent_o
+    for r in range(R):
+        row = base + r
+        if yz_face[r] >= 0 and special:
+            ok, use_joker = allowed_categories(mask, r, K)
+            for ln in range(nw):
+                A[row, ln] = -1.0
+            for c in range(ncat):
+                if ok[c]:
+                    i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+                    o = S - pts
+                    for ln in range(nw):
+                        A[row, ln] = max(A[row, ln], G[i, o + ln])
+            continue
+        _score_now(A, G, W.out, nw, r, row, W.ent_i, ent_o, W.ent_n)
+
+
+@numba.njit(cache=True)
+def _target_chunk(
+    mask: int, flag: int, u: int, k0: int, nw: int, S: int, Vd: np.ndarray, off: np.ndarray,
+    top: np.ndarray, flags: int, K: KernelArrays, W: TargetWork,
+) -> None:  # fmt: skip
+    """P(points to come >= k) for k = k0 .. k0 + nw - 1 from one state into W.out[:nw].
+
+    ``W.live`` / ``W.ent_*`` hold the state's :func:`_target_plan`. Afterwards ``W.G``
+    holds the successor rows of the open categories (column S + ln is k0 + ln), ``W.A``
+    the keep values with two rerolls left and ``W.E1`` (when it has rows) with one.
+    """
+    G, A, M, out, live = W.G, W.A, W.M, W.out, W.live
+    nk = K.offset[K.offset.size - 1]
+    stride = K.offset.size - 1
+    _target_rows(mask, flag, u, k0 - S, nw + S, Vd, off, top, flags, K, live, G)
+    for ln in range(nw):
+        A[nk, ln] = NEG
+        M[nk, ln] = NEG
+    # "write 0 somewhere" (kept in out until the end)
+    for ln in range(nw):
+        out[ln] = -1.0
+    for c in range(K.upper_face.size):
+        if live[c]:
+            g = G[c * stride, S:]
+            for ln in range(nw):
+                out[ln] = max(out[ln], g[ln])
+    _score_rolls(mask, flag, S, nw, K, W, False)
+    _target_rerolls(mask, flag, S, nw, K, W)
+    first_roll(M, out, nw, K)
+
+
+@numba.njit(cache=True)
+def _target_state(
+    mask: int, flag: int, u: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
+    flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork,
+) -> None:  # fmt: skip
+    """One state's values for k = 0 .. its ``top`` (1 at k = 0), in equal chunks of at
+    most ``lanes`` values of k (whole vectors of 16)."""
+    key = (mask * flags + flag) * (K.threshold + 1) + u
+    at = off[key]
+    n = top[key]  # k = 1 .. n
+    Vd[at] = 1.0
+    if n <= 0:
+        return
+    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
+    nch = (n + lanes - 1) // lanes
+    step = (n + nch - 1) // nch
+    step = min(lanes, (step + 15) // 16 * 16)
+    for k0 in range(1, n + 1, step):
+        nw = min(step, n + 1 - k0)
+        _target_chunk(mask, flag, u, k0, nw, S, Vd, off, top, flags, K, W)
+        for ln in range(nw):
+            Vd[at + k0 + ln] = W.out[ln]
+
+
+@numba.njit(cache=True, parallel=True)
+def target_layer(
+    st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
+    off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
+    nblocks: int,
+) -> None:  # fmt: skip
+    """One layer's states (k = 0 .. ``top[key]`` at ``Vd[off[key]:]``) from later layers'.
+
+    The states are dealt into ``nblocks`` interleaved blocks (state i in block i mod
+    nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
+    take blocks as they finish (the caller sets numba's parallel chunk size to 1), each
+    block with its own work arrays.
+    """
+    nblocks = max(1, min(st_mask.size, nblocks))
+    for b in numba.prange(nblocks):
+        W = _target_work(K, S, lanes, 0, Vd)
+        for i in range(b, st_mask.size, nblocks):
+            _target_state(st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W)
+
+
+@numba.njit(cache=True)
+def target_turn(
+    mask: int, flag: int, u: int, k: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
+    flags: int, K: KernelArrays, S: int, first: bool = False,
+) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
+    """One turn at one k, in float64 (``K`` float64): returns ``(keep, category, value)``.
+
+    ``keep[t, i]`` (t = 1, 2 rerolls left): P(>= k) after keeping multiset i (flat lattice
+    index) and rerolling the rest; ``category[r, c]``: P(>= k) after writing roll r into
+    c (-1 where c may not take r), with ``first`` straight after the first roll (served
+    scores); ``value``: P(>= k) before the first roll. ``Vd``, ``off``, ``top``: the
+    solved values of the later states (see :func:`target_layer`).
+    """
+    nk = K.add_die.shape[0]
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    base = K.offset[stride - 1]
+    R = nk - base
+    W = _target_work(K, S, 1, nk, K.fprob)
+    _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
+    _target_chunk(mask, flag, u, k, 1, S, Vd, off, top, flags, K, W)
+    keep = np.zeros((3, nk))
+    for i in range(base):
+        keep[1, i] = W.E1[i, 0]
+        keep[2, i] = W.A[i, 0]
+    cat = np.full((R, ncat), -1.0)
+    for r in range(R):
+        ok, use_joker = allowed_categories(mask, r, K)
+        for c in range(ncat):
+            if ok[c]:
+                i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+                cat[r, c] = W.G[i, S - pts]
+    return keep, cat, W.out[0]

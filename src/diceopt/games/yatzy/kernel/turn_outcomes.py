@@ -1,0 +1,378 @@
+"""A Yatzy turn's outcomes under a table's policy, and their combination, in numba.
+
+Role: the kernels of the exact score distribution
+(:mod:`diceopt.games.yatzy.analyses.distribution`):
+what one turn from a turn-start state leads to under the policy of a solved table, and
+the backward combination of the successors' vectors. ``K`` is the float64
+:class:`~diceopt.games.yatzy.kernel.arrays.KernelArrays` of the table.
+
+1. The turn's policy (:func:`~diceopt.games.yatzy.kernel.policy.policy_lanes` for theta == 0,
+   else the scalar widget), ``LANES`` states at a time.
+2. Probabilities pushed through the policy (:func:`turn_outcomes`): the first roll's
+   distribution, for every roll either "write now" (its mass goes to that final roll) or
+   a keep (its mass goes to the keep); the mass of every keep is spread up the keep
+   lattice by one die at a time (the transpose of the solver's chance step, over lanes)
+   into the rolls of the next level (:func:`finish_turn`). ``F[r]``, the probability
+   that the turn ends with roll r written into the policy's category, is grouped into
+   the turn's *outcomes*: (successor state, points incl. bonuses, probability).
+3. A layer's states in parallel (:func:`layer_outcomes`, :func:`outcomes_share`), their
+   vectors' lengths (:func:`support`), then each state's vector ``pmf[x]`` = the sum
+   over its outcomes of probability x the successor's vector shifted by the points
+   (:func:`combine`; successors lie in the next layer: no write conflicts).
+
+Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
+128: the same); ``prange`` over states.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
+from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
+from diceopt.games.yatzy.kernel.turn import box_points, roll_span, upper_bonus
+from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+
+LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
+
+
+@numba.njit(cache=True)
+def finish_turn(
+    P: np.ndarray,
+    t0: int,
+    pols: np.ndarray,
+    nb: int,
+    K: KernelArrays,
+    F: np.ndarray,
+    mass: np.ndarray,
+    out: np.ndarray,
+    first: np.ndarray,
+) -> None:
+    """For lanes ln < nb (states): ``out[ln, r]`` = probability that the turn ends
+    writing roll r, from roll probabilities ``P[r, ln]`` (R, lanes) with t0 rerolls
+    left, under the turn policy ``pols[ln]`` (3, R) (P is consumed; ``F`` (R, lanes) and
+    ``mass`` (nk, lanes) are work space). With served scores (``K.served``) and t0 = 2
+    the rolls written straight after the first roll go to ``first[ln, r]`` instead
+    (out holds the rest). The spread up the keep lattice runs over contiguous lanes
+    (SIMD)."""
+    add_die, fprob = K.add_die, K.fprob
+    base, nk = roll_span(K.offset)
+    R = nk - base
+    k = add_die.shape[1]
+    for r in range(R):
+        for ln in range(nb):
+            F[r, ln] = 0.0
+    for t in range(t0, 0, -1):
+        for i in range(nk):
+            for ln in range(nb):
+                mass[i, ln] = 0.0
+        for ln in range(nb):
+            pol = pols[ln, t]
+            for r in range(R):
+                a = pol[r]
+                if a < 0:
+                    F[r, ln] += P[r, ln]
+                else:
+                    mass[a, ln] += P[r, ln]
+        if K.served and t == 2:  # written after the first roll: served, kept apart
+            for ln in range(nb):
+                for r in range(R):
+                    first[ln, r] = F[r, ln]
+                    F[r, ln] = 0.0
+        for i in range(base):  # smaller multisets first: one more die of each face
+            m = mass[i]
+            for f in range(k):
+                dst = mass[add_die[i, f]]
+                p = fprob[f]
+                for ln in range(nb):
+                    dst[ln] += p * m[ln]
+        for r in range(R):
+            for ln in range(nb):
+                P[r, ln] = mass[base + r, ln]
+    for ln in range(nb):  # one state's row contiguous: its outcomes read it roll by roll
+        for r in range(R):
+            out[ln, r] = F[r, ln] + P[r, ln]
+
+
+@numba.njit(cache=True)
+def _scratch(K: KernelArrays):
+    """Work arrays of ``turn_outcomes``: ``idx`` (C, most points of a turn + 1), -1 where
+    no outcome yet; per outcome its probability, points, event bits, successor and the
+    next outcome of its category (``head[c]``: the first, -1 for none)."""
+    ncat = K.upper_face.size
+    most = 0
+    for c in range(ncat):
+        for r in range(K.roll_p.size):
+            most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
+    for r in range(K.roll_p.size):  # served points (columns width.. of pos_s)
+        for e in range(K.pos_s.shape[1]):
+            most = max(most, int(K.pos_s[r, e]))
+    most += K.bonus + K.ybonus + K.ubonus + 1
+    R = K.roll_p.size
+    return (
+        np.full((ncat, most), -1, dtype=np.int64),
+        np.empty(R),
+        np.empty(R, dtype=np.int64),
+        np.empty(R, dtype=np.int64),
+        np.empty(R, dtype=np.int64),
+        np.empty(R, dtype=np.int64),
+        np.full(ncat, -1, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def turn_outcomes(
+    mask: int,
+    flag: int,
+    u: int,
+    pol: np.ndarray,
+    F: np.ndarray,
+    first: np.ndarray,
+    ln: int,
+    K: KernelArrays,
+    flags: int,
+    width: int,
+    scratch: tuple,
+    o_key: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+    at: int,
+    end: int,
+) -> int:
+    """The outcomes of one turn from state (mask, flag, u) that ends writing roll r
+    with probability ``F[ln, r]`` (``finish_turn``; with served scores ``first[ln, r]``
+    straight after the first roll) into the category of its policy ``pol`` (3, R;
+    ``pol[2]`` after the first roll), written from index ``at`` (before ``end``): the
+    successor's flat
+    state key, ``points * 4 + events`` (points of the turn incl. bonuses; event bit 1:
+    the upper bonus is reached, bit 2: a Yatzy 50 is written) and probability; returns
+    how many.
+
+    Rolls with the same (category, points) lead to the same successor and are summed
+    first; the outcomes are written category by category (rows of one category are
+    mostly the same successor: it is read once from memory when combining).
+    """
+    idx, oq, opts, oev, osucc, onext, head = scratch
+    R = K.roll_p.size
+    # the rules' arrays as locals (a call or attribute per roll costs more than the work)
+    T, bon, ybonus, yz_cat, track = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.track
+    yz_face, upper_face, score = K.yz_face, K.upper_face, K.score
+    # rules where a box's points are more than K.score (jokers, served scores, needs_yatzy,
+    # the Kniffel bonus): box_points; the plain path reads the score (box_points on every
+    # roll doubled the Scandinavian distribution's time, measured)
+    special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0
+    yb = ybonus if flag == 1 else 0
+    n = 0
+    for rr in range(2 * R if K.served else R):  # served: the first roll's writes after
+        served = rr >= R
+        r = rr - R if served else rr
+        q = first[ln, r] if served else F[ln, r]
+        if q == 0.0:
+            continue
+        c = -pol[2 if served else 0, r] - 1
+        # points and successor of writing roll r into c (as the simulation scores it;
+        # selects rather than branches: the category changes from roll to roll)
+        yzr = yz_face[r] >= 0
+        got = np.int64(score[r, c])
+        if special:
+            got = np.int64(box_points(mask, flag, r, c, served, K))
+        up = upper_face[c] >= 0
+        cross = up & (u < T) & (u + got >= T)
+        yzw = (c == yz_cat) & (got > 0)
+        pts = got + (bon if cross else 0) + (yb if yzr else 0)
+        if K.ubonus != 0:
+            pts += np.int64(upper_bonus(mask, r, c, K))
+        e = idx[c, pts]
+        if e < 0:
+            e = n
+            idx[c, pts] = n
+            n += 1
+            oq[e] = 0.0
+            opts[e] = pts
+            oev[e] = (1 if cross else 0) + (2 if yzw else 0)
+            f2 = 1 if (yzw and track) else flag
+            u2 = min(T, u + got) if up else u
+            osucc[e] = ((mask | (1 << c)) * flags + f2) * width + u2
+            onext[e] = head[c]
+            head[c] = e
+        oq[e] += q
+    if at + n > end:
+        raise ValueError("more turn outcomes than the bound")
+    w = at
+    for c in range(head.size):
+        e = head[c]
+        while e >= 0:
+            o_key[w] = osucc[e]
+            o_pts[w] = 4 * opts[e] + oev[e]
+            o_q[w] = oq[e]
+            w += 1
+            idx[c, opts[e]] = -1
+            e = onext[e]
+        head[c] = -1
+    return w - at
+
+
+@numba.njit(cache=True)
+def outcomes_share(
+    t: int | np.integer,
+    nthreads: int,
+    states: StateArrays,
+    roll: int,
+    t0: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    bound_off: np.ndarray,
+    count: np.ndarray,
+    o_key: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+    lanes: int,
+) -> None:
+    """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
+    ``outcomes`` (a function of its own: inside the parallel loop the widget runs at
+    half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
+    the widget's bit for bit), else (and with served scores, which ``policy_lanes``
+    does not know) from the scalar widget state by state."""
+    V, theta, flags, width = tab
+    st_mask, st_flag, st_u = states
+    R = K.roll_p.size
+    P = np.empty((R, lanes))
+    F = np.empty((R, lanes))
+    mass = np.empty((K.add_die.shape[0], lanes))
+    out = np.empty((lanes, R))
+    first = np.zeros((lanes, R) if K.served else (1, 1))
+    scratch = _scratch(K)
+    W = policy_buffers(K, lanes)
+    B = widget_buffers(K)
+    n = st_mask.size
+    for b in range(t, (n + lanes - 1) // lanes, nthreads):
+        lo = b * lanes
+        nb = min(lanes, n - lo)
+        if theta == 0.0 and not K.served:
+            policy_lanes(states, lo, nb, V, K, W)
+        else:
+            for ln in range(nb):
+                widget_into(
+                    st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B, TURN_REROLLS
+                )
+                W.policy[ln] = B.policy
+        for r in range(R):  # the first roll to come, or the roll showing
+            p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
+            for ln in range(nb):
+                P[r, ln] = p
+        finish_turn(P, t0, W.policy, nb, K, F, mass, out, first)
+        for ln in range(nb):
+            i = lo + ln
+            count[i] = turn_outcomes(
+                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, first, ln, K, flags, width,
+                scratch,
+                o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
+            )  # fmt: skip
+
+
+@numba.njit(cache=True, parallel=True)
+def layer_outcomes(
+    states: StateArrays,
+    roll: int,
+    t0: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    where: np.ndarray,
+    bound_off: np.ndarray,
+    o_key: np.ndarray,
+    o_succ: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+    nthreads: int,
+    lanes: int,
+) -> np.ndarray:
+    """The turn outcomes of ``states`` under the policy of ``tab`` (see ``turn_outcomes``)
+    into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
+    upper bound on each state's number of outcomes), then packed to their front: state
+    i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
+    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
+    n = states.mask.size
+    count = np.zeros(n, dtype=np.int64)
+    nthreads = max(1, min(nthreads, n))
+    for t in numba.prange(nthreads):
+        # int64(t): the loop index is typed int64, then lowered as uint64; one type
+        # compiles the (large) share once instead of twice
+        outcomes_share(
+            np.int64(t), nthreads, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q,
+            lanes,
+        )  # fmt: skip
+    start = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        start[i + 1] = start[i] + count[i]
+    for i in range(n):  # in place, in order: start[i] <= bound_off[i]
+        src = bound_off[i] - start[i]
+        if src > 0:
+            for e in range(start[i], start[i + 1]):
+                o_key[e] = o_key[src + e]
+                o_pts[e] = o_pts[src + e]
+                o_q[e] = o_q[src + e]
+    # the successors' indices in a loop of independent reads (each is a cache miss: one
+    # at a time between the rolls' work they cost a sixth of the layer's time)
+    for e in numba.prange(start[n]):
+        o_succ[e] = where[o_key[e]]
+    return start
+
+
+@numba.njit(cache=True, parallel=True)
+def support(
+    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray
+) -> np.ndarray:
+    """Length of every state's vector: 1 + the most points still to come with positive
+    probability (the successors' rows ``rank[succ]`` have lengths ``ln``)."""
+    n = start.size - 1
+    out = np.empty(n, dtype=np.int64)
+    for i in numba.prange(n):
+        m = 1
+        for e in range(start[i], start[i + 1]):
+            m = max(m, (o_pts[e] >> 2) + ln[rank[o_succ[e]]])
+        out[i] = m
+    return out
+
+
+@numba.njit(cache=True, parallel=True)
+def combine(
+    start: np.ndarray,
+    o_succ: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+    rank: np.ndarray,
+    off: np.ndarray,
+    ln: np.ndarray,
+    data: np.ndarray,
+    pb: np.ndarray,
+    py: np.ndarray,
+    new_off: np.ndarray,
+    new_data: np.ndarray,
+    new_pb: np.ndarray,
+    new_py: np.ndarray,
+) -> None:
+    """Every state's ``pmf[x]`` = P(points to come = x) (row i of new_data, at new_off[i])
+    = sum over its outcomes of probability x the successor's row (off/ln/data, row
+    ``rank[succ]``) shifted by the outcome's points; the probabilities of reaching the
+    upper bonus and of writing a Yatzy 50 from the state into new_pb / new_py."""
+    for i in numba.prange(start.size - 1):
+        o0 = new_off[i]
+        n = new_off[i + 1] - o0
+        for x in range(n):
+            new_data[o0 + x] = 0.0
+        bonus = 0.0
+        yatzy = 0.0
+        for e in range(start[i], start[i + 1]):
+            row = rank[o_succ[e]]
+            pe = o_pts[e]
+            q = o_q[e]
+            d = o0 + (pe >> 2)
+            src = data[off[row] : off[row] + ln[row]]
+            dst = new_data[d : d + src.size]  # slices: the loop is vectorised (indices: not)
+            for x in range(src.size):
+                dst[x] += q * src[x]
+            bonus += q * (1.0 if pe & 1 else pb[row])
+            yatzy += q * (1.0 if pe & 2 else py[row])
+        new_pb[i] = bonus
+        new_py[i] = yatzy

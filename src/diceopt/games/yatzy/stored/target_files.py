@@ -1,0 +1,105 @@
+"""Full target tables of Yatzy on disk, memory-mapped.
+
+Role: the full target table of a variant (:mod:`diceopt.games.yatzy.analyses.targets`)
+stored and read (:func:`store_targets`, :func:`load_targets`: every block's checksum
+checked at load, or lazily block by block, :mod:`diceopt.storage`), filed under the
+rules' file key (``rules.file_key``). Only :mod:`~diceopt.games.yatzy.stored.store`
+imports this module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from diceopt import storage
+from diceopt.errors import InputError
+from diceopt.games.yatzy.analyses.targets import (
+    TargetTable,
+    check_dtype,
+    solve_targets,
+    table_kmax,
+    table_shape,
+)
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.stored.files import rules_header, rules_key
+
+OBJECTIVE = "target"
+
+
+def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a variant's full target table (objective ``target``; filed
+    under ``rules.file_key``)."""
+    return rules_key(rules, OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
+
+
+def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
+    """Where the full target table of a variant lives (a memory-mapped table file)."""
+    return storage.mapped_path(target_key(rules, dtype), directory)
+
+
+def load_targets(
+    rules: YatzyRules,
+    dtype: str = "float32",
+    directory: str | None = None,
+    verify: str = "full",
+    then: str = "rebuilding it",
+) -> tuple[TargetTable, float] | None:
+    """The stored full target table, memory-mapped (read-only), and its load seconds, or
+    None (missing, or bad: one warning line). ``verify`` "full": every block's checksum
+    checked now (``values`` may be read directly, e.g. from numba); "lazy": the header
+    and size now, each block when :meth:`TargetTable.probability` / ``turn`` first read
+    it (``TargetTable.verify()`` checks the rest). ``then``: the warning's last words,
+    what the caller does instead."""
+    t0 = time.perf_counter()
+    got = storage.load(target_key(rules, dtype), directory, mapped=True, verify=verify, then=then)
+    if got is None:
+        return None
+    stored, _ = got
+    h = stored.header
+    if h.get("rules") != rules_header(rules):
+        path = storage.mapped_path(target_key(rules, dtype), directory)
+        storage.warn(f"ignoring cached table {path}: other rules; {then}")
+        return None
+    seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
+    table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
+    return table, time.perf_counter() - t0
+
+
+def store_targets(table: TargetTable, directory: str | None = None) -> bool:
+    """Save a full target table (memory-mappable); one warning line and False if it
+    cannot be written (or is not a full table)."""
+    if table.kmax != table_kmax(table.rules):
+        raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
+    key = target_key(table.rules, table.values.dtype.name)
+    meta = {"seconds": table.seconds, "states": table.states, "rules": rules_header(table.rules)}
+    return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
+
+
+def get_targets(
+    rules: YatzyRules,
+    dtype: str = "float32",
+    directory: str | None = None,
+    *,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[TargetTable, storage.TableInfo]:
+    """Load the full target table of a variant, or solve it (``force``: always) and store
+    it; ``info.saved`` is False (after one warning line) if it could not be written."""
+    check_dtype(dtype)
+    path = storage.mapped_path(target_key(rules, dtype), directory)
+
+    def loaded() -> tuple[TargetTable, storage.TableInfo] | None:
+        got = load_targets(rules, dtype, directory)
+        if got is None:
+            return None
+        table, seconds = got
+        return table, storage.TableInfo(path, True, seconds, table.seconds)
+
+    def solved() -> tuple[TargetTable, storage.TableInfo]:
+        table = solve_targets(rules, dtype=dtype, progress=progress)
+        saved = store_targets(table, directory)
+        return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
+
+    return storage.load_or_solve(path, loaded, solved, force=force)[0]
