@@ -59,6 +59,15 @@ def test_chances_are_the_library_chances(client):
     assert data["players"][0]["expected_final"] > 180
 
 
+def test_chances_give_every_box_s_possible_points(client):
+    body = {"variant": VARIANT, "players": PLAYERS, "to_move": 0}
+    boxes = client.post("/api/yatzy/table/chances", json=body).json()["boxes"]
+    assert list(boxes) == list(get_game("yatzy").rules(VARIANT).rules.categories)
+    assert boxes["ones"] == [0, 1, 2, 3, 4, 5] and boxes["threes"] == [0, 3, 6, 9, 12, 15]
+    assert boxes["small_straight"] == [0, 15] and boxes["yatzy"] == [0, 50]
+    assert boxes["chance"] == list(range(5, 31))
+
+
 def test_advice_is_the_library_advice_with_every_chance(client):
     body = {"variant": VARIANT, "players": PLAYERS, "to_move": 2, "position": CY_ROLL}
     response = client.post("/api/yatzy/table/advice", json=body)

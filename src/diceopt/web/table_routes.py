@@ -4,7 +4,8 @@
   "sheet"}, ...], "to_move"?}``: every player's exact chance of winning (everyone playing
   for the expected score from their sheet; a k-way tie at the top counts 1/k), each with
   the sheet (canonical text and JSON), score, boxes filled and expected final score;
-  ``to_move`` (0-based) echoed.
+  ``to_move`` (0-based) echoed; ``boxes``: every box's possible points (any roll), with
+  which a page checks a box written by hand.
 - ``POST /api/yatzy/table/advice`` ``{"variant"?, "rules"?, "players", "to_move",
   "position"}``: for the player to move (``position``: their position, dice showing, whose
   sheet is ``players[to_move].sheet``), every legal action ranked by the estimated chance
@@ -86,6 +87,10 @@ class ChancesOut(BaseModel):
     players: list[PlayerOut]
     to_move: int | None
     chance_is: str = Field(description="the model, in words")
+    boxes: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="every box's possible points (any roll; a page checks a written box)",
+    )
     rules: RulesOut | None = None
 
 
@@ -151,7 +156,7 @@ def add_table_routes(
             raise ApiError(400, f"to_move {body.to_move}: the table has {len(seats)} players")
         await tables_ready(request, needed_tables(config, advice=False))
         data = await guarded(request, threads(), chances, config, seats, body.to_move)
-        return data | tables.rules_used(game, variant)
+        return data | {"boxes": box_scores(config.rules)} | tables.rules_used(game, variant)
 
     @app.post("/api/yatzy/table/advice", response_model=TableAdviceOut, responses=ERRORS)
     async def table_advice(body: TableAdviceRequest, request: Request) -> dict[str, Any]:
@@ -185,6 +190,18 @@ def same_sheet(pos: Any, sheet: Any) -> bool:
         and float(pos.score if pos.score is not None else -1) == float(sheet.score)
         and bool(pos.yahtzee_bonus) == bool(sheet.yahtzee_bonus)
     )
+
+
+def box_scores(rules: Any) -> dict[str, list[int]]:
+    """Every box's possible points under ``rules``: the points any roll writes there (a
+    joker's too), ascending (the page refuses a written box's other points)."""
+    import numpy as np
+
+    rows = np.concatenate([rules.score, rules.joker_score])
+    return {
+        name: sorted({int(x) for x in np.unique(rows[:, i])})
+        for i, name in enumerate(rules.categories)
+    }
 
 
 def chances(config: Any, seats: list[Any], to_move: int | None) -> dict[str, Any]:
