@@ -73,7 +73,7 @@ def roll_and_write(page, dice: str, done: int) -> None:
         "d => document.querySelector('#table-dice').dataset.dice === d", arg=dice
     )
     page.wait_for_selector("#table-best-move")
-    page.locator("#table-pad td.mover button.box").first.click()
+    page.locator("#table-pad td.mover button.pad-box").first.click()
     wait_turn_start(page, done + 1)
 
 
@@ -114,11 +114,11 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     page.keyboard.type("55")
     page.wait_for_function("() => TB.t.rolls === 2")
     page.wait_for_selector("#table-best-move")
-    page.locator("#table-pad td.mover button.box[data-cat='full_house']").click()
+    page.locator("#table-pad td.mover button.pad-box[data-cat='full_house']").click()
     wait_turn_start(page, 1)
     assert table(page)["pts"][0] == {"full_house": 25}
     # Bo writes a box by hand: points the box cannot score are refused in one line
-    page.locator("#table-pad td.mover button.box[data-cat='threes']").click()
+    page.locator("#table-pad td.mover button.pad-box[data-cat='threes']").click()
     page.fill("#table-points", "7")
     page.press("#table-points", "Enter")
     message = page.locator("#table-message")
@@ -148,6 +148,7 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     # the rest of the game: dice typed, the first open box written
     for done in range(2, 9):
         roll_and_write(page, "33355" if done % 2 else "66666", done)
+    assert table(page)["records"][1] is None
     page.wait_for_selector("#table-view[data-over='true']")
     t = table(page)
     scores = [s["score"] for s in t["sheets"]]
@@ -155,6 +156,17 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     assert len(ranking) == 3
     first = int(ranking[0].get_attribute("data-player"))
     assert scores[first] == max(scores)
+    # each player's luck and skill, as the solo review splits it (Bo wrote a box by hand)
+    page.wait_for_selector("#table-ranking .review-line")
+    page.wait_for_function("() => TB.t.reviews && TB.t.reviews.length === 3")
+    reviews = page.evaluate("() => TB.t.reviews")
+    for i in (0, 2):
+        r = reviews[i]
+        assert r["start"] + r["luck"] - r["cost"] == pytest.approx(r["result"], abs=1e-6)
+        assert r["result"] == pytest.approx(scores[i])
+    assert "by hand" in reviews[1]["missing"]
+    line = page.locator("#table-ranking li[data-player='0'] .review-line").inner_text()
+    assert "luck" in line and "cost" in line
     # the chart: one line per player over every turn start and the end
     assert page.locator("#table-chart path.player").count() == 3
     assert int(page.get_attribute("#table-chart", "data-points")) == 10

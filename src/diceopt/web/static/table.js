@@ -24,6 +24,13 @@ const tRerolls = () => {
 };
 const tDice = () => (tVariant().parameters || {}).dice || 5;
 const tSnap = () => JSON.stringify(TB.t);
+// the mover's position in the game's notation (the advice's own text where it has one)
+function posText() {
+  const a = advNow();
+  if (a && a.position) return a.position;
+  const p = tPosition();
+  return `dice ${p.dice.join(" ")} | rerolls ${p.rerolls} | filled ${p.filled.join(" ") || "-"} | upper ${p.upper} | score ${num(p.score)}`;
+}
 // what the advice depends on (a hold chosen does not change it)
 const tKey = () => (TB.t ? JSON.stringify([TB.t.turn, TB.t.dice, TB.t.rolls, TB.t.sheets, TB.t.variant]) : "");
 const advNow = () => (TB.adv && TB.advKey === tKey() ? TB.adv : null);
@@ -125,7 +132,7 @@ async function startTable(names, variantId) {
   TB.t = {
     variant: variantId, rules: S.ruleTexts[variantId] || null, names,
     sheets: names.map(emptySheet), pts: names.map(() => ({})), turn: 0, dice: [], rolls: 0, hold: [],
-    done: 0, chances: [], moves: [], over: false,
+    done: 0, chances: [], moves: [], over: false, records: names.map(() => ["~> new game"]), reviews: null,
   };
   TB.boxes = {};
   TB.adv = null;
@@ -148,6 +155,14 @@ async function tableDice(values) {
     return;
   }
   tPush();
+  const rec = t.records && t.records[t.turn];
+  const sorted = [...dice].sort((a, b) => a - b);
+  if (rec && t.rolls) {  // a reroll: the hold was the decision
+    const held = [...keep].sort((a, b) => a - b);
+    rec.push(`${posText()} => keep ${held.length ? held.join(" ") : "-"}`, `~> rolled: dice ${sorted.join(" ")}`);
+  } else if (rec && rec.length > 1) {  // a turn's first roll: what the last box's write rolled
+    rec[rec.length - 1] = rec[rec.length - 1].replace(/(rolled:? (?:dice )?)[\d ]+$/, `$1${sorted.join(" ")}`);
+  }
   t.dice = dice.sort((a, b) => a - b);
   t.rolls += 1;
   t.hold = [];
@@ -208,6 +223,7 @@ async function writeWithDice(cat) {
   const t = TB.t;
   if (TB.busy) return;
   const before = t.sheets[t.turn];
+  const where = posText();
   TB.busy = true;
   try {
     const a = advNow();
@@ -223,6 +239,13 @@ async function writeWithDice(cat) {
     t.sheets[t.turn] = sheet;
     t.pts[t.turn][cat] = points;
     t.moves.push({ player: t.turn, box: cat, points, dice: [...t.dice], cost: rec });
+    const record = t.records && t.records[t.turn];
+    if (record) {
+      record.push(`${where} ${a && a.actions.length === 1 ? "->" : "=>"} ${act.action}`);
+      const events = (step.events || []).map((e) => e.replace(/\s+/g, " ").trim()).filter(Boolean);
+      if (!step.game_over) record.push(`~> ${events.join("; ") || "-"}`);
+      else if (events.length) record.push(`~> ${events.join("; ")}`);
+    }
   } catch (err) { TB.busy = false; showError(err, "#table-message"); return; }
   TB.busy = false;
   await nextTurn();
@@ -253,6 +276,7 @@ async function writeByHand(cat, text) {
   t.sheets[t.turn] = sheet;
   t.pts[t.turn][cat] = points;
   t.moves.push({ player: t.turn, box: cat, points, dice: [], cost: null });
+  if (t.records) t.records[t.turn] = null;  // a box written by hand: no dice, no review
   TB.writing = null;
   showError(null);
   await nextTurn();
@@ -273,6 +297,7 @@ async function nextTurn() {
     t.chances.push({ at: t.done, p: t.sheets.map((s) => (s.score === top ? 1 / k : 0)), e: t.sheets.map((s) => s.score) });
     tableSave();
     renderTable();
+    tableReview();
     return;
   }
   t.turn = (t.turn + 1) % t.names.length;
@@ -423,7 +448,7 @@ function scorepad() {
       return td;
     }
     const act = byCat[cat];
-    const b = el("button", { type: "button", class: `box${a && act && act.action === a.table.best_to_win ? " best" : ""}`, "data-cat": cat,
+    const b = el("button", { type: "button", class: `pad-box${a && act && act.action === a.table.best_to_win ? " best" : ""}`, "data-cat": cat,
       title: t.dice.length ? `write the dice in ${pretty(cat)}` : `write points in ${pretty(cat)}`,
       onclick: () => { if (t.dice.length) writeWithDice(cat); else { TB.writing = cat; renderTable(); } } });
     b.textContent = act ? `−${pct(act.regret)}` : t.dice.length ? "·" : "+";
@@ -456,12 +481,38 @@ function tableEnd() {
   const t = TB.t;
   const order = t.names.map((n, i) => i).sort((a, b) => t.sheets[b].score - t.sheets[a].score);
   const place = (i) => 1 + t.sheets.filter((s) => s.score > t.sheets[i].score).length;
-  const costs = t.names.map((_, i) => t.moves.filter((m) => m.player === i && m.cost));
   const box = el("section", { id: "table-end", class: "group" }, el("h2", { text: "The end" }),
     el("ol", { id: "table-ranking", class: "ranking" }, ...order.map((i) => el("li", { "data-player": String(i), value: String(place(i)) },
       el("strong", { text: t.names[i] }), ` ${num(t.sheets[i].score)}`,
-      costs[i].length ? el("small", { class: "units", text: ` · advice followed? lost ${pts(costs[i].reduce((a, m) => a + m.cost.points, 0), 1)} expected points, ${pct(costs[i].reduce((a, m) => a + m.cost.chance, 0))} chance to win against the best moves` }) : ""))));
+      t.reviews ? reviewLine(t.reviews[i]) : el("small", { class: "units", text: " · working out the luck and the skill…" })))),
+    el("p", { class: "units small", text: "Luck and skill (exact, as the solo review): the expected score from the start, plus the luck of the rolls, minus what the choices cost against the best for the expected score, is the result." }));
   return box;
+}
+// Each player's exact luck and skill (the solo review's split, POST /api/analyse, of the
+// player's own rolls and moves): expected start + luck - cost = result.
+async function tableReview() {
+  const t = TB.t;
+  if (!t || !t.over || !t.records || t.reviews) return;
+  const out = [];
+  for (let i = 0; i < t.names.length; i++) {
+    const rec = t.records[i];
+    if (!rec) { out.push({ missing: "a box was written by hand (no dice): no review" }); continue; }
+    try {
+      const data = await api("/api/analyse", { game: "yatzy", variant: t.variant, record: [...rec, `= ${num(t.sheets[i].score)}`].join("\n") });
+      out.push(data.expected_start === null ? { missing: (data.luck_missing || [])[0] || "no review" }
+        : { start: data.expected_start, luck: data.luck, cost: data.cost, result: data.result, costliest: data.costliest_decision });
+    } catch (err) { out.push({ missing: String(err.message || err) }); }
+  }
+  if (TB.t !== t) return;
+  t.reviews = out;
+  tableSave();
+  renderTable();
+}
+function reviewLine(r) {
+  if (!r) return "";
+  if (r.missing) return el("small", { class: "units review-line", text: ` · ${r.missing}` });
+  const sign = (x) => (x < 0 ? `− ${pts(-x, 1)}` : `+ ${pts(x, 1)}`);
+  return el("small", { class: "review-line", text: ` · expected ${pts(r.start, 1)} ${sign(r.luck)} luck − ${pts(r.cost, 1)} cost = ${pts(r.result, 0)}` });
 }
 function tableChart() {
   const t = TB.t;
@@ -532,4 +583,5 @@ async function tableShow(encoded = null) {
   TB.boxes = {};
   renderTable();
   if (t) { tableSave(); await tableRefresh(); }
+  if (t && t.over) tableReview();
 }
