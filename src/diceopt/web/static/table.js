@@ -10,7 +10,7 @@
 const TABLE_STORE = "diceopt.table.v1";
 const TABLE_MODEL = "Chance of winning: each player plays for the expected score from their sheet; ties split.";
 // t: the table (what is saved, undone and shared); the rest is what the server said of it
-const TB = { t: null, undo: [], redo: [], adv: null, advKey: null, boxes: {}, entry: [], busy: false, writing: null };
+const TB = { t: null, undo: [], redo: [], adv: null, advKey: null, boxes: {}, entry: [], busy: false, applying: false, writing: null };
 
 const tVariant = () => {
   const g = S.games.yatzy;
@@ -84,12 +84,12 @@ function tPush() {
   TB.redo = [];
 }
 async function tableUndo() {
-  if (!TB.undo.length || TB.busy) return;
+  if (!TB.undo.length || TB.applying) return;
   TB.redo.push(tSnap());
   await tableRestore(TB.undo.pop());
 }
 async function tableRedo() {
-  if (!TB.redo.length || TB.busy) return;
+  if (!TB.redo.length || TB.applying) return;
   TB.undo.push(tSnap());
   await tableRestore(TB.redo.pop());
 }
@@ -221,10 +221,10 @@ function moveRecord(action) {
 }
 async function writeWithDice(cat) {
   const t = TB.t;
-  if (TB.busy) return;
+  if (TB.applying) return;
   const before = t.sheets[t.turn];
   const where = posText();
-  TB.busy = true;
+  TB.applying = true;
   try {
     const a = advNow();
     const act = (a && a.actions.find((x) => catOf(x.action) === cat)) || { action: `score ${cat}` };
@@ -246,8 +246,8 @@ async function writeWithDice(cat) {
       if (!step.game_over) record.push(`~> ${events.join("; ") || "-"}`);
       else if (events.length) record.push(`~> ${events.join("; ")}`);
     }
-  } catch (err) { TB.busy = false; showError(err, "#table-message"); return; }
-  TB.busy = false;
+  } catch (err) { TB.applying = false; showError(err, "#table-message"); return; }
+  TB.applying = false;
   await nextTurn();
 }
 // A box written by hand (no dice entered): its points, checked against what the box can score.
@@ -531,7 +531,7 @@ function renderTable() {
   const bar = el("div", { class: "bar play-bar" },
     el("button", { type: "button", id: "table-new-game", text: "New game", title: "the same players and rules, empty sheets", disabled: t ? null : "",
       onclick: () => startTable(t.names, t.variant) }),
-    el("button", { type: "button", id: "table-new", text: "Players…", onclick: () => { TB.setup = true; renderTable(); } }),
+    el("button", { type: "button", id: "table-new", text: "New table", title: "other players or other rules", onclick: () => { TB.setup = true; renderTable(); } }),
     el("button", { type: "button", id: "table-undo", class: "icon", "aria-label": "undo", title: "undo (Ctrl+Z)", disabled: TB.undo.length ? null : "", onclick: tableUndo }, "↶"),
     el("button", { type: "button", id: "table-redo", class: "icon", "aria-label": "redo", title: "redo (Ctrl+Y)", disabled: TB.redo.length ? null : "", onclick: tableRedo }, "↷"));
   const message = el("p", { id: "table-message", class: "message", role: "alert", hidden: "" });
