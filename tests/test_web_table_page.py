@@ -145,6 +145,12 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     wait_turn_start(page, 2)
     assert table(page) == t
     assert page.locator("#mode-table").get_attribute("aria-selected") == "true"
+    # ... with its undo: the step before the reload is undone, and redone
+    page.click("#table-undo")
+    wait_turn_start(page, 1)
+    page.click("#table-redo")
+    wait_turn_start(page, 2)
+    assert table(page) == t
     # the rest of the game: dice typed, the first open box written
     for done in range(2, 9):
         roll_and_write(page, "33355" if done % 2 else "66666", done)

@@ -560,7 +560,11 @@ function renderTable() {
 // The table mode opens: the table of the URL (``encoded``), else the one kept in this
 // browser, else the setup.
 async function tableShow(encoded = null) {
-  if (encoded) {
+  if (!TB.t) {  // this browser's table, with its undo and redo
+    const saved = tableLoad();
+    if (saved && saved.t) { TB.t = saved.t; TB.undo = saved.undo || []; TB.redo = saved.redo || []; }
+  }
+  if (encoded) {  // the URL's table (this browser's own, after a reload; else undo goes back to it)
     try {
       const t = JSON.parse(fromB64(encoded));
       if (!TB.t || tSnap() !== JSON.stringify(t)) {
@@ -568,9 +572,6 @@ async function tableShow(encoded = null) {
         TB.t = t;
       }
     } catch (e) { showError(new Error("this table link is damaged"), "#table-message"); }
-  } else if (!TB.t) {
-    const saved = tableLoad();
-    if (saved && saved.t) { TB.t = saved.t; TB.undo = saved.undo || []; TB.redo = saved.redo || []; }
   }
   const t = TB.t;
   if (t && t.rules && !(t.variant in S.ruleTexts)) {
