@@ -114,7 +114,9 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     page.keyboard.type("55")
     page.wait_for_function("() => TB.t.rolls === 2")
     page.wait_for_selector("#table-best-move")
-    page.locator("#table-pad td.mover button.pad-box[data-cat='full_house']").click()
+    house = page.locator("#table-pad td.mover button.pad-box[data-cat='full_house']")
+    assert house.inner_text().startswith("25 ")  # the points the dice score there
+    house.click()
     wait_turn_start(page, 1)
     assert table(page)["pts"][0] == {"full_house": 25}
     # Bo writes a box by hand: points the box cannot score are refused in one line

@@ -10,7 +10,7 @@
 const TABLE_STORE = "diceopt.table.v1";
 const TABLE_MODEL = "Chance of winning: each player plays for the expected score from their sheet; ties split.";
 // t: the table (what is saved, undone and shared); the rest is what the server said of it
-const TB = { t: null, undo: [], redo: [], adv: null, advKey: null, boxes: {}, entry: [], busy: false, applying: false, writing: null };
+const TB = { t: null, undo: [], redo: [], adv: null, advKey: null, points: {}, boxes: {}, entry: [], busy: false, applying: false, writing: null };
 
 const tVariant = () => {
   const g = S.games.yatzy;
@@ -119,11 +119,30 @@ async function tableRefresh() {
       TB.adv = null;
       renderTable();
       const data = await api("/api/yatzy/table/advice", tBody({ to_move: t.turn, position: tPosition() }));
-      if (tKey() === key) { TB.adv = data; TB.advKey = key; }
+      const points = await boxPointsOf(data);
+      if (tKey() === key) { TB.adv = data; TB.advKey = key; TB.points = points; }
     }
   } catch (err) { showError(err, "#table-message"); } finally { TB.busy = false; }
   tableSave();
   renderTable();
+}
+
+// The points the dice would score in each open box of the mover (POST /api/preview of
+// the advice's writing actions): for an upper box its own points, else the score's change.
+async function boxPointsOf(adv) {
+  const writes = adv.actions.filter((x) => catOf(x.action));
+  if (!writes.length) return {};
+  const t = TB.t;
+  const before = t.sheets[t.turn];
+  const data = await api("/api/preview", { game: "yatzy", variant: t.variant, position: tPosition(), actions: writes.map((x) => x.action) });
+  const upper = new Set(tSheetInfo().upper || []);
+  const out = {};
+  data.outcomes.forEach((o, i) => {
+    const cat = catOf(writes[i].action);
+    const after = o.position_json;
+    out[cat] = upper.has(cat) && typeof after.upper === "number" ? after.upper - before.upper : after.score - before.score;
+  });
+  return out;
 }
 
 // --- the game: start, dice, a box written, the next turn --------------------------------
@@ -379,7 +398,8 @@ function entryForm() {
   return left > 0 ? el("div", { class: "table-entry" }, form, pad) : el("p", { class: "units", text: "No rerolls left: write a box." });
 }
 function actionWords(action, dice) {
-  if (catOf(action)) return `Score ${pretty(catOf(action))}`;
+  const cat = catOf(action);
+  if (cat) return `Score ${pretty(cat)}${advNow() && TB.points && cat in TB.points ? ` for ${num(TB.points[cat])}` : ""}`;
   const kept = heldIndices(action, dice);
   if (!kept) return action;
   return kept.length ? `Keep ${kept.map((i) => num(dice[i])).join(" ")}` : "Reroll all";
@@ -451,8 +471,8 @@ function scorepad() {
     const b = el("button", { type: "button", class: `pad-box${a && act && act.action === a.table.best_to_win ? " best" : ""}`, "data-cat": cat,
       title: t.dice.length ? `write the dice in ${pretty(cat)}` : `write points in ${pretty(cat)}`,
       onclick: () => { if (t.dice.length) writeWithDice(cat); else { TB.writing = cat; renderTable(); } } });
-    b.textContent = act ? `−${pct(act.regret)}` : t.dice.length ? "·" : "+";
-    if (act && act.regret <= 1e-12) b.textContent = "best";
+    const got = a && TB.points && cat in TB.points ? num(TB.points[cat]) : "";
+    b.textContent = act ? `${got ? `${got} ` : ""}${act.regret <= 1e-12 ? "best" : `−${pct(act.regret)}`}` : t.dice.length ? "·" : "+";
     td.append(b);
     return td;
   }));
