@@ -143,3 +143,9 @@ def test_bad_table_requests(client, path, change, status, word):
 def test_the_endpoints_are_in_the_schema(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert "/api/yatzy/table/chances" in paths and "/api/yatzy/table/advice" in paths
+
+
+def test_games_name_the_table_endpoints_of_the_game_that_has_them(client):
+    games = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    assert games["yatzy"]["table"] == "/api/yatzy/table"
+    assert all(g["table"] is None for gid, g in games.items() if gid != "yatzy")

@@ -32,8 +32,21 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from diceopt.web.errors import ApiError
 from diceopt.web.schemas import ERRORS, OpponentValue, Position, RulesOut, RulesText, VariantId
 
-GAME = "yatzy"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6  # table_mode's bounds (that module loads numba)
+
+
+def table_game() -> str:
+    """The id of the game with a table mode (the Yatzy family's spec)."""
+    from diceopt.games.yatzy import YatzySpec
+
+    return YatzySpec.id
+
+
+def table_path() -> str:
+    """Where the table endpoints answer (``{path}/chances``, ``{path}/advice``); the
+    game's entry in /api/games names it (``table``)."""
+    return f"/api/{table_game()}/table"
+
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=40, strip_whitespace=True)]
 
@@ -140,13 +153,15 @@ def add_table_routes(
         """(config, variant id, the variant's served rules, the seats), checked."""
         from diceopt.games.yatzy.table_mode import check_config, parse_table
 
-        game, variant = tables.ids(GAME, body.variant, body.rules)
+        game, variant = tables.ids(table_game(), body.variant, body.rules)
         config = tables.rules(game, variant)
         check_config(config)
         seats = [{"name": p.name, "sheet": p.sheet} for p in body.players]
         return config, variant, game, parse_table(seats, config.rules)
 
-    @app.post("/api/yatzy/table/chances", response_model=ChancesOut, responses=ERRORS)
+    path = table_path()
+
+    @app.post(f"{path}/chances", response_model=ChancesOut, responses=ERRORS)
     async def table_chances(body: TableRequest, request: Request) -> dict[str, Any]:
         """Every player's chance of winning at the table (exact for its model)."""
         from diceopt.games.yatzy.table_mode import needed_tables
@@ -158,7 +173,7 @@ def add_table_routes(
         data = await guarded(request, threads(), chances, config, seats, body.to_move)
         return data | {"boxes": box_scores(config.rules)} | tables.rules_used(game, variant)
 
-    @app.post("/api/yatzy/table/advice", response_model=TableAdviceOut, responses=ERRORS)
+    @app.post(f"{path}/advice", response_model=TableAdviceOut, responses=ERRORS)
     async def table_advice(body: TableAdviceRequest, request: Request) -> dict[str, Any]:
         """The player to move's actions ranked by the chance of winning against the
         others, compared with the expected-score advice, and every player's chance."""

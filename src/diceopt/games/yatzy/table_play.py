@@ -302,7 +302,7 @@ def play_tables(
     """``games`` games at a table of ``players`` (2 to 6) from the solved expected-score
     table ``expected``, the target rows ``targets`` (a full target table or the rows from
     the start) and the distributions of every turn-start state ``pmfs`` (``slot``, ``off``,
-    ``length``, ``data``: :class:`~diceopt.games.yatzy.distribution.StateDistributions`
+    ``length``, ``data``: :class:`~diceopt.games.yatzy.analyses.distribution.StateDistributions`
     or :class:`~diceopt.games.yatzy.table_mode.StatePmfs`). ``advised`` False: no seat is
     advised, every seat plays for the expected score (the chances' own model: a control
     of the calibration). ``progress(done, total)`` after each batch."""

@@ -74,8 +74,8 @@ function selectGame(id, variantId = null, start = true) {
   $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.title || v.id, title: v.description })));
   $("#variant").value = S.variant;
   $("#rules-box").hidden = !game().rule_files;
-  $("#mode-table").hidden = id !== "yatzy";
-  if (id !== "yatzy" && S.mode === "table") setModeQuiet("advise");
+  $("#mode-table").hidden = !game().table;
+  if (!game().table && S.mode === "table") setModeQuiet("advise");
   const file = game().variants.find((v) => v.id.startsWith(PASTED));
   $("#rules-text").value = file ? S.ruleTexts[file.id] : "";
   variantChanged(start);
@@ -206,9 +206,9 @@ async function init() {
     const h = new URLSearchParams(hash.includes("=") ? hash : "");
     const saved = loadSaved();
     if (saved && typeof saved.hints === "boolean") $("#hints").checked = saved.hints;
-    if (h.get("mode") === "table" && S.games.yatzy) {
+    if (h.get("mode") === "table" && tGame()) {
       // a table: the one of the URL (or, without one, the table kept in this browser)
-      selectGame("yatzy", saved && saved.game === "yatzy" ? saved.variant : null, false);
+      selectGame(tId(), saved && saved.game === tId() ? saved.variant : null, false);
       setModeQuiet("table");
       await tableShow(h.get("t"));
     } else if (h.get("game") && S.games[h.get("game")]) {
@@ -236,7 +236,7 @@ async function init() {
       // the game and variant last used, with the game in progress
       selectGame(saved.game, saved.variant, false);
       if (saved.versus !== undefined) $("#versus").value = saved.versus;
-      setModeQuiet(saved.mode === "play" || (saved.mode === "table" && saved.game === "yatzy") ? saved.mode : "advise");
+      setModeQuiet(saved.mode === "play" || (saved.mode === "table" && saved.game === tId()) ? saved.mode : "advise");
       edited(false);
       if (S.mode === "table") await tableShow();
       else if (saved.play && S.mode === "play") {

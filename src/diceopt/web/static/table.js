@@ -1,9 +1,9 @@
-// diceopt page, table mode: a real Yatzy game of 2 to 6 players at one table ("Yatzy
-// night"). The table (players, rules, sheets with their points, whose turn, the dice, the
+// diceopt page, table mode: a real game of 2 to 6 players at one table, of the game
+// whose /api/games entry names its table endpoints (``table``). The table (players, rules, sheets with their points, whose turn, the dice, the
 // chances at every turn start) lives in the browser: localStorage, undo and redo of every
 // step, and the URL (#mode=table&t=...) opens it on another phone. The server is asked
-// statelessly: POST /api/yatzy/table/chances at a turn's start (every player's chance,
-// every box's possible points), /api/yatzy/table/advice once the dice are in, and
+// statelessly: POST {table}/chances at a turn's start (every player's chance, every
+// box's possible points), {table}/advice once the dice are in, and
 // /api/apply to write the dice in a box. Loaded after board.js (pretty, dieButton,
 // heldIndices), before app.js.
 "use strict";
@@ -12,8 +12,12 @@ const TABLE_MODEL = "Chance of winning: each player plays for the expected score
 // t: the table (what is saved, undone and shared); the rest is what the server said of it
 const TB = { t: null, undo: [], redo: [], adv: null, advKey: null, points: {}, boxes: {}, entry: [], busy: false, applying: false, writing: null };
 
+// the game with a table mode (its entry in /api/games names the table endpoints), its id
+const tGame = () => Object.values(S.games).find((g) => g.table) || null;
+const tId = () => (tGame() || {}).id;
+const tApi = (what) => `${tGame().table}/${what}`;
 const tVariant = () => {
-  const g = S.games.yatzy;
+  const g = tGame();
   return (g && TB.t && g.variants.find((v) => v.id === TB.t.variant)) || (g && g.variants[0]) || {};
 };
 const tCats = () => (tVariant().parameters || {}).categories || [];
@@ -74,7 +78,7 @@ const toB64 = (s) => btoa(unescape(encodeURIComponent(s))).replace(/\+/g, "-").r
 const fromB64 = (s) => decodeURIComponent(escape(atob(s.replace(/-/g, "+").replace(/_/g, "/"))));
 function tableHash() {
   if (S.mode !== "table") return;
-  const h = new URLSearchParams({ game: "yatzy", mode: "table" });
+  const h = new URLSearchParams({ game: tId(), mode: "table" });
   if (TB.t) h.set("t", toB64(tSnap()));
   const hash = `#${h.toString()}`;
   if (location.hash !== hash) history.replaceState(null, "", hash);
@@ -110,7 +114,7 @@ async function tableRefresh() {
   TB.busy = true;
   try {
     if (!Object.keys(TB.boxes).length || !t.chances.length) {
-      const data = await api("/api/yatzy/table/chances", tBody({ to_move: t.turn }));
+      const data = await api(tApi("chances"), tBody({ to_move: t.turn }));
       TB.boxes = data.boxes || {};
       if (!t.chances.length) t.chances.push({ at: 0, p: data.players.map((p) => p.chance), e: data.players.map((p) => p.expected_final) });
     }
@@ -118,7 +122,7 @@ async function tableRefresh() {
     if (!t.over && t.dice.length === tDice() && TB.advKey !== key) {
       TB.adv = null;
       renderTable();
-      const data = await api("/api/yatzy/table/advice", tBody({ to_move: t.turn, position: tPosition() }));
+      const data = await api(tApi("advice"), tBody({ to_move: t.turn, position: tPosition() }));
       const points = await boxPointsOf(data);
       if (tKey() === key) { TB.adv = data; TB.advKey = key; TB.points = points; }
     }
@@ -134,7 +138,7 @@ async function boxPointsOf(adv) {
   if (!writes.length) return {};
   const t = TB.t;
   const before = t.sheets[t.turn];
-  const data = await api("/api/preview", { game: "yatzy", variant: t.variant, position: tPosition(), actions: writes.map((x) => x.action) });
+  const data = await api("/api/preview", { game: tId(), variant: t.variant, position: tPosition(), actions: writes.map((x) => x.action) });
   const upper = new Set(tSheetInfo().upper || []);
   const out = {};
   data.outcomes.forEach((o, i) => {
@@ -247,7 +251,7 @@ async function writeWithDice(cat) {
   try {
     const a = advNow();
     const act = (a && a.actions.find((x) => catOf(x.action) === cat)) || { action: `score ${cat}` };
-    const step = await api("/api/apply", { game: "yatzy", variant: t.variant, position: tPosition(), action: act.action });
+    const step = await api("/api/apply", { game: tId(), variant: t.variant, position: tPosition(), action: act.action });
     const after = step.position_json;
     const upper = (tSheetInfo().upper || []).includes(cat);
     const points = upper && typeof after.upper === "number" ? after.upper - before.upper : after.score - before.score;
@@ -322,7 +326,7 @@ async function nextTurn() {
   t.turn = (t.turn + 1) % t.names.length;
   while (isFull(t.sheets[t.turn])) t.turn = (t.turn + 1) % t.names.length;
   try {
-    const data = await api("/api/yatzy/table/chances", tBody({ to_move: t.turn }));
+    const data = await api(tApi("chances"), tBody({ to_move: t.turn }));
     TB.boxes = data.boxes || TB.boxes;
     t.chances.push({ at: t.done, p: data.players.map((p) => p.chance), e: data.players.map((p) => p.expected_final) });
   } catch (err) { showError(err, "#table-message"); }
@@ -518,7 +522,7 @@ async function tableReview() {
     const rec = t.records[i];
     if (!rec) { out.push({ missing: "a box was written by hand (no dice): no review" }); continue; }
     try {
-      const data = await api("/api/analyse", { game: "yatzy", variant: t.variant, record: [...rec, `= ${num(t.sheets[i].score)}`].join("\n") });
+      const data = await api("/api/analyse", { game: tId(), variant: t.variant, record: [...rec, `= ${num(t.sheets[i].score)}`].join("\n") });
       out.push(data.expected_start === null ? { missing: (data.luck_missing || [])[0] || "no review" }
         : { start: data.expected_start, luck: data.luck, cost: data.cost, result: data.result, costliest: data.costliest_decision });
     } catch (err) { out.push({ missing: String(err.message || err) }); }
@@ -596,8 +600,8 @@ async function tableShow(encoded = null) {
   const t = TB.t;
   if (t && t.rules && !(t.variant in S.ruleTexts)) {
     try {
-      const entry = await api("/api/rules", { game: "yatzy", rules: t.rules });
-      addRuleFile("yatzy", entry, t.rules);
+      const entry = await api("/api/rules", { game: tId(), rules: t.rules });
+      addRuleFile(tId(), entry, t.rules);
       t.variant = entry.id;
     } catch (err) { showError(err, "#table-message"); }
   }
