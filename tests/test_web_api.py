@@ -276,7 +276,7 @@ def test_every_endpoint_is_documented_in_the_docs_and_the_module(web_app):
 def test_page_and_static_files_served_without_cdn(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    scripts = ("draw.js", "core.js", "advise.js", "play.js", "board.js", "app.js")
+    scripts = ("draw.js", "core.js", "advise.js", "play.js", "board.js", "table.js", "app.js")
     for name in scripts:
         assert f'<script src="/static/{name}">' in page.text
     for name in (*scripts, "style.css"):

@@ -87,6 +87,8 @@ def add_parameter(parser: argparse.ArgumentParser, param: Parameter) -> None:
     extra: dict[str, Any] = {"nargs": "+", "action": JoinLists} if param.many else {}
     if param.const is not None:
         extra = {"nargs": "?", "const": param.const}
+    if param.repeat:  # each use appends its value: a list in the order given
+        extra = {"action": "append"}
     parser.add_argument(
         param.option,
         dest=param.name,
@@ -308,6 +310,8 @@ def cmd_advise(spec: GameSpec, args: argparse.Namespace) -> int:
         note = "best" if a.regret <= 1e-12 else f"loses {a.regret:.6f}"
         also = "" if a.expected is None else f"  (expected {a.expected:.4f})"
         print(f"  {a.action:<{width}}  {a.value:14.9f}  {note}{also}")
+    for line in getattr(advice, "notes", ()):  # e.g. a table's best moves compared
+        print(line)
     return 0
 
 

@@ -118,6 +118,9 @@ class Parameter:
     the variant says". ``positional``: an argument without ``--`` (``NAME``), optional
     unless ``required`` (e.g. ``export OUT``, ``distribution [POSITION]``). ``const``: the
     option's value may be left out, giving ``const`` (``--ray`` alone, ``--ray HOST:PORT``).
+    ``repeat``: the option may be given several times, its values (each parsed by
+    ``type``) in a list in the order given (``--opponent A --opponent B``); None when it
+    is not given.
     """
 
     name: str
@@ -134,6 +137,7 @@ class Parameter:
     aliases: tuple[str, ...] = ()  # older spellings of the option, accepted, not in --help
     low: int | None = None  # an int option's least value (checked as it is parsed)
     high: int | None = None  # an int option's largest value (every count, seed, depth)
+    repeat: bool = False  # given several times: a list of the values
 
     @property
     def option(self) -> str:

@@ -474,6 +474,7 @@ class GameTables(ServedGames):
                     "variable_dice": bool(spec.variable_dice),
                     "rule_files": offers(spec, "rules_text"),
                     "one_turn": bool(spec.one_turn),
+                    "table": table_path(game),
                 }
             )
         return {"games": out}
@@ -503,3 +504,11 @@ class GameTables(ServedGames):
         vid = self.variant(game, None, text)
         entry = {"id": vid, "description": f"rule file {self.rules_json(game, vid)['name']}"}
         return entry | self.variant_entry(game, vid) | {"rules": self.rules_json(game, vid)}
+
+
+def table_path(game: str) -> str | None:
+    """Where the table endpoints of ``game`` answer (a game of 2 to 6 players at one
+    table: ``{path}/chances`` and ``{path}/advice``), or None: it has none."""
+    from diceopt.web.table_routes import table_game, table_path
+
+    return table_path() if game == table_game() else None

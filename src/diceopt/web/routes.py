@@ -27,6 +27,9 @@ form (an object):
 - ``POST /api/analyse`` ``{"game", "variant", "record"}``: a played game's record (the
   text ``diceopt GAME analyse`` reads) graded, and for a whole game its result split
   exactly into ``expected_start + luck - cost`` (the page's end-of-game review);
+- ``POST /api/yatzy/table/chances`` and ``POST /api/yatzy/table/advice``: a table of 2 to 6
+  players (every player's chance of winning; the advice of the player to move against the
+  others' sheets), :mod:`diceopt.web.table_routes` (``table`` in /api/games names them);
 - ``POST /api/duel/new`` ``{"game", "variant", "strategy", "seed"?}``, ``POST
   /api/duel/apply`` ``{"game", "variant", "state", "action", "seed"?}`` and ``POST
   /api/duel/estimate`` ``{"game", "variant", "state"}`` (your chance of winning alone): a
@@ -144,6 +147,7 @@ from diceopt.web.served import (
     served_games,
     warm_setting,
 )
+from diceopt.web.table_routes import add_table_routes
 
 log = logging.getLogger("diceopt.web")
 
@@ -596,6 +600,8 @@ def create_app(
         return await anyio.to_thread.run_sync(
             tables.analyse, game, variant, body.record, limiter=heavy_threads()
         )
+
+    add_table_routes(app, tables, tables_ready, guarded, heavy_threads)  # /api/yatzy/table/...
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -438,6 +438,11 @@ class GameOut(BaseModel):
         description="a game is one turn of a longer game, its result the turn's worth: the "
         "page says the turn is over, not the game",
     )
+    table: str | None = Field(
+        default=None,
+        description="the path of the table endpoints (a game of 2 to 6 players at one "
+        "table: POST {table}/chances and {table}/advice); null: the game has none",
+    )
 
 
 class GamesOut(BaseModel):

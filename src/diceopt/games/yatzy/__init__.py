@@ -31,6 +31,7 @@ from diceopt.games.yatzy.commands.solving import POSITION_EXAMPLE, main_job, sol
 from diceopt.games.yatzy.rulebook.rules import UPPER, YatzyRules, check_theta
 from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
 from diceopt.games.yatzy.stored.store import YatzyConfig, get_solved
+from diceopt.games.yatzy.table_commands import OPPONENT_HELP, advise_at_table, table_commands
 from diceopt.notation import parse_number
 
 TARGET_MAX = 100_000  # --target: far above any sheet's top score (checked by the rules)
@@ -106,13 +107,7 @@ class YatzySpec(GameSpec):
             low=0,
             high=TARGET_MAX,
         ),
-        Parameter(
-            "opponent",
-            "rank actions by the estimated P(win) against this opponent's sheet and score at "
-            "the start of their turn, e.g. 'filled ones twos chance | upper 5 | score 25' (needs "
-            "your score)",
-            metavar="OPPONENT",
-        ),
+        Parameter("opponent", OPPONENT_HELP, metavar="OPPONENT", repeat=True),
         Parameter(
             "opponent_plays",
             "how the opponent of --opponent plays: for the expected score (the default), or "
@@ -266,6 +261,8 @@ class YatzySpec(GameSpec):
         if options:
             raise TypeError(f"unknown Yatzy advice option(s): {', '.join(sorted(options))}")
 
+        if isinstance(opponent, list | tuple) and len(opponent) <= 1:
+            opponent = opponent[0] if opponent else None  # one opponent: as it always was
         if target is not None and opponent is not None:
             raise InputError("give either a target or an opponent, not both")
         if opponent_plays is not None and opponent is None:
@@ -277,6 +274,13 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.winning.win import advise_opponent
 
             no_saved_rerolls(rules, "advise --opponent")
+            if isinstance(opponent, list | tuple):  # a table (games.yatzy.table_mode)
+                if (opponent_plays or "expected") != "expected":
+                    raise InputError(
+                        "--opponent-plays win takes one opponent: at a table the others "
+                        "play for the expected score"
+                    )
+                return advise_at_table(pos, rules, opponent)
             return advise_opponent(pos, rules, opponent, opponent_plays or "expected")
         if target is not None:
             from diceopt.games.yatzy.winning.target_advice import advise_target
@@ -496,7 +500,7 @@ class YatzySpec(GameSpec):
     def commands(self) -> tuple[Command, ...]:
         """``sweep``: score distributions across theta; ``distribution``: the exact one;
         ``export``: a dataset of situations; ``targets``: the stored target table."""
-        return yatzy_commands()
+        return (*yatzy_commands(), *table_commands())
 
     def main_job(self, out: Callable[[str], None]) -> None:
         """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""

@@ -35,6 +35,17 @@ async function typeDice(keys) {
   }
 }
 function onKey(e) {
+  if (S.mode === "table") {
+    const t = e.target;
+    if (e.ctrlKey || e.metaKey) {
+      if (e.key === "z" || e.key === "Z") { e.preventDefault(); (e.shiftKey ? tableRedo : tableUndo)(); }
+      else if (e.key === "y") { e.preventDefault(); tableRedo(); }
+      return;
+    }
+    if (e.altKey || (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA"))) return;
+    if (e.key === "Backspace" || faceOf(e.key) !== null) { e.preventDefault(); tableKeys([e.key]); }
+    return;
+  }
   if (e.ctrlKey || e.metaKey || e.altKey) {
     if ((e.key === "z" || e.key === "Z") && S.mode === "play") { e.preventDefault(); (e.shiftKey ? redo : undo)(); }
     else if (e.key === "y" && S.mode === "play") { e.preventDefault(); redo(); }
@@ -63,6 +74,8 @@ function selectGame(id, variantId = null, start = true) {
   $("#variant").replaceChildren(...game().variants.map((v) => el("option", { value: v.id, text: v.id.startsWith(PASTED) ? `rule file: ${v.rules.name}` : v.title || v.id, title: v.description })));
   $("#variant").value = S.variant;
   $("#rules-box").hidden = !game().rule_files;
+  $("#mode-table").hidden = !game().table;
+  if (!game().table && S.mode === "table") setModeQuiet("advise");
   const file = game().variants.find((v) => v.id.startsWith(PASTED));
   $("#rules-text").value = file ? S.ruleTexts[file.id] : "";
   variantChanged(start);
@@ -161,14 +174,9 @@ function variantChanged(start = true) {
 }
 function setMode(mode) {
   const was = S.mode;
-  S.mode = mode;
+  setModeQuiet(mode);
   S.entry = [];
-  $("#mode-advise").classList.toggle("on", mode === "advise");
-  $("#mode-play").classList.toggle("on", mode === "play");
-  $("#mode-advise").setAttribute("aria-selected", String(mode === "advise"));
-  $("#mode-play").setAttribute("aria-selected", String(mode === "play"));
-  $("#advise-view").hidden = mode !== "advise";
-  $("#play-view").hidden = mode !== "play";
+  if (mode === "table") { save(); tableShow(); return; }
   // one position: advise opens on the game's position, play keeps its game
   if (mode === "advise" && was === "play" && S.play && S.play.json && !S.play.over) {
     const st = editor();
@@ -198,7 +206,12 @@ async function init() {
     const h = new URLSearchParams(hash.includes("=") ? hash : "");
     const saved = loadSaved();
     if (saved && typeof saved.hints === "boolean") $("#hints").checked = saved.hints;
-    if (h.get("game") && S.games[h.get("game")]) {
+    if (h.get("mode") === "table" && tGame()) {
+      // a table: the one of the URL (or, without one, the table kept in this browser)
+      selectGame(tId(), saved && saved.game === tId() ? saved.variant : null, false);
+      setModeQuiet("table");
+      await tableShow(h.get("t"));
+    } else if (h.get("game") && S.games[h.get("game")]) {
       // a URL with a position: that position, in that mode
       selectGame(h.get("game"), h.get("variant"), false);
       const pos = h.get("pos");
@@ -223,9 +236,10 @@ async function init() {
       // the game and variant last used, with the game in progress
       selectGame(saved.game, saved.variant, false);
       if (saved.versus !== undefined) $("#versus").value = saved.versus;
-      setModeQuiet(saved.mode === "play" ? "play" : "advise");
+      setModeQuiet(saved.mode === "play" || (saved.mode === "table" && saved.game === tId()) ? saved.mode : "advise");
       edited(false);
-      if (saved.play && S.mode === "play") {
+      if (S.mode === "table") await tableShow();
+      else if (saved.play && S.mode === "play") {
         S.undo = saved.undo || [];
         S.redo = saved.redo || [];
         await restore(saved.play);
@@ -256,6 +270,7 @@ async function init() {
   $("#rules-file").addEventListener("change", uploadRules);
   $("#mode-advise").addEventListener("click", () => setMode("advise"));
   $("#mode-play").addEventListener("click", () => setMode("play"));
+  $("#mode-table").addEventListener("click", () => setMode("table"));
   $("#new-game").addEventListener("click", newGame);
   $("#undo").addEventListener("click", undo);
   $("#redo").addEventListener("click", redo);
@@ -269,9 +284,10 @@ async function init() {
 }
 function setModeQuiet(mode) {
   S.mode = mode;
-  $("#mode-advise").classList.toggle("on", mode === "advise");
-  $("#mode-play").classList.toggle("on", mode === "play");
-  $("#advise-view").hidden = mode !== "advise";
-  $("#play-view").hidden = mode !== "play";
+  for (const m of ["advise", "play", "table"]) {
+    $(`#mode-${m}`).classList.toggle("on", mode === m);
+    $(`#mode-${m}`).setAttribute("aria-selected", String(mode === m));
+    $(`#${m}-view`).hidden = mode !== m;
+  }
 }
 init();

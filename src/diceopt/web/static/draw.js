@@ -136,5 +136,26 @@ window.DiceoptDraw = (() => {
     }
     return box;
   }
-  return { die, gameChart, colourDie, colourDice };
+  // Every player's chance of winning over a table's game: ``history`` [{at, p: [chance per
+  // player]}] (at: turns played), one line per player (``names``), 0% to 100%.
+  function chancesChart(history, names) {
+    const W = 340, left = 30, right = 8, top = 8, base = 110, H = base + 18 + 12 * Math.ceil(names.length / 3);
+    const n = Math.max(1, history[history.length - 1].at);
+    const sx = (x) => (left + (x / n) * (W - left - right)).toFixed(1);
+    const sy = (p) => (base - p * (base - top)).toFixed(1);
+    const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+    let lines = "", legend = "";
+    names.forEach((name, i) => {
+      const d = history.map((h, k) => `${k ? "L" : "M"}${sx(h.at)},${sy(h.p[i])}`).join("");
+      lines += `<path class="player p${i}" d="${d}"><title>${esc(name)}</title></path>`;
+      const lx = left + (i % 3) * 100, ly = base + 16 + 12 * Math.floor(i / 3);
+      legend += `<line class="player p${i}" x1="${lx}" x2="${lx + 14}" y1="${ly - 4}" y2="${ly - 4}"/><text x="${lx + 18}" y="${ly}">${esc(name)}</text>`;
+    });
+    return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="every player's chance of winning after every turn">` +
+      `<line class="axis" x1="${left}" x2="${W - right}" y1="${base}" y2="${base}"/>` +
+      `<line class="axis half" x1="${left}" x2="${W - right}" y1="${sy(0.5)}" y2="${sy(0.5)}"/>` +
+      `<text x="${left - 4}" y="${top + 8}" text-anchor="end">100%</text>` +
+      `<text x="${left - 4}" y="${base}" text-anchor="end">0%</text>${lines}${legend}</svg>`;
+  }
+  return { die, gameChart, chancesChart, colourDie, colourDice };
 })();

@@ -108,6 +108,7 @@ function pointsOf(text) {
 }
 function updateHash() {
   if (!S.game) return;
+  if (S.mode === "table") { tableHash(); return; }
   const h = new URLSearchParams({ game: S.game, variant: S.variant });
   const p = S.play;
   if (S.mode === "play" && p && p.position && !p.over) {
