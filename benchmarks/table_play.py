@@ -12,7 +12,7 @@ many at every N instead.
 
 Tables (loaded before the clock starts; built and stored when missing): the
 expected-score table, the target rows (or the full target table) and the distributions
-of every turn-start state (``games.yatzy.table_mode.state_pmfs_table``).
+of every turn-start state (``games.yatzy.stored.store.state_pmfs_table``).
 
 Prints JSON lines: the inputs, then per N the advised seat's win rate (ties 1/k), its
 95% interval and half width, 1/N, games, mean scores, the win rate by the advised seat's
@@ -73,8 +73,8 @@ def main() -> int:
 
     from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.rulebook.variants import get_rules
-    from diceopt.games.yatzy.table_mode import build_pmfs, load_pmfs, loaded_pmfs
-    from diceopt.games.yatzy.table_play import calibration_json, play_tables
+    from diceopt.games.yatzy.stored.store import build_pmfs, load_pmfs, loaded_pmfs
+    from diceopt.games.yatzy.winning.table_play import calibration_json, play_tables
     from diceopt.games.yatzy.winning.win import full_targets, target_rows
 
     rules = get_rules(args.variant)

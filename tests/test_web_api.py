@@ -137,11 +137,10 @@ def test_variants_are_listed_with_titles_for_people(client, race_client):
     assert pig["goal-100"] == "To 100 points"
     farkle = {v["id"]: v["title"] for v in listed["farkle"]["variants"]}
     assert farkle["acg2017"].startswith("To 10,000")
-    # a game without titles of its own: the head of the description, else the id in words
     yatzy = {v["id"]: v["title"] for v in listed["yatzy"]["variants"]}
     assert yatzy["scandinavian"] == "Scandinavian Yatzy"
-    assert yatzy["american"] == "American Yahtzee"
-    assert yatzy["scandinavian-forced"] == "Scandinavian, categories filled top to bottom"
+    assert yatzy["american-forced-joker"] == "American Yahtzee, forced joker"
+    assert yatzy["scandinavian-forced"] == "Scandinavian, boxes in order"
     race = race_client.get("/api/games").json()["games"][-1]
     assert [v["title"] for v in race["variants"]] == ["First to 5 points", "First to 3 points"]
 

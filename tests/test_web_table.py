@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from diceopt.games.registry import get_game
-from diceopt.games.yatzy.table_mode import advise_table, table_chances
+from diceopt.games.yatzy.winning.table import advise_table, table_chances
 from diceopt.games.yatzy.winning.win import parse_opponent
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`:UserWarning")

@@ -1,4 +1,4 @@
-"""Yatzy at a table of 2 to 6 players (``games.yatzy.table_mode``): the exact chances
+"""Yatzy at a table of 2 to 6 players (``games.yatzy.winning.table``): the exact chances
 against brute force and against the 2-player chance, the advice to win against the
 others' sheets (the 2-player advice for one opponent, the engine on the last turn, an
 estimate from above before it), the command line and bad input. Reduced variants."""
@@ -22,7 +22,7 @@ from diceopt.games.yatzy.play.advice import parse_position
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN
 from diceopt.games.yatzy.stored.store import YatzyConfig
-from diceopt.games.yatzy.table_mode import (
+from diceopt.games.yatzy.winning.table import (
     advise_table,
     beat_steps,
     chance_with,
@@ -440,8 +440,8 @@ def table_inputs():
 def test_two_seats_are_the_duel_of_win_against_expected(table_inputs):
     # even games: the advised seat is seat 0 and plays first, as the duel's "win" player
     # does, on the same dice; the N-player utility is the 2-player one (so = -1, dW)
-    from diceopt.games.yatzy.table_play import play_tables
     from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel
+    from diceopt.games.yatzy.winning.table_play import play_tables
 
     table, targets, dist = table_inputs
     res = play_tables(table, targets, dist, 2, 600, np.random.default_rng(6), batch=600)
@@ -454,7 +454,7 @@ def test_two_seats_are_the_duel_of_win_against_expected(table_inputs):
 def test_table_games_are_seeded_and_thread_independent(table_inputs):
     import numba
 
-    from diceopt.games.yatzy.table_play import play_tables
+    from diceopt.games.yatzy.winning.table_play import play_tables
 
     table, targets, dist = table_inputs
     runs = []
@@ -470,7 +470,7 @@ def test_table_games_are_seeded_and_thread_independent(table_inputs):
 
 
 def test_table_games_report_rates_and_calibration(table_inputs):
-    from diceopt.games.yatzy.table_play import play_tables
+    from diceopt.games.yatzy.winning.table_play import play_tables
 
     table, targets, dist = table_inputs
     n, games = 3, 2000
@@ -498,7 +498,7 @@ def test_table_games_report_rates_and_calibration(table_inputs):
 
 def test_a_control_table_plays_for_the_expected_score_everywhere(table_inputs):
     # no advised seat: every seat plays the widget, and the chances shown are of that play
-    from diceopt.games.yatzy.table_play import play_tables
+    from diceopt.games.yatzy.winning.table_play import play_tables
 
     table, targets, dist = table_inputs
     res = play_tables(table, targets, dist, 4, 1500, np.random.default_rng(3), advised=False)

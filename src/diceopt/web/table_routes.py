@@ -18,7 +18,7 @@ A sheet is the opponent notation (``filled ... | upper N | score S``) or its JSO
 Bad input is 400 (or 422 for the schema: 2 to 6 players, names of 1 to 40 characters),
 one line; the tables they read (the expected-score table, the distributions of every
 state, for advice the target rows) are waited for as every answer does (503 with
-Retry-After while one is built). Computations: :mod:`diceopt.games.yatzy.table_mode`.
+Retry-After while one is built). Computations: :mod:`diceopt.games.yatzy.winning.table`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from diceopt.web.errors import ApiError
 from diceopt.web.schemas import ERRORS, OpponentValue, Position, RulesOut, RulesText, VariantId
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 6  # table_mode's bounds (that module loads numba)
+MIN_PLAYERS, MAX_PLAYERS = 2, 6  # the table's bounds (winning.table loads numba)
 
 
 def table_game() -> str:
@@ -151,7 +151,7 @@ def add_table_routes(
 
     def table_of(body: TableRequest) -> tuple[Any, str, Any, list[Any]]:
         """(config, variant id, the variant's served rules, the seats), checked."""
-        from diceopt.games.yatzy.table_mode import check_config, parse_table
+        from diceopt.games.yatzy.winning.table import check_config, parse_table
 
         game, variant = tables.ids(table_game(), body.variant, body.rules)
         config = tables.rules(game, variant)
@@ -164,7 +164,7 @@ def add_table_routes(
     @app.post(f"{path}/chances", response_model=ChancesOut, responses=ERRORS)
     async def table_chances(body: TableRequest, request: Request) -> dict[str, Any]:
         """Every player's chance of winning at the table (exact for its model)."""
-        from diceopt.games.yatzy.table_mode import needed_tables
+        from diceopt.games.yatzy.commands.requests import needed_tables
 
         config, variant, game, seats = table_of(body)
         if body.to_move is not None and body.to_move >= len(seats):
@@ -177,7 +177,8 @@ def add_table_routes(
     async def table_advice(body: TableAdviceRequest, request: Request) -> dict[str, Any]:
         """The player to move's actions ranked by the chance of winning against the
         others, compared with the expected-score advice, and every player's chance."""
-        from diceopt.games.yatzy.table_mode import check_mover, needed_tables
+        from diceopt.games.yatzy.commands.requests import needed_tables
+        from diceopt.games.yatzy.winning.table import check_mover
 
         config, variant, game, seats = table_of(body)
         if body.to_move >= len(seats):
@@ -221,7 +222,7 @@ def box_scores(rules: Any) -> dict[str, list[int]]:
 
 def chances(config: Any, seats: list[Any], to_move: int | None) -> dict[str, Any]:
     """The chances answer (worker thread)."""
-    from diceopt.games.yatzy.table_mode import chances_json
+    from diceopt.games.yatzy.winning.table import chances_json
 
     return chances_json(config, seats, to_move)
 
@@ -229,7 +230,7 @@ def chances(config: Any, seats: list[Any], to_move: int | None) -> dict[str, Any
 def advise(config: Any, seats: list[Any], to_move: int, pos: Any) -> dict[str, Any]:
     """The advice answer and every player's chance (worker thread)."""
     from diceopt.games.yatzy.play.advice import format_position, position_to_json
-    from diceopt.games.yatzy.table_mode import advise_table, chances_json
+    from diceopt.games.yatzy.winning.table import advise_table, chances_json
 
     others = [s.sheet for i, s in enumerate(seats) if i != to_move]
     advice = advise_table(pos, config, others)

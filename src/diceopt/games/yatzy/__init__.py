@@ -28,10 +28,14 @@ from diceopt.errors import InputError
 from diceopt.games.contract import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
 from diceopt.games.yatzy.commands.options import no_saved_rerolls, yatzy_commands
 from diceopt.games.yatzy.commands.solving import POSITION_EXAMPLE, main_job, solve_report
+from diceopt.games.yatzy.commands.table_commands import (
+    OPPONENT_HELP,
+    advise_at_table,
+    table_commands,
+)
 from diceopt.games.yatzy.rulebook.rules import UPPER, YatzyRules, check_theta
 from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
 from diceopt.games.yatzy.stored.store import YatzyConfig, get_solved
-from diceopt.games.yatzy.table_commands import OPPONENT_HELP, advise_at_table, table_commands
 from diceopt.notation import parse_number
 
 TARGET_MAX = 100_000  # --target: far above any sheet's top score (checked by the rules)
@@ -274,7 +278,7 @@ class YatzySpec(GameSpec):
             from diceopt.games.yatzy.winning.win import advise_opponent
 
             no_saved_rerolls(rules, "advise --opponent")
-            if isinstance(opponent, list | tuple):  # a table (games.yatzy.table_mode)
+            if isinstance(opponent, list | tuple):  # a table (games.yatzy.winning.table)
                 if (opponent_plays or "expected") != "expected":
                     raise InputError(
                         "--opponent-plays win takes one opponent: at a table the others "

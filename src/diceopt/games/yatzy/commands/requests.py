@@ -54,6 +54,7 @@ from diceopt.games.yatzy.stored.store import (
     early_table,
     expected_table,
     in_memory,
+    state_pmfs_table,
     table_path,
     target_table,
 )
@@ -232,3 +233,17 @@ def needed(config: Any, need: str = "advice", pos: Any = None, **options: Any) -
     for t in tables:
         seen.setdefault(t.name, t)
     return tuple(seen.values())
+
+
+def needed_tables(config: Any, advice: bool) -> tuple[Table, ...]:
+    """The stored tables a table answer reads: the expected-score table and the state
+    distributions; for advice also the target rows from the start."""
+    from diceopt.games.yatzy.winning.table import check_config
+
+    check_config(config)
+    rules = config.rules
+    out = [expected_table(rules, 0.0, config.dtype), state_pmfs_table(rules, config.dtype)]
+    if advice:
+        check_target_size(config, "advice at a table")
+        out.append(target_table(rules, "float32"))
+    return tuple(out)

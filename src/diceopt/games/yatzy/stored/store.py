@@ -7,6 +7,8 @@ loaded (the caches live here and :func:`forget` drops a variant's):
   :class:`YatzyConfig`; saved-rerolls variants: the stored layers only, :func:`saved_table`);
 - the full target tables (:func:`get_targets`, :func:`stored_table`) and the target
   rows from the start (:func:`load_rows`, :func:`build_rows`);
+- the distributions of the points still to come of every turn-start state
+  (:func:`state_pmfs_table`: a table's chances for every player at once);
 - the early rows: the distributions of the points still to come from the first turns'
   states (:func:`early_rows`, :func:`build_early`);
 - each of them as :mod:`diceopt.tables` shares them between requests and processes,
@@ -42,7 +44,7 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +103,10 @@ __all__ = [
     "build_rows",
     "early_rows",
     "early_table",
+    "load_pmfs",
+    "loaded_pmfs",
+    "build_pmfs",
+    "state_pmfs_table",
     "expected_table",
     "forget",
     "get_solved",
@@ -604,6 +610,106 @@ def early_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -
     )
 
 
+# --- the distributions of every turn-start state (a table's chances at once) ------------
+
+PMFS_OBJECTIVE = "state-pmfs"
+_PMFS: dict[tuple[str, str, str], StatePmfs] = {}  # (storage key, dtype, cache root)
+_PMFS_LOCK = threading.Lock()
+
+
+class StatePmfs:
+    """P(points still to come = x) of every turn-start state under the expected-score
+    policy (the rows of :func:`diceopt.games.yatzy.analyses.distribution.state_distributions`):
+    row ``slot[key]`` is ``data[off[row] : off[row] + length[row]]``."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], flags: int, threshold: int) -> None:
+        self.data, self.off = arrays["values"], arrays["off"]
+        self.length, self.slot = arrays["length"], arrays["slot"]
+        self.flags, self.threshold = int(flags), int(threshold)
+
+    def pmf(self, mask: int, flag: int, upper: int) -> np.ndarray | None:
+        """P(points still to come = x) (a float64 copy), or None for a state no play
+        reaches."""
+        key = (int(mask) * self.flags + int(flag)) * (self.threshold + 1)
+        key += min(int(upper), self.threshold)
+        row = int(self.slot[key]) if 0 <= key < self.slot.size else -1
+        if row < 0:
+            return None
+        o = int(self.off[row])
+        return np.array(self.data[o : o + int(self.length[row])], dtype=np.float64)
+
+
+def pmfs_key(rules: YatzyRules, dtype: str) -> storage.TableKey:
+    """The storage key of a variant's state distributions under its (theta 0, ``dtype``)
+    table."""
+    objective = f"{PMFS_OBJECTIVE}-{np.dtype(dtype).name}-policy"
+    return rules_key(rules, objective, "float32", extra=("off", "length", "slot"))
+
+
+def loaded_pmfs(rules: YatzyRules, dtype: str = "float32") -> StatePmfs | None:
+    """The state distributions of a variant if this process holds them, else None."""
+    with _PMFS_LOCK:
+        return _PMFS.get(_memo(rules, dtype))
+
+
+def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
+    """Load the stored state distributions (memory-mapped, checked); False when they are
+    not stored or were made for other rules."""
+    got = storage.load(pmfs_key(rules, dtype), mapped=True, then="computing them again")
+    if got is None:
+        return False
+    stored, _ = got
+    if stored.header.get("rules") != json.loads(json.dumps(rules_header(rules), default=str)):
+        return False
+    with _PMFS_LOCK:
+        _PMFS[_memo(rules, dtype)] = StatePmfs(stored.arrays, rules.flags, rules.bonus_threshold)
+    return True
+
+
+def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None = None) -> bool:
+    """Compute the state distributions (float32 rows), store them and keep them in this
+    process (the stored copy when it could be written); whether they were stored."""
+    from diceopt.games.yatzy.analyses.distribution import state_distributions
+
+    sd = state_distributions(get_solved(rules, 0.0, dtype), dtype="float32")
+    arrays = {
+        "values": sd.data,
+        "off": sd.off.astype(np.int64),
+        "length": sd.length.astype(np.int64),
+        "slot": sd.slot.astype(np.int64),
+    }
+    if report is not None:
+        report.set_stage("storing")
+    meta = {"rules": json.loads(json.dumps(rules_header(rules), default=str))}
+    saved = storage.store(pmfs_key(rules, dtype), arrays, meta, mapped=True)
+    del sd
+    if saved and load_pmfs(rules, dtype):
+        return True
+    with _PMFS_LOCK:
+        _PMFS[_memo(rules, dtype)] = StatePmfs(arrays, rules.flags, rules.bonus_threshold)
+    return False
+
+
+def forget_pmfs(rules: YatzyRules) -> None:
+    """Drop the state distributions of ``rules`` from this process (the files stay)."""
+    with _PMFS_LOCK:
+        for memo in [m for m in _PMFS if m[0] == rules.storage_key]:
+            _PMFS.pop(memo, None)
+
+
+def state_pmfs_table(rules: YatzyRules, dtype: str = "float32") -> Table:
+    """The stored distributions of every turn-start state, for the table store."""
+    return Table(
+        name=f"yatzy/{rules.storage_key} state distributions {dtype}",
+        title=f"the score distributions of every state of {rules.name}",
+        path=storage.mapped_path(pmfs_key(rules, dtype)),
+        ready=lambda: loaded_pmfs(rules, dtype) is not None,
+        load=lambda: load_pmfs(rules, dtype),
+        build=lambda report: build_pmfs(rules, dtype, report),
+        cost="about 30 s on 2 cores and 0.8 GB of disk for a full variant",
+    )
+
+
 def forget(rules: YatzyRules) -> None:
     """Drop every table of ``rules`` (by storage key) from this process: the solved
     tables, the target rows and the early-turn distributions; their files stay."""
@@ -611,3 +717,4 @@ def forget(rules: YatzyRules) -> None:
         TABLES.pop(memo, None)
     forget_rows(rules)
     forget_early(rules)
+    forget_pmfs(rules)

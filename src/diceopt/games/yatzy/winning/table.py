@@ -45,7 +45,7 @@ says by how much: the chance of winning lost by playing for the expected score
 (estimates, 0-1) and the expected points lost by playing to win.
 
 Distributions of the points still to come come from the stored distributions of every
-turn-start state when they are loaded (:func:`state_pmfs_table`: objective
+turn-start state when they are loaded (``store.state_pmfs_table``: objective
 ``state-pmfs``, float32 rows, Scandinavian 0.8 GB memory-mapped, about 30 s to build on
 2 cores; rounded to float32, so chances from them differ from the float64 pass by about
 1e-7), else from :func:`diceopt.games.yatzy.winning.win.points_to_come` (kept per state; the
@@ -54,8 +54,6 @@ first turns' stored rows; else one pass from the state: 0.1-5 s).
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,12 +61,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from diceopt import storage
 from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.play.advice import Position
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
-from diceopt.tables import Build, Table
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -210,132 +206,6 @@ def chance_with(dw: np.ndarray, pmf: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------------------------------
-# the distributions of every turn-start state, stored (the web page's chances at once)
-
-OBJECTIVE = "state-pmfs"
-_PMFS: dict[tuple[str, str, str], StatePmfs] = {}  # (storage key, dtype, cache root)
-_PMFS_LOCK = threading.Lock()
-
-
-class StatePmfs:
-    """P(points still to come = x) of every turn-start state under the expected-score
-    policy (the rows of :func:`diceopt.games.yatzy.analyses.distribution.state_distributions`):
-    row ``slot[key]`` is ``data[off[row] : off[row] + length[row]]``."""
-
-    def __init__(self, arrays: Mapping[str, np.ndarray], flags: int, threshold: int) -> None:
-        self.data, self.off = arrays["values"], arrays["off"]
-        self.length, self.slot = arrays["length"], arrays["slot"]
-        self.flags, self.threshold = int(flags), int(threshold)
-
-    def pmf(self, mask: int, flag: int, upper: int) -> np.ndarray | None:
-        """P(points still to come = x) (a float64 copy), or None for a state no play
-        reaches."""
-        key = (int(mask) * self.flags + int(flag)) * (self.threshold + 1)
-        key += min(int(upper), self.threshold)
-        row = int(self.slot[key]) if 0 <= key < self.slot.size else -1
-        if row < 0:
-            return None
-        o = int(self.off[row])
-        return np.array(self.data[o : o + int(self.length[row])], dtype=np.float64)
-
-
-def pmfs_key(rules: YatzyRules, dtype: str) -> storage.TableKey:
-    """The storage key of a variant's state distributions under its (theta 0, ``dtype``)
-    table."""
-    from diceopt.games.yatzy.stored.files import rules_key
-
-    objective = f"{OBJECTIVE}-{np.dtype(dtype).name}-policy"
-    return rules_key(rules, objective, "float32", extra=("off", "length", "slot"))
-
-
-def _memo(rules: YatzyRules, dtype: str) -> tuple[str, str, str]:
-    return (rules.storage_key, np.dtype(dtype).name, str(storage.cache_root()))
-
-
-def loaded_pmfs(rules: YatzyRules, dtype: str = "float32") -> StatePmfs | None:
-    """The state distributions of a variant if this process holds them, else None."""
-    with _PMFS_LOCK:
-        return _PMFS.get(_memo(rules, dtype))
-
-
-def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
-    """Load the stored state distributions (memory-mapped, checked); False when they are
-    not stored or were made for other rules."""
-    from diceopt.games.yatzy.stored.files import rules_header
-
-    got = storage.load(pmfs_key(rules, dtype), mapped=True, then="computing them again")
-    if got is None:
-        return False
-    stored, _ = got
-    if stored.header.get("rules") != json.loads(json.dumps(rules_header(rules), default=str)):
-        return False
-    with _PMFS_LOCK:
-        _PMFS[_memo(rules, dtype)] = StatePmfs(stored.arrays, rules.flags, rules.bonus_threshold)
-    return True
-
-
-def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None = None) -> bool:
-    """Compute the state distributions (float32 rows), store them and keep them in this
-    process (the stored copy when it could be written); whether they were stored."""
-    from diceopt.games.yatzy.analyses.distribution import state_distributions
-    from diceopt.games.yatzy.stored.files import rules_header
-    from diceopt.games.yatzy.stored.store import get_solved
-
-    sd = state_distributions(get_solved(rules, 0.0, dtype), dtype="float32")
-    arrays = {
-        "values": sd.data,
-        "off": sd.off.astype(np.int64),
-        "length": sd.length.astype(np.int64),
-        "slot": sd.slot.astype(np.int64),
-    }
-    if report is not None:
-        report.set_stage("storing")
-    meta = {"rules": json.loads(json.dumps(rules_header(rules), default=str))}
-    saved = storage.store(pmfs_key(rules, dtype), arrays, meta, mapped=True)
-    del sd
-    if saved and load_pmfs(rules, dtype):
-        return True
-    with _PMFS_LOCK:
-        _PMFS[_memo(rules, dtype)] = StatePmfs(arrays, rules.flags, rules.bonus_threshold)
-    return False
-
-
-def forget_pmfs(rules: YatzyRules) -> None:
-    """Drop the state distributions of ``rules`` from this process (the files stay)."""
-    with _PMFS_LOCK:
-        for memo in [m for m in _PMFS if m[0] == rules.storage_key]:
-            _PMFS.pop(memo, None)
-
-
-def state_pmfs_table(rules: YatzyRules, dtype: str = "float32") -> Table:
-    """The stored distributions of every turn-start state, for the table store."""
-    return Table(
-        name=f"yatzy/{rules.storage_key} state distributions {dtype}",
-        title=f"the score distributions of every state of {rules.name}",
-        path=storage.mapped_path(pmfs_key(rules, dtype)),
-        ready=lambda: loaded_pmfs(rules, dtype) is not None,
-        load=lambda: load_pmfs(rules, dtype),
-        build=lambda report: build_pmfs(rules, dtype, report),
-        cost="about 30 s on 2 cores and 0.8 GB of disk for a full variant",
-    )
-
-
-def needed_tables(config: Any, advice: bool) -> tuple[Table, ...]:
-    """The stored tables a table answer reads: the expected-score table and the state
-    distributions; for advice also the target rows from the start."""
-    from diceopt.games.yatzy.commands.requests import check_target_size
-    from diceopt.games.yatzy.stored.store import expected_table, target_table
-
-    check_config(config)
-    rules = config.rules
-    out = [expected_table(rules, 0.0, config.dtype), state_pmfs_table(rules, config.dtype)]
-    if advice:
-        check_target_size(config, "advice at a table")
-        out.append(target_table(rules, "float32"))
-    return tuple(out)
-
-
-# ---------------------------------------------------------------------------------------
 # players and sheets
 
 
@@ -452,7 +322,7 @@ def points_to_come(config: Any, mask: int, flag: int, upper: int) -> np.ndarray:
     """P(points still to come = x), x = 0, 1, ..., from a turn-start state under the
     expected-score policy: the stored state distributions when loaded, else
     :func:`diceopt.games.yatzy.winning.win.points_to_come`."""
-    from diceopt.games.yatzy.stored.store import get_solved
+    from diceopt.games.yatzy.stored.store import get_solved, loaded_pmfs
     from diceopt.games.yatzy.winning.win import points_to_come as one_state
 
     rows = loaded_pmfs(config.rules, config.dtype)
@@ -612,8 +482,7 @@ def mover_targets(
     a solve from the mover's state for the ``need`` points it may need (progress on
     stderr), as the advice against one opponent does."""
     from diceopt.games.yatzy.analyses.targets import solve_target_from
-    from diceopt.games.yatzy.stored.store import load_rows
-    from diceopt.games.yatzy.winning.target_advice import stored_table
+    from diceopt.games.yatzy.stored.store import load_rows, stored_table
     from diceopt.games.yatzy.winning.win import target_rows
     from diceopt.progress import Stage
 

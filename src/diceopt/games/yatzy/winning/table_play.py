@@ -7,7 +7,7 @@ generalised to N players: the same game words, turns and random numbers (per gam
 player and turn three integers, :mod:`diceopt.games.yatzy.simulation`), the same
 expected-score widget for the other seats, and for the advised seat the win-seeking turn
 of :mod:`diceopt.games.yatzy.win` against the best of the others' final scores, the
-N-player tie split folded in (:mod:`diceopt.games.yatzy.table_mode`: ``so = -1``,
+N-player tie split folded in (:mod:`diceopt.games.yatzy.winning.table`: ``so = -1``,
 ``draw=True``, the steps of W as the opponent's pmf). Seats are rotated: in game g the
 advised player is seat g mod N (seat 0 always plays first). The highest final score wins;
 a k-way tie gives each 1/k.
@@ -45,7 +45,7 @@ from diceopt.games.yatzy.kernel.simulation import (
     write_roll,
 )
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
-from diceopt.games.yatzy.table_mode import beat_steps_into, cdfs_into, chances_into
+from diceopt.games.yatzy.winning.table import beat_steps_into, cdfs_into, chances_into
 from diceopt.games.yatzy.winning.win import support, target_rows, win_buffers, win_turn
 
 BATCH = 1 << 13  # games whose random numbers are drawn together
@@ -303,10 +303,10 @@ def play_tables(
     table ``expected``, the target rows ``targets`` (a full target table or the rows from
     the start) and the distributions of every turn-start state ``pmfs`` (``slot``, ``off``,
     ``length``, ``data``: :class:`~diceopt.games.yatzy.analyses.distribution.StateDistributions`
-    or :class:`~diceopt.games.yatzy.table_mode.StatePmfs`). ``advised`` False: no seat is
+    or :class:`~diceopt.games.yatzy.stored.store.StatePmfs`). ``advised`` False: no seat is
     advised, every seat plays for the expected score (the chances' own model: a control
     of the calibration). ``progress(done, total)`` after each batch."""
-    from diceopt.games.yatzy.table_mode import check_count
+    from diceopt.games.yatzy.winning.table import check_count
 
     check_count(players)
     t0 = time.perf_counter()

@@ -1,19 +1,18 @@
 """The command line of a table of 2 to 6 players (``diceopt yatzy chances``).
 
-Its options only: the runner (:func:`diceopt.games.yatzy.table_mode.run_chances`, numba)
+Its options only: the runner (:func:`diceopt.games.yatzy.winning.table.run_chances`, numba)
 is imported when the command runs. ``diceopt yatzy advise POSITION --opponent SHEET``
 given once per opponent ranks the actions by the chance of winning against all of them
-(``YatzySpec.advise``, :func:`diceopt.games.yatzy.table_mode.advise_table`).
+(``YatzySpec.advise``, :func:`diceopt.games.yatzy.winning.table.advise_table`).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 from diceopt.games.contract import Command, CommandOutput, Parameter
 
-MAX_PLAYERS = 6  # table_mode.MAX_PLAYERS (that module loads numba)
+MAX_PLAYERS = 6  # winning.table.MAX_PLAYERS (that module loads numba)
 
 CHANCES_OPTIONS = (
     Parameter(
@@ -34,22 +33,19 @@ OPPONENT_HELP = (
 )
 
 
-def table_mode() -> Any:
-    """:mod:`diceopt.games.yatzy.table_mode`, imported on first use (numba; and it reads
-    the modules that hand out stored tables, which import this package: imported by
-    name, as ``commands.runner`` imports its runners, so as to add no import circle)."""
-    return import_module("diceopt.games.yatzy.table_mode")
-
-
 def run_chances(config: Any, args: Any) -> CommandOutput:
     """The command's run: the number of players checked first, then the answer."""
-    return table_mode().run_chances(config, args)
+    from diceopt.games.yatzy.winning.table import run_chances as run  # (numba)
+
+    return run(config, args)
 
 
 def advise_at_table(pos: Any, config: Any, opponents: Any) -> Any:
     """``YatzySpec.advise`` with several opponents: the actions ranked by the chance of
-    winning against all of them (:func:`diceopt.games.yatzy.table_mode.advise_table`)."""
-    return table_mode().advise_table(pos, config, opponents)
+    winning against all of them (:func:`diceopt.games.yatzy.winning.table.advise_table`)."""
+    from diceopt.games.yatzy.winning.table import advise_table  # (numba)
+
+    return advise_table(pos, config, opponents)
 
 
 def table_commands() -> tuple[Command, ...]:
