@@ -222,6 +222,7 @@ def needed(config: Any, need: str = "advice", pos: Any = None, **options: Any) -
         to_win = str(options.get("strategy") or "").strip().lower() == "win"
     elif need == "all" and target_bytes_bound(config.rules) <= MAX_TARGET_BYTES:
         tables.append(target_table(v, "float32"))
+        tables.append(state_pmfs_table(v, dtype))  # a table of 2 to 6: everyone's chance
         to_win = True
     if to_win:
         tables += [expected_table(v, theta, dtype) for theta in RISK_THETAS]
