@@ -493,16 +493,22 @@ def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarr
     return B.policy.copy()
 
 
-def warm_up(dtype: str | np.dtype = "float32") -> float:
+def warm_up(
+    dtype: str | np.dtype = "float32", table: YatzyTable | SavedTable | None = None
+) -> float:
     """Compile (or load from numba's cache) the simulation for tables of ``dtype``; seconds.
 
     Plays a few games of a small American variant (jokers and the Yahtzee bonus included)
-    with theta 0 and theta != 0.
+    with theta 0 and theta != 0; with ``table``, one game of that table instead (what a
+    simulation of it loads, without the solver's code).
     """
     from diceopt.games.yatzy.kernel.solve import solve_table
     from diceopt.games.yatzy.rulebook.variants import AMERICAN
 
     t0 = time.perf_counter()
+    if table is not None:
+        simulate(table, 1, np.random.default_rng(0))
+        return time.perf_counter() - t0
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
     for theta in (0.0, 0.1):
         table = solve_table(tiny, dtype=dtype, theta=theta)
