@@ -251,6 +251,28 @@ def test_simulation_policies_are_the_widgets(rules):
         assert np.array_equal(pol[i], want), (i, states.mask[i], states.upper[i])
 
 
+@pytest.mark.parametrize("variant", ["scandinavian", "maxi"])
+def test_reroll_tables_add_the_digits(variant):
+    """The table lookup of the simulation's dice gives the roll the chain of added dice
+    gives (play_turn's), for every keep and every random number (5 and 6 dice)."""
+    from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+
+    rules = get_rules(variant)
+    K = kernel_arrays(rules)
+    rolled, koff, kroll, mods = sim.reroll_tables(rules, K)
+    digits = sim.die_digits(rules)
+    ksize = rules.lattice.size
+    base = int(K.offset[rules.dice])
+    rng = np.random.default_rng(5)
+    xs = rng.integers(0, rules.sides**rules.dice, size=300)
+    for k in range(base):
+        for x in xs:
+            idx = k
+            for j in range(rules.dice - int(ksize[k])):
+                idx = int(K.add_die[idx, digits[x, j]])
+            assert rolled[koff[k] + mods[x, kroll[k]]] == idx - base
+
+
 # scores of 20,000 seeded games (seed 1, float64 tables) as the simulation played them
 # before its policies came from the solver's lanes: (sum, sum of squares, first five)
 SEEDED_GAMES = {
