@@ -175,32 +175,33 @@ BONUS_BIT = 1 << 60
 YATZY_BIT = 1 << 61
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _group(words: np.ndarray, nkeys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Counting sort of the games by state: (sorted words, group starts, group keys)."""
-    count = np.zeros(nkeys + 1, dtype=np.int64)
-    for g in range(words.size):
-        count[(words[g] & KEY_MASK) + 1] += 1
+    """Counting sort of the games by state: (sorted words, group starts, group keys).
+    One pass over the key space (int32 counts: half the memory to sweep)."""
+    n = words.size
+    count = np.zeros(nkeys, dtype=np.int32)
+    for g in range(n):
+        count[words[g] & KEY_MASK] += 1
+    starts = np.empty(min(n, nkeys) + 1, dtype=np.int64)
+    gkey = np.empty(min(n, nkeys), dtype=np.int64)
     ngroups = 0
+    at = 0
     for key in range(nkeys):
-        if count[key + 1] > 0:
+        c = count[key]
+        if c > 0:
+            starts[ngroups] = at
+            gkey[ngroups] = key
             ngroups += 1
-        count[key + 1] += count[key]
-    starts = np.empty(ngroups + 1, dtype=np.int64)
-    gkey = np.empty(ngroups, dtype=np.int64)
-    j = 0
-    for key in range(nkeys):
-        if count[key + 1] > count[key]:
-            starts[j] = count[key]
-            gkey[j] = key
-            j += 1
-    starts[ngroups] = words.size
+            count[key] = at  # from here: where the key's next game goes
+            at += c
+    starts[ngroups] = n
     out = np.empty_like(words)
-    for g in range(words.size):
+    for g in range(n):
         key = words[g] & KEY_MASK
         out[count[key]] = words[g]
         count[key] += 1
-    return out, starts, gkey
+    return out, starts[: ngroups + 1].copy(), gkey[:ngroups].copy()
 
 
 @numba.njit(cache=True)
