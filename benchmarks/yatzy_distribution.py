@@ -30,8 +30,10 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 
-# as the command line does: numba's OpenMP threads sleep between parallel loops
+# as the command line does: numba's OpenMP threads sleep between parallel loops, numpy's
+# large arrays on small pages
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
