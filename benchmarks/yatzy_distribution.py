@@ -9,7 +9,12 @@ median 249, 5th percentile 179, 95th 309, 99th 325; upper bonus about 90%, Yatzy
 ``--american`` the free-choice-joker American figures (Verhoeff: mean 254.5896, std
 59.6117, median 248); with ``--states float64`` (or float32) the distributions of every
 turn-start state (``state_distributions``): time, rows, values and memory. Every line
-carries the load average (1 minute) at its start and end.
+carries the load average (1 minute) at its start and end. The Scandinavian line also
+carries the split of one run in this process (``imports``, ``compile``: numba's cached
+code and the warm-up, ``load``: the stored table, ``compute``: the distribution, wall
+and core seconds, ``print``: its summary and lines) and the whole command ``diceopt
+yatzy distribution --json`` as a fresh process (``--whole`` timed runs after an untimed
+one, the table stored in a temporary cache directory): wall and core seconds.
 
     .venv/bin/python benchmarks/yatzy_distribution.py [--games 1000000] [--american]
         [--states float64]
@@ -17,14 +22,27 @@ carries the load average (1 minute) at its start and end.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import tempfile
 import time
 
-import numba
-import numpy as np
+T_START = time.perf_counter()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+
+# as the command line does: numba's OpenMP threads sleep between parallel loops, numpy's
+# large arrays on small pages
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+TARGET_WHOLE = 1.0  # seconds, the whole command on 2 cores
 
 
 def emit(**data):
@@ -36,31 +54,74 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def whole_process(cache: str, runs: int) -> dict:
+    """``diceopt yatzy distribution --json`` as fresh processes: wall and core seconds."""
+    env = dict(os.environ, DICEOPT_CACHE=cache)
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "diceopt", "yatzy", "distribution", "--cache-dir", cache]
+    cmd.append("--json")
+    subprocess.run(cmd, env=env, capture_output=True, check=True)  # untimed: caches
+    walls, cores, inner = [], [], None
+    la0 = load()
+    for _ in range(runs):
+        c0 = child_cpu()
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, env=env, capture_output=True, check=True, text=True)
+        walls.append(time.perf_counter() - t0)
+        cores.append(child_cpu() - c0)
+        inner = json.loads(out.stdout)
+    best = int(np.argmin(walls))
+    return {
+        "whole_seconds": walls[best],
+        "whole_seconds_all": walls,
+        "whole_core_seconds": cores[best],
+        "whole_core_seconds_all": cores,
+        "command": " ".join(["diceopt", *cmd[3:]]).replace(cache, "TMP"),
+        "command_mean": inner["mean"] if inner else None,
+        "command_seconds": inner.get("seconds") if inner else None,
+        "target_whole_seconds": TARGET_WHOLE,
+        "load_average_whole": [la0, load()],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=0, help="simulated games to compare")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--american", action="store_true")
     parser.add_argument("--states", choices=["float64", "float32"], default=None)
+    parser.add_argument("--whole", type=int, default=2, help="timed whole-command runs")
     args = parser.parse_args()
 
+    la_start = load()
+    t0 = time.perf_counter()
     from diceopt.games.yatzy.analyses.distribution import (
         distribution,
         state_distributions,
         warm_up,
     )
+    from diceopt.games.yatzy.analyses.score_distribution import summary_lines
     from diceopt.games.yatzy.kernel.solve import warm_up as solver_warm_up
     from diceopt.games.yatzy.rulebook.variants import get_rules
     from diceopt.games.yatzy.stored.files import get_table, load_table
 
+    imports = time.perf_counter() - t0
     t0 = time.perf_counter()
-    solver_warm_up("float32")
     compile_seconds = warm_up("float32")
+    solver_warm_up("float32")
     emit(
         benchmark="yatzy_distribution_compile",
+        imports_seconds=imports,
         compile_seconds=compile_seconds,
         total_seconds=time.perf_counter() - t0,
         threads=numba.get_num_threads(),
+        load_average=[la_start, load()],
     )
     variants = ["scandinavian"] + (["american"] if args.american else [])
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,12 +130,32 @@ def main() -> int:
             _, info = get_table(rules, 0.0, "float32", tmp)
             table, load_seconds = load_table(rules, 0.0, "float32", tmp)
             load_before = load()
+            c0 = time.process_time()
             dist = distribution(table)
+            core = time.process_time() - c0
+            t0 = time.perf_counter()
             s = dist.summary()
+            text = "\n".join(summary_lines(dist, rules.yatzy_box)) + json.dumps(
+                s | {"pmf": dist.pmf.tolist()}
+            )
+            print_seconds = time.perf_counter() - t0
+            scand = variant == "scandinavian"
+            extra = whole_process(tmp, args.whole) if scand and args.whole > 0 else {}
             emit(
                 benchmark="yatzy_distribution",
                 variant=variant,
                 seconds=dist.seconds,
+                core_seconds=core,
+                split={
+                    "imports": imports,
+                    "compile": compile_seconds,
+                    "load": load_seconds,
+                    "compute": dist.seconds,
+                    "print": print_seconds,
+                },
+                printed_chars=len(text),
+                **extra,
+                process_seconds=time.perf_counter() - T_START,
                 load_average=[load_before, load()],
                 target_seconds=10.0 if variant == "scandinavian" else None,
                 states=dist.states,

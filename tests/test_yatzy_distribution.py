@@ -260,3 +260,31 @@ def test_cli_bad_input_one_line_exit_2(cache, capsys, argv, message):
     code, out, err = run(capsys, *FORCED[:2], *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("diceopt: error: ") and message in err
+
+
+# the distribution as it was before the command warmed up on its own table (mean, sum,
+# largest probability), float64 tables of two reduced variants
+PREVIOUS = {
+    ("american", 0.0): (65.24804916724302, 1.0000000000000022, 0.17093156236088214),
+    ("american", 0.05): (50.15788545955053, 1.000000000000001, 0.14212019621560468),
+    ("scandinavian", 0.0): (114.23759083446693, 1.0000000000000022, 0.04864885327275599),
+    ("scandinavian", 0.05): (112.9577045058372, 1.0000000000000018, 0.04110481501747639),
+}
+PREVIOUS_RULES = {
+    "american": AMERICAN.reduced(("ones", "twos", "full_house", "yahtzee"), bonus_threshold=5),
+    "scandinavian": SCANDINAVIAN.reduced(
+        ("ones", "fives", "sixes", "chance", "yatzy"), bonus_threshold=12
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PREVIOUS))
+def test_warm_up_on_the_table_and_previous_distribution(key):
+    from diceopt.games.yatzy.analyses.distribution import warm_up
+
+    table = solve_table(PREVIOUS_RULES[key[0]], dtype="float64", theta=key[1])
+    assert warm_up("float64", table) >= 0.0
+    pmf = distribution(table).pmf
+    mean, total, top = PREVIOUS[key]
+    assert abs(float(pmf @ np.arange(pmf.size)) - mean) <= 1e-12 * mean
+    assert abs(float(pmf.sum()) - total) <= 1e-12 and abs(float(pmf.max()) - top) <= 1e-12

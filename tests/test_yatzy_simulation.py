@@ -221,6 +221,87 @@ def test_policy_matches_widget_with_theta(theta):
     _check_policy(table, _random_states(table, 12, np.random.default_rng(4)))
 
 
+# --- the simulation's policies (the solver's lanes) and its seeded games -------------------
+
+SMALL_AMERICAN = AMERICAN.reduced(("ones", "twos", "full_house", "yahtzee"), bonus_threshold=5)
+SMALL_SCANDINAVIAN = SCANDINAVIAN.reduced(
+    ("ones", "fives", "sixes", "chance", "yatzy"), bonus_threshold=12
+)
+
+
+@pytest.mark.parametrize("rules", [SMALL_AMERICAN, SMALL_SCANDINAVIAN], ids=["am", "sc"])
+def test_simulation_policies_are_the_widgets(rules):
+    """Every reachable state's policy as the simulation computes it (the solver's lanes
+    for theta 0, in blocks not a multiple of the lanes) is turn_policy's (the widget)."""
+    table = solve_table(rules, dtype="float64")
+    tab, K = table.policy_arrays, table.arrays64
+    keys = np.flatnonzero(~np.isnan(table.values.reshape(-1)))
+    full = (1 << rules.num_categories) - 1
+    states = sim._decode(keys.astype(np.int64), tab.flags, tab.width)
+    keep = states.mask != full
+    states = type(states)(*(a[keep].copy() for a in states))
+    n = states.mask.size
+    assert n > sim.LANES
+    pol = np.empty((n, 3, len(rules.roll_counts)), dtype=np.int16)
+    for lo in range(0, n, 100):
+        hi = min(n, lo + 100)
+        sim._policies(states, lo, hi, tab, K, pol[lo:], 2)
+    for i in range(n):
+        want = turn_policy(table, states.mask[i], states.flag[i], states.upper[i])
+        assert np.array_equal(pol[i], want), (i, states.mask[i], states.upper[i])
+
+
+@pytest.mark.parametrize("variant", ["scandinavian", "maxi"])
+def test_reroll_tables_add_the_digits(variant):
+    """The table lookup of the simulation's dice gives the roll the chain of added dice
+    gives (play_turn's), for every keep and every random number (5 and 6 dice)."""
+    from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+
+    rules = get_rules(variant)
+    K = kernel_arrays(rules)
+    rolled, koff, kroll, mods = sim.reroll_tables(rules, K)
+    digits = sim.die_digits(rules)
+    ksize = rules.lattice.size
+    base = int(K.offset[rules.dice])
+    rng = np.random.default_rng(5)
+    xs = rng.integers(0, rules.sides**rules.dice, size=300)
+    for k in range(base):
+        for x in xs:
+            idx = k
+            for j in range(rules.dice - int(ksize[k])):
+                idx = int(K.add_die[idx, digits[x, j]])
+            assert rolled[koff[k] + mods[x, kroll[k]]] == idx - base
+
+
+# scores of 20,000 seeded games (seed 1, float64 tables) as the simulation played them
+# before its policies came from the solver's lanes: (sum, sum of squares, first five)
+SEEDED_GAMES = {
+    ("am", 0.0): (1303264, 94175662, [65, 65, 67, 65, 65]),
+    ("am", 0.05): (1002875, 67370157, [29, 29, 29, 29, 29]),
+    ("sc", 0.0): (2287021, 269131375, [106, 102, 96, 103, 103]),
+    ("sc", 0.05): (2261210, 265201880, [100, 84, 84, 97, 93]),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SEEDED_GAMES))
+def test_seeded_games_unchanged(key):
+    rules = {"am": SMALL_AMERICAN, "sc": SMALL_SCANDINAVIAN}[key[0]]
+    table = solve_table(rules, dtype="float64", theta=key[1])
+    scores = simulate(table, 20000, np.random.default_rng(1)).scores.astype(np.int64)
+    assert (int(scores.sum()), int((scores * scores).sum()), scores[:5].tolist()) == (
+        SEEDED_GAMES[key]
+    )
+
+
+def test_scandinavian_float32_mean_within_5_standard_errors():
+    """The command's table (float32): 200,000 games, the mean within 5 std errors of the
+    exact value (the table's)."""
+    table = solve_table(SCANDINAVIAN, dtype="float32")
+    s = simulate(table, 200_000, np.random.default_rng(11)).summary()
+    assert abs(s["mean"] - table.value) <= 5 * s["std_error"]
+    assert abs(s["mean"] - SCANDINAVIAN_VALUE) <= 5 * s["std_error"]
+
+
 def test_summarize_hand_case():
     s = summarize(np.array([10, 20, 30, 40]), np.array([1, 0, 0, 0], bool), np.zeros(4, bool))
     assert s["mean"] == 25 and s["std"] == pytest.approx(np.std([10, 20, 30, 40], ddof=1))

@@ -456,7 +456,7 @@ class YatzySpec(GameSpec):
         no_saved_rerolls(rules, "simulate")
         check_plot_path(plot)
         table = rules.table()
-        compile_seconds = warm_up(rules.dtype)
+        compile_seconds = warm_up(rules.dtype, table)
         result = simulate(table, games, rng)
         summary = result.summary()
         if plot:

@@ -492,13 +492,26 @@ def position_distribution(
     )
 
 
-def warm_up(dtype: str | np.dtype = "float32") -> float:
+def warm_up(dtype: str | np.dtype = "float32", table: YatzyTable | None = None) -> float:
     """Compile (or load from numba's cache) the distribution kernels for tables of
-    ``dtype`` (a small American variant: jokers and the Yahtzee bonus); seconds."""
+    ``dtype`` (a small American variant: jokers and the Yahtzee bonus); seconds. With
+    ``table``: the distribution of its last turn from a state with every upper box
+    scratched, when the rules reach one (what a distribution of it loads, without the
+    solver's code), else the small variant's."""
     from diceopt.games.yatzy.kernel.solve import solve_table
     from diceopt.games.yatzy.rulebook.variants import AMERICAN
 
     t0 = time.perf_counter()
+    if table is not None:
+        rules = table.rules
+        full = (1 << rules.num_categories) - 1
+        lower = [c for c in range(rules.num_categories) if rules.upper_face[c] < 0]
+        if lower:
+            try:
+                distribution(table, mask=full & ~(1 << lower[-1]))
+                return time.perf_counter() - t0
+            except InputError:
+                pass
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3)
     table = solve_table(tiny, dtype=dtype)
     distribution(table)
@@ -515,7 +528,7 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
     rules = config.rules
     pos = parse_position(args.position, rules) if args.position else None
     table = config.table()
-    compile_seconds = warm_up(config.dtype)
+    compile_seconds = warm_up(config.dtype, table)
     try:
         dist = position_distribution(table, pos)
     except MemoryError:
