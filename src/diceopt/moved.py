@@ -17,7 +17,10 @@ import importlib.machinery
 import sys
 import types
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 _Y = "diceopt.games.yatzy"
 # old module path -> the modules that now hold its names, in the order they are searched
@@ -74,7 +77,7 @@ class _MovedFinder:
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MOVED:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, cast("Loader", self))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return _MovedModule(spec.name)

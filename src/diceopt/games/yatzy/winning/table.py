@@ -487,7 +487,7 @@ def mover_targets(
     from diceopt.progress import Stage
 
     rules = config.rules
-    table = stored_table(rules, "float32", verified=True)
+    table: Any = stored_table(rules, "float32", verified=True)  # a full table, or rows
     if table is None:
         table = load_rows(rules, "float32", full=False)
     if table is None:
