@@ -1,9 +1,9 @@
 """Benchmark: Scandinavian Yatzy target tables (the highest P(points to come >= k)).
 
-Prints one JSON object per line, each with the load average (1, 5, 15 min) when it
-was taken: numba compile time; single targets solved on demand (only the states after
-the position, only the k they need): from the start for each ``--targets`` K and from a
-mid-game position (7 categories filled), seconds, states, (state, k) values, peak
+Prints one JSON object per line, each with the load average (1, 5, 15 min) when it was
+taken: import time, numba compile time; single targets solved on demand (only the states
+after the position, only the k they need): from the start for each ``--targets`` K and
+from a mid-game position (7 categories filled), seconds, states, (state, k) values, peak
 resident memory; with ``--full`` the table for every k = 0 .. 374 (seconds, target at
 most 180 s on 2 cores; peak resident memory, target at most 6 GB; seconds per layer),
 its size, store seconds, load seconds (memory-mapped, every block checked; in this
@@ -60,6 +60,7 @@ def main() -> int:
     parser.add_argument("--cache-dir", help="store the full table here (default: a temporary)")
     args = parser.parse_args()
 
+    t0 = time.perf_counter()
     from diceopt.games.yatzy.analyses.targets import (
         max_to_come,
         solve_target_from,
@@ -72,6 +73,7 @@ def main() -> int:
     from diceopt.games.yatzy.stored.target_files import load_targets, store_targets
 
     rules = SCANDINAVIAN
+    emit(benchmark="yatzy_targets_imports", seconds=time.perf_counter() - t0)
     emit(benchmark="yatzy_targets_compile", seconds=warm_up_targets(),
          threads=numba.get_num_threads())  # fmt: skip
     mid = state_of(parse_position(MID, rules), rules)

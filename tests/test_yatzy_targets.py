@@ -412,3 +412,47 @@ def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee", "--json"]) == 0  # rebuilt
     captured = capsys.readouterr()
     assert not json.loads(captured.out)["loaded"] and "rebuilding" in captured.err
+
+
+# --- the band: only the k where the values read differ are computed --------------------
+
+SCANDINAVIAN_8 = SCANDINAVIAN.reduced(
+    ("ones", "threes", "sixes", "one_pair", "two_pairs", "small_straight", "chance", "yatzy"),
+    bonus_threshold=30,
+)
+
+
+def _sha(a: np.ndarray) -> str:
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+
+
+def test_banded_solve_keeps_every_value_bit_for_bit():
+    """The values computed before the band (k where every value read is 1 or 0 copied
+    from the band's ends): the sha256 recorded then, for the full table (float32 and
+    float64) and the rows from the start, the rows for one target and the draw-aware
+    rows (benchmarks/target_fingerprints.py)."""
+    r = SCANDINAVIAN_8
+    t32 = solve_targets(r, dtype="float32")
+    assert _sha(t32.values).startswith("3595054e7a4094e9")
+    assert _sha(solve_targets(r, dtype="float64").values).startswith("5065ab56099a97b8")
+    rows = solve_target_from(r, 0, 0, 0, r.max_total)
+    assert _sha(rows.data).startswith("b175343e7ce2b727")
+    assert _sha(solve_target_from(r, 0, 0, 0, 120).data).startswith("a6ac8b8247bce4d4")
+    assert _sha(solve_target_from(r, 0, 0, 0, 150, draw=True).data).startswith("6a9c9a893c4e7d59")
+    # a band with ones: chance open, so the first k are certain; copied, still exact
+    assert rows.probability(0, 0, 0, 5) == 1.0
+    assert rows.probability(0, 0, 0, 5) == t32.probability(0, 0, 0, 5)
+
+
+def test_bands_of_written_rows():
+    from diceopt.games.yatzy.kernel.target_turn import set_bands
+
+    Vd = np.array([1, 1, 1, 0.5, 0, 0, 1, 0, 0, 1, 1, 1], dtype=np.float32)
+    off = np.array([0, 6, 9, 0])
+    top = np.array([5, 2, 2, 0])
+    lo, hi = np.full(4, -1, dtype=np.int16), np.full(4, -1, dtype=np.int16)
+    set_bands(np.arange(4), Vd, off, top, lo, hi)
+    assert lo.tolist() == [2, 0, 2, 0]  # values at k = 1 .. lo exactly 1
+    assert hi.tolist() == [3, 0, 2, 0]  # the last k whose value is not 0

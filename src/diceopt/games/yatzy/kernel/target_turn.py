@@ -27,7 +27,9 @@ state's k range in equal chunks of whole 16-lane vectors):
    roll, as the solver does. Same values as the solver's, bit for bit.
 
 Performance: values at k above a state's most points still to come are 0 and not
-computed; threads take interleaved blocks of a chunk of a layer's states as they finish
+computed, nor those at the k where every value read is exactly 1 (or 0): those are
+the same at every such k, copied from the band's end (:func:`_target_state`); threads
+take interleaved blocks of a chunk of a layer's states as they finish
 (:func:`target_layer`; states differ a lot in their k range). The advice's turn
 (:func:`target_turn`) computes in float64.
 """
@@ -368,47 +370,137 @@ def _target_chunk(
 
 
 @numba.njit(cache=True)
+def _read_band(
+    mask: int, flag: int, u: int, flags: int, K: KernelArrays, live: np.ndarray,
+    lo: np.ndarray, hi: np.ndarray,
+) -> tuple[int, int]:  # fmt: skip
+    """``(ones, zeros)`` of a state from its successors' bands (``lo[key]``: the values at
+    k = 1 .. lo are exactly 1; ``hi[key]``: the values above hi are exactly 0): at
+    every k <= ``ones`` each value step 2 reads is exactly 1, at every k > ``zeros`` (less
+    the margin S, added by the caller) exactly 0. The successors are those of
+    :func:`_target_rows`, each with the points beside its row; a read at k is a
+    successor's value at k less those points less at most S more."""
+    T = K.threshold
+    width = T + 1
+    ncat = K.upper_face.size
+    stride = K.offset.size - 1
+    ones = np.int64(1) << 40
+    zeros = np.int64(0)
+    for c in range(ncat):
+        if not live[c]:
+            continue
+        nxt = mask | (1 << c)
+        f = K.upper_face[c]
+        if f < 0:
+            key = (nxt * flags + flag) * width + u
+            ones = min(ones, np.int64(lo[key]))
+            zeros = max(zeros, np.int64(hi[key]))
+            if c == K.yz_cat:
+                if K.track:  # the h = 1 row: the flag set
+                    key = (nxt * flags + 1) * width + u
+                    ones = min(ones, np.int64(lo[key]))
+                    zeros = max(zeros, np.int64(hi[key]))
+            elif K.needs[c] >= 0 and flag == 1:  # the h = 1 row: shifted by its points
+                zeros = max(zeros, np.int64(hi[key]) + K.needs[c])
+        else:
+            for cnt in range(stride):
+                pts = cnt * (f + 1)
+                b = K.bonus if (u < T and u + pts >= T) else 0
+                key = (nxt * flags + flag) * width + min(T, u + pts)
+                ones = min(ones, np.int64(lo[key]) + pts + b)
+                zeros = max(zeros, np.int64(hi[key]) + pts + b)
+    return ones, zeros
+
+
+@numba.njit(cache=True)
 def _target_state(
     mask: int, flag: int, u: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork,
+    flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork, lo: np.ndarray,
+    hi: np.ndarray,
 ) -> None:  # fmt: skip
     """One state's values for k = 0 .. its ``top`` (1 at k = 0), in equal chunks of at
-    most ``lanes`` values of k (whole vectors of 16)."""
+    most ``lanes`` values of k (whole vectors of 16), and its band (``lo``, ``hi``:
+    :func:`_read_band`).
+
+    Only the band where the values read differ from k to k is computed: at every k up to
+    the successors' ones every value read is exactly 1, above their zeros (plus the
+    margin) exactly 0, so the values there are those at the band's ends (the same
+    operations on the same numbers), copied."""
     key = (mask * flags + flag) * (K.threshold + 1) + u
     at = off[key]
     n = top[key]  # k = 1 .. n
     Vd[at] = 1.0
+    lo[key] = 0
+    hi[key] = 0
     if n <= 0:
         return
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
-    nch = (n + lanes - 1) // lanes
-    step = (n + nch - 1) // nch
+    ones, zeros = _read_band(mask, flag, u, flags, K, W.live, lo, hi)
+    first = max(1, min(ones, n))  # every k <= ones: the value at ``first``
+    last = max(first, min(n, zeros + S + 1))  # every k > zeros + S: the value at ``last``
+    m = last + 1 - first
+    nch = (m + lanes - 1) // lanes
+    step = (m + nch - 1) // nch
     step = min(lanes, (step + 15) // 16 * 16)
-    for k0 in range(1, n + 1, step):
-        nw = min(step, n + 1 - k0)
+    for k0 in range(first, last + 1, step):
+        nw = min(step, last + 1 - k0)
         _target_chunk(mask, flag, u, k0, nw, S, Vd, off, top, flags, K, W)
         for ln in range(nw):
             Vd[at + k0 + ln] = W.out[ln]
+    for k in range(1, first):
+        Vd[at + k] = Vd[at + first]
+    for k in range(last + 1, n + 1):
+        Vd[at + k] = Vd[at + last]
+    _own_band(Vd, at, n, key, lo, hi)
+
+
+@numba.njit(cache=True)
+def _own_band(Vd: np.ndarray, at: int, n: int, key: int, lo: np.ndarray, hi: np.ndarray) -> None:
+    """``lo[key]``: how many values from k = 1 on are exactly 1; ``hi[key]``: the last k
+    (<= n) whose value is not 0 (0 if none)."""
+    a = 0
+    while a < n and Vd[at + a + 1] == 1.0:
+        a += 1
+    b = n
+    while b > 0 and Vd[at + b] == 0.0:
+        b -= 1
+    lo[key] = a
+    hi[key] = b
+
+
+@numba.njit(cache=True)
+def set_bands(
+    keys: np.ndarray, Vd: np.ndarray, off: np.ndarray, top: np.ndarray, lo: np.ndarray,
+    hi: np.ndarray,
+) -> None:  # fmt: skip
+    """The bands (see :func:`_own_band`) of states whose values are written already (the
+    rows of the game's end)."""
+    for i in range(keys.size):
+        key = keys[i]
+        _own_band(Vd, off[key], max(0, top[key]), key, lo, hi)
 
 
 @numba.njit(cache=True, parallel=True)
 def target_layer(
     st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
     off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
-    nblocks: int,
+    nblocks: int, lo: np.ndarray, hi: np.ndarray,
 ) -> None:  # fmt: skip
     """One layer's states (k = 0 .. ``top[key]`` at ``Vd[off[key]:]``) from later layers'.
 
     The states are dealt into ``nblocks`` interleaved blocks (state i in block i mod
     nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
     take blocks as they finish (the caller sets numba's parallel chunk size to 1), each
-    block with its own work arrays.
+    block with its own work arrays. ``lo``, ``hi``: the states' bands (read for the later
+    layers', written for this one's: :func:`_target_state`).
     """
     nblocks = max(1, min(st_mask.size, nblocks))
     for b in numba.prange(nblocks):
         W = _target_work(K, S, lanes, 0, Vd)
         for i in range(b, st_mask.size, nblocks):
-            _target_state(st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W)
+            _target_state(
+                st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi
+            )
 
 
 @numba.njit(cache=True)
