@@ -373,7 +373,7 @@ def _target_chunk(
 def _read_band(
     mask: int, flag: int, u: int, flags: int, K: KernelArrays, live: np.ndarray,
     lo: np.ndarray, hi: np.ndarray,
-) -> tuple[int, int]:  # fmt: skip
+) -> tuple[np.int64, np.int64]:  # fmt: skip
     """``(ones, zeros)`` of a state from its successors' bands (``lo[key]``: the values at
     k = 1 .. lo are exactly 1; ``hi[key]``: the values above hi are exactly 0): at
     every k <= ``ones`` each value step 2 reads is exactly 1, at every k > ``zeros`` (less
