@@ -1,4 +1,4 @@
-"""The batch API (games.yatzy.batch) against the advice, one situation at a time."""
+"""The batch API (games.yatzy.commands.batch) against the advice, one situation at a time."""
 
 from __future__ import annotations
 

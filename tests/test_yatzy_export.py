@@ -1,4 +1,4 @@
-"""Dataset export (games.yatzy.export): determinism, the schema, values, the CLI."""
+"""Dataset export (games.yatzy.commands.export): determinism, the schema, values, the CLI."""
 
 from __future__ import annotations
 

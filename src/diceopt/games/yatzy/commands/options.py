@@ -9,7 +9,6 @@ command does not support it) and :func:`yatzy_commands`, the ``Command`` entries
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from diceopt.errors import InputError
@@ -110,19 +109,49 @@ DISTRIBUTION_OPTIONS = (
 TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
 
 
-def runner(
-    module: str, what: str, theta: str | None = None
-) -> Callable[[YatzyConfig, Any], CommandOutput]:
+Run = Callable[[YatzyConfig, Any], CommandOutput]
+
+
+def _sweep() -> Run:
+    from diceopt.games.yatzy.commands.sweep import run_sweep
+
+    return run_sweep
+
+
+def _export() -> Run:
+    from diceopt.games.yatzy.commands.export import run_export
+
+    return run_export
+
+
+def _duel() -> Run:
+    from diceopt.games.yatzy.winning.duel import run_duel
+
+    return run_duel
+
+
+def _distribution() -> Run:
+    from diceopt.games.yatzy.analyses.distribution import run_distribution
+
+    return run_distribution
+
+
+def _targets() -> Run:
+    from diceopt.games.yatzy.commands.targets_command import run_targets
+
+    return run_targets
+
+
+def runner(load: Callable[[], Run], what: str, theta: str | None = None) -> Run:
     """The run of command ``what``: the checks it shares with the others (no saved-rerolls
     variant; with ``theta``, no ``--theta`` either: the error says to do ``theta``
-    instead), then ``run_<what>`` of ``diceopt.games.yatzy.<module>``, imported only now."""
+    instead), then the run that ``load`` imports only now (numba)."""
 
     def run(config: YatzyConfig, args: Any) -> CommandOutput:
         no_saved_rerolls(config, what)
         if theta is not None:
             no_theta(args, what, theta)
-        run_command = getattr(import_module(f"diceopt.games.yatzy.{module}"), f"run_{what}")
-        return run_command(config, args)
+        return load()(config, args)
 
     return run
 
@@ -135,32 +164,32 @@ def yatzy_commands() -> tuple[Command, ...]:
         Command(
             "sweep",
             "risk-sensitive play: the score distribution for several theta",
-            runner("sweep", "sweep", "give the values to compare with --thetas"),
+            runner(_sweep, "sweep", "give the values to compare with --thetas"),
             SWEEP_OPTIONS,
         ),
         Command(
             "export",
             "write situations from seeded games with every action's exact value (parquet or jsonl)",
-            runner("export", "export"),
+            runner(_export, "export"),
             EXPORT_OPTIONS,
         ),
         Command(
             "duel",
             "two strategies play head to head on seeded dice (win rate, 95% interval)",
-            runner("duel", "duel", "name a strategy theta:T with --first or --second"),
+            runner(_duel, "duel", "name a strategy theta:T with --first or --second"),
             DUEL_OPTIONS,
         ),
         Command(
             "distribution",
             "the exact distribution of the final score under the table's policy",
-            runner("distribution", "distribution"),
+            runner(_distribution, "distribution"),
             DISTRIBUTION_OPTIONS,
         ),
         Command(
             "targets",
             "build and store the target table (the best P(points to come >= k) for every "
             "state and k; advise --target reads it), or load it",
-            runner("target_store", "targets", "the target table holds probabilities"),
+            runner(_targets, "targets", "the target table holds probabilities"),
             TARGETS_OPTIONS,
         ),
     )
