@@ -38,7 +38,6 @@ builds stores nothing.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -85,6 +84,8 @@ class Table:
 def build_id(table: Table) -> str:
     """The id of the builds of ``table`` (16 hex digits of a hash of its name and file):
     the same for every build of the table, so a client can ask about it again."""
+    import hashlib  # (OpenSSL: not loaded by a command that builds no table)
+
     return hashlib.sha256(f"{table.name}\0{table.path}".encode()).hexdigest()[:16]
 
 

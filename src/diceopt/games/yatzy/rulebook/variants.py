@@ -12,7 +12,6 @@ import difflib
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.rulebook.compiler import builtin_rules
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 _VARIANT_RULES: dict[str, YatzyRules] = {}  # the variants compiled so far (tests add some)
@@ -23,6 +22,9 @@ def _compiled(name: str) -> YatzyRules:
     (only that file: a command that needs one variant reads one), or added by a test."""
     rules = _VARIANT_RULES.get(name)
     if rules is None:
+        # (the compiler reads TOML: loaded by a command that needs a variant's rules)
+        from diceopt.games.yatzy.rulebook.compiler import builtin_rules
+
         rules = _VARIANT_RULES[name] = builtin_rules(name)
     return rules
 
