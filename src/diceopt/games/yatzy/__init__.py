@@ -4,17 +4,13 @@
 ``rules`` resolves a variant's name into its rules object once (a
 :class:`~diceopt.games.yatzy.stored.store.YatzyConfig`), and everything below takes that.
 
-Modules, by stage: ``rules`` (variants as data, scoring tables), ``arrays`` (the rules as
-the kernels' arrays), ``turn`` (one turn's rules in numba), ``widget`` (the per-turn
-widget), ``layers`` (the turn-start states by layer), ``solve`` (the backward solve),
-``policy`` (policies of many states), ``table`` (a solved table and the widget's numpy
-twin), ``advice`` (positions and actions), ``distribution`` / ``turn_outcomes`` /
-``score_distribution`` (forward state distributions), ``targets`` / ``target_turn`` /
-``target_store`` (target tables), ``win`` / ``duel`` / ``versus`` (win-seeking play),
-``simulation``, ``storage`` (table files), ``saved`` (saved rerolls), ``solved`` (this
-process's tables), ``commands`` (the game's own commands), ``engine_game`` (the same
-rules on the generic engine, for tests), ``moves`` (typed moves and the sheet),
-``batch``, ``export``, ``sweep``, ``ray_solve``, ``early``, ``tables``, ``codec``.
+Rooms, by stage, each importing only the rooms below it (import-linter checks the
+order): ``rulebook`` (the rules as data, the rule-file compiler, the variants),
+``kernel`` (the numba kernel: turn, widget, layers, solve, saved rerolls, simulation),
+``play`` (positions, moves, every action's value), ``analyses`` (distributions, target
+tables, the second path), ``stored`` (``store``: the one module that hands out every
+table), ``winning`` (target advice, P(win), duels, the computer, a table of 2 to 6) and
+``commands`` (the game's commands and the checks of a request).
 """
 
 from __future__ import annotations

@@ -478,7 +478,7 @@ def mover_targets(
     config: Any, state: tuple[int, int, int], need: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Target rows ``(Td, off, top)`` for the mover's turn: the stored full target table,
-    else the stored target rows from the start (:mod:`diceopt.games.yatzy.tables`), else
+    else the stored target rows from the start (``store.load_rows``), else
     a solve from the mover's state for the ``need`` points it may need (progress on
     stderr), as the advice against one opponent does."""
     from diceopt.games.yatzy.analyses.targets import solve_target_from
