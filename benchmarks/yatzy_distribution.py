@@ -34,13 +34,11 @@ import os  # noqa: E402
 # large arrays on small pages
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
-import resource  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from whole_process import time_command  # noqa: E402
 
 TARGET_WHOLE = 1.0  # seconds, the whole command on 2 cores
 
@@ -54,39 +52,16 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def child_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def whole_process(cache: str, runs: int) -> dict:
     """``diceopt yatzy distribution --json`` as fresh processes: wall and core seconds."""
-    env = dict(os.environ, DICEOPT_CACHE=cache)
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "diceopt", "yatzy", "distribution", "--cache-dir", cache]
-    cmd.append("--json")
-    subprocess.run(cmd, env=env, capture_output=True, check=True)  # untimed: caches
-    walls, cores, inner = [], [], None
-    la0 = load()
-    for _ in range(runs):
-        c0 = child_cpu()
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, env=env, capture_output=True, check=True, text=True)
-        walls.append(time.perf_counter() - t0)
-        cores.append(child_cpu() - c0)
-        inner = json.loads(out.stdout)
-    best = int(np.argmin(walls))
-    return {
-        "whole_seconds": walls[best],
-        "whole_seconds_all": walls,
-        "whole_core_seconds": cores[best],
-        "whole_core_seconds_all": cores,
-        "command": " ".join(["diceopt", *cmd[3:]]).replace(cache, "TMP"),
-        "command_mean": inner["mean"] if inner else None,
-        "command_seconds": inner.get("seconds") if inner else None,
+    got = time_command(["yatzy", "distribution"], cache, runs)
+    answer = got.pop("answer") or {}
+    load_average = got.pop("load_average")
+    return got | {
+        "command_mean": answer.get("mean"),
+        "command_seconds": answer.get("seconds"),
         "target_whole_seconds": TARGET_WHOLE,
-        "load_average_whole": [la0, load()],
+        "load_average_whole": load_average,
     }
 
 

@@ -31,12 +31,12 @@ import os  # noqa: E402
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 import resource  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from whole_process import time_command  # noqa: E402
 
 DELTA_SECONDS = 0.279  # Delta Yatzy: 1M games on 18 threads (published)
 DELTA_THREADS = 18
@@ -53,39 +53,12 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def child_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def whole_process(games: int, seed: int, cache: str, runs: int) -> dict:
     """``diceopt yatzy simulate`` as fresh processes: wall and core seconds per run."""
-    env = dict(os.environ, DICEOPT_CACHE=cache)
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "diceopt", "yatzy", "simulate", "--games", str(games)]
-    cmd += ["--seed", str(seed), "--cache-dir", cache, "--json"]
-    subprocess.run(cmd, env=env, capture_output=True, check=True)  # untimed: caches
-    walls, cores, inner = [], [], None
-    la0 = load()
-    for _ in range(runs):
-        c0 = child_cpu()
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, env=env, capture_output=True, check=True, text=True)
-        walls.append(time.perf_counter() - t0)
-        cores.append(child_cpu() - c0)
-        inner = json.loads(out.stdout)
-    best = int(np.argmin(walls))
-    return {
-        "whole_seconds": walls[best],
-        "whole_seconds_all": walls,
-        "whole_core_seconds": cores[best],
-        "whole_core_seconds_all": cores,
-        "command": " ".join(["diceopt", *cmd[3:]]).replace(cache, "TMP"),
-        "command_mean": inner["mean"] if inner else None,
-        "command_seconds": inner.get("seconds") if inner else None,
-        "load_average": [la0, load()],
-    }
+    argv = ["yatzy", "simulate", "--games", str(games), "--seed", str(seed)]
+    got = time_command(argv, cache, runs)
+    answer = got.pop("answer") or {}
+    return got | {"command_mean": answer.get("mean"), "command_seconds": answer.get("seconds")}
 
 
 def main() -> int:

@@ -301,6 +301,16 @@ def play_turn(
 
 
 @numba.njit(cache=True)
+def word_state(w: int, flags: int, width: int) -> tuple[int, int, int, int, int]:
+    """(mask, flag, upper, score, flat key) of a game word (the state and score a game
+    carries in one int64)."""
+    key = w & KEY_MASK
+    u = key % width
+    rest = key // width
+    return rest // flags, rest % flags, u, (w >> KEY_BITS) & SCORE_MASK, key
+
+
+@numba.njit(cache=True)
 def write_roll(w: int, r: int, c: int, first: bool, K: KernelArrays, flags: int, width: int) -> int:
     """The game word ``w`` (state, points, events) after writing roll r into category c
     (``first``: straight after the first roll; the points of

@@ -38,10 +38,10 @@ from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.kernel.arrays import KernelArrays
 from diceopt.games.yatzy.kernel.simulation import (
     KEY_BITS,
-    KEY_MASK,
     SCORE_MASK,
     die_digits,
     play_turn,
+    word_state,
     write_roll,
 )
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
@@ -94,15 +94,6 @@ def parse_strategy(text: str) -> Strategy:
 
 
 @numba.njit(cache=True)
-def _state(w: int, flags: int, width: int) -> tuple[int, int, int, int, int]:
-    """(mask, flag, upper, score, flat key) of a game word."""
-    key = w & KEY_MASK
-    u = key % width
-    rest = key // width
-    return rest // flags, rest % flags, u, (w >> KEY_BITS) & SCORE_MASK, key
-
-
-@numba.njit(cache=True)
 def _games(
     g0: int, g1: int, batch0: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray,
     V1: np.ndarray, Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray,
@@ -123,12 +114,12 @@ def _games(
         for t in range(ncat):
             for seat in range(2):
                 pl = seat ^ swap
-                mask, flag, u, score, _ = _state(w[pl], flags, width)
+                mask, flag, u, score, _ = word_state(w[pl], flags, width)
                 if kinds[pl] == 0:
                     V = V0 if pl == 0 else V1
                     widget_into(mask, flag, u, V, K, thetas[pl], B, TURN_REROLLS)
                 else:
-                    om, _, _, so, okey = _state(w[1 - pl], flags, width)
+                    om, _, _, so, okey = word_state(w[1 - pl], flags, width)
                     p = one
                     if om != full:
                         row = slot[okey]

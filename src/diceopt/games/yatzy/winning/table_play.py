@@ -38,10 +38,10 @@ import numpy as np
 from diceopt.games.yatzy.kernel.arrays import KernelArrays
 from diceopt.games.yatzy.kernel.simulation import (
     KEY_BITS,
-    KEY_MASK,
     SCORE_MASK,
     die_digits,
     play_turn,
+    word_state,
     write_roll,
 )
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
@@ -58,15 +58,6 @@ STATS = 6
 
 
 @numba.njit(cache=True)
-def _state(w: int, flags: int, width: int) -> tuple[int, int, int, int, int]:
-    """(mask, flag, upper, score, flat key) of a game word."""
-    key = w & KEY_MASK
-    u = key % width
-    rest = key // width
-    return rest // flags, rest % flags, u, (w >> KEY_BITS) & SCORE_MASK, key
-
-
-@numba.njit(cache=True)
 def _finals(
     w: np.ndarray, n: int, full: int, flags: int, width: int, slot: np.ndarray,
     off: np.ndarray, length: np.ndarray, data: np.ndarray, f: np.ndarray, G: np.ndarray,
@@ -76,7 +67,7 @@ def _finals(
     score is below L)."""
     L = 1
     for j in range(n):
-        mask, _, _, score, key = _state(w[j], flags, width)
+        mask, _, _, score, key = word_state(w[j], flags, width)
         f[j, :] = 0.0
         if mask == full:
             f[j, score] = 1.0
@@ -126,7 +117,7 @@ def _games(
         adv = g % n if advised else -1
         for t in range(ncat):
             for pl in range(n):
-                mask, flag, u, score, _ = _state(w[pl], flags, width)
+                mask, flag, u, score, _ = word_state(w[pl], flags, width)
                 if calibrate or pl == adv:
                     L = _finals(w, n, full, flags, width, slot, off, length, data, f, G)
                     if calibrate:
