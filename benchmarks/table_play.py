@@ -73,9 +73,8 @@ def main() -> int:
 
     from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.rulebook.variants import get_rules
-    from diceopt.games.yatzy.stored.store import build_pmfs, load_pmfs, loaded_pmfs
+    from diceopt.games.yatzy.stored.store import build_pmfs, full_targets, load_pmfs, loaded_pmfs
     from diceopt.games.yatzy.winning.table_play import calibration_json, play_tables
-    from diceopt.games.yatzy.winning.win import full_targets, target_rows
 
     rules = get_rules(args.variant)
     t0 = time.perf_counter()
@@ -88,7 +87,7 @@ def main() -> int:
         benchmark="table_play_inputs",
         variant=args.variant,
         seconds=round(time.perf_counter() - t0, 2),
-        target_gb=round(target_rows(targets)[0].nbytes / 1e9, 3),
+        target_gb=round(targets.flat[0].nbytes / 1e9, 3),
         distributions_gb=round(pmfs.data.nbytes / 1e9, 3),
         threads=numba.get_num_threads(),
         cpus=os.cpu_count(),

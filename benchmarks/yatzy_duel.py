@@ -39,7 +39,6 @@ def main() -> int:
     from diceopt.games.yatzy import get_solved
     from diceopt.games.yatzy.rulebook.variants import get_rules
     from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel, win_inputs
-    from diceopt.games.yatzy.winning.win import target_rows
 
     first, second = parse_strategy(args.first), parse_strategy(args.second)
     t0 = time.perf_counter()
@@ -53,7 +52,7 @@ def main() -> int:
     if first.wins or second.wins:
         t0 = time.perf_counter()
         targets, dist = win_inputs(rules, expected)
-        target_gb = target_rows(targets)[0].nbytes / 1e9
+        target_gb = targets.flat[0].nbytes / 1e9
         emit(benchmark="yatzy_duel_win_inputs", seconds=time.perf_counter() - t0,
              target_gb=target_gb, distributions_gb=dist.data.nbytes / 1e9)  # fmt: skip
     # compile (or load from numba's cache) on a few games first

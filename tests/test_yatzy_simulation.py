@@ -260,7 +260,7 @@ def test_reroll_tables_add_the_digits(variant):
     rules = get_rules(variant)
     K = kernel_arrays(rules)
     rolled, koff, kroll, mods = sim.reroll_tables(rules, K)
-    digits = sim.die_digits(rules)
+    digits = sim.die_digits(rules.dice, rules.sides)
     ksize = rules.lattice.size
     base = int(K.offset[rules.dice])
     rng = np.random.default_rng(5)

@@ -35,7 +35,6 @@ from diceopt.games.yatzy.winning.table import (
 from diceopt.games.yatzy.winning.win import (
     advise_opponent,
     parse_opponent,
-    target_rows,
     win_chance,
     win_detail,
 )
@@ -275,7 +274,7 @@ def small_targets():
 def estimate(rules, targets, mask: int, upper: int, b: int, dw: np.ndarray) -> float:
     K = kernel_arrays(rules, np.float64)
     _, _, value = win_detail(
-        mask, 0, upper, b, -1, dw, 0, *target_rows(targets), K, rules.flags, True, False
+        mask, 0, upper, b, -1, dw, 0, *targets.flat, K, rules.flags, True, False
     )
     return value
 

@@ -27,7 +27,7 @@ from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
 from diceopt.games.yatzy.rulebook import variants as yatzy_rules
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, get_rules
-from diceopt.games.yatzy.stored import store, target_files
+from diceopt.games.yatzy.stored import files, store
 from diceopt.games.yatzy.stored.target_files import get_targets, load_targets
 
 REDUCED = {
@@ -229,7 +229,7 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
 def test_full_american_rules_cap():
     assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
     assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
-    key = target_files.target_key(get_rules("american"))
+    key = files.target_key(get_rules("american"))
     assert key.shape == (1 << 13, 2, 64, 751)
 
 
@@ -330,7 +330,7 @@ def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, c
                 np.testing.assert_array_equal(got, want)
     with pytest.raises(InputError, match="no game"):
         table.probability(0b010, 0, 0, 5)  # not a mask of the forced order
-    assert target_files.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
+    assert files.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
     monkeypatch.setattr(store, "_TARGETS", {})
     argv = ["yatzy", "targets", "--variant", "scandinavian-forced", "--json"]
@@ -399,7 +399,7 @@ def test_advise_target_never_uses_a_bad_stored_table(tiny_variant, capsys):
     assert main(argv) == 0
     on_demand = json.loads(capsys.readouterr().out)["actions"]
     assert main(["yatzy", "targets", "--variant", "tiny-yahtzee"]) == 0
-    path = target_files.targets_path(get_rules("tiny-yahtzee"))
+    path = files.targets_path(get_rules("tiny-yahtzee"))
     data = bytearray(path.read_bytes())
     data[-5000] ^= 0x01  # the payload (checked lazily, when advise reads it)
     path.write_bytes(bytes(data))

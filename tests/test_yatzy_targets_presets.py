@@ -27,7 +27,7 @@ from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame, score_points
 from diceopt.games.yatzy.rulebook.compiler import load_rules, load_rules_text
 from diceopt.games.yatzy.winning.duel import parse_strategy, play_duel
-from diceopt.games.yatzy.winning.win import target_rows, win_detail
+from diceopt.games.yatzy.winning.win import win_detail
 
 RULES = {name: load_rules(src).reduced(cats, **ch) for name, (src, cats, ch) in PRESETS.items()}
 # the engine's graphs of these stay small (four dice or three sides)
@@ -210,9 +210,7 @@ def test_draw_aware_rows_are_exact_against_a_finished_opponent(name, share):
     so = int(share * rules.max_total)
     rows = solve_target_from(rules, 0, 0, 0, so + 1, dtype="float64", draw=True)
     K = kernel_arrays(rules, np.float64)
-    _, _, value = win_detail(
-        0, 0, 0, 0, so, np.ones(1), 0, *target_rows(rows), K, rules.flags, True, False
-    )
+    _, _, value = win_detail(0, 0, 0, 0, so, np.ones(1), 0, *rows.flat, K, rules.flags, True, False)
     assert value == pytest.approx(exact_against_finished(rules, 0, 0, 0, so), abs=1e-9)
 
 
@@ -226,7 +224,7 @@ def test_win_advice_scores_a_served_box_on_the_first_roll(tables):
     so = 30
     for first in (True, False):
         _, cat, _ = win_detail(
-            0, 0, 0, 0, so, np.ones(1), r, *target_rows(table), K, rules.flags, False, first
+            0, 0, 0, 0, so, np.ones(1), r, *table.flat, K, rules.flags, False, first
         )
         game = Beat(rules, None, 0, so)
         for c in range(rules.num_categories):
@@ -280,7 +278,7 @@ def test_one_box_duel_is_the_exact_win_rates():
     targets = solve_targets(rules, dtype="float64")
     pmf = distribution(table).pmf
     K = kernel_arrays(rules, np.float64)
-    rows = target_rows(targets)
+    rows = targets.flat
     # moving first, against the expected-score player's distribution
     first = solve(compile_game(AgainstPmf(rules, pmf)), Objective()).value
     _, _, est = win_detail(0, 0, 0, 0, 0, pmf, 0, *rows, K, rules.flags, False, False)

@@ -25,7 +25,6 @@ from diceopt.games.yatzy.winning.win import (
     chance_to_beat,
     opponent_distribution,
     parse_opponent,
-    target_rows,
     win_detail,
 )
 
@@ -94,7 +93,7 @@ def exact_against_finished(rules, mask: int, upper: int, b: int, so: int) -> flo
 
 def estimate_against_finished(rules, targets, mask: int, upper: int, b: int, so: int) -> float:
     K = kernel_arrays(rules, np.float64)
-    rows = target_rows(targets)
+    rows = targets.flat
     _, _, value = win_detail(mask, 0, upper, b, so, np.ones(1), 0, *rows, K, rules.flags, False)
     return value
 
@@ -123,9 +122,7 @@ def test_draw_aware_rows_are_exact_against_a_finished_opponent(so, start):
     rules = SMALL
     rows = solve_target_from(rules, mask, 0, upper, so + 1, dtype="float64", draw=True)
     K = kernel_arrays(rules, np.float64)
-    _, _, value = win_detail(
-        mask, 0, upper, 0, so, np.ones(1), 0, *target_rows(rows), K, rules.flags, True
-    )
+    _, _, value = win_detail(mask, 0, upper, 0, so, np.ones(1), 0, *rows.flat, K, rules.flags, True)
     assert value == pytest.approx(exact_against_finished(rules, mask, upper, 0, so), abs=1e-9)
 
 

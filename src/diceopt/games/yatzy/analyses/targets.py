@@ -237,6 +237,11 @@ class TargetRows:
     states: int = 0
     pairs: int = 0
 
+    @property
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(data, off, top)``: what the kernels read, as :attr:`TargetTable.flat`."""
+        return self.data, self.off, self.top
+
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a state the solve covered (k <= its top)."""
         if k <= 0:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from diceopt.games.yatzy.kernel.plain import NEG, score_entries
+from diceopt.games.yatzy.kernel.plain import NEG
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 __all__ = ["NEG", "KernelArrays", "StateArrays", "TableArrays", "kernel_arrays", "saved_cap"]
@@ -105,7 +105,7 @@ def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> Kernel
     # category order
     stride = nd + 1
     neg_row = ncat * stride
-    entries = score_entries(r)
+    entries = r.score_entries
     ids = [[e[0] for e in row] for row in entries]
     pts = [[e[1] for e in row] for row in entries]
     served = [[e[2] for e in row] for row in entries]

@@ -64,35 +64,7 @@ class TurnRules:
         self.ybonus, self.ubonus = r.american_bonus, r.upper_bonus
         self.track, self.served, self.forced = r.tracks_yahtzee, r.has_served, r.forced_order
         self.flags = r.flags
-        self.entries = score_entries(r)
-
-
-def score_entries(rules: YatzyRules) -> list[list[tuple[int, float, float, int]]]:
-    """Per roll: (successor row, points, served points, category) of each category where
-    the roll scores more than writing 0, in category order; an upper category's row holds
-    its points (0 beside), the Yatzy box's row h = 1 its 50 less the row (see
-    :func:`successor_rows`). The kernel's ``pos_id``/``pos_s``/``pos_c`` are these,
-    padded (``arrays.kernel_arrays``)."""
-    stride = rules.dice + 1
-    faces = rules.upper_faces
-    needs = [spec.needs_yatzy for spec in rules.specs]
-    yz = rules.yahtzee_category
-    out = []
-    for roll, score, first in zip(
-        rules.roll_rows, rules.score_rows, rules.served_rows, strict=True
-    ):
-        row = []
-        for c, f in enumerate(faces):
-            if f >= 0:
-                if roll[f] > 0:
-                    row.append((c * stride + roll[f], 0.0, 0.0, c))
-            elif needs[c] and score[c] > 0:  # row h = 1 holds the points (or 0)
-                row.append((c * stride + 1, 0.0, 0.0, c))
-            elif score[c] > 0:
-                h = 1 if c == yz else 0
-                row.append((c * stride + h, float(score[c]), float(first[c]), c))
-        out.append(row)
-    return out
+        self.entries = r.score_entries
 
 
 def roll_probabilities(counts: list[list[int]], sides: int) -> list[float]:

@@ -461,9 +461,9 @@ def _play(
             _play_share(words, starts, states, glo, ghi, a, b, pol, rnd, dice, flags, width, K)
 
 
-def die_digits(rules: YatzyRules) -> np.ndarray:
-    """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int64)."""
-    n, s = rules.dice, rules.sides
+def die_digits(dice: int, sides: int) -> np.ndarray:
+    """digits[x, j]: the j-th base-``sides`` digit of x, for x < sides**dice (int8)."""
+    n, s = dice, sides
     x = np.arange(s**n, dtype=np.int64)
     return np.stack([(x // s**j) % s for j in range(n)], axis=1).astype(np.int8)
 

@@ -365,6 +365,34 @@ class YatzyRules:
         return rows[offset[self.dice] :]
 
     @cached_property
+    def score_entries(self) -> list[list[tuple[int, float, float, int]]]:
+        """Per roll: (successor row, points, served points, category) of each category
+        where the roll scores more than writing 0, in category order; an upper category's
+        row holds its points (0 beside), the Yatzy box's row h = 1 its 50 less the row
+        (:func:`~diceopt.games.yatzy.kernel.plain.successor_rows`). The kernel's
+        ``pos_id``/``pos_s``/``pos_c`` are these, padded (``kernel.arrays``)."""
+        stride = self.dice + 1
+        faces = self.upper_faces
+        needs = [spec.needs_yatzy for spec in self.specs]
+        yz = self.yahtzee_category
+        out = []
+        for roll, score, first in zip(
+            self.roll_rows, self.score_rows, self.served_rows, strict=True
+        ):
+            row = []
+            for c, f in enumerate(faces):
+                if f >= 0:
+                    if roll[f] > 0:
+                        row.append((c * stride + roll[f], 0.0, 0.0, c))
+                elif needs[c] and score[c] > 0:  # row h = 1 holds the points (or 0)
+                    row.append((c * stride + 1, 0.0, 0.0, c))
+                elif score[c] > 0:
+                    h = 1 if c == yz else 0
+                    row.append((c * stride + h, float(score[c]), float(first[c]), c))
+            out.append(row)
+        return out
+
+    @cached_property
     def lattice(self) -> KeepLattice:
         """Multisets of 0..dice dice with add/remove-one-die edges."""
         return KeepLattice(self.dice, self.sides)

@@ -193,3 +193,19 @@ def store_table(table: YatzyTable, directory: str | None = None) -> bool:
     """Cache a solved table (as :func:`get_table` does); False, warned once, if unwritable."""
     key = table_key(table.rules, table.theta, table.values.dtype.name)
     return storage.store(key, {"values": table.values}, _meta(table), directory)
+
+
+TARGET_OBJECTIVE = "target"
+
+
+def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
+    """The storage key of a variant's full target table (objective ``target``; filed
+    under ``rules.file_key``)."""
+    from diceopt.games.yatzy.analyses.targets import table_kmax, table_shape
+
+    return rules_key(rules, TARGET_OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
+
+
+def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
+    """Where the full target table of a variant lives (a memory-mapped table file)."""
+    return storage.mapped_path(target_key(rules, dtype), directory)

@@ -60,6 +60,7 @@ from diceopt.games.yatzy.stored.files import (
     store_table,
     stored_rows,
     table_path,
+    targets_path,
 )
 from diceopt.progress import Stage, notice
 from diceopt.storage import warn
@@ -84,7 +85,6 @@ _LAZY = {
     "get_targets": "target_files",
     "load_targets": "target_files",
     "store_targets": "target_files",
-    "targets_path": "target_files",
 }
 
 
@@ -421,7 +421,6 @@ def expected_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32"
 def target_table(rules: YatzyRules, dtype: str = "float32") -> Table:
     """The target rows from the start of a variant (see the module docstring)."""
     from diceopt.games.yatzy.analyses.targets import table_kmax
-    from diceopt.games.yatzy.stored.target_files import targets_path
 
     def stored() -> bool:
         if rows_path(rules, dtype).exists():
@@ -454,6 +453,8 @@ def stored_table(
 
     memo = (rules.storage_key, np.dtype(dtype).name, str(storage.cache_root()))
     if memo not in _TARGETS:
+        if not targets_path(rules, dtype).exists():
+            return None
         got = load_targets(rules, dtype, verify="lazy", then="solving what is needed instead")
         if got is None:
             return None
@@ -468,12 +469,38 @@ def stored_table(
     return _TARGETS[memo]
 
 
+_FULL: dict[tuple[str, str, str], Any] = {}
+
+
+def full_targets(rules: YatzyRules, dtype: str = "float32") -> Any:
+    """Target rows for every state of a variant, resolved once per process and cache
+    directory: the stored full table (memory-mapped) when there is one, else the stored
+    target rows from the start, else a solve from the start of the game kept in memory
+    only (progress on stderr; ``diceopt yatzy targets`` stores the full table for next
+    time). The same values whichever of the three answers."""
+    from diceopt.games.yatzy.analyses.targets import solve_target_from
+
+    memo = (rules.storage_key, np.dtype(dtype).name, str(storage.cache_root()))
+    if memo not in _FULL:
+        table: Any = stored_table(rules, dtype, verified=True)
+        if table is None:
+            table = load_rows(rules, dtype, full=False)  # the stored rows from the start
+        if table is None:
+            with Stage(f"solving the {rules.name} targets from the start", "layers") as stage:
+                table = solve_target_from(
+                    rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
+                )
+        _FULL[memo] = table
+    return _FULL[memo]
+
+
 # --- early rows ---------------------------------------------------------------------------
 
 
 def forget_target_tables() -> None:
     """Drop the full target tables loaded in this process (a stored one was found bad)."""
     _TARGETS.clear()
+    _FULL.clear()
 
 
 EARLY_FILLED = 3  # turn-start states with at most this many boxes filled are stored
@@ -715,6 +742,8 @@ def forget(rules: YatzyRules) -> None:
     tables, the target rows and the early-turn distributions; their files stay."""
     for memo in [k for k in TABLES if k[0] == rules.storage_key]:
         TABLES.pop(memo, None)
+    for full in [k for k in _FULL if k[0] == rules.storage_key]:
+        _FULL.pop(full, None)
     forget_rows(rules)
     forget_early(rules)
     forget_pmfs(rules)

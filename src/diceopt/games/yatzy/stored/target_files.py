@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from diceopt import storage
 from diceopt.errors import InputError
@@ -20,23 +19,9 @@ from diceopt.games.yatzy.analyses.targets import (
     check_dtype,
     solve_targets,
     table_kmax,
-    table_shape,
 )
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
-from diceopt.games.yatzy.stored.files import rules_header, rules_key
-
-OBJECTIVE = "target"
-
-
-def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
-    """The storage key of a variant's full target table (objective ``target``; filed
-    under ``rules.file_key``)."""
-    return rules_key(rules, OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
-
-
-def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:
-    """Where the full target table of a variant lives (a memory-mapped table file)."""
-    return storage.mapped_path(target_key(rules, dtype), directory)
+from diceopt.games.yatzy.stored.files import rules_header, target_key
 
 
 def load_targets(

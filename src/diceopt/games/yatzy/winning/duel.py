@@ -46,10 +46,9 @@ from diceopt.games.yatzy.kernel.simulation import (
 )
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.stored.store import full_targets
 from diceopt.games.yatzy.winning.win import (
-    full_targets,
     support,
-    target_rows,
     win_buffers,
     win_turn,
 )
@@ -263,7 +262,7 @@ def play_duel(
     if kinds.any():
         if targets is None or dist is None:
             raise ValueError("the win strategy needs the target table and distributions")
-        Td, toff, ttop = target_rows(targets)
+        Td, toff, ttop = targets.flat
         slot, off, length, data = dist.slot, dist.off, dist.length, dist.data
     else:
         Td = np.zeros(1, dtype=np.float32)
@@ -274,7 +273,7 @@ def play_duel(
     flags = rules.flags
     width = rules.bonus_threshold + 1
     ncat = rules.num_categories
-    digits = die_digits(rules)
+    digits = die_digits(rules.dice, rules.sides)
     ksize = rules.lattice.size.astype(np.int64)
     top = rules.sides**rules.dice
     out = np.zeros((games, 2), dtype=np.int64)

@@ -483,7 +483,6 @@ def mover_targets(
     stderr), as the advice against one opponent does."""
     from diceopt.games.yatzy.analyses.targets import solve_target_from
     from diceopt.games.yatzy.stored.store import load_rows, stored_table
-    from diceopt.games.yatzy.winning.win import target_rows
     from diceopt.progress import Stage
 
     rules = config.rules
@@ -494,7 +493,7 @@ def mover_targets(
         need = min(rules.max_total, max(0, int(need)))
         with Stage(f"solving the targets up to {need} points still needed", "layers") as stage:
             table = solve_target_from(rules, *state, need, progress=stage.update, dtype="float32")
-    return target_rows(table)
+    return table.flat
 
 
 # ---------------------------------------------------------------------------------------

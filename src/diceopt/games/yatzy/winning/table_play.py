@@ -46,7 +46,7 @@ from diceopt.games.yatzy.kernel.simulation import (
 )
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.winning.table import beat_steps_into, cdfs_into, chances_into
-from diceopt.games.yatzy.winning.win import support, target_rows, win_buffers, win_turn
+from diceopt.games.yatzy.winning.win import support, win_buffers, win_turn
 
 BATCH = 1 << 13  # games whose random numbers are drawn together
 CHUNKS = 64  # parallel chunks per batch (fixed: sums do not depend on the threads)
@@ -303,11 +303,11 @@ def play_tables(
     t0 = time.perf_counter()
     rules = expected.rules
     K = expected.arrays64
-    Td, toff, ttop = target_rows(targets)
+    Td, toff, ttop = targets.flat
     flags = rules.flags
     width = rules.bonus_threshold + 1
     ncat = rules.num_categories
-    digits = die_digits(rules)
+    digits = die_digits(rules.dice, rules.sides)
     ksize = rules.lattice.size.astype(np.int64)
     top = rules.sides**rules.dice
     out = np.zeros((games, players), dtype=np.int64)

@@ -469,7 +469,7 @@ def _win_inputs(
 
         table = load_rows(config.rules, "float32", full=False)  # stored rows from the start
     if table is not None:
-        rows = target_rows(table)
+        rows = table.flat
     else:
         what = "to beat" if draw else "up to"
         with Stage(f"solving the targets {what} {need} points still needed", "layers") as stage:
@@ -477,42 +477,8 @@ def _win_inputs(
                 rules, *state_of(mine, rules), need, progress=stage.update, draw=draw,
                 dtype="float64" if draw else "float32",
             )  # fmt: skip
-        rows = target_rows(got)
+        rows = got.flat
     return p, score, so, rows, kernel_arrays(rules, np.float64), draw
-
-
-def target_rows(table: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(Td, off, top)`` of a full target table or of the rows of one solve: T(key, k) =
-    Td[off[key] + k] for k <= top[key] (what :func:`utility` reads)."""
-    if hasattr(table, "values"):
-        return table.flat
-    return table.data, table.off, table.top
-
-
-_FROM_START: dict[str, Any] = {}
-
-
-def full_targets(rules: YatzyRules, dtype: str = "float32") -> Any:
-    """Target rows for every state of a variant: the stored full table
-    (memory-mapped, once per process) when there is one, else the stored target rows from
-    the start (:mod:`diceopt.games.yatzy.stored.store`), else a solve from the start of the
-    game kept in memory only (progress on stderr; ``diceopt yatzy targets`` stores the
-    full table for next time)."""
-    from diceopt.games.yatzy.analyses.targets import solve_target_from
-    from diceopt.games.yatzy.stored.store import load_rows, stored_table
-    from diceopt.progress import Stage
-
-    table = stored_table(rules, dtype, verified=True)
-    if table is None:
-        table = load_rows(rules, dtype, full=False)  # the stored rows from the start
-    if table is not None:
-        return table
-    if rules.storage_key not in _FROM_START:
-        with Stage(f"solving the {rules.name} targets from the start", "layers") as stage:
-            _FROM_START[rules.storage_key] = solve_target_from(
-                rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=stage.update
-            )
-    return _FROM_START[rules.storage_key]
 
 
 def win_probability(
