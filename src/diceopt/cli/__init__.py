@@ -1,5 +1,5 @@
-"""The ``diceopt`` command: the generic commands of every registered game, ``serve`` and
-``evaluate``.
+"""The ``diceopt`` command: the generic commands of every registered game, ``serve``,
+``evaluate``, ``rules`` and ``warm``.
 
 Games come from the registry (``diceopt.games.registry``); each gets ``solve``,
 ``advise``, ``play`` and ``simulate`` and its own extra commands (``diceopt.cli.game``).
@@ -49,12 +49,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The argument parser with every game's subcommands, ``serve``, ``evaluate`` and
-    ``rules``.
+    """The argument parser with every game's subcommands, ``serve``, ``evaluate``,
+    ``rules`` and ``warm``.
 
     ``argv``: the command line it is about to parse. When its first word is the id of a
     built-in game (then only that game is loaded, and of its commands only the one
-    named next, if any), ``serve``, ``evaluate`` or ``rules``, only what parsing it needs
+    named next, if any), ``serve``, ``evaluate``, ``rules`` or ``warm``, only what parsing it needs
     is built: a command starts faster. Anything else (``--help``, a plug-in's id, a typo)
     gets the whole parser.
     """
@@ -71,14 +71,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     if spec is not None:
         register_game(sub, spec, only=argv[1] if len(argv) > 1 else None)
         return parser
-    if first not in ("serve", "evaluate", "rules"):
+    if first not in ("serve", "evaluate", "rules", "warm"):
         for spec in games().values():
             register_game(sub, spec)
-    from diceopt.cli import evaluate, rules, serve  # (serve loads socket: not for a game)
+    from diceopt.cli import evaluate, rules, serve, warm  # (serve loads socket: not a game's)
 
     serve.register(sub)
     evaluate.register(sub)
     rules.register(sub)
+    warm.register(sub)
     return parser
 
 

@@ -96,6 +96,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from diceopt.advice import ActionAdvice, Advice
@@ -286,6 +287,16 @@ def plain(rules: Any) -> dict[str, Any]:
     if is_dataclass(rules) and not isinstance(rules, type):
         return asdict(rules)
     return {"rules": str(rules)}
+
+
+@dataclass(frozen=True)
+class WarmJob:
+    """Commands (argv lists, game first) run in order in one process; ``weight``: the
+    job's rough cold-compile cost (seconds on one core), for scheduling only."""
+
+    name: str
+    commands: list[list[str]]
+    weight: float = 1.0
 
 
 class GameSpec:
@@ -602,6 +613,20 @@ class GameSpec:
     def commands(self) -> tuple[Command, ...]:
         """Extra subcommands beyond solve, advise, play and simulate."""
         return ()
+
+    def warm_jobs(self, folder: Path) -> list[WarmJob]:
+        """What ``diceopt warm`` runs to compile the game's kernels ahead: jobs of
+        commands (argv lists, the game's id first) that between them run every numba
+        kernel its documented commands use, on rules small enough that the time is the
+        compile (``folder``: a scratch directory for rule files). Default: solve and
+        simulate the small instance (:attr:`small`)."""
+        small = [w for k, v in self.small.items() for w in (f"--{k.replace('_', '-')}", str(v))]
+        return [
+            WarmJob(
+                self.id,
+                [[self.id, "solve", *small], [self.id, "simulate", "--games", "50", *small]],
+            )
+        ]
 
     def main_job(self, out: Callable[[str], None]) -> None:
         """The game's section of ``make run``, written line by line through ``out`` (the front

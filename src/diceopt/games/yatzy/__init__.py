@@ -17,11 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.contract import Command, GameSpec, Parameter, Report, Step, Versus, VersusPlay
+from diceopt.games.contract import (
+    Command,
+    GameSpec,
+    Parameter,
+    Report,
+    Step,
+    Versus,
+    VersusPlay,
+    WarmJob,
+)
 from diceopt.games.yatzy.commands.options import no_saved_rerolls, yatzy_commands
 from diceopt.games.yatzy.commands.solving import POSITION_EXAMPLE, main_job, solve_report
 from diceopt.games.yatzy.commands.table_commands import (
@@ -501,6 +511,13 @@ class YatzySpec(GameSpec):
         """``sweep``: score distributions across theta; ``distribution``: the exact one;
         ``export``: a dataset of situations; ``targets``: the stored target table."""
         return (*yatzy_commands(), *table_commands())
+
+    def warm_jobs(self, folder: Path) -> list[WarmJob]:
+        """Every documented command on a small rule file, per float type and with saved
+        rerolls (:mod:`diceopt.games.yatzy.commands.warm`)."""
+        from diceopt.games.yatzy.commands.warm import warm_jobs
+
+        return warm_jobs(folder)
 
     def main_job(self, out: Callable[[str], None]) -> None:
         """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""

@@ -1,0 +1,111 @@
+"""Benchmark: after ``diceopt warm``, what does a command spend compiling on first use?
+
+On an empty numba cache (NUMBA_CACHE_DIR) and an empty table cache, runs ``diceopt warm``
+(timed, its jobs' seconds), then each documented command in a fresh process of its own
+(its first use), for every game and for Yatzy's shipped rules (the named variants,
+Yacht, Generala, Kniffel, the house example), recording numba's compile events. Prints
+one JSON line per command (seconds, compile seconds) and a summary: the warm-up's
+seconds, the most any command compiled (the goal: at most 2 s) and the load average.
+
+    .venv/bin/python benchmarks/compile_ahead.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from compile_cold import COMMANDS
+
+RULE_FILES = ["yacht", "generala", "kniffel", "examples/rules/house.toml"]
+YATZY = [
+    ["simulate", "--games", "2000"],
+    ["distribution"],
+    ["advise", "dice 1 3 3 5 6 | rerolls 2 | score 0"],
+]
+VARIANTS = [["--variant", "american"], ["--variant", "maxi"]]
+
+CHILD = r"""
+import json, sys, time
+from numba.core import event
+from diceopt.cli import main
+
+rec = event.RecordingListener()
+t0 = time.perf_counter()
+with event.install_listener("numba:compile", rec):
+    try:
+        code = main(json.loads(sys.argv[1]))
+    except SystemExit as exc:
+        code = exc.code
+seconds = time.perf_counter() - t0
+depth, start, compiling = 0, 0.0, 0.0
+for ts, ev in rec.buffer:
+    if ev.is_start:
+        start = ts if depth == 0 else start
+        depth += 1
+    else:
+        depth -= 1
+        compiling += ts - start if depth == 0 else 0.0
+print(json.dumps({"exit": code, "seconds": round(seconds, 3),
+                  "compile_seconds": round(compiling, 3)}))
+"""
+
+
+def first_uses(tmp: str) -> list[list[str]]:
+    """The documented commands, then Yatzy's on every other shipped rules."""
+    argv = [[a.replace("{tmp}", tmp) for a in cmd] for cmd in COMMANDS]
+    for rules in [*VARIANTS, *(["--rules", name] for name in RULE_FILES)]:
+        argv += [["yatzy", *cmd, *rules] for cmd in YATZY]
+    return argv
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="compile-ahead-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", DICEOPT_CACHE=f"{tmp}/tables")
+        t0 = time.perf_counter()
+        warm = subprocess.run(
+            [sys.executable, "-m", "diceopt", "warm", "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        warm_seconds = time.perf_counter() - t0
+        jobs = json.loads(warm.stdout) if warm.returncode == 0 else {"error": warm.stderr[-500:]}
+        print(json.dumps({"benchmark": "compile_ahead_warm", "seconds": round(warm_seconds, 1)}
+                         | jobs))  # fmt: skip
+        worst, failed = 0.0, []
+        for argv in first_uses(tmp):
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, json.dumps(argv)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+            row = json.loads(lines[-1]) if lines else {"exit": out.returncode}
+            if row.get("exit") != 0:
+                failed.append(" ".join(argv))
+            worst = max(worst, row.get("compile_seconds", 0.0))
+            print(json.dumps({"benchmark": "compile_ahead", "command": " ".join(argv)} | row))
+    print(
+        json.dumps(
+            {
+                "benchmark": "compile_ahead_summary",
+                "warm_seconds": round(warm_seconds, 1),
+                "most_compile_seconds": worst,
+                "failed": failed,
+                "load_average": os.getloadavg(),
+            }
+        )
+    )
+    return 0 if warm.returncode == 0 and not failed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

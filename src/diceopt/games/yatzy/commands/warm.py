@@ -1,0 +1,86 @@
+"""Yatzy's warm-up for ``diceopt warm``: every documented command on a three-category rule
+file, in float32 (the named variants' default) and float64 (the rule files' default),
+with and without saved rerolls, so that numba's cache holds every kernel they compile.
+
+The kernels take the rules as arrays of the same types whatever the variant, so the
+small rules compile what Scandinavian, American, Maxi, Yacht, Generala or a house rule
+file run; only the table's float type and saved rerolls change the types.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diceopt.games.contract import WarmJob
+
+SMALL_RULES = """\
+name = "warm-small"
+description = "three categories: every kernel compiles in a moment"
+style = "american"
+dice = 5
+sides = 6
+rerolls = 2
+joker = "free"
+yatzy_bonus = 100
+
+[bonus]
+threshold = 3
+points = 35
+
+[categories.ones]
+kind = "face"
+face = 1
+
+[categories.chance]
+kind = "chance"
+
+[categories.yahtzee]
+kind = "yatzy"
+score = 50
+"""
+
+SAVED_RULES = 'extends = "warm-small.toml"\nname = "warm-small-saved"\nsaved_rerolls = true\n'
+POSITION = "dice 1 1 3 5 6 | rerolls 2 | score 0"
+
+
+def warm_jobs(folder: Path) -> list[WarmJob]:
+    """One job per float type and per saved rerolls (rule files written into ``folder``):
+    solve (expected score and risk), advise (expected, target, against an opponent),
+    simulate, distribution, targets, duel, export and a table's chances; with saved
+    rerolls solve and advise (what that variant offers)."""
+    small, saved = folder / "warm-small.toml", folder / "warm-small-saved.toml"
+    small.write_text(SMALL_RULES)
+    saved.write_text(SAVED_RULES)
+    jobs = []
+    for dtype in ("float32", "float64"):
+        rules = ["--rules", str(small), "--dtype", dtype]
+        yatzy = [
+            ["solve", *rules],
+            ["solve", *rules, "--theta", "0.01"],
+            ["advise", POSITION, *rules],
+            ["advise", POSITION, *rules, "--target", "40"],
+            ["advise", POSITION, *rules, "--opponent", "filled chance | score 20"],
+            ["simulate", *rules, "--games", "50"],
+            ["distribution", *rules],
+            ["targets", *rules],
+            ["duel", *rules, "--games", "20"],
+            ["export", *rules, "--rows", "10", str(folder / f"rows-{dtype}.parquet")],
+            [
+                "chances",
+                *rules,
+                "--player",
+                "a: filled chance | score 20",
+                "--player",
+                "b: score 0",
+            ],
+        ]
+        jobs.append(WarmJob(f"yatzy {dtype}", [["yatzy", *argv] for argv in yatzy], 60.0))
+        rules = ["--rules", str(saved), "--dtype", dtype]
+        with_saved = [
+            ["solve", *rules],
+            ["advise", "dice 1 1 3 5 6 | rerolls 2 | filled chance | score 20 | saved 1", *rules],
+        ]
+        jobs.append(
+            WarmJob(f"yatzy saved {dtype}", [["yatzy", *argv] for argv in with_saved], 20.0)
+        )
+    return jobs
