@@ -1,6 +1,9 @@
-"""``make run``: every registered game's section, in registry order."""
+"""``make run``: every registered game's section, in registry order, then the tables the
+web advisor reads, so that ``diceopt serve`` plays the computer at once."""
 
 from __future__ import annotations
+
+import time
 
 from diceopt.cli.display import TerminalDisplay
 from diceopt.games.registry import games
@@ -8,16 +11,26 @@ from diceopt.progress import shown_on
 
 
 def main() -> None:
-    """Print each game's ``main_job`` section (progress on stderr), then how to start the
-    web advisor."""
+    """Print each game's ``main_job`` section (progress on stderr), build (or load) every
+    table the page reads for each game's default rules (as ``serve --prepare`` does),
+    then say how to start the web advisor."""
+    from diceopt.cli.serve import prepare_tables
+
     with shown_on(TerminalDisplay()):
         for i, spec in enumerate(games().values()):
             if i:
                 print()
             spec.main_job(print)
+        print()
+        print("== The web advisor's tables ==")
+        t0 = time.perf_counter()
+        missing = prepare_tables(False)
+    seconds = time.perf_counter() - t0
+    state = "ready" if not missing else f"ready but {missing} (built on first use instead)"
+    print(f"every table the page reads: {state} in {seconds:.1f} s")
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
-    print("  (`.venv/bin/diceopt serve --prepare` first builds every table the page needs)")
+    print("  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead)")
 
 
 if __name__ == "__main__":
