@@ -204,7 +204,8 @@ def successor_rows(
             for cnt in range(stride):
                 pts = cnt * (f + 1)
                 b = K.bonus if (u < T and u + pts >= T) else 0
-                _put(V, SR, IDX, b0 + cnt, ln, pts + b, nxt, flag, min(T, u + pts), s)
+                # points as a float: one type of _put (int + float32 is float64 anyway)
+                _put(V, SR, IDX, b0 + cnt, ln, float(pts + b), nxt, flag, min(T, u + pts), s)
         if SR[b0, ln] > z:
             z = SR[b0, ln]
             zc = c

@@ -151,7 +151,7 @@ def _score_now_scalar(
     SR = B.SR
     width = pos_id.shape[1]
     o = width if served else 0  # served points in the columns width..
-    z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s)
+    z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s, None)
     joker_filled = joker_rules(mask, K)
     yb = K.ybonus if flag == 1 else 0
     for r in range(yz_face.size):
@@ -343,7 +343,7 @@ def category_values(
     stride = K.offset.size - 1
     SR = np.empty((ncat * stride + 1, 1))
     SR[ncat * stride, 0] = NEG
-    successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap))
+    successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap), None)
     ok, use_joker = allowed_categories(mask, r, K)
     out = np.empty(ncat)
     for c in range(ncat):
