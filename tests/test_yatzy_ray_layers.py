@@ -1,7 +1,7 @@
 """Tables split by layer on Ray (``commands.ray_layers``): the full target table and the
 saved-rerolls (Maxi) tables equal the in-process solve bit for bit, on reduced variants;
 ``yatzy targets --ray`` and ``yatzy solve --ray`` store the same tables as without it,
-and a bad address is one line, nothing written.
+and a bad address is one line, nothing written (a missing extra: ``test_extras.py``).
 
 One local two-CPU Ray instance serves the whole module (conftest's ``local_ray``).
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
-import sys
 
 import numpy as np
 import pytest
@@ -221,15 +220,4 @@ def test_cli_unreachable_address_is_one_line_and_writes_nothing(tiny, tmp_path, 
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and f"cannot reach the Ray cluster at {address}" in lines[0]
-    assert files_under(tmp_path / "cache") == []
-
-
-def test_cli_ray_needs_the_cluster_extra(tiny, tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: import fails
-    code, out, err = run(capsys, "yatzy", "targets", "--variant", "tiny-yahtzee", "--ray")
-    assert code == 2 and out == ""
-    assert err.strip().splitlines() == [
-        "diceopt: error: this needs the cluster extra (ray is not installed): "
-        "pip install 'diceopt[cluster]'"
-    ]
     assert files_under(tmp_path / "cache") == []
