@@ -156,7 +156,8 @@ def main() -> int:
     threads = numba.get_num_threads()
     refs, inproc, one = {}, {}, {}
     for name, rules, profile, here, _, _ in cases:
-        emit(benchmark="ray_layers_profile", table=name, variant=rules.name, full=args.full,
+        full = args.full and name == "targets"
+        emit(benchmark="ray_layers_profile", table=name, variant=rules.name, full=full,
              categories=rules.num_categories, dice=rules.dice, **profile(rules))  # fmt: skip
         numba.set_num_threads(1)
         t1, _ = best(here, args.repeat)
