@@ -82,13 +82,6 @@ def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks
     assert got.states == want.states and got.value == want.value
 
 
-def test_the_layer_solve_is_still_read_from_ray_solve():
-    assert ray_solve.solve_table_ray is ray_layers.solve_table_ray
-    assert ray_solve.chunk_bounds is ray_layers.chunk_bounds
-    with pytest.raises(AttributeError):
-        ray_solve.no_such_name  # noqa: B018
-
-
 def test_chunk_bounds_cut_whole_batches():
     assert ray_layers.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
     assert ray_layers.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]

@@ -45,16 +45,6 @@ CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster address to accept a conne
 GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
 
 
-def __getattr__(name: str) -> Any:
-    """The layer solves' names, now in :mod:`~diceopt.games.yatzy.commands.ray_layers`
-    (``solve_table_ray``, ``chunk_bounds``), still read here."""
-    if name in ("solve_table_ray", "chunk_bounds"):
-        from diceopt.games.yatzy.commands import ray_layers
-
-        return getattr(ray_layers, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection and answers as
     a Ray cluster (:func:`probe_gcs`), each within ``timeout`` seconds (``ray.init`` itself
