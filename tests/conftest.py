@@ -98,6 +98,16 @@ def terminal_display() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A local Ray instance with two CPUs for a module (started once, shut down at its
+    end): ``pytestmark = pytest.mark.usefixtures("local_ray")``."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
 def web_env(web_cache_dir: Path) -> Iterator[Path]:
     """DICEOPT_CACHE points at the session's cache directory while a web module runs."""
     with pytest.MonkeyPatch.context() as mp:

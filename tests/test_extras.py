@@ -46,3 +46,26 @@ def test_a_ray_sweep_without_the_cluster_extra_is_one_line(monkeypatch, tmp_path
         "pip install 'diceopt[cluster]'"
     ]
     assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["yatzy", "targets", "--variant", "scandinavian-forced"],
+        ["yatzy", "solve", "--variant", "scandinavian-forced"],
+        ["yatzy", "solve", "--variant", "maxi-saved"],
+    ],
+)
+def test_a_layer_solve_on_ray_without_the_cluster_extra_is_one_line(
+    argv, monkeypatch, tmp_path, capsys
+):
+    from diceopt.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    cache = tmp_path / "cache"
+    assert main([*argv, "--ray", "--cache-dir", str(cache)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "diceopt: error: this needs the cluster extra (ray is not installed): "
+        "pip install 'diceopt[cluster]'"
+    ]
+    assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))

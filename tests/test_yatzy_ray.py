@@ -27,7 +27,9 @@ from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN, get_rules
 
 ray = pytest.importorskip("ray")
 
-from diceopt.games.yatzy.commands import ray_solve  # noqa: E402 (after the importorskip)
+from diceopt.games.yatzy.commands import ray_layers, ray_solve  # noqa: E402 (after importorskip)
+
+pytestmark = pytest.mark.usefixtures("local_ray")  # conftest: one 2-CPU instance for the module
 
 LOCAL = ray_solve.LOCAL
 
@@ -36,14 +38,6 @@ MIDDLE = SCANDINAVIAN.reduced(
     ("ones", "twos", "threes", "fours", "one_pair", "three_of_a_kind", "chance", "yatzy"),
     bonus_threshold=30,
 )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    """A local Ray instance with two CPUs for the module."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.fixture
@@ -81,7 +75,7 @@ def dead_address():
     ],
 )
 def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks):
-    got = ray_solve.solve_table_ray(rules, dtype, theta, chunks)
+    got = ray_layers.solve_table_ray(rules, dtype, theta, chunks)
     want = solve_table(rules, dtype=dtype, theta=theta)
     assert got.values.dtype == want.values.dtype
     assert np.array_equal(got.values, want.values, equal_nan=True)
@@ -89,11 +83,11 @@ def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks
 
 
 def test_chunk_bounds_cut_whole_batches():
-    assert ray_solve.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
-    assert ray_solve.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]
-    assert ray_solve.chunk_bounds(28, 4, 256) == [(0, 28)]
+    assert ray_layers.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
+    assert ray_layers.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]
+    assert ray_layers.chunk_bounds(28, 4, 256) == [(0, 28)]
     for n, k in [(1, 1), (5000, 7), (256, 2)]:
-        bounds = ray_solve.chunk_bounds(n, k, 256)
+        bounds = ray_layers.chunk_bounds(n, k, 256)
         assert bounds[0][0] == 0 and bounds[-1][1] == n and len(bounds) <= k
         assert all(lo % 256 == 0 and hi > lo for lo, hi in bounds)
         assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
@@ -101,9 +95,9 @@ def test_chunk_bounds_cut_whole_batches():
 
 def test_solve_table_ray_bad_arguments():
     with pytest.raises(InputError, match="chunks"):
-        ray_solve.solve_table_ray(MIDDLE, chunks=0)
+        ray_layers.solve_table_ray(MIDDLE, chunks=0)
     with pytest.raises(InputError, match="dtype"):
-        ray_solve.solve_table_ray(MIDDLE, dtype="float16")
+        ray_layers.solve_table_ray(MIDDLE, dtype="float16")
 
 
 # --- sweeps -----------------------------------------------------------------------------

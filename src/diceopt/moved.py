@@ -43,6 +43,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     ),
     f"{_Y}.requested": (f"{_Y}.commands.requests", f"{_Y}.stored.store"),
     f"{_Y}.memory": (f"{_Y}.commands.requests",),
+    f"{_Y}.ray_solve": (f"{_Y}.commands.ray_solve", f"{_Y}.commands.ray_layers"),
 }
 for _room, _names in {
     "kernel": "arrays layers plain table turn widget solve policy target_turn turn_outcomes "
@@ -50,7 +51,7 @@ for _room, _names in {
     "play": "engine_game moves advice",
     "analyses": "distribution score_distribution targets independent",
     "winning": "win duel versus",
-    "commands": "export batch sweep ray_solve codec",
+    "commands": "export batch sweep codec",
 }.items():
     for _name in _names.split():
         MOVED[f"{_Y}.{_name}"] = (f"{_Y}.{_room}.{_name}",)

@@ -32,7 +32,7 @@ from diceopt.games.contract import (
     VersusPlay,
     WarmJob,
 )
-from diceopt.games.yatzy.commands.options import no_saved_rerolls, yatzy_commands
+from diceopt.games.yatzy.commands.options import no_saved_rerolls, ray_option, yatzy_commands
 from diceopt.games.yatzy.commands.solving import POSITION_EXAMPLE, main_job, solve_report
 from diceopt.games.yatzy.commands.table_commands import (
     OPPONENT_HELP,
@@ -105,7 +105,10 @@ class YatzySpec(GameSpec):
     )
     variants = VARIANTS
     position_example = POSITION_EXAMPLE
-    solve_options = (Parameter("force", "solve even if the table is stored", flag=True),)
+    solve_options = (
+        Parameter("force", "solve even if the table is stored", flag=True),
+        ray_option("solve it layer by layer, each layer's states in Ray tasks"),
+    )
     simulate_options = (Parameter("plot", "write a histogram (png, svg or pdf)", metavar="FILE"),)
     advise_options = (
         Parameter(
@@ -438,9 +441,12 @@ class YatzySpec(GameSpec):
             return []
         return [[sorted(rest.elements())]]
 
-    def solve(self, rules: YatzyConfig, force: bool = False, **options: Any) -> Report:
-        """Load the stored table, or solve it (``force``: always solve) and store it."""
-        return solve_report(rules, force)
+    def solve(
+        self, rules: YatzyConfig, force: bool = False, ray: str | None = None, **options: Any
+    ) -> Report:
+        """Load the stored table, or solve it (``force``: always solve) and store it;
+        ``ray``: solve it on Ray, split by layer (``"local"`` or a cluster's HOST:PORT)."""
+        return solve_report(rules, force, ray)
 
     def simulate(
         self,

@@ -461,3 +461,23 @@ def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     table.turn(0, 0, 0, 5)
     solve_target_from(tiny, 0, 0, 0, 5, dtype=dtype).turn(0, 0, 0, 5)
     return time.perf_counter() - t0
+
+
+# --- one layer's states, for solves that split a layer (Ray: commands/ray_solve.py) --------
+
+
+def solve_target_states(
+    rules: YatzyRules,
+    states: tuple[np.ndarray, np.ndarray, np.ndarray],
+    Vd: np.ndarray,
+    off: np.ndarray,
+    top: np.ndarray,
+    band: tuple[np.ndarray, np.ndarray],
+    lanes: int = LANES,
+) -> None:
+    """P(points still to come >= k) of some states ``(mask, flag, upper)`` of one layer,
+    k = 0 .. ``top[key]``, into ``Vd[off[key]:]``, reading the next layer's values (and
+    bands, ``band``: int16 per state key) through the same ``off`` and ``top``: what one
+    layer of :func:`solve_targets` does, for any layout of ``Vd``."""
+    K = kernel_arrays(rules, Vd.dtype)
+    _solve_layer(rules, *states, Vd, off, top, K, lanes, band)

@@ -35,6 +35,18 @@ def no_saved_rerolls(config: YatzyConfig, what: str) -> None:
         )
 
 
+def ray_option(what: str) -> Parameter:
+    """``--ray [HOST:PORT]``: ``what`` on Ray (alone: a local 2-CPU instance; with an
+    address, that cluster; needs the cluster extra)."""
+    return Parameter(
+        "ray",
+        f"{what}: alone, on a local 2-CPU Ray instance; with HOST:PORT, on that cluster "
+        "(needs the cluster extra)",
+        const="local",
+        metavar="ADDRESS",
+    )
+
+
 SWEEP_OPTIONS = (
     Parameter(
         "thetas",
@@ -42,13 +54,7 @@ SWEEP_OPTIONS = (
         default="-0.1,-0.05,0,0.05,0.1",
     ),
     Parameter("plot", "write the mean/std frontier (png, svg or pdf)", metavar="FILE"),
-    Parameter(
-        "ray",
-        "solve the tables as Ray tasks: alone, on a local 2-CPU Ray instance; with "
-        "HOST:PORT, on that cluster (needs the cluster extra)",
-        const="local",
-        metavar="ADDRESS",
-    ),
+    ray_option("solve the tables as Ray tasks"),
 )
 
 
@@ -106,7 +112,10 @@ DISTRIBUTION_OPTIONS = (
 )
 
 
-TARGETS_OPTIONS = (Parameter("force", "build even if the table is stored", flag=True),)
+TARGETS_OPTIONS = (
+    Parameter("force", "build even if the table is stored", flag=True),
+    ray_option("build it layer by layer, each layer's states in Ray tasks"),
+)
 
 
 Run = Callable[[YatzyConfig, Any], CommandOutput]

@@ -1,17 +1,14 @@
-"""Yatzy tables on Ray: one task per table of a sweep, or one layer's states in chunks.
+"""Yatzy tables on Ray: connecting, and one task per table of a sweep.
 
 Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``). Two ways to spread work:
 
-- :func:`solve_tables_ray`: each (variant, theta) table solved by :func:`solve_table` in
-  a Ray task (one CPU, one numba thread); the tables are the in-process ones bit for bit
-  (a state's value depends only on its batch of lanes, never on the thread count).
-- :func:`solve_table_ray`: one table, layer by layer (last turn first). Before each layer
-  the table so far is put into the object store (``ray.put``: zero-copy for the tasks on
-  the same machine, one transfer per other machine), the layer's states are split into
-  ``chunks`` runs of whole lane batches, and each run is solved by the kernel's batch
-  solver (:func:`~diceopt.games.yatzy.kernel.solve.solve_states`) in a task that reads the
-  later layers from that object. The driver writes the values and the equal-value copies
-  back, exactly as :func:`solve_table` does, so the table is identical to it.
+- :func:`solve_tables_ray` (here): each (variant, theta) table solved by
+  :func:`solve_table` in a Ray task (one CPU, one numba thread); the tables are the
+  in-process ones bit for bit (a state's value depends only on its batch of lanes, never
+  on the thread count).
+- one table split by layer (:mod:`diceopt.games.yatzy.commands.ray_layers`): the
+  expected-score table, the saved-rerolls tables (Maxi) and the full target table, each
+  layer's states in tasks, identical to the in-process solve.
 
 Connecting (:func:`connect`): a local Ray instance with two CPUs and no dashboard, or the
 cluster at ``HOST:PORT`` (``ray start --head`` prints it; the port is 6379 by default).
@@ -28,7 +25,6 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -37,9 +33,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.extras import require
-from diceopt.games.yatzy.kernel.arrays import NEG, kernel_arrays
-from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
-from diceopt.games.yatzy.kernel.solve import LANES, solve_table
+from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
 
@@ -151,6 +145,17 @@ def connect(address: str | None = None) -> Iterator[Any]:
         ray.shutdown()
 
 
+@contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """:func:`connect` for the block (the ``ray`` module), or None when ``address`` is
+    None (no Ray: the caller solves in process)."""
+    if address is None:
+        yield None
+        return
+    with connect(address) as ray:
+        yield ray
+
+
 def _first_line(exc: BaseException) -> str:
     """The last non-empty line naming the cause of a (Ray) exception, shortened."""
     cause = getattr(exc, "cause", None)
@@ -211,93 +216,3 @@ def solve_tables_ray(
         YatzyTable(rules, np.array(values), theta, seconds, states)
         for theta, (values, seconds, states) in zip(thetas, results)
     ]
-
-
-# --- one table, each layer in chunks ---------------------------------------------------
-
-
-def _chunk_task(
-    V: np.ndarray,
-    mask: np.ndarray,
-    flag: np.ndarray,
-    upper: np.ndarray,
-    rules: YatzyRules,
-    theta: float,
-    lanes: int,
-) -> np.ndarray:
-    """In a Ray worker: the values of the states (mask, flag, upper) of one layer.
-
-    ``V`` (read-only, from the object store) holds the solved later layers."""
-    import numba
-
-    from diceopt.games.yatzy.kernel.solve import solve_states
-
-    numba.set_num_threads(1)
-    dt = V.dtype
-    K = kernel_arrays(rules, dt)
-    nk = int(rules.lattice.offset[-1])
-    As = np.empty((1, nk + 1, lanes), dtype=dt)
-    Ms = np.empty((1, nk + 1, lanes), dtype=dt)
-    SRs = np.empty((1, rules.num_categories * (rules.dice + 1) + 1, lanes), dtype=dt)
-    SRs[:, -1, :] = NEG
-    vecs = np.empty((1, 4, lanes), dtype=dt)
-    res = np.empty(mask.size, dtype=dt)
-    # writable copies: read-only arrays are another numba type, which the solver would be
-    # compiled for afresh in every worker instead of loaded from numba's cache
-    V, mask, flag, upper = (np.require(a, requirements="W") for a in (V, mask, flag, upper))
-    solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, K, theta, res)
-    return res
-
-
-def chunk_bounds(n: int, chunks: int, lanes: int) -> list[tuple[int, int]]:
-    """``chunks`` (at most) contiguous runs ``(lo, hi)`` of ``n`` states, cut at multiples
-    of ``lanes`` (whole batches) and as equal as that allows; empty runs left out."""
-    batches = -(-n // lanes)
-    cuts = [min(n, round(batches * i / chunks) * lanes) for i in range(chunks + 1)]
-    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
-
-
-def solve_table_ray(
-    rules: YatzyRules,
-    dtype: str | np.dtype = "float32",
-    theta: float = 0.0,
-    chunks: int = 2,
-    address: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> YatzyTable:
-    """Solve a variant layer by layer, each layer's states in ``chunks`` Ray tasks.
-
-    Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve.solve_table`
-    (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
-    parameter), identical to it bit for bit; ``address``: see :func:`connect`;
-    ``seconds`` is the wall time of the whole solve, object-store traffic included.
-    """
-    dt = np.dtype(dtype)
-    if dt not in LANES:
-        raise InputError(f"dtype must be float32 or float64, got {dtype}")
-    if chunks < 1:
-        raise InputError(f"chunks must be at least 1, got {chunks}")
-    theta = check_theta(theta)
-    lanes = LANES[dt]
-    with connect(address) as ray:
-        t0 = time.perf_counter()
-        task = ray.remote(num_cpus=1, max_retries=0)(_chunk_task)
-        rules_ref = ray.put(rules)
-
-        def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
-            """Layer j in ``chunks`` tasks, each reading the values so far from the store."""
-            V_ref = ray.put(V)
-            bounds = chunk_bounds(st.mask.size, chunks, lanes)
-            refs = [
-                task.remote(
-                    V_ref, st.mask[lo:hi], st.flag[lo:hi], st.upper[lo:hi], rules_ref, theta, lanes
-                )
-                for lo, hi in bounds
-            ]
-            parts = _get(ray, refs, f"solving layer {j}")
-            del V_ref
-            V[st.mask, st.flag, st.upper] = np.concatenate(parts)
-
-        V, states = solve_backward(rules, dt, solve_layer, progress)
-        seconds = time.perf_counter() - t0
-    return YatzyTable(rules, V, theta, seconds, states)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from diceopt.games.contract import Report
 from diceopt.games.yatzy.rulebook.variants import DEFAULT_VARIANT, get_rules
@@ -23,6 +24,9 @@ from diceopt.games.yatzy.stored.store import (
     table_path,
 )
 from diceopt.progress import Stage
+
+if TYPE_CHECKING:
+    from diceopt.games.yatzy.kernel.table import YatzyTable
 
 POSITION_EXAMPLE = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
@@ -62,10 +66,24 @@ def main_job(out: Callable[[str], None]) -> None:
     duel_section(out)
 
 
-def solve_saved_report(rules: YatzyConfig, force: bool) -> Report:
+def on_ray(address: str | None) -> str:
+    """`` on Ray`` (local or at the address) for a stage's label, or nothing; checks the
+    extra and the address first (InputError, one line, before any compile)."""
+    if address is None:
+        return ""
+    from diceopt.games.yatzy.commands.ray_solve import LOCAL, check_ray
+
+    check_ray(address)
+    return " on a local Ray instance" if address == LOCAL else f" on the Ray cluster at {address}"
+
+
+def solve_saved_report(
+    rules: YatzyConfig, force: bool, ray: str | None = None, place: str = ""
+) -> Report:
     """``solve`` for a saved-rerolls variant: load the stored layers, or solve them layer
     by layer into the cache directory (two layers in memory), resuming an unfinished
-    solve's checked layers (notes on stderr)."""
+    solve's checked layers (notes on stderr); ``ray``: each layer's lanes in Ray tasks
+    (``"local"`` or a cluster's HOST:PORT; ``place``: its :func:`on_ray`), the same table."""
     from diceopt.games.yatzy.kernel.saved import warm_up
     from diceopt.games.yatzy.stored.store import get_saved, layers_dir, load_saved
 
@@ -79,11 +97,18 @@ def solve_saved_report(rules: YatzyConfig, force: bool) -> Report:
         lines = [f"loaded {folder} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
     else:
         compile_seconds = warm_up(rules.dtype)
-        label = f"solving {rules.variant} ({saved_solve_cost(rules.rules, rules.dtype)})"
-        with Stage(label, "layers") as stage:
+        label = f"solving {rules.variant}{place} ({saved_solve_cost(rules.rules, rules.dtype)})"
+        from diceopt.games.yatzy.commands.ray_solve import ray_session
+
+        with ray_session(ray) as session, Stage(label, "layers") as stage:
+            solve_layer = None
+            if session is not None:
+                from diceopt.games.yatzy.commands.ray_layers import saved_layer_ray
+
+                solve_layer = saved_layer_ray(session, rules.rules, rules.dtype)
             table, _ = get_saved(
                 rules.rules, rules.dtype, force=force, progress=stage.update, say=note,
-                load=False,
+                load=False, solve_layer=solve_layer,
             )  # fmt: skip
         seconds = table.seconds
         lines = [
@@ -102,14 +127,18 @@ def solve_saved_report(rules: YatzyConfig, force: bool) -> Report:
         "states": table.states,
         "loaded": got is not None,
         "path": str(folder),
+        "ray": ray,
     }
     return Report(table.value, data, lines)
 
 
-def solve_report(rules: YatzyConfig, force: bool = False) -> Report:
-    """Load the stored table, or solve it (``force``: always solve) and store it."""
+def solve_report(rules: YatzyConfig, force: bool = False, ray: str | None = None) -> Report:
+    """Load the stored table, or solve it (``force``: always solve) and store it; ``ray``:
+    solve it on Ray, each layer's states in tasks (``"local"`` or a cluster's HOST:PORT;
+    :mod:`~diceopt.games.yatzy.commands.ray_layers`), the same table bit for bit."""
+    place = on_ray(ray)  # a bad address or a missing extra: one line, before anything
     if rules.rules.saved_rerolls:
-        return solve_saved_report(rules, force)
+        return solve_saved_report(rules, force, ray, place)
 
     path = table_path(rules.rules, rules.theta, rules.dtype)
     loaded = None if force else load_table(rules.rules, rules.theta, rules.dtype)
@@ -119,13 +148,28 @@ def solve_report(rules: YatzyConfig, force: bool = False) -> Report:
         lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
         saved = True
     else:
+        from diceopt.games.yatzy.commands.ray_solve import ray_session
         from diceopt.games.yatzy.kernel.solve import warm_up  # numba: only to solve
 
         compile_seconds = warm_up(rules.dtype)
-        with Stage(f"solving {rules.variant}", "layers") as stage:
+        with (
+            ray_session(ray) as session,
+            Stage(f"solving {rules.variant}{place}", "layers") as stage,
+        ):
+
+            def on_session() -> YatzyTable:
+                from diceopt.games.yatzy.commands.ray_layers import cluster_cpus, solve_table_ray
+
+                return solve_table_ray(
+                    rules.rules, rules.dtype, rules.theta, cluster_cpus(session),
+                    progress=stage.update,
+                )  # fmt: skip
+
+            solve = None if session is None else on_session
             table, info = get_table(
-                rules.rules, rules.theta, rules.dtype, force=True, progress=stage.update
-            )
+                rules.rules, rules.theta, rules.dtype, force=True, progress=stage.update,
+                solve=solve,
+            )  # fmt: skip
         seconds = info.seconds
         saved = info.saved
         where = f"saved to {path}" if saved else "not saved (see the warning above)"
@@ -146,5 +190,6 @@ def solve_report(rules: YatzyConfig, force: bool = False) -> Report:
         "states": table.states,
         "loaded": loaded is not None,
         "path": str(path) if saved else None,
+        "ray": ray,
     }
     return Report(table.value, data, lines)

@@ -8,10 +8,16 @@ seconds, size, peak memory and P(final >= K) from the start.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from diceopt.games.contract import CommandOutput
-from diceopt.games.yatzy.analyses.targets import solve_targets, table_kmax, warm_up_targets
+from diceopt.games.yatzy.analyses.targets import (
+    TargetTable,
+    solve_targets,
+    table_kmax,
+    warm_up_targets,
+)
 from diceopt.games.yatzy.stored.store import load_targets, store_targets, targets_path
 
 
@@ -20,17 +26,33 @@ def size_text(nbytes: int) -> str:
     return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
 
 
+def targets_on_ray(
+    rules: Any, dtype: str, address: str, progress: Callable[[int, int], None]
+) -> TargetTable:
+    """The full target table solved on Ray (``address``: ``"local"`` or HOST:PORT), each
+    layer's states in as many tasks as the cluster has CPUs."""
+    from diceopt.games.yatzy.commands.ray_layers import cluster_cpus, solve_targets_ray
+    from diceopt.games.yatzy.commands.ray_solve import connect
+
+    with connect(address) as ray:
+        chunks = cluster_cpus(ray)
+        return solve_targets_ray(rules, dtype=dtype, chunks=chunks, progress=progress)
+
+
 START_TARGETS = (200, 250, 300)  # P(final score >= K) printed from the start (points)
 
 
 def run_targets(config: Any, args: Any) -> CommandOutput:
     """``diceopt yatzy targets``: load the stored full target table, or build it (progress
     shown by the front end) and store it; where it is, seconds, size, P(final >= K) from
-    the start."""
+    the start. ``--ray``: build it layer by layer in Ray tasks (the same table)."""
     import resource
 
+    from diceopt.games.yatzy.commands.solving import on_ray
     from diceopt.progress import Stage
 
+    ray = getattr(args, "ray", None)
+    place = on_ray(ray)  # a bad address or a missing extra: one line, before anything
     t0 = time.perf_counter()
     variant, dtype, rules = config.variant, config.dtype, config.rules
     path = targets_path(rules, dtype)
@@ -42,9 +64,12 @@ def run_targets(config: Any, args: Any) -> CommandOutput:
     else:
         load_seconds = 0.0
         compile_seconds = warm_up_targets(dtype)
-        label = f"solving the {variant} target table (k = 0 .. {table_kmax(rules)})"
+        label = f"solving the {variant} target table (k = 0 .. {table_kmax(rules)}){place}"
         with Stage(label, "layers") as stage:
-            table = solve_targets(rules, dtype=dtype, progress=stage.update)
+            if ray is None:
+                table = solve_targets(rules, dtype=dtype, progress=stage.update)
+            else:
+                table = targets_on_ray(rules, dtype, ray, stage.update)
         t1 = time.perf_counter()
         with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
             saved = store_targets(table)
@@ -68,6 +93,7 @@ def run_targets(config: Any, args: Any) -> CommandOutput:
         "load_seconds": load_seconds,
         "seconds": time.perf_counter() - t0,
         "peak_rss_gb": peak,
+        "ray": ray,
         "p_at_least": {str(k): p for k, p in p_at.items()},
     }
     lines = [

@@ -252,6 +252,50 @@ class SavedTable:
         return category_values(mask, flag, upper, roll, V, self.arrays64, rerolls)
 
 
+SolveLayer = Callable[[int, tuple[np.ndarray, np.ndarray, np.ndarray], SavedLayer, int], np.ndarray]
+"""``solve_layer(j, (mask, flag, upper), V, width)``: the values ``res[i, s]`` (points to
+come, s = 0 .. width - 1 rerolls saved) of layer j's lanes, reading the next layer ``V``
+(read only): :func:`layer_solver` in this process, or split over Ray tasks
+(:func:`diceopt.games.yatzy.commands.ray_layers.saved_layer_ray`)."""
+
+
+_A = np.ndarray
+
+
+def saved_buffers(
+    rules: YatzyRules, dt: np.dtype, lanes: int | None, nsaved: int
+) -> tuple[tuple[_A, _A, _A, _A, _A], tuple[_A, _A]]:
+    """Work arrays of :func:`~diceopt.games.yatzy.kernel.solve.solve_states_saved` for
+    at most ``nsaved`` values per lane, one set per numba thread: ``(As, Ms, SRs, vecs,
+    outs)`` (before ``K``) and ``(ADDs, IDXs)`` (after ``res``)."""
+    As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 3)
+    nchunks, _, width = As.shape
+    outs = np.empty((nchunks, nsaved, width), dtype=dt)
+    ADDs = np.empty_like(SRs)
+    IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
+    return (As, Ms, SRs, vecs, outs), (ADDs, IDXs)
+
+
+def layer_solver(
+    rules: YatzyRules, dt: np.dtype, lanes: int | None = None, pace: Pace | None = None
+) -> SolveLayer:
+    """The in-process :data:`SolveLayer`: every numba thread, in chunks of states so that
+    Ctrl-C stops a layer between two (``pace``: shared by the layers of one solve)."""
+    K = kernel_arrays(rules, dt)
+    head, tail = saved_buffers(rules, dt, lanes, rules.max_saved(rules.num_categories - 1) + 1)
+    As = head[0]
+    align = As.shape[0] * As.shape[2]
+
+    def solve_layer(
+        j: int, states: tuple[np.ndarray, np.ndarray, np.ndarray], V: SavedLayer, width: int
+    ) -> np.ndarray:
+        res = np.empty((states[0].size, width), dtype=dt)
+        solve_states_chunked(*states, solve_states_saved, (V, *head, K), tail, res, align, pace)
+        return res
+
+    return solve_layer
+
+
 def solve_saved(
     rules: YatzyRules,
     *,
@@ -261,6 +305,7 @@ def solve_saved(
     progress: Callable[[int, int], None] | None = None,
     lanes: int | None = None,
     resume: int | None = None,
+    solve_layer: SolveLayer | None = None,
 ) -> SavedTable:
     """Solve a saved-rerolls variant exactly: the value of every turn-start state.
 
@@ -268,7 +313,8 @@ def solve_saved(
     (:class:`LayerFiles`; the stored tables' folder of layer files) and, unless ``keep``,
     hold only two layers in memory (the table reads the others back from ``files``).
     ``resume``: the lowest layer already solved and stored in ``files`` (checked by
-    their owner); the solve goes on from there.
+    their owner); the solve goes on from there. ``solve_layer``: how a layer is solved
+    (:data:`SolveLayer`; default :func:`layer_solver`, in this process).
     ``progress(done, total)`` after each layer. Ctrl-C stops it within a fraction of a
     second (KeyboardInterrupt); the layers written so far are complete.
     """
@@ -279,13 +325,10 @@ def solve_saved(
         raise InputError(f"variant {rules.name} has no saved rerolls")
     t0 = time.perf_counter()
     lay = saved_layout(rules)
-    K = kernel_arrays(rules, dt)
     c = rules.num_categories
-    As, Ms, SRs, vecs = lane_buffers(rules, dt, lanes, 3)
-    nchunks, _, width = As.shape
-    outs = np.empty((nchunks, lay.width(c - 1), width), dtype=dt)
-    ADDs = np.empty_like(SRs)
-    IDXs = np.zeros(SRs.shape, dtype=np.int64)  # rows never written must index 0
+    pace = Pace()
+    if solve_layer is None:
+        solve_layer = layer_solver(rules, dt, lanes, pace)
     layers: list[np.ndarray | None] = [None] * (c + 1)
     before = 0.0  # seconds of the layers solved by an earlier, interrupted run
     if files is not None:
@@ -299,18 +342,10 @@ def solve_saved(
         if files is not None:
             files.write(c, nxt, {"seconds": 0.0})
     layers[top] = nxt
-    align = nchunks * width
-    pace = Pace()
     with interruptible():
         for j in range(top - 1, -1, -1):
-            st_mask, st_flag, st_u = lay.layer_states(j)
-            res = np.empty((st_mask.size, lay.width(j)), dtype=dt)
             V = SavedLayer(nxt, lay.moff, lay.msub, lay.urank, lay.nsolve)
-            solve_states_chunked(
-                st_mask, st_flag, st_u, solve_states_saved, (V, As, Ms, SRs, vecs, outs, K),
-                (ADDs, IDXs), res, align, pace,
-            )  # fmt: skip
-            del st_mask, st_flag, st_u
+            res = solve_layer(j, lay.layer_states(j), V, lay.width(j))
             if not keep:
                 layers[j + 1] = None
             layers[j] = nxt = res

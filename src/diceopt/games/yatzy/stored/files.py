@@ -161,12 +161,14 @@ def get_table(
     *,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    solve: Callable[[], YatzyTable] | None = None,
 ) -> tuple[YatzyTable, TableInfo]:
     """Load the table of a variant's rules from the cache, or solve it (and save it).
 
-    ``force``: solve even if a good file exists. A file that cannot be written is
-    reported (one line on stderr), ``info.saved`` is False and the solved table is
-    still returned.
+    ``force``: solve even if a good file exists. ``solve``: how to solve it (default
+    ``solve_table`` in this process; Ray: ``commands.ray_layers.solve_table_ray``). A
+    file that cannot be written is reported (one line on stderr), ``info.saved`` is
+    False and the solved table is still returned.
     """
     if dtype_name(dtype) not in ("float32", "float64"):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
@@ -182,7 +184,10 @@ def get_table(
     def solved() -> tuple[YatzyTable, TableInfo]:
         from diceopt.games.yatzy.kernel.solve import solve_table  # numba: only when solving
 
-        table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
+        if solve is None:
+            table = solve_table(rules, dtype=dtype, theta=theta, progress=progress)
+        else:
+            table = solve()
         saved = store_table(table, directory)
         return table, TableInfo(path, False, table.seconds, table.seconds, saved)
 

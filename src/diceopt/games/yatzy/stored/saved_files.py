@@ -21,7 +21,13 @@ import numpy as np
 
 from diceopt import storage
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel.saved import SavedLayout, SavedTable, saved_layout, solve_saved
+from diceopt.games.yatzy.kernel.saved import (
+    SavedLayout,
+    SavedTable,
+    SolveLayer,
+    saved_layout,
+    solve_saved,
+)
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 GAME = "yatzy"
@@ -109,14 +115,17 @@ def solve_into(
     progress: Callable[[int, int], None] | None = None,
     lanes: int | None = None,
     resume: int | None = None,
+    solve_layer: SolveLayer | None = None,
 ) -> SavedTable:
     """:func:`~diceopt.games.yatzy.kernel.saved.solve_saved` writing its layers into
     ``folder`` (unless ``keep``, two layers in memory); ``resume``: the lowest layer
-    already solved there (checked by :func:`finished_layers`)."""
+    already solved there (checked by :func:`finished_layers`); ``solve_layer``: how a
+    layer is solved (default: in this process; Ray: ``commands.ray_layers``)."""
     files = LayerFolder(Path(folder), rules, dtype)
     return solve_saved(
-        rules, dtype=dtype, files=files, keep=keep, progress=progress, lanes=lanes, resume=resume
-    )
+        rules, dtype=dtype, files=files, keep=keep, progress=progress, lanes=lanes,
+        resume=resume, solve_layer=solve_layer,
+    )  # fmt: skip
 
 
 def load_saved(
@@ -214,13 +223,15 @@ def get_saved(
     progress: Callable[[int, int], None] | None = None,
     say: Callable[[str], None] | None = None,
     load: bool = True,
+    solve_layer: SolveLayer | None = None,
 ) -> tuple[SavedTable, bool]:
     """The stored table of a saved-rerolls variant, or solve it (writing its layers to
     the cache directory, two layers in memory); returns (table, loaded). An unfinished
     solve's checked layers are resumed from, other leftovers removed
     (:func:`prepare_folder`); after Ctrl-C the finished layers are kept for the next
     run. ``say``: gets a line about either (none if neither happened). ``load`` False:
-    the caller found no stored table already (nothing is loaded, nothing removed)."""
+    the caller found no stored table already (nothing is loaded, nothing removed).
+    ``solve_layer``: how a layer is solved (default: in this process)."""
     folder = layers_dir(rules, dtype, directory)
 
     looked = not load  # the caller has looked for a stored table already
@@ -239,8 +250,9 @@ def get_saved(
             say(note)
         try:
             return solve_into(
-                rules, folder, dtype=dtype, keep=False, progress=progress, resume=resume
-            )
+                rules, folder, dtype=dtype, keep=False, progress=progress, resume=resume,
+                solve_layer=solve_layer,
+            )  # fmt: skip
         except KeyboardInterrupt:
             kept = sorted(folder.glob("layer*" + storage.MAPPED_SUFFIX)) if folder.exists() else []
             if say is not None and kept:

@@ -1,0 +1,377 @@
+"""Yatzy tables on Ray, split by layer: the expected-score table, the saved-rerolls
+tables (Maxi) and the full target table.
+
+Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``); connecting, the address
+check and the one-line errors are :mod:`~diceopt.games.yatzy.commands.ray_solve`'s
+(:func:`~diceopt.games.yatzy.commands.ray_solve.connect`).
+
+Each table is solved as in process, layer by layer, last turn first (a layer cannot start
+before the next one is done); each layer's states are cut into ``chunks`` parts
+(:func:`run_layer`), each part solved in a Ray task (one CPU, one numba thread) by the
+in-process kernels, reading the later layers from Ray's object store (``ray.put``:
+zero-copy for the tasks on the same machine, one transfer per other machine); the driver
+writes the parts back. The tables are the in-process ones bit for bit (tested):
+
+- expected score / exponential utility (:func:`solve_table_ray`): the whole table so
+  far is put before each layer; parts are runs of whole lane batches (:func:`chunk_bounds`:
+  the batches of the in-process solve) through
+  :func:`~diceopt.games.yatzy.kernel.solve.solve_states`.
+- saved rerolls (:func:`saved_layer_ray`, :func:`solve_saved_ray`): only the next layer's
+  values are put (the layout once), parts as above, through
+  :func:`~diceopt.games.yatzy.kernel.solve.solve_states_saved`; given to
+  :func:`~diceopt.games.yatzy.kernel.saved.solve_saved` as its ``solve_layer``, so the
+  stored solve (layer files, resuming) is the same with and without Ray.
+- targets (:func:`solve_targets_ray`): only the next layer's rows are put (k = 0 ..
+  kmax per state, with its k range and band), and each task lays them out with its own
+  states in a table of its own (:func:`_target_task`); parts are interleaved (state i in
+  part i mod chunks) because the states' k ranges differ a lot.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from diceopt.errors import InputError
+from diceopt.games.yatzy.analyses.targets import (
+    LANES as TARGET_LANES,
+)
+from diceopt.games.yatzy.analyses.targets import (
+    TargetTable,
+    _bands,
+    _row_keys,
+    check_dtype,
+    mask_rows,
+    solve_target_states,
+    table_kmax,
+    table_shape,
+)
+from diceopt.games.yatzy.commands.ray_solve import _get, connect
+from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+from diceopt.games.yatzy.kernel.layers import (
+    LayerStates,
+    iter_layer_states,
+    max_to_come,
+    solve_backward,
+)
+from diceopt.games.yatzy.kernel.saved import SavedTable, SolveLayer, saved_buffers, solve_saved
+from diceopt.games.yatzy.kernel.solve import LANES, lane_buffers
+from diceopt.games.yatzy.kernel.table import YatzyTable
+from diceopt.games.yatzy.kernel.turn import SavedLayer
+from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
+
+Part = slice  # the states of one task: a run (expected, saved) or every n-th (targets)
+
+
+# --- shared by the three: parts, tasks, workers -------------------------------------------
+
+
+def chunk_bounds(n: int, chunks: int, lanes: int) -> list[tuple[int, int]]:
+    """``chunks`` (at most) contiguous runs ``(lo, hi)`` of ``n`` states, cut at multiples
+    of ``lanes`` (whole batches) and as equal as that allows; empty runs left out."""
+    batches = -(-n // lanes)
+    cuts = [min(n, round(batches * i / chunks) * lanes) for i in range(chunks + 1)]
+    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+
+
+def batch_parts(n: int, chunks: int, lanes: int) -> list[Part]:
+    """:func:`chunk_bounds` as slices."""
+    return [slice(lo, hi) for lo, hi in chunk_bounds(n, chunks, lanes)]
+
+
+def interleaved_parts(n: int, chunks: int) -> list[Part]:
+    """``chunks`` (at most ``n``) parts of ``n`` states, state i in part i mod chunks."""
+    return [slice(i, None, chunks) for i in range(min(chunks, n))]
+
+
+def check_chunks(chunks: int) -> int:
+    """``chunks`` (tasks per layer), InputError below 1."""
+    if chunks < 1:
+        raise InputError(f"chunks must be at least 1, got {chunks}")
+    return int(chunks)
+
+
+def cluster_cpus(ray: Any) -> int:
+    """CPUs of the connected Ray cluster (at least 1): the commands' tasks per layer."""
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def run_layer(
+    ray: Any,
+    task: Any,
+    parts: Sequence[Part],
+    states: Sequence[np.ndarray],
+    args: tuple,
+    what: str,
+) -> list[Any]:
+    """``task(*(a[part] for a in states), *args)`` as one Ray task per part, their results
+    in the order of ``parts`` (InputError naming ``what`` if one fails)."""
+    refs = [task.remote(*(a[p] for a in states), *args) for p in parts]
+    return _get(ray, refs, what)
+
+
+def remote(ray: Any, function: Callable[..., Any]) -> Any:
+    """``function`` as a Ray task of one CPU, never retried (a failure is one line)."""
+    return ray.remote(num_cpus=1, max_retries=0)(function)
+
+
+def worker_arrays(*arrays: np.ndarray) -> list[np.ndarray]:
+    """In a Ray worker: numba on one thread, and the arrays as writable C-contiguous
+    copies where they are not (arrays from the object store are read-only: another numba
+    type, which the kernels would be compiled for afresh in every worker instead of
+    loaded from numba's cache)."""
+    import numba
+
+    numba.set_num_threads(1)
+    return [np.require(a, requirements=("C", "W")) for a in arrays]
+
+
+# --- expected score / exponential utility ------------------------------------------------
+
+
+def _chunk_task(
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    V: np.ndarray,
+    rules: YatzyRules,
+    theta: float,
+    lanes: int,
+) -> np.ndarray:
+    """In a Ray worker: the values of the states (mask, flag, upper) of one layer.
+
+    ``V`` (read-only, from the object store) holds the solved later layers."""
+    from diceopt.games.yatzy.kernel.solve import solve_states
+
+    mask, flag, upper, V = worker_arrays(mask, flag, upper, V)
+    res = np.empty(mask.size, dtype=V.dtype)
+    As, Ms, SRs, vecs = lane_buffers(rules, V.dtype, lanes, 4)
+    solve_states(mask, flag, upper, V, As, Ms, SRs, vecs, kernel_arrays(rules, V.dtype), theta, res)
+    return res
+
+
+def solve_table_ray(
+    rules: YatzyRules,
+    dtype: str | np.dtype = "float32",
+    theta: float = 0.0,
+    chunks: int = 2,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> YatzyTable:
+    """Solve a variant layer by layer, each layer's states in ``chunks`` Ray tasks.
+
+    Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve.solve_table`
+    (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
+    parameter), identical to it bit for bit; ``address``: see
+    :func:`~diceopt.games.yatzy.commands.ray_solve.connect`; ``seconds`` is the wall time
+    of the whole solve, object-store traffic included.
+    """
+    dt = np.dtype(dtype)
+    if dt not in LANES:
+        raise InputError(f"dtype must be float32 or float64, got {dtype}")
+    if rules.saved_rerolls:
+        raise InputError("saved rerolls need solve_saved_ray")
+    chunks = check_chunks(chunks)
+    theta = check_theta(theta)
+    lanes = LANES[dt]
+    with connect(address) as ray:
+        t0 = time.perf_counter()
+        task = remote(ray, _chunk_task)
+        rules_ref = ray.put(rules)
+
+        def solve_layer(j: int, st: LayerStates, V: np.ndarray) -> None:
+            """Layer j in ``chunks`` tasks, each reading the values so far from the store."""
+            V_ref = ray.put(V)
+            parts = run_layer(
+                ray, task, batch_parts(st.mask.size, chunks, lanes), (st.mask, st.flag, st.upper),
+                (V_ref, rules_ref, theta, lanes), f"solving layer {j}",
+            )  # fmt: skip
+            del V_ref
+            V[st.mask, st.flag, st.upper] = np.concatenate(parts)
+
+        V, states = solve_backward(rules, dt, solve_layer, progress)
+        seconds = time.perf_counter() - t0
+    return YatzyTable(rules, V, theta, seconds, states)
+
+
+# --- saved rerolls (Maxi) -------------------------------------------------------------------
+
+
+def _saved_task(
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    values: np.ndarray,
+    layout: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    rules: YatzyRules,
+    width: int,
+    lanes: int,
+) -> np.ndarray:
+    """In a Ray worker: ``res[i, s]`` of the lanes (mask, flag, upper) of one layer, from
+    the next layer's ``values`` and the layout (``moff, msub, urank, nsolve``)."""
+    from diceopt.games.yatzy.kernel.solve import solve_states_saved
+
+    mask, flag, upper, values, *rest = worker_arrays(mask, flag, upper, values, *layout)
+    V = SavedLayer(values, *rest)
+    dt = values.dtype
+    head, tail = saved_buffers(rules, dt, lanes, width)
+    res = np.empty((mask.size, width), dtype=dt)
+    solve_states_saved(mask, flag, upper, V, *head, kernel_arrays(rules, dt), res, *tail)
+    return res
+
+
+def saved_layer_ray(
+    ray: Any, rules: YatzyRules, dtype: str | np.dtype = "float32", chunks: int | None = None
+) -> SolveLayer:
+    """A :data:`~diceopt.games.yatzy.kernel.saved.SolveLayer` for ``solve_saved`` (and the
+    stored solve) on the connected Ray (``ray``, from ``connect``): each layer's lanes in
+    ``chunks`` tasks (None: the cluster's CPUs), reading the next layer's values, put
+    into the object store once per layer (the layout once per solve)."""
+    dt = np.dtype(dtype)
+    lanes = LANES[dt]
+    parts_of = cluster_cpus(ray) if chunks is None else check_chunks(chunks)
+    task = remote(ray, _saved_task)
+    rules_ref = ray.put(rules)
+    shared: dict[str, Any] = {}
+
+    def solve_layer(
+        j: int, states: tuple[np.ndarray, np.ndarray, np.ndarray], V: SavedLayer, width: int
+    ) -> np.ndarray:
+        if "layout" not in shared:
+            shared["layout"] = ray.put((V.moff, V.msub, V.urank, V.nsolve))
+        values_ref = ray.put(V.values)
+        parts = run_layer(
+            ray, task, batch_parts(states[0].size, parts_of, lanes), states,
+            (values_ref, shared["layout"], rules_ref, width, lanes), f"solving layer {j}",
+        )  # fmt: skip
+        return np.concatenate(parts)
+
+    return solve_layer
+
+
+def solve_saved_ray(
+    rules: YatzyRules,
+    dtype: str | np.dtype = "float32",
+    chunks: int = 2,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SavedTable:
+    """A saved-rerolls variant (Maxi: ``maxi-saved``) solved in memory, each layer's lanes
+    in ``chunks`` Ray tasks: :func:`~diceopt.games.yatzy.kernel.saved.solve_saved`'s table
+    (values in points), bit for bit; ``seconds``: the wall time, Ray's traffic included."""
+    chunks = check_chunks(chunks)
+    with connect(address) as ray:
+        return solve_saved(
+            rules,
+            dtype=dtype,
+            progress=progress,
+            solve_layer=saved_layer_ray(ray, rules, dtype, chunks),
+        )
+
+
+# --- the full target table -------------------------------------------------------------------
+
+
+def _target_task(
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    top_own: np.ndarray,
+    later: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    rules: YatzyRules,
+    lanes: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """In a Ray worker: the rows (k = 0 .. kmax) and bands of some states of one layer.
+
+    ``later``: the next layer's state keys, rows, k ranges (``top``) and bands. They and
+    these states' rows are laid out in a table of this task's own, every other state key
+    pointing at one row of zeros (as the full table's unreached rows are), and solved by
+    :func:`~diceopt.games.yatzy.analyses.targets.solve_target_states`."""
+    keys_n, rows_n, top_n, lo_n, hi_n = later
+    mask, flag, upper = worker_arrays(mask, flag, upper)
+    T = rules.bonus_threshold
+    keys = (mask * rules.flags + flag) * (T + 1) + upper
+    nkeys = (1 << rules.num_categories) * rules.flags * (T + 1)
+    n, nn, width = keys.size, keys_n.size, rows_n.shape[1]
+    Vd = np.zeros((nn + n + 1) * width, dtype=rows_n.dtype)  # the last row: zeros
+    Vd[: nn * width] = rows_n.reshape(-1)
+    off = np.full(nkeys, (nn + n) * width, dtype=np.int64)
+    off[keys_n] = np.arange(nn, dtype=np.int64) * width
+    off[keys] = (nn + np.arange(n, dtype=np.int64)) * width
+    top = np.full(nkeys, width - 1, dtype=np.int64)
+    top[keys_n] = top_n
+    top[keys] = top_own
+    lo, hi = _bands(nkeys)
+    lo[keys_n], hi[keys_n] = lo_n, hi_n
+    solve_target_states(rules, (mask, flag, upper), Vd, off, top, (lo, hi), lanes)
+    return Vd[nn * width : (nn + n) * width].reshape(n, width), lo[keys], hi[keys]
+
+
+def solve_targets_ray(
+    rules: YatzyRules,
+    *,
+    kmax: int | None = None,
+    dtype: str | np.dtype = "float32",
+    chunks: int = 2,
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    lanes: int = TARGET_LANES,
+) -> TargetTable:
+    """:func:`~diceopt.games.yatzy.analyses.targets.solve_targets` (the same arguments and
+    table, bit for bit: P(points still to come >= k), k = 0 .. ``kmax`` points) with each
+    layer's states in ``chunks`` Ray tasks (interleaved); ``address``: see
+    :func:`~diceopt.games.yatzy.commands.ray_solve.connect`. Each layer puts the next
+    layer's rows into the object store (at most the largest layer's rows, not the
+    table); ``seconds``: the wall time, Ray's traffic included."""
+    dt = check_dtype(dtype)
+    chunks = check_chunks(chunks)
+    top_k = table_kmax(rules) if kmax is None else int(kmax)
+    if top_k < 0 or top_k > rules.max_total:
+        raise InputError(f"the target must be between 0 and {rules.max_total} points, got {top_k}")
+    c, T = rules.num_categories, rules.bonus_threshold
+    rows = mask_rows(rules)
+    with connect(address) as ray:
+        t0 = time.perf_counter()
+        task = remote(ray, _target_task)
+        rules_ref = ray.put(rules)
+        V = np.zeros(table_shape(rules, top_k), dtype=dt)
+        Vf = V.reshape(-1, top_k + 1)
+        nkeys = (1 << c) * rules.flags * (T + 1)
+        top = np.full(nkeys, top_k, dtype=np.int64)  # as solve_targets: a key's k range
+        lo, hi = _bands(nkeys)
+
+        def key_of(st: LayerStates) -> np.ndarray:
+            return (st.mask * rules.flags + st.flag) * (T + 1) + st.upper
+
+        layers = iter_layer_states(rules, reverse=True)
+        last = next(layers)  # every category filled: P(>= 0) = 1, else 0
+        later = np.concatenate([key_of(last), last.copy_dst])
+        Vf[_row_keys(rules, later, rows), 0] = 1.0
+        states = last.mask.size
+        for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
+            keys = key_of(st)
+            top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
+            later_ref = ray.put(
+                (later, Vf[_row_keys(rules, later, rows)], top[later], lo[later], hi[later])
+            )
+            parts = interleaved_parts(keys.size, chunks)
+            got = run_layer(
+                ray, task, parts, (st.mask, st.flag, st.upper, top[keys]),
+                (later_ref, rules_ref, lanes), f"solving layer {j}",
+            )  # fmt: skip
+            del later_ref
+            for part, (values, lo_p, hi_p) in zip(parts, got):
+                Vf[_row_keys(rules, keys[part], rows)] = values
+                lo[keys[part]], hi[keys[part]] = lo_p, hi_p
+            Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
+            for b in (lo, hi):
+                b[st.copy_dst] = b[st.copy_src]
+            states += st.mask.size
+            later = np.concatenate([keys, st.copy_dst])
+            if progress is not None:
+                progress(c - j, c)
+        seconds = time.perf_counter() - t0
+    return TargetTable(rules, V, seconds, states)
