@@ -170,16 +170,18 @@ def _keep_policy(
             for ln in range(nb):
                 sb[ln] = NEG
                 sa[ln] = nk
-        for e in range(rem_n[i]):
-            vb = SB[rem_pad[i, e]]
-            for ln in range(nb):
-                sb[ln] = max(sb[ln], vb[ln])
+        # one pass: the larger value, on equal values the lower index (a sub-multiset's
+        # index is below its own: the order of the widget's two passes)
         for e in range(rem_n[i]):
             j = rem_pad[i, e]
             vb = SB[j]
             va = SA[j]
             for ln in range(nb):
-                sa[ln] = min(sa[ln], va[ln] if vb[ln] == sb[ln] else nk)
+                v = vb[ln]
+                a = va[ln]
+                take = (v > sb[ln]) | ((v == sb[ln]) & (a < sa[ln]))
+                sb[ln] = v if take else sb[ln]
+                sa[ln] = a if take else sa[ln]
     for r in range(nk - base):
         i = base + r
         for ln in range(nb):
