@@ -22,8 +22,8 @@ the backward combination of the successors' vectors. ``K`` is the float64
 
 Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
 128: the same); ``prange`` over states. Scandinavian from the start (451,969 states, 13.4
-million outcomes; CPU seconds on 2 busy cores): the policies 1.9, ``finish_turn`` 0.8,
-``turn_outcomes`` 0.9, ``combine`` 0.9-1.5.
+million outcomes; CPU seconds on 2 busy cores, load average 4-9): the policies 1.9,
+``finish_turn`` 0.8-1.0, ``turn_outcomes`` 0.9, ``combine`` 0.9-1.5.
 """
 
 from __future__ import annotations
