@@ -9,7 +9,9 @@ median 249, 5th percentile 179, 95th 309, 99th 325; upper bonus about 90%, Yatzy
 ``--american`` the free-choice-joker American figures (Verhoeff: mean 254.5896, std
 59.6117, median 248); with ``--states float64`` (or float32) the distributions of every
 turn-start state (``state_distributions``): time, rows, values and memory. Every line
-carries the load average (1 minute) at its start and end. The Scandinavian line also
+carries the load average (1 minute) at its start and end. A second distribution's
+kernels are timed (``yatzy_distribution_kernels``: the turn outcomes, the supports,
+the combining; wall and CPU seconds). The Scandinavian line also
 carries the split of one run in this process (``imports``, ``compile``: numba's cached
 code and the warm-up, ``load``: the stored table, ``compute``: the distribution, wall
 and core seconds, ``print``: its summary and lines) and the whole command ``diceopt
@@ -38,6 +40,7 @@ import tempfile  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from timed_calls import split_of, timed_calls  # noqa: E402
 from whole_process import time_command  # noqa: E402
 
 TARGET_WHOLE = 1.0  # seconds, the whole command on 2 cores
@@ -76,6 +79,7 @@ def main() -> int:
 
     la_start = load()
     t0 = time.perf_counter()
+    import diceopt.games.yatzy.analyses.distribution as dist_module
     from diceopt.games.yatzy.analyses.distribution import (
         distribution,
         state_distributions,
@@ -108,6 +112,21 @@ def main() -> int:
             c0 = time.process_time()
             dist = distribution(table)
             core = time.process_time() - c0
+            # once more, its kernels timed: where the compute goes
+            la0 = load()
+            c0 = time.process_time()
+            with timed_calls(dist_module, ["layer_outcomes", "support", "combine"]) as acc:
+                timed = distribution(table)
+            emit(
+                benchmark="yatzy_distribution_kernels",
+                variant=variant,
+                seconds=timed.seconds,
+                core_seconds=time.process_time() - c0,
+                kernels=split_of(acc),
+                note="layer_outcomes: the turn policies and the turns' outcomes; combine: "
+                "the vectors of points to come",
+                load_average=[la0, load()],
+            )
             t0 = time.perf_counter()
             s = dist.summary()
             text = "\n".join(summary_lines(dist, rules.yatzy_box)) + json.dumps(

@@ -1,7 +1,9 @@
 """Benchmark: 1,000,000 optimal Scandinavian Yatzy games from a stored float32 table.
 
 Prints one JSON object per line, each with the 1-minute load average at its start and
-end. The split of one run in this process: ``imports`` (the package's modules),
+end. The kernels of one more run (``yatzy_simulate_kernels``: the dice, the grouping by
+state, the policies, the turns; wall and CPU seconds). The split of one run in this
+process: ``imports`` (the package's modules),
 ``compile`` (numba: loading the cached machine code, the warm-up on a small variant),
 ``load`` (the stored table), ``compute`` (the simulation, best of ``--repeat``, wall
 and core seconds), ``print`` (the summary and the histogram, as the command prints
@@ -36,6 +38,7 @@ import tempfile  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from timed_calls import TimedGenerator, split_of, timed_calls  # noqa: E402
 from whole_process import time_command  # noqa: E402
 
 DELTA_SECONDS = 0.279  # Delta Yatzy: 1M games on 18 threads (published)
@@ -124,6 +127,25 @@ def main() -> int:
             z=(s["mean"] - table.value) / s["std_error"],
             load_average=[la0, load()],
         )
+    # one more run, its kernels timed: where the compute goes
+    import diceopt.games.yatzy.kernel.simulation as sim_module
+
+    gen = TimedGenerator(np.random.default_rng(args.seed))
+    la0 = load()
+    c0 = time.process_time()
+    with timed_calls(sim_module, ["_group", "_decode", "_policies", "_play"]) as acc:
+        timed = simulate(table, args.games, gen)
+    core = time.process_time() - c0
+    emit(
+        benchmark="yatzy_simulate_kernels",
+        games=args.games,
+        seconds=timed.seconds,
+        core_seconds=core,
+        kernels=split_of(acc | {"dice": gen.acc}),
+        note="dice: the Generator's integers; _policies: the turn policies of the distinct "
+        "states; _play: the turns; _group: the counting sort by state",
+        load_average=[la0, load()],
+    )
     t0 = time.perf_counter()
     summary = result.summary()
     text = "\n".join(histogram_lines(result.scores)) + json.dumps(summary)

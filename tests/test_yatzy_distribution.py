@@ -14,7 +14,7 @@ from diceopt.games.yatzy.analyses.distribution import (
     position_distribution,
     state_distributions,
 )
-from diceopt.games.yatzy.kernel.arrays import StateArrays
+from diceopt.games.yatzy.kernel.arrays import StateArrays, kernel_arrays
 from diceopt.games.yatzy.kernel.layers import layer_states
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.simulation import simulate
@@ -22,7 +22,13 @@ from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.kernel.widget import widget_buffers, widget_into
 from diceopt.games.yatzy.play.advice import advise_position, parse_position
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
-from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN
+from diceopt.games.yatzy.rulebook.variants import (
+    AMERICAN,
+    MAXI,
+    SCANDINAVIAN,
+    VARIANTS,
+    get_rules,
+)
 
 # reduced variants: a few categories, a low bonus threshold (fast, but every rule path)
 REDUCED: dict[str, YatzyRules] = {
@@ -157,6 +163,15 @@ def test_lane_policy_is_the_widget_policy(table64):
     # the distribution reads the policy of theta == 0 tables from the solver's lanes
     rules = table64.rules
     _check_lane_policy(rules, [table64, solve_table(rules, dtype="float32")])
+
+
+def test_score_entries_in_category_order():
+    # the lanes' category choice takes the lower category on equal values in one pass
+    # over a roll's entries, which gives the widget's choice when they are in category
+    # order
+    for name in VARIANTS:
+        pos_c = kernel_arrays(get_rules(name), np.float64).pos_c
+        assert np.all(np.diff(pos_c, axis=1) >= 0), name
 
 
 def test_lane_policy_six_dice():

@@ -37,7 +37,7 @@ class PolicyBuffers(NamedTuple):
     SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
     vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
     arg: np.ndarray  # (nk + 1, lanes): the lowest flat index of the best sub-multiset
-    tmp: np.ndarray  # (4, lanes): step 2's best value and category, zc, the tie flag
+    tmp: np.ndarray  # (3, lanes): step 2's best value and category, zc
     policy: np.ndarray  # (lanes, 3, R) int64: each lane's policy, as WidgetBuffers.policy
 
 
@@ -57,7 +57,7 @@ def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
         SR,
         np.empty((4, lanes)),
         np.empty((nk + 1, lanes)),
-        np.empty((4, lanes)),
+        np.empty((3, lanes)),
         np.empty((lanes, 3, R), dtype=np.int64),
     )
 
@@ -75,7 +75,7 @@ def _score_now_lanes(
 ) -> None:
     """Step 2's category choice for lanes 0 .. nb - 1 (states lo ..): ``pols[ln, 0, r] =
     -c - 1``, c the category roll r is written into, from the successor rows SR and the
-    best h = 0 row values Z (the solver's); ``tmp`` (4, lanes) is work space.
+    best h = 0 row values Z (the solver's); ``tmp`` (3, lanes) is work space.
 
     Deliberate twin of step 2 in ``widget_into`` (the same argmax and tie-break: the
     lowest category index among equal values), here over contiguous lanes: per lane the
@@ -87,7 +87,7 @@ def _score_now_lanes(
     width = pos_id.shape[1]
     stride = K.offset.size - 1
     pad = SR.shape[0] - 1
-    best, bc, zc, fix = tmp[0], tmp[1], tmp[2], tmp[3]
+    best, bc, zc = tmp[0], tmp[1], tmp[2]
     # zc: the lowest category whose h = 0 row is the best (rows not allowed are NEG)
     for c in range(K.upper_face.size - 1, -1, -1):
         row = SR[c * stride]
@@ -97,6 +97,9 @@ def _score_now_lanes(
         for ln in range(nb):
             best[ln] = Z[ln]
             bc[ln] = zc[ln]
+        # one pass: the larger value, on equal values the lower category (the entries are
+        # in category order: the widget's first pass and its pass over the categories
+        # below a best zero row give the same category)
         for e in range(width):
             i = pos_id[r, e]
             if e > 0 and i == pad:
@@ -106,21 +109,9 @@ def _score_now_lanes(
             row = SR[i]
             for ln in range(nb):
                 v = s + row[ln]
-                better = v > best[ln]
-                bc[ln] = c if better else bc[ln]
-                best[ln] = v if better else best[ln]
-        for ln in range(nb):  # writing 0 is best: a lower category may score as much
-            fix[ln] = 1.0 if bc[ln] == zc[ln] else 0.0
-        for e in range(width):
-            i = pos_id[r, e]
-            if e > 0 and i == pad:
-                break
-            s = pos_s[r, e]
-            c = pos_c[r, e]
-            row = SR[i]
-            for ln in range(nb):
-                tie = (fix[ln] == 1.0) & (c < bc[ln]) & (s + row[ln] == best[ln])
-                bc[ln] = c if tie else bc[ln]
+                take = (v > best[ln]) | ((v == best[ln]) & (c < bc[ln]))
+                bc[ln] = c if take else bc[ln]
+                best[ln] = v if take else best[ln]
         for ln in range(nb):
             pols[ln, 0, r] = -np.int64(bc[ln]) - 1
     if K.joker_code != 0 or K.ubonus != 0:
@@ -170,16 +161,18 @@ def _keep_policy(
             for ln in range(nb):
                 sb[ln] = NEG
                 sa[ln] = nk
-        for e in range(rem_n[i]):
-            vb = SB[rem_pad[i, e]]
-            for ln in range(nb):
-                sb[ln] = max(sb[ln], vb[ln])
+        # one pass: the larger value, on equal values the lower index (a sub-multiset's
+        # index is below its own: the order of the widget's two passes)
         for e in range(rem_n[i]):
             j = rem_pad[i, e]
             vb = SB[j]
             va = SA[j]
             for ln in range(nb):
-                sa[ln] = min(sa[ln], va[ln] if vb[ln] == sb[ln] else nk)
+                v = vb[ln]
+                a = va[ln]
+                take = (v > sb[ln]) | ((v == sb[ln]) & (a < sa[ln]))
+                sb[ln] = v if take else sb[ln]
+                sa[ln] = a if take else sa[ln]
     for r in range(nk - base):
         i = base + r
         for ln in range(nb):

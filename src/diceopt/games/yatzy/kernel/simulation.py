@@ -27,8 +27,9 @@ thread's share of steps 2 and 3 is a function of its own (inside the parallel lo
 itself the widget runs at half speed); step 3 reads the rules' arrays as locals and
 spells out the plain rules' writing (a call that takes the kernel arrays costs more
 than the turn) and finds each roll by one table read (:func:`reroll_tables`). Scandinavian,
-1M games, one thread: policies 1.4 s (5.6 s through the widget), the games' turns 0.6 s
-(3.0 s), grouping and dice 0.4 s (CPU seconds, 2 busy cores).
+1M games (317,855 distinct states): policies 1.1 s (5.6 s through the widget; half of it
+the solver's values, half the choices), the games' turns 0.5 s (3.0 s), grouping and
+dice 0.25 s (CPU seconds, 2 busy cores, load average 4.6; ``benchmarks/yatzy_simulate.py``).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
 bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.

@@ -21,7 +21,9 @@ the backward combination of the successors' vectors. ``K`` is the float64
    (:func:`combine`; successors lie in the next layer: no write conflicts).
 
 Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
-128: the same); ``prange`` over states.
+128: the same); ``prange`` over states. Scandinavian from the start (451,969 states, 13.4
+million outcomes; CPU seconds on 2 busy cores, load average 4-9): the policies 1.9,
+``finish_turn`` 0.8-1.0, ``turn_outcomes`` 0.9, ``combine`` 0.9-1.5.
 """
 
 from __future__ import annotations
