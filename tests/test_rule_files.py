@@ -388,10 +388,10 @@ def dice_loop_spy(monkeypatch):
 @pytest.mark.parametrize("case", list(BOUNDED))
 def test_every_number_is_bounded_before_it_is_used(case, dice_loop_spy):
     text, expected = BOUNDED[case]
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(RuleFileError, match=re.escape(expected)) as info:
         load_rules_text('extends = "scandinavian"\n' + text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert all("\n" not in p for p in info.value.problems)
 
 
@@ -399,9 +399,9 @@ def test_the_62_byte_file_is_refused_at_once(tmp_path, capsys, dice_loop_spy):
     path = tmp_path / "big.toml"
     path.write_text('extends = "scandinavian"\nname = "big-dice-x"\ndice = 100000000\n')
     assert len(path.read_bytes()) == 62
-    started = time.perf_counter()
+    started = time.process_time()
     assert main(["rules", "check", str(path)]) == 2
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     err = capsys.readouterr().err
     assert err == f"diceopt: error: {path}: dice must be 1..8, got 100000000\n"
 
@@ -435,10 +435,10 @@ DEEP = {
 @pytest.mark.parametrize("case", list(DEEP))
 def test_deep_nesting_is_one_line_before_parsing(case, tmp_path, capsys):
     text = 'extends = "scandinavian"\n' + DEEP[case]
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(InputError, match="not a rule file: .*(nested|dotted parts)"):
         load_rules_text(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     path = tmp_path / "deep.toml"
     path.write_text(text)
     assert main(["rules", "check", str(path)]) == 2
@@ -699,7 +699,7 @@ def rule_texts(draw: Any) -> str:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rule_texts())
 def test_any_rule_text_is_rules_or_one_input_error(text):
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         rules = load_rules_text(text, paths=False)
     except InputError as exc:
@@ -708,7 +708,7 @@ def test_any_rule_text_is_rules_or_one_input_error(text):
         assert 1 <= rules.dice <= 8 and rules.num_categories <= 20
         assert len(rules.storage_key) <= 100
         assert most_points(rules) <= MAX_TOTAL
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def test_the_same_rules_under_another_name_share_their_stored_tables(tmp_path):
