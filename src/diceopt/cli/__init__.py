@@ -117,10 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # numpy's OpenBLAS starts a thread per core as numpy loads (half the CPU of importing
     # numpy); no command does BLAS work worth threads, so one unless the user sets it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # numba's OpenMP threads spin between parallel loops by default: a third of the CPU
-    # of a million simulated Yatzy games (measured); they sleep instead unless the user
-    # says otherwise
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # (numba's OpenMP threads sleep between parallel loops: set as diceopt is imported)
     # numpy asks for transparent huge pages on its large arrays; the fresh arrays of a
     # score distribution then cost a second of system time in page faults (of 6 s,
     # measured; the solver the same either way): small pages unless the user says so
