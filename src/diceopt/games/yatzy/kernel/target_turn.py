@@ -53,6 +53,11 @@ from diceopt.games.yatzy.kernel.turn import (
     upper_bonus,
 )
 
+# The solver's chance level inlined here (same source, same values): called once per
+# row of the lattice, a call's reference counts on its arrays (atomic, shared between
+# threads) cost more than its lanes' work (measured: twice as slow at 256 lanes).
+_chance_level = numba.njit(cache=True, inline="always")(chance_level.py_func)
+
 
 @numba.njit(cache=True)
 def margin(K: KernelArrays) -> int:
@@ -61,7 +66,7 @@ def margin(K: KernelArrays) -> int:
     return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _succ(
     G: np.ndarray, row: int, Vd: np.ndarray, at: int, last: int, pts: int, k0: int, n: int
 ) -> None:
@@ -156,14 +161,16 @@ def _target_rows(
                 _succ(G, b0 + cnt, Vd, off[key], top[key], pts + b, k0, n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _score_now(
     A: np.ndarray, G: np.ndarray, Z: np.ndarray, nw: int, r: int, row: int, ent_i: np.ndarray,
     ent_o: np.ndarray, ent_n: np.ndarray,
 ) -> None:  # fmt: skip
     """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass.
 
-    Twin of the kernel's ``_fill``: points shift the column instead of adding.
+    Twin of the kernel's ``_fill``: points shift the column instead of adding. Inlined
+    into :func:`_score_rolls` (a call per roll costs reference counts on its arrays);
+    row views here, not indexed in place: LLVM vectorises this loop only so (measured).
     """
     dst = A[row]
     n = ent_n[r]
@@ -188,35 +195,34 @@ def _choose_via(
 ) -> None:  # fmt: skip
     """The kernel's ``_choose`` (M[i] = max(A[i], M[i - f]), the best sub-multiset), each
     row built in ``T`` then copied: LLVM vectorises a row of M read and written through
-    the same array only on its scalar path, a third as fast (measured)."""
+    the same array only on its scalar path, a third as fast (measured). Rows indexed in
+    place: a view per row costs reference counts (atomic), more than its lanes' work."""
     nk = A.shape[0] - 1
     six = rem_pad.shape[1] == 6
     for ln in range(nb):
         M[0, ln] = A[0, ln]
     for i in range(1, nk):
-        a = A[i]
-        if six and rem_n[i] <= 3:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            for ln in range(nb):
-                T[ln] = max(max(a[ln], m0[ln]), max(m1[ln], m2[ln]))
-        elif six:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            m3, m4, m5 = M[rem_pad[i, 3]], M[rem_pad[i, 4]], M[rem_pad[i, 5]]
-            for ln in range(nb):
-                T[ln] = max(
-                    max(max(a[ln], m0[ln]), max(m1[ln], m2[ln])),
-                    max(max(m3[ln], m4[ln]), m5[ln]),
-                )
+        if six:
+            j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
+            if rem_n[i] <= 3:
+                for ln in range(nb):
+                    T[ln] = max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln]))
+            else:
+                j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
+                for ln in range(nb):
+                    T[ln] = max(
+                        max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln])),
+                        max(max(M[j3, ln], M[j4, ln]), M[j5, ln]),
+                    )
         else:
             for ln in range(nb):
-                T[ln] = a[ln]
+                T[ln] = A[i, ln]
             for e in range(rem_n[i]):
-                m = M[rem_pad[i, e]]
+                j = rem_pad[i, e]
                 for ln in range(nb):
-                    T[ln] = max(T[ln], m[ln])
-        dst = M[i]
+                    T[ln] = max(T[ln], M[j, ln])
         for ln in range(nb):
-            dst[ln] = T[ln]
+            M[i, ln] = T[ln]
 
 
 @numba.njit(cache=True)
@@ -234,7 +240,7 @@ def _target_rerolls(
     for level in range(2):
         for i in range(base - 1, -1, -1):
             src = M if (level == 1 and i >= offset[nd - 1]) else A
-            chance_level(A, src, i, nw, add_die, fprob)
+            _chance_level(A, src, i, nw, add_die, fprob)
         if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nw):
