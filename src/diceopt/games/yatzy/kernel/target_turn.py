@@ -264,6 +264,7 @@ class TargetWork(NamedTuple):
     ent_o: np.ndarray  # (R, width) int64: their column offsets
     ent_f: np.ndarray  # (R, width) int64: the same straight after the first roll (served)
     ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
+    one: np.ndarray  # (C * (dice + 1),) int64: per successor row, the last k it reads 1
 
 
 @numba.njit(cache=True)
@@ -288,6 +289,7 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
         np.empty((R, width), dtype=np.int64),
         np.empty((R, width), dtype=np.int64),
         np.empty(R, dtype=np.int64),
+        np.empty(ncat * stride, dtype=np.int64),
     )
 
 
@@ -377,45 +379,78 @@ def _target_chunk(
 
 @numba.njit(cache=True)
 def _read_band(
-    mask: int, flag: int, u: int, flags: int, K: KernelArrays, live: np.ndarray,
+    mask: int, flag: int, u: int, flags: int, K: KernelArrays, W: TargetWork, S: int,
     lo: np.ndarray, hi: np.ndarray,
 ) -> tuple[np.int64, np.int64]:  # fmt: skip
     """``(ones, zeros)`` of a state from its successors' bands (``lo[key]``: the values at
-    k = 1 .. lo are exactly 1; ``hi[key]``: the values above hi are exactly 0): at
-    every k <= ``ones`` each value step 2 reads is exactly 1, at every k > ``zeros`` (less
-    the margin S, added by the caller) exactly 0. The successors are those of
-    :func:`_target_rows`, each with the points beside its row; a read at k is a
-    successor's value at k less those points less at most S more."""
+    k = 1 .. lo are exactly 1, -1 where a value exceeds 1; ``hi[key]``: the values above
+    hi are exactly 0): at every k <= ``ones`` each roll's best write (step 2) is exactly
+    1, at every k > ``zeros`` (less the margin S, added by the caller) every value step
+    2 reads is exactly 0. The successors are those of :func:`_target_rows`, each with the
+    points beside its row; a read at k is a successor's value at k less those points
+    less the roll's points (at most S).
+
+    ``ones``: per roll, the last k where one of its writes (the state's plan ``W.ent_*``,
+    or a 0 written somewhere) reads exactly 1, the least over the rolls: no value read
+    exceeds 1, so the roll's best is exactly 1 there, the same as at every k below, bit
+    for bit. Where a successor exceeds 1, or Yatzy rolls go category by category
+    (:func:`_score_rolls`), or served scores apply, the k where every value read is 1."""
     T = K.threshold
     width = T + 1
     ncat = K.upper_face.size
     stride = K.offset.size - 1
-    ones = np.int64(1) << 40
+    one = W.one  # per successor row: the last k where it reads exactly 1
+    every = np.int64(1) << 40
     zeros = np.int64(0)
+    exact = not K.served and not (joker_rules(mask, K) or (flag == 1 and K.ybonus != 0))
     for c in range(ncat):
-        if not live[c]:
+        if not W.live[c]:
             continue
+        b0 = c * stride
         nxt = mask | (1 << c)
         f = K.upper_face[c]
-        if f < 0:
-            key = (nxt * flags + flag) * width + u
-            ones = min(ones, np.int64(lo[key]))
-            zeros = max(zeros, np.int64(hi[key]))
-            if c == K.yz_cat:
-                if K.track:  # the h = 1 row: the flag set
-                    key = (nxt * flags + 1) * width + u
-                    ones = min(ones, np.int64(lo[key]))
-                    zeros = max(zeros, np.int64(hi[key]))
-            elif K.needs[c] >= 0 and flag == 1:  # the h = 1 row: shifted by its points
-                zeros = max(zeros, np.int64(hi[key]) + K.needs[c])
-        else:
-            for cnt in range(stride):
-                pts = cnt * (f + 1)
-                b = K.bonus if (u < T and u + pts >= T) else 0
-                key = (nxt * flags + flag) * width + min(T, u + pts)
-                ones = min(ones, np.int64(lo[key]) + pts + b)
-                zeros = max(zeros, np.int64(hi[key]) + pts + b)
-    return ones, zeros
+        rows = stride if f >= 0 else (2 if K.needs[c] >= 0 or c == K.yz_cat else 1)
+        for h in range(rows):
+            pts = 0  # the points beside the row
+            fl = flag
+            if f >= 0:
+                pts = h * (f + 1)
+                pts += K.bonus if (u < T and u + pts >= T) else 0
+                key = (nxt * flags + flag) * width + min(T, u + h * (f + 1))
+            else:
+                if h == 1 and c == K.yz_cat and K.track:  # the Yatzy box scored: flag set
+                    fl = 1
+                elif h == 1 and c != K.yz_cat and flag == 1:  # its points while the flag is set
+                    pts = K.needs[c]
+                key = (nxt * flags + fl) * width + u
+            one[b0 + h] = np.int64(lo[key]) + pts
+            every = min(every, one[b0 + h])
+            zeros = max(zeros, np.int64(hi[key]) + pts)
+            exact = exact and lo[key] >= 0
+    return (_roll_ones(K, W, S) if exact else every), zeros
+
+
+@numba.njit(cache=True)
+def _roll_ones(K: KernelArrays, W: TargetWork, S: int) -> np.int64:
+    """The last k where every roll's best write reads exactly 1 (see :func:`_read_band`):
+    per roll, the most over its plan's writes and a 0 written in an open category
+    (``W.one``: per successor row, the last k where it reads 1; a write of p points
+    reads its row at k - p); the least over the rolls."""
+    stride = K.offset.size - 1
+    neg_row = K.upper_face.size * stride
+    zero = np.int64(-1) << 40
+    for c in range(K.upper_face.size):
+        if W.live[c]:
+            zero = max(zero, W.one[c * stride])
+    ones = np.int64(1) << 40
+    for r in range(W.ent_n.size):
+        best = zero
+        for e in range(W.ent_n[r]):
+            i = W.ent_i[r, e]
+            if i != neg_row:
+                best = max(best, W.one[i] + S - W.ent_o[r, e])
+        ones = min(ones, best)
+    return ones
 
 
 @numba.njit(cache=True)
@@ -441,7 +476,7 @@ def _target_state(
     if n <= 0:
         return
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
-    ones, zeros = _read_band(mask, flag, u, flags, K, W.live, lo, hi)
+    ones, zeros = _read_band(mask, flag, u, flags, K, W, S, lo, hi)
     first = max(1, min(ones, n))  # every k <= ones: the value at ``first``
     last = max(first, min(n, zeros + S + 1))  # every k > zeros + S: the value at ``last``
     m = last + 1 - first
@@ -462,14 +497,17 @@ def _target_state(
 
 @numba.njit(cache=True)
 def _own_band(Vd: np.ndarray, at: int, n: int, key: int, lo: np.ndarray, hi: np.ndarray) -> None:
-    """``lo[key]``: how many values from k = 1 on are exactly 1; ``hi[key]``: the last k
-    (<= n) whose value is not 0 (0 if none)."""
+    """``lo[key]``: how many values from k = 1 on are exactly 1 (-1 where the value at
+    k = 1, the largest, exceeds 1); ``hi[key]``: the last k (<= n) whose value is not 0
+    (0 if none)."""
     a = 0
     while a < n and Vd[at + a + 1] == 1.0:
         a += 1
     b = n
     while b > 0 and Vd[at + b] == 0.0:
         b -= 1
+    if n >= 1 and Vd[at + 1] > 1.0:
+        a = -1
     lo[key] = a
     hi[key] = b
 
