@@ -70,7 +70,7 @@ def margin(K: KernelArrays) -> int:
     return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _succ(
     G: np.ndarray, row: int, Vd: np.ndarray, at: int, last: int, pts: int, k0: int, n: int
 ) -> None:
