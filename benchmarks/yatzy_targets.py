@@ -5,9 +5,11 @@ taken: import time, numba compile time; single targets solved on demand (only th
 after the position, only the k they need): from the start for each ``--targets`` K and
 from a mid-game position (7 categories filled), seconds, states, (state, k) values, peak
 resident memory; with ``--full`` the table for every k = 0 .. 374 (seconds, target at
-most 180 s on 2 cores; peak resident memory, target at most 6 GB; seconds per layer),
+most 45 s on 2 cores; peak resident memory, target at most 3.2 GB; seconds per layer),
 its size, store seconds, load seconds (memory-mapped, every block checked; in this
-process and in a fresh one), and P(final >= K) from the start for a few K.
+process and in a fresh one), and P(final >= K) from the start for a few K. The last
+line, ``yatzy_targets_split``: the seconds of each part (imports, compile, each single
+target, the full table's compute and store) with the load average at its end.
 
     .venv/bin/python benchmarks/yatzy_targets.py [--targets 250] [--full] [--cache-dir DIR]
 """
@@ -73,8 +75,10 @@ def main() -> int:
     from diceopt.games.yatzy.stored.target_files import load_targets, store_targets
 
     rules = SCANDINAVIAN
-    emit(benchmark="yatzy_targets_imports", seconds=time.perf_counter() - t0)
-    emit(benchmark="yatzy_targets_compile", seconds=warm_up_targets(),
+    split = {"imports": time.perf_counter() - t0}
+    emit(benchmark="yatzy_targets_imports", seconds=split["imports"])
+    split["compile"] = warm_up_targets()
+    emit(benchmark="yatzy_targets_compile", seconds=split["compile"],
          threads=numba.get_num_threads())  # fmt: skip
     mid = state_of(parse_position(MID, rules), rules)
     runs = [((0, 0, 0), int(k), "start") for k in args.targets.split(",") if k.strip()]
@@ -82,17 +86,20 @@ def main() -> int:
     for (mask, flag, upper), k, where in runs:
         c0 = time.process_time()
         t = solve_target_from(rules, mask, flag, upper, k)
+        split[f"target {k} from {where}"] = t.seconds
         emit(benchmark="yatzy_target_single", position=where, k=k, seconds=t.seconds,
              cpu_seconds=time.process_time() - c0,
              states=t.states, pairs=t.pairs, p_at_least=t.probability(mask, flag, upper, k),
              peak_rss_gb=peak_gb())  # fmt: skip
     if not args.full:
+        emit(benchmark="yatzy_targets_split", seconds=split)
         return 0
     marks = [time.perf_counter()]
     c0 = time.process_time()
     t = solve_targets(rules, progress=lambda done, total: marks.append(time.perf_counter()))
     cpu = time.process_time() - c0
     peak = peak_gb()
+    split["full table compute"] = t.seconds
     pairs = [
         int(np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), t.kmax).sum())
         for st in list(iter_layer_states(rules, reverse=True))[1:]
@@ -116,6 +123,8 @@ def main() -> int:
         emit(benchmark="yatzy_targets_store_load", store_seconds=stored, load_seconds=got[1],
              fresh_process_import_seconds=float(out[0]), fresh_process_load_seconds=float(out[1]),
              fresh_process_p250=float(out[3]), peak_rss_gb=peak_gb())  # fmt: skip
+    split["full table store"] = stored
+    emit(benchmark="yatzy_targets_split", seconds=split)
     return 0
 
 

@@ -456,3 +456,6 @@ def test_bands_of_written_rows():
     set_bands(np.arange(4), Vd, off, top, lo, hi)
     assert lo.tolist() == [2, 0, 2, 0]  # values at k = 1 .. lo exactly 1
     assert hi.tolist() == [3, 0, 2, 0]  # the last k whose value is not 0
+    over = np.array([1, 1.5, 1, 0.5], dtype=np.float32)  # a value above 1 (never certain)
+    set_bands(np.array([0]), over, np.array([0]), np.array([3]), lo, hi)
+    assert (lo[0], hi[0]) == (-1, 3)

@@ -36,9 +36,9 @@ position's (upper total and Yahtzee flag not below its own) and, per state, only
 to the target less the least points scored on the way (:func:`_gain_floor`), stored in
 rows of their own length (:class:`TargetRows`). Within a state's k range, only the
 band where the values it reads differ from k to k is computed: at the k where every
-successor value read is exactly 1 (or exactly 0) the state's values are all the same,
-so the band's end is copied there (:func:`_bands`; Scandinavian: 18% of the values
-are exactly 1, none exactly 0).
+successor value read is exactly 0, or where each roll has a write reading exactly 1,
+the state's values are all the same, so the band's end is copied there
+(:func:`_bands`; Scandinavian: 18% of the values are exactly 1, none exactly 0).
 
 Precision: tables are float32 (default) or float64; the advice computes one turn in
 float64.
@@ -62,7 +62,7 @@ from diceopt.games.yatzy.kernel.target_turn import margin, set_bands, target_lay
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.interrupt import Pace, interruptible, run_chunks
 
-LANES = 256  # most values of k per batch (measured best: the work arrays fill the L2 cache)
+LANES = 384  # most values of k per batch (measured best: the work arrays fill the L2 cache)
 
 
 TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
@@ -296,8 +296,9 @@ def _solve_layer(
 
 
 def _bands(nkeys: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per state key ``(lo, hi)`` (int16): its values at k = 1 .. lo are exactly 1, above
-    hi exactly 0 (both 0 until solved: a state never solved holds 0 at every k >= 1).
+    """Per state key ``(lo, hi)`` (int16): its values at k = 1 .. lo are exactly 1 (lo =
+    -1: its value at k = 1 exceeds 1), above hi exactly 0 (both 0 until solved: a state
+    never solved holds 0 at every k >= 1).
     The target kernels compute a state only where the values it reads differ from k to
     k (:func:`~diceopt.games.yatzy.kernel.target_turn._target_state`) and copy the rest:
     the same values, bit for bit."""

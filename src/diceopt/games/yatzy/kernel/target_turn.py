@@ -27,11 +27,15 @@ state's k range in equal chunks of whole 16-lane vectors):
    roll, as the solver does. Same values as the solver's, bit for bit.
 
 Performance: values at k above a state's most points still to come are 0 and not
-computed, nor those at the k where every value read is exactly 1 (or 0): those are
-the same at every such k, copied from the band's end (:func:`_target_state`); threads
-take interleaved blocks of a chunk of a layer's states as they finish
-(:func:`target_layer`; states differ a lot in their k range). The advice's turn
-(:func:`target_turn`) computes in float64.
+computed, nor those at the k where every value read is exactly 0, or where each
+roll's best write reads exactly 1 (:func:`_read_band`): those are the same at every
+such k, copied from the band's end (:func:`_target_state`); threads take interleaved
+blocks of a chunk of a layer's states as they finish (:func:`target_layer`; states
+differ a lot in their k range). No call and no array view per row of the dice
+lattice or per roll (the chance level and the roll scoring inlined, rows indexed in
+place where LLVM still vectorises): a call or a view costs atomic reference counts
+on its arrays, which cost more than a row's lanes (measured: a chunk of 256 lanes
+1.4 times as fast). The advice's turn (:func:`target_turn`) computes in float64.
 """
 
 from __future__ import annotations
@@ -52,6 +56,11 @@ from diceopt.games.yatzy.kernel.turn import (
     served_extra,
     upper_bonus,
 )
+
+# The solver's chance level inlined here (same source, same values): called once per
+# row of the lattice, a call's reference counts on its arrays (atomic, shared between
+# threads) cost more than its lanes' work (measured: twice as slow at 256 lanes).
+_chance_level = numba.njit(cache=True, inline="always")(chance_level.py_func)
 
 
 @numba.njit(cache=True)
@@ -156,14 +165,16 @@ def _target_rows(
                 _succ(G, b0 + cnt, Vd, off[key], top[key], pts + b, k0, n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _score_now(
     A: np.ndarray, G: np.ndarray, Z: np.ndarray, nw: int, r: int, row: int, ent_i: np.ndarray,
     ent_o: np.ndarray, ent_n: np.ndarray,
 ) -> None:  # fmt: skip
     """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass.
 
-    Twin of the kernel's ``_fill``: points shift the column instead of adding.
+    Twin of the kernel's ``_fill``: points shift the column instead of adding. Inlined
+    into :func:`_score_rolls` (a call per roll costs reference counts on its arrays);
+    row views here, not indexed in place: LLVM vectorises this loop only so (measured).
     """
     dst = A[row]
     n = ent_n[r]
@@ -188,35 +199,34 @@ def _choose_via(
 ) -> None:  # fmt: skip
     """The kernel's ``_choose`` (M[i] = max(A[i], M[i - f]), the best sub-multiset), each
     row built in ``T`` then copied: LLVM vectorises a row of M read and written through
-    the same array only on its scalar path, a third as fast (measured)."""
+    the same array only on its scalar path, a third as fast (measured). Rows indexed in
+    place: a view per row costs reference counts (atomic), more than its lanes' work."""
     nk = A.shape[0] - 1
     six = rem_pad.shape[1] == 6
     for ln in range(nb):
         M[0, ln] = A[0, ln]
     for i in range(1, nk):
-        a = A[i]
-        if six and rem_n[i] <= 3:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            for ln in range(nb):
-                T[ln] = max(max(a[ln], m0[ln]), max(m1[ln], m2[ln]))
-        elif six:
-            m0, m1, m2 = M[rem_pad[i, 0]], M[rem_pad[i, 1]], M[rem_pad[i, 2]]
-            m3, m4, m5 = M[rem_pad[i, 3]], M[rem_pad[i, 4]], M[rem_pad[i, 5]]
-            for ln in range(nb):
-                T[ln] = max(
-                    max(max(a[ln], m0[ln]), max(m1[ln], m2[ln])),
-                    max(max(m3[ln], m4[ln]), m5[ln]),
-                )
+        if six:
+            j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
+            if rem_n[i] <= 3:
+                for ln in range(nb):
+                    T[ln] = max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln]))
+            else:
+                j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
+                for ln in range(nb):
+                    T[ln] = max(
+                        max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln])),
+                        max(max(M[j3, ln], M[j4, ln]), M[j5, ln]),
+                    )
         else:
             for ln in range(nb):
-                T[ln] = a[ln]
+                T[ln] = A[i, ln]
             for e in range(rem_n[i]):
-                m = M[rem_pad[i, e]]
+                j = rem_pad[i, e]
                 for ln in range(nb):
-                    T[ln] = max(T[ln], m[ln])
-        dst = M[i]
+                    T[ln] = max(T[ln], M[j, ln])
         for ln in range(nb):
-            dst[ln] = T[ln]
+            M[i, ln] = T[ln]
 
 
 @numba.njit(cache=True)
@@ -234,7 +244,7 @@ def _target_rerolls(
     for level in range(2):
         for i in range(base - 1, -1, -1):
             src = M if (level == 1 and i >= offset[nd - 1]) else A
-            chance_level(A, src, i, nw, add_die, fprob)
+            _chance_level(A, src, i, nw, add_die, fprob)
         if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nw):
@@ -258,6 +268,7 @@ class TargetWork(NamedTuple):
     ent_o: np.ndarray  # (R, width) int64: their column offsets
     ent_f: np.ndarray  # (R, width) int64: the same straight after the first roll (served)
     ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
+    one: np.ndarray  # (C * (dice + 1),) int64: per successor row, the last k it reads 1
 
 
 @numba.njit(cache=True)
@@ -282,6 +293,7 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
         np.empty((R, width), dtype=np.int64),
         np.empty((R, width), dtype=np.int64),
         np.empty(R, dtype=np.int64),
+        np.empty(ncat * stride, dtype=np.int64),
     )
 
 
@@ -371,45 +383,78 @@ def _target_chunk(
 
 @numba.njit(cache=True)
 def _read_band(
-    mask: int, flag: int, u: int, flags: int, K: KernelArrays, live: np.ndarray,
+    mask: int, flag: int, u: int, flags: int, K: KernelArrays, W: TargetWork, S: int,
     lo: np.ndarray, hi: np.ndarray,
 ) -> tuple[np.int64, np.int64]:  # fmt: skip
     """``(ones, zeros)`` of a state from its successors' bands (``lo[key]``: the values at
-    k = 1 .. lo are exactly 1; ``hi[key]``: the values above hi are exactly 0): at
-    every k <= ``ones`` each value step 2 reads is exactly 1, at every k > ``zeros`` (less
-    the margin S, added by the caller) exactly 0. The successors are those of
-    :func:`_target_rows`, each with the points beside its row; a read at k is a
-    successor's value at k less those points less at most S more."""
+    k = 1 .. lo are exactly 1, -1 where a value exceeds 1; ``hi[key]``: the values above
+    hi are exactly 0): at every k <= ``ones`` each roll's best write (step 2) is exactly
+    1, at every k > ``zeros`` (less the margin S, added by the caller) every value step
+    2 reads is exactly 0. The successors are those of :func:`_target_rows`, each with the
+    points beside its row; a read at k is a successor's value at k less those points
+    less the roll's points (at most S).
+
+    ``ones``: per roll, the last k where one of its writes (the state's plan ``W.ent_*``,
+    or a 0 written somewhere) reads exactly 1, the least over the rolls: no value read
+    exceeds 1, so the roll's best is exactly 1 there, the same as at every k below, bit
+    for bit. Where a successor exceeds 1, or Yatzy rolls go category by category
+    (:func:`_score_rolls`), or served scores apply, the k where every value read is 1."""
     T = K.threshold
     width = T + 1
     ncat = K.upper_face.size
     stride = K.offset.size - 1
-    ones = np.int64(1) << 40
+    one = W.one  # per successor row: the last k where it reads exactly 1
+    every = np.int64(1) << 40
     zeros = np.int64(0)
+    exact = not K.served and not (joker_rules(mask, K) or (flag == 1 and K.ybonus != 0))
     for c in range(ncat):
-        if not live[c]:
+        if not W.live[c]:
             continue
+        b0 = c * stride
         nxt = mask | (1 << c)
         f = K.upper_face[c]
-        if f < 0:
-            key = (nxt * flags + flag) * width + u
-            ones = min(ones, np.int64(lo[key]))
-            zeros = max(zeros, np.int64(hi[key]))
-            if c == K.yz_cat:
-                if K.track:  # the h = 1 row: the flag set
-                    key = (nxt * flags + 1) * width + u
-                    ones = min(ones, np.int64(lo[key]))
-                    zeros = max(zeros, np.int64(hi[key]))
-            elif K.needs[c] >= 0 and flag == 1:  # the h = 1 row: shifted by its points
-                zeros = max(zeros, np.int64(hi[key]) + K.needs[c])
-        else:
-            for cnt in range(stride):
-                pts = cnt * (f + 1)
-                b = K.bonus if (u < T and u + pts >= T) else 0
-                key = (nxt * flags + flag) * width + min(T, u + pts)
-                ones = min(ones, np.int64(lo[key]) + pts + b)
-                zeros = max(zeros, np.int64(hi[key]) + pts + b)
-    return ones, zeros
+        rows = stride if f >= 0 else (2 if K.needs[c] >= 0 or c == K.yz_cat else 1)
+        for h in range(rows):
+            pts = 0  # the points beside the row
+            fl = flag
+            if f >= 0:
+                pts = h * (f + 1)
+                pts += K.bonus if (u < T and u + pts >= T) else 0
+                key = (nxt * flags + flag) * width + min(T, u + h * (f + 1))
+            else:
+                if h == 1 and c == K.yz_cat and K.track:  # the Yatzy box scored: flag set
+                    fl = 1
+                elif h == 1 and c != K.yz_cat and flag == 1:  # its points while the flag is set
+                    pts = K.needs[c]
+                key = (nxt * flags + fl) * width + u
+            one[b0 + h] = np.int64(lo[key]) + pts
+            every = min(every, one[b0 + h])
+            zeros = max(zeros, np.int64(hi[key]) + pts)
+            exact = exact and lo[key] >= 0
+    return (_roll_ones(K, W, S) if exact else every), zeros
+
+
+@numba.njit(cache=True)
+def _roll_ones(K: KernelArrays, W: TargetWork, S: int) -> np.int64:
+    """The last k where every roll's best write reads exactly 1 (see :func:`_read_band`):
+    per roll, the most over its plan's writes and a 0 written in an open category
+    (``W.one``: per successor row, the last k where it reads 1; a write of p points
+    reads its row at k - p); the least over the rolls."""
+    stride = K.offset.size - 1
+    neg_row = K.upper_face.size * stride
+    zero = np.int64(-1) << 40
+    for c in range(K.upper_face.size):
+        if W.live[c]:
+            zero = max(zero, W.one[c * stride])
+    ones = np.int64(1) << 40
+    for r in range(W.ent_n.size):
+        best = zero
+        for e in range(W.ent_n[r]):
+            i = W.ent_i[r, e]
+            if i != neg_row:
+                best = max(best, W.one[i] + S - W.ent_o[r, e])
+        ones = min(ones, best)
+    return ones
 
 
 @numba.njit(cache=True)
@@ -435,7 +480,7 @@ def _target_state(
     if n <= 0:
         return
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
-    ones, zeros = _read_band(mask, flag, u, flags, K, W.live, lo, hi)
+    ones, zeros = _read_band(mask, flag, u, flags, K, W, S, lo, hi)
     first = max(1, min(ones, n))  # every k <= ones: the value at ``first``
     last = max(first, min(n, zeros + S + 1))  # every k > zeros + S: the value at ``last``
     m = last + 1 - first
@@ -456,14 +501,17 @@ def _target_state(
 
 @numba.njit(cache=True)
 def _own_band(Vd: np.ndarray, at: int, n: int, key: int, lo: np.ndarray, hi: np.ndarray) -> None:
-    """``lo[key]``: how many values from k = 1 on are exactly 1; ``hi[key]``: the last k
-    (<= n) whose value is not 0 (0 if none)."""
+    """``lo[key]``: how many values from k = 1 on are exactly 1 (-1 where the value at
+    k = 1, the largest, exceeds 1); ``hi[key]``: the last k (<= n) whose value is not 0
+    (0 if none)."""
     a = 0
     while a < n and Vd[at + a + 1] == 1.0:
         a += 1
     b = n
     while b > 0 and Vd[at + b] == 0.0:
         b -= 1
+    if n >= 1 and Vd[at + 1] > 1.0:
+        a = -1
     lo[key] = a
     hi[key] = b
 
