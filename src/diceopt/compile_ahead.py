@@ -1,5 +1,5 @@
 """Compile ahead: every numba kernel that the documented commands use, compiled into
-numba's cache before a user first needs it (``diceopt warm``, ``make run``).
+numba's cache before a user first needs it (``diceopt warm``).
 
 Each registered game names its warm-up jobs (:meth:`GameSpec.warm_jobs
 <diceopt.games.contract.GameSpec.warm_jobs>`): lists of commands on rules small enough

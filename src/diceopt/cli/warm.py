@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
             "Run every game's documented commands on small rules, in child processes (one "
             "per core), so that numba's cache holds every kernel they use: a later command "
             "loads them in hundredths of a second instead of compiling them for seconds. "
-            "`make run` does this; nothing is stored but the compiled kernels."
+            "Nothing is stored but the compiled kernels."
         ),
     )
     parser.add_argument(

@@ -109,6 +109,7 @@ __all__ = [
     "state_pmfs_table",
     "expected_table",
     "forget",
+    "full_targets",
     "get_solved",
     "in_memory",
     "keep",
