@@ -287,13 +287,23 @@ def test_engine_value_iteration_of_a_large_component_stops_between_sweeps(monkey
 
 # --- the CLI, end to end: SIGINT to a full-size solve once it reports progress -------
 
+# ``python -m diceopt`` with Ctrl-C's usual handler: a shell without job control starts a
+# background job with SIGINT ignored, Python keeps it so (as a program should), and then
+# the SIGINT of these tests would be lost when the suite itself runs in the background
+DICEOPT = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from diceopt.cli import main; sys.exit(main())",
+]
+
 
 def _interrupt(args: list[str], cache: Path, ready, timeout: float = 600.0):
     """Run ``diceopt args`` with its own cache, send SIGINT once ``ready(stderr lines)``
     holds; returns (status, stdout, stderr). The timeout only guards against a hang."""
     env = dict(os.environ, DICEOPT_CACHE=str(cache), PYTHONPATH=str(SRC))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "diceopt", *args],
+        [*DICEOPT, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -445,7 +455,7 @@ def test_cli_solve_of_every_game_stops_within_two_seconds(tmp_path, game):
     args = [_zilch_fine(tmp_path) if a == "ZILCH_FINE" else a for a in GAME_SOLVES[game]]
     env = dict(os.environ, DICEOPT_CACHE=str(cache), PYTHONPATH=str(SRC))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "diceopt", *args],
+        [*DICEOPT, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
