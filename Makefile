@@ -20,9 +20,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/lint-imports
-	$(BIN)/mypy
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	# mypy beside the import layers and the docs build (two cores; the first failure fails)
+	$(BIN)/mypy & mypy=$$!; \
+	$(BIN)/lint-imports && NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site; \
+	status=$$?; wait $$mypy && exit $$status
 	$(BIN)/python -m pytest -q --durations=15 -n auto --maxprocesses=4 --dist loadfile
 
 bench: $(STAMP)
