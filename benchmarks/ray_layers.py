@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.analyses.targets import solve_targets, table_kmax
-from diceopt.games.yatzy.commands import ray_layers as rl
+from diceopt.games.yatzy.commands import on_ray as rl
 from diceopt.games.yatzy.kernel.layers import iter_layer_states, max_to_come
 from diceopt.games.yatzy.kernel.saved import saved_layout, solve_saved
 from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN, get_rules

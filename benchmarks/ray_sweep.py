@@ -44,8 +44,7 @@ def main() -> int:
 
     import ray
 
-    from diceopt.games.yatzy.commands.ray_layers import solve_table_ray
-    from diceopt.games.yatzy.commands.ray_solve import solve_tables_ray
+    from diceopt.games.yatzy.commands.on_ray import solve_table_ray, solve_tables_ray
     from diceopt.games.yatzy.kernel.layers import iter_layer_states
     from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
     from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN

@@ -27,11 +27,11 @@ from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN, get_rules
 
 ray = pytest.importorskip("ray")
 
-from diceopt.games.yatzy.commands import ray_layers, ray_solve  # noqa: E402 (after importorskip)
+from diceopt.games.yatzy.commands import on_ray  # noqa: E402 (after importorskip)
 
 pytestmark = pytest.mark.usefixtures("local_ray")  # conftest: one 2-CPU instance for the module
 
-LOCAL = ray_solve.LOCAL
+LOCAL = on_ray.LOCAL
 
 # eight categories: layers of up to 985 states, several lane batches each
 MIDDLE = SCANDINAVIAN.reduced(
@@ -75,7 +75,7 @@ def dead_address():
     ],
 )
 def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks):
-    got = ray_layers.solve_table_ray(rules, dtype, theta, chunks)
+    got = on_ray.solve_table_ray(rules, dtype, theta, chunks)
     want = solve_table(rules, dtype=dtype, theta=theta)
     assert got.values.dtype == want.values.dtype
     assert np.array_equal(got.values, want.values, equal_nan=True)
@@ -83,11 +83,11 @@ def test_layer_chunks_equal_the_single_process_table(rules, dtype, theta, chunks
 
 
 def test_chunk_bounds_cut_whole_batches():
-    assert ray_layers.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
-    assert ray_layers.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]
-    assert ray_layers.chunk_bounds(28, 4, 256) == [(0, 28)]
+    assert on_ray.chunk_bounds(985, 2, 256) == [(0, 512), (512, 985)]
+    assert on_ray.chunk_bounds(985, 3, 256) == [(0, 256), (256, 768), (768, 985)]
+    assert on_ray.chunk_bounds(28, 4, 256) == [(0, 28)]
     for n, k in [(1, 1), (5000, 7), (256, 2)]:
-        bounds = ray_layers.chunk_bounds(n, k, 256)
+        bounds = on_ray.chunk_bounds(n, k, 256)
         assert bounds[0][0] == 0 and bounds[-1][1] == n and len(bounds) <= k
         assert all(lo % 256 == 0 and hi > lo for lo, hi in bounds)
         assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
@@ -95,9 +95,9 @@ def test_chunk_bounds_cut_whole_batches():
 
 def test_solve_table_ray_bad_arguments():
     with pytest.raises(InputError, match="chunks"):
-        ray_layers.solve_table_ray(MIDDLE, chunks=0)
+        on_ray.solve_table_ray(MIDDLE, chunks=0)
     with pytest.raises(InputError, match="dtype"):
-        ray_layers.solve_table_ray(MIDDLE, dtype="float16")
+        on_ray.solve_table_ray(MIDDLE, dtype="float16")
 
 
 # --- sweeps -----------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def grpc_server(probe_status=None):
 
     class Handler(grpc.GenericRpcHandler):
         def service(self, details):
-            if probe_status is None or details.method != ray_solve.GCS_PROBE:
+            if probe_status is None or details.method != on_ray.GCS_PROBE:
                 return None
 
             def answer(request, context):
@@ -230,7 +230,7 @@ def test_cli_web_server_address_is_one_line_at_once(cache, tmp_path):
 
 def test_grpc_server_without_ray_is_refused(capfd):
     with grpc_server() as address, pytest.raises(InputError) as info:
-        ray_solve.check_address(address)
+        on_ray.check_address(address)
     assert str(info.value) == (
         f"{address} is not a Ray cluster (a gRPC server without Ray's GCS service); give "
         "the address 'ray start --head' printed, or leave it out for a local instance"
@@ -245,7 +245,7 @@ def test_any_other_grpc_status_is_refused(status):
 
     with grpc_server(getattr(grpc.StatusCode, status)) as address:
         with pytest.raises(InputError, match=f"not a Ray cluster \\(gRPC status {status}\\)"):
-            ray_solve.check_address(address)
+            on_ray.check_address(address)
 
 
 def test_silent_port_is_refused_after_the_timeout():
@@ -254,7 +254,7 @@ def test_silent_port_is_refused_after_the_timeout():
         listener.listen()
         address = f"127.0.0.1:{listener.getsockname()[1]}"
         with pytest.raises(InputError, match=r"not a Ray cluster \(no answer within 0.3 s\)"):
-            ray_solve.check_address(address, timeout=0.3)
+            on_ray.check_address(address, timeout=0.3)
 
 
 def test_token_cluster_needs_ray_auth_mode_token(monkeypatch):
@@ -263,22 +263,22 @@ def test_token_cluster_needs_ray_auth_mode_token(monkeypatch):
     with grpc_server(grpc.StatusCode.UNAUTHENTICATED) as address:
         monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
         with pytest.raises(InputError, match="uses token authentication: set RAY_AUTH_MODE"):
-            ray_solve.check_address(address)
+            on_ray.check_address(address)
         monkeypatch.setenv("RAY_AUTH_MODE", "token")
-        ray_solve.check_address(address)  # the token is ray.init's business
+        on_ray.check_address(address)  # the token is ray.init's business
     with grpc_server("ok") as address:
-        ray_solve.check_address(address)
+        on_ray.check_address(address)
 
 
 def test_a_real_ray_gcs_passes_the_probe():
     # the module's local instance (its ray.init set RAY_AUTH_MODE as its clients need)
-    ray_solve.check_address(ray.get_runtime_context().gcs_address)
+    on_ray.check_address(ray.get_runtime_context().gcs_address)
 
 
 @pytest.mark.parametrize("address", ["nonsense", "host:port", ":6379"])
 def test_bad_ray_address(address):
     with pytest.raises(InputError, match="bad Ray address"):
-        ray_solve.check_address(address)
+        on_ray.check_address(address)
 
 
 def test_failing_ray_task_is_one_line_and_writes_nothing(tmp_path):
@@ -305,5 +305,5 @@ def test_crashed_worker_is_one_line():
         os._exit(3)
 
     with pytest.raises(InputError, match="a Ray task failed while testing") as info:
-        ray_solve._get(ray, [crash.remote()], "testing")
+        on_ray._get(ray, [crash.remote()], "testing")
     assert "\n" not in str(info.value)

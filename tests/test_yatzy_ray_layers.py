@@ -1,4 +1,4 @@
-"""Tables split by layer on Ray (``commands.ray_layers``): the full target table and the
+"""Tables split by layer on Ray (``commands.on_ray``): the full target table and the
 saved-rerolls (Maxi) tables equal the in-process solve bit for bit, on reduced variants;
 ``yatzy targets --ray`` and ``yatzy solve --ray`` store the same tables as without it,
 and a bad address is one line, nothing written (a missing extra: ``test_extras.py``).
@@ -28,7 +28,7 @@ from diceopt.games.yatzy.stored.target_files import load_targets
 
 pytest.importorskip("ray")
 
-from diceopt.games.yatzy.commands import ray_layers  # noqa: E402 (after the importorskip)
+from diceopt.games.yatzy.commands import on_ray  # noqa: E402 (after the importorskip)
 
 pytestmark = pytest.mark.usefixtures("local_ray")  # conftest: one 2-CPU instance for the module
 
@@ -99,7 +99,7 @@ def files_under(directory):
 )
 def test_targets_by_layer_equal_the_in_process_table(name, dtype, chunks, kmax):
     rules = TARGETS[name]
-    got = ray_layers.solve_targets_ray(rules, kmax=kmax, dtype=dtype, chunks=chunks)
+    got = on_ray.solve_targets_ray(rules, kmax=kmax, dtype=dtype, chunks=chunks)
     want = solve_targets(rules, kmax=kmax, dtype=dtype)
     assert got.values.dtype == want.values.dtype and got.values.shape == want.values.shape
     assert np.array_equal(got.values, want.values)
@@ -109,17 +109,17 @@ def test_targets_by_layer_equal_the_in_process_table(name, dtype, chunks, kmax):
 def test_targets_ray_bad_arguments():
     rules = TARGETS["scandinavian-5d6"]
     with pytest.raises(InputError, match="chunks must be at least 1"):
-        ray_layers.solve_targets_ray(rules, chunks=0)
+        on_ray.solve_targets_ray(rules, chunks=0)
     with pytest.raises(InputError, match="dtype"):
-        ray_layers.solve_targets_ray(rules, dtype="float16")
+        on_ray.solve_targets_ray(rules, dtype="float16")
     with pytest.raises(InputError, match="the target must be between 0 and"):
-        ray_layers.solve_targets_ray(rules, kmax=rules.max_total + 1)
+        on_ray.solve_targets_ray(rules, kmax=rules.max_total + 1)
 
 
 def test_interleaved_parts_cover_each_state_once():
-    assert ray_layers.interleaved_parts(3, 5) == [slice(i, None, 5) for i in range(3)]
+    assert on_ray.interleaved_parts(3, 5) == [slice(i, None, 5) for i in range(3)]
     idx = np.arange(10)
-    parts = ray_layers.interleaved_parts(10, 3)
+    parts = on_ray.interleaved_parts(10, 3)
     assert sorted(np.concatenate([idx[p] for p in parts]).tolist()) == list(range(10))
 
 
@@ -137,7 +137,7 @@ def test_interleaved_parts_cover_each_state_once():
 )
 def test_saved_by_layer_equal_the_in_process_table(name, dtype, chunks):
     rules = SAVED[name]
-    got = ray_layers.solve_saved_ray(rules, dtype, chunks)
+    got = on_ray.solve_saved_ray(rules, dtype, chunks)
     want = solve_saved(rules, dtype=dtype)
     for j in range(rules.num_categories + 1):
         assert got.layer(j).dtype == want.layer(j).dtype
@@ -147,11 +147,11 @@ def test_saved_by_layer_equal_the_in_process_table(name, dtype, chunks):
 
 def test_saved_ray_bad_arguments():
     with pytest.raises(InputError, match="chunks must be at least 1"):
-        ray_layers.solve_saved_ray(SAVED["maxi-5d6"], chunks=0)
+        on_ray.solve_saved_ray(SAVED["maxi-5d6"], chunks=0)
     with pytest.raises(InputError, match="has no saved rerolls"):
-        ray_layers.solve_saved_ray(TARGETS["scandinavian-5d6"])
+        on_ray.solve_saved_ray(TARGETS["scandinavian-5d6"])
     with pytest.raises(InputError, match="saved rerolls need solve_saved_ray"):
-        ray_layers.solve_table_ray(SAVED["maxi-5d6"])
+        on_ray.solve_table_ray(SAVED["maxi-5d6"])
 
 
 # --- the commands -------------------------------------------------------------------------------

@@ -43,7 +43,9 @@ MOVED: dict[str, tuple[str, ...]] = {
     ),
     f"{_Y}.requested": (f"{_Y}.commands.requests", f"{_Y}.stored.store"),
     f"{_Y}.memory": (f"{_Y}.commands.requests",),
-    f"{_Y}.ray_solve": (f"{_Y}.commands.ray_solve", f"{_Y}.commands.ray_layers"),
+    f"{_Y}.ray_solve": (f"{_Y}.commands.on_ray",),
+    f"{_Y}.commands.ray_solve": (f"{_Y}.commands.on_ray",),
+    f"{_Y}.commands.ray_layers": (f"{_Y}.commands.on_ray",),
 }
 for _room, _names in {
     "kernel": "arrays layers plain table turn widget solve policy target_turn turn_outcomes "

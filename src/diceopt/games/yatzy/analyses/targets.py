@@ -38,7 +38,7 @@ rows of their own length (:class:`TargetRows`). Within a state's k range, only t
 band where the values it reads differ from k to k is computed: at the k where every
 successor value read is exactly 0, or where each roll has a write reading exactly 1,
 the state's values are all the same, so the band's end is copied there
-(:func:`_bands`; Scandinavian: 18% of the values are exactly 1, none exactly 0).
+(:func:`empty_bands`; Scandinavian: 18% of the values are exactly 1, none exactly 0).
 
 Precision: tables are float32 (default) or float64; the advice computes one turn in
 float64.
@@ -117,7 +117,7 @@ def table_shape(rules: YatzyRules, kmax: int) -> tuple[int, int, int, int]:
     return (nrows, rules.flags, rules.bonus_threshold + 1, kmax + 1)
 
 
-def _row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """State keys ``(mask * flags + flag) * (T + 1) + u`` as row indices of a table laid
     out by ``rows`` (:func:`mask_rows`)."""
     fw = rules.flags * (rules.bonus_threshold + 1)
@@ -126,10 +126,10 @@ def _row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarr
 
 def _flat_index(rules: YatzyRules, kmax: int) -> tuple[np.ndarray, np.ndarray]:
     """``off``, ``top`` of a full table (over every state key; k up to kmax): a key's
-    values start at its row (:func:`_row_keys`) times kmax + 1 (0 for unreachable keys,
+    values start at its row (:func:`row_keys`) times kmax + 1 (0 for unreachable keys,
     never read)."""
     nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
-    at = _row_keys(rules, np.arange(nkeys, dtype=np.int64), mask_rows(rules))
+    at = row_keys(rules, np.arange(nkeys, dtype=np.int64), mask_rows(rules))
     return np.maximum(at, 0) * (kmax + 1), np.full(nkeys, kmax, dtype=np.int64)
 
 
@@ -279,7 +279,7 @@ def _solve_layer(
     band: tuple[np.ndarray, np.ndarray], pace: Pace | None = None,
 ) -> None:  # fmt: skip
     """Solve one layer's states into ``Vd`` (see :func:`target_layer`; ``band``: the
-    states' ``(lo, hi)``, see :func:`_bands`), in chunks of states so that Ctrl-C stops
+    states' ``(lo, hi)``, see :func:`empty_bands`), in chunks of states so that Ctrl-C stops
     it between two (:func:`diceopt.interrupt.run_chunks`)."""
     threads = numba.get_num_threads()
     blocks = 8 * threads
@@ -295,7 +295,7 @@ def _solve_layer(
     run_chunks(solve, st_mask.size, align=blocks, pace=pace)
 
 
-def _bands(nkeys: int) -> tuple[np.ndarray, np.ndarray]:
+def empty_bands(nkeys: int) -> tuple[np.ndarray, np.ndarray]:
     """Per state key ``(lo, hi)`` (int16): its values at k = 1 .. lo are exactly 1 (lo =
     -1: its value at k = 1 exceeds 1), above hi exactly 0 (both 0 until solved: a state
     never solved holds 0 at every k >= 1).
@@ -334,10 +334,10 @@ def solve_targets(
     layers = iter_layer_states(rules, reverse=True)
     last = next(layers)  # every category filled: P(>= 0) = 1, else 0
     width = T + 1
-    Vf[_row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
-    Vf[_row_keys(rules, last.copy_dst, rows), 0] = 1.0
+    Vf[row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
+    Vf[row_keys(rules, last.copy_dst, rows), 0] = 1.0
     states = last.mask.size
-    band = _bands(off.size)  # the last layer: 0 at every k >= 1
+    band = empty_bands(off.size)  # the last layer: 0 at every k >= 1
     pace = Pace()
     with interruptible():
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
@@ -345,7 +345,7 @@ def solve_targets(
             top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
             Vd = V.reshape(-1)
             _solve_layer(rules, st.mask, st.flag, st.upper, Vd, off, top, K, lanes, band, pace)
-            Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
+            Vf[row_keys(rules, st.copy_dst, rows)] = Vf[row_keys(rules, st.copy_src, rows)]
             for b in band:
                 b[st.copy_dst] = b[st.copy_src]
             states += st.mask.size
@@ -424,7 +424,7 @@ def solve_target_from(
             plan.append((sm, sf, su))
             copies.append((st.copy_dst[alias], st.copy_src[alias]))
     data = np.zeros(cursor, dtype=dt)
-    band = _bands(nkeys)
+    band = empty_bands(nkeys)
     for keys in ends:
         data[off[keys]] = 1.0
         data[off[keys] + 1] = 0.5
@@ -464,7 +464,7 @@ def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
     return time.perf_counter() - t0
 
 
-# --- one layer's states, for solves that split a layer (Ray: commands/ray_solve.py) --------
+# --- one layer's states, for solves that split a layer (Ray: commands/on_ray.py) --------
 
 
 def solve_target_states(

@@ -71,7 +71,7 @@ def on_ray(address: str | None) -> str:
     extra and the address first (InputError, one line, before any compile)."""
     if address is None:
         return ""
-    from diceopt.games.yatzy.commands.ray_solve import LOCAL, check_ray
+    from diceopt.games.yatzy.commands.on_ray import LOCAL, check_ray
 
     check_ray(address)
     return " on a local Ray instance" if address == LOCAL else f" on the Ray cluster at {address}"
@@ -98,12 +98,12 @@ def solve_saved_report(
     else:
         compile_seconds = warm_up(rules.dtype)
         label = f"solving {rules.variant}{place} ({saved_solve_cost(rules.rules, rules.dtype)})"
-        from diceopt.games.yatzy.commands.ray_solve import ray_session
+        from diceopt.games.yatzy.commands.on_ray import ray_session
 
         with ray_session(ray) as session, Stage(label, "layers") as stage:
             solve_layer = None
             if session is not None:
-                from diceopt.games.yatzy.commands.ray_layers import saved_layer_ray
+                from diceopt.games.yatzy.commands.on_ray import saved_layer_ray
 
                 solve_layer = saved_layer_ray(session, rules.rules, rules.dtype)
             table, _ = get_saved(
@@ -135,7 +135,7 @@ def solve_saved_report(
 def solve_report(rules: YatzyConfig, force: bool = False, ray: str | None = None) -> Report:
     """Load the stored table, or solve it (``force``: always solve) and store it; ``ray``:
     solve it on Ray, each layer's states in tasks (``"local"`` or a cluster's HOST:PORT;
-    :mod:`~diceopt.games.yatzy.commands.ray_layers`), the same table bit for bit."""
+    :mod:`~diceopt.games.yatzy.commands.on_ray`), the same table bit for bit."""
     place = on_ray(ray)  # a bad address or a missing extra: one line, before anything
     if rules.rules.saved_rerolls:
         return solve_saved_report(rules, force, ray, place)
@@ -148,7 +148,7 @@ def solve_report(rules: YatzyConfig, force: bool = False, ray: str | None = None
         lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
         saved = True
     else:
-        from diceopt.games.yatzy.commands.ray_solve import ray_session
+        from diceopt.games.yatzy.commands.on_ray import ray_session
         from diceopt.games.yatzy.kernel.solve import warm_up  # numba: only to solve
 
         compile_seconds = warm_up(rules.dtype)
@@ -158,7 +158,7 @@ def solve_report(rules: YatzyConfig, force: bool = False, ray: str | None = None
         ):
 
             def on_session() -> YatzyTable:
-                from diceopt.games.yatzy.commands.ray_layers import cluster_cpus, solve_table_ray
+                from diceopt.games.yatzy.commands.on_ray import cluster_cpus, solve_table_ray
 
                 return solve_table_ray(
                     rules.rules, rules.dtype, rules.theta, cluster_cpus(session),

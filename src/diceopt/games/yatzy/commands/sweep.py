@@ -82,7 +82,7 @@ def sweep(
 
     ``progress(message)`` is called before each solve or distribution. ``ray_address``:
     solve the tables missing from the cache as Ray tasks (``"local"``: a local Ray
-    instance, else ``HOST:PORT`` of a cluster; see :mod:`diceopt.games.yatzy.commands.ray_solve`),
+    instance, else ``HOST:PORT`` of a cluster; see :mod:`diceopt.games.yatzy.commands.on_ray`),
     all before any is saved, so a failure writes no table; the rows are the same, bit for
     bit, as without Ray.
     """
@@ -90,7 +90,7 @@ def sweep(
 
     solved: dict[float, YatzyTable] = {}
     if ray_address is not None:
-        from diceopt.games.yatzy.commands.ray_solve import check_ray, solve_tables_ray
+        from diceopt.games.yatzy.commands.on_ray import check_ray, solve_tables_ray
 
         check_ray(ray_address)  # before any work: one line, nothing written
         missing = [t for t in thetas if not table_path(rules, t, dtype, cache_dir).exists()]
@@ -150,7 +150,7 @@ def run_sweep(config: Any, args: argparse.Namespace) -> CommandOutput:
     thetas = parse_thetas(args.thetas)
     check_plot_path(args.plot)
     if args.ray is not None:  # a bad address is one line at once, before any compile
-        from diceopt.games.yatzy.commands.ray_solve import check_ray
+        from diceopt.games.yatzy.commands.on_ray import check_ray
 
         check_ray(args.ray)
     t0 = time.perf_counter()

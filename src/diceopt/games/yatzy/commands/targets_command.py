@@ -31,8 +31,7 @@ def targets_on_ray(
 ) -> TargetTable:
     """The full target table solved on Ray (``address``: ``"local"`` or HOST:PORT), each
     layer's states in as many tasks as the cluster has CPUs."""
-    from diceopt.games.yatzy.commands.ray_layers import cluster_cpus, solve_targets_ray
-    from diceopt.games.yatzy.commands.ray_solve import connect
+    from diceopt.games.yatzy.commands.on_ray import cluster_cpus, connect, solve_targets_ray
 
     with connect(address) as ray:
         chunks = cluster_cpus(ray)

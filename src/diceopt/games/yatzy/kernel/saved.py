@@ -256,7 +256,7 @@ SolveLayer = Callable[[int, tuple[np.ndarray, np.ndarray, np.ndarray], SavedLaye
 """``solve_layer(j, (mask, flag, upper), V, width)``: the values ``res[i, s]`` (points to
 come, s = 0 .. width - 1 rerolls saved) of layer j's lanes, reading the next layer ``V``
 (read only): :func:`layer_solver` in this process, or split over Ray tasks
-(:func:`diceopt.games.yatzy.commands.ray_layers.saved_layer_ray`)."""
+(:func:`diceopt.games.yatzy.commands.on_ray.saved_layer_ray`)."""
 
 
 _A = np.ndarray

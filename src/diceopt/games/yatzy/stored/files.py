@@ -166,7 +166,7 @@ def get_table(
     """Load the table of a variant's rules from the cache, or solve it (and save it).
 
     ``force``: solve even if a good file exists. ``solve``: how to solve it (default
-    ``solve_table`` in this process; Ray: ``commands.ray_layers.solve_table_ray``). A
+    ``solve_table`` in this process; Ray: ``commands.on_ray.solve_table_ray``). A
     file that cannot be written is reported (one line on stderr), ``info.saved`` is
     False and the solved table is still returned.
     """

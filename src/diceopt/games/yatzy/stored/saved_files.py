@@ -120,7 +120,7 @@ def solve_into(
     """:func:`~diceopt.games.yatzy.kernel.saved.solve_saved` writing its layers into
     ``folder`` (unless ``keep``, two layers in memory); ``resume``: the lowest layer
     already solved there (checked by :func:`finished_layers`); ``solve_layer``: how a
-    layer is solved (default: in this process; Ray: ``commands.ray_layers``)."""
+    layer is solved (default: in this process; Ray: ``commands.on_ray``)."""
     files = LayerFolder(Path(folder), rules, dtype)
     return solve_saved(
         rules, dtype=dtype, files=files, keep=keep, progress=progress, lanes=lanes,

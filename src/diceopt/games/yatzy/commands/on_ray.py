@@ -1,55 +1,68 @@
-"""Yatzy tables on Ray, split by layer: the expected-score table, the saved-rerolls
-tables (Maxi) and the full target table.
+"""Yatzy tables on Ray: connecting, one task per table of a sweep, and one table split by
+layer.
 
-Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``); connecting, the address
-check and the one-line errors are :mod:`~diceopt.games.yatzy.commands.ray_solve`'s
-(:func:`~diceopt.games.yatzy.commands.ray_solve.connect`).
+Needs the ``cluster`` extra (``pip install 'diceopt[cluster]'``).
 
-Each table is solved as in process, layer by layer, last turn first (a layer cannot start
-before the next one is done); each layer's states are cut into ``chunks`` parts
-(:func:`run_layer`), each part solved in a Ray task (one CPU, one numba thread) by the
-in-process kernels, reading the later layers from Ray's object store (``ray.put``:
-zero-copy for the tasks on the same machine, one transfer per other machine); the driver
-writes the parts back. The tables are the in-process ones bit for bit (tested):
+Connecting (:func:`connect`): a local Ray instance with two CPUs and no dashboard, or the
+cluster at ``HOST:PORT`` (``ray start --head`` prints it; the port is 6379 by default).
+An address is checked before ``ray.init`` (:func:`check_address`): it must accept a TCP
+connection and answer the first call of Ray's own client (``GetClusterId`` of the GCS,
+over gRPC) within :data:`CONNECT_TIMEOUT` seconds. Given anything else (nothing listening,
+a web server, a gRPC server that is not Ray), ``ray.init`` would retry for minutes and
+print Ray's connection warnings meanwhile; the check makes it one line in a few seconds.
+That line, and a task that fails, are :class:`~diceopt.errors.InputError` s; nothing is
+written then.
 
-- expected score / exponential utility (:func:`solve_table_ray`): the whole table so
-  far is put before each layer; parts are runs of whole lane batches (:func:`chunk_bounds`:
-  the batches of the in-process solve) through
-  :func:`~diceopt.games.yatzy.kernel.solve.solve_states`.
-- saved rerolls (:func:`saved_layer_ray`, :func:`solve_saved_ray`): only the next layer's
-  values are put (the layout once), parts as above, through
-  :func:`~diceopt.games.yatzy.kernel.solve.solve_states_saved`; given to
-  :func:`~diceopt.games.yatzy.kernel.saved.solve_saved` as its ``solve_layer``, so the
-  stored solve (layer files, resuming) is the same with and without Ray.
-- targets (:func:`solve_targets_ray`): only the next layer's rows are put (k = 0 ..
-  kmax per state, with its k range and band), and each task lays them out with its own
-  states in a table of its own (:func:`_target_task`); parts are interleaved (state i in
-  part i mod chunks) because the states' k ranges differ a lot.
+Two ways to spread work, each giving the in-process tables bit for bit (tested):
+
+- a sweep (:func:`solve_tables_ray`): each (variant, theta) table solved by
+  :func:`solve_table` in a Ray task (one CPU, one numba thread; a state's value depends
+  only on its batch of lanes, never on the thread count).
+- one table split by layer: solved as in process, last turn first (a layer cannot start
+  before the next one is done); each layer's states are cut into ``chunks`` parts
+  (:func:`run_layer`), each part solved in a Ray task by the in-process kernels, reading
+  the later layers from Ray's object store (``ray.put``: zero-copy for the tasks on the
+  same machine, one transfer per other machine); the driver writes the parts back.
+
+  - expected score / exponential utility (:func:`solve_table_ray`): the whole table so
+    far is put before each layer; parts are runs of whole lane batches
+    (:func:`chunk_bounds`: the batches of the in-process solve) through
+    :func:`~diceopt.games.yatzy.kernel.solve.solve_states`.
+  - saved rerolls (:func:`saved_layer_ray`, :func:`solve_saved_ray`): only the next
+    layer's values are put (the layout once), parts as above, through
+    :func:`~diceopt.games.yatzy.kernel.solve.solve_states_saved`; given to
+    :func:`~diceopt.games.yatzy.kernel.saved.solve_saved` as its ``solve_layer``, so the
+    stored solve (layer files, resuming) is the same with and without Ray.
+  - targets (:func:`solve_targets_ray`): only the next layer's rows are put (k = 0 ..
+    kmax per state, with its k range and band), and each task lays them out with its own
+    states in a table of its own (:func:`_target_task`); parts are interleaved (state i
+    in part i mod chunks) because the states' k ranges differ a lot.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.analyses.targets import (
-    LANES as TARGET_LANES,
-)
+from diceopt.extras import require
+from diceopt.games.yatzy.analyses.targets import LANES as TARGET_LANES
 from diceopt.games.yatzy.analyses.targets import (
     TargetTable,
-    _bands,
-    _row_keys,
     check_dtype,
+    empty_bands,
     mask_rows,
+    row_keys,
     solve_target_states,
     table_kmax,
     table_shape,
 )
-from diceopt.games.yatzy.commands.ray_solve import _get, connect
 from diceopt.games.yatzy.kernel.arrays import kernel_arrays
 from diceopt.games.yatzy.kernel.layers import (
     LayerStates,
@@ -58,10 +71,191 @@ from diceopt.games.yatzy.kernel.layers import (
     solve_backward,
 )
 from diceopt.games.yatzy.kernel.saved import SavedTable, SolveLayer, saved_buffers, solve_saved
-from diceopt.games.yatzy.kernel.solve import LANES, lane_buffers
+from diceopt.games.yatzy.kernel.solve import LANES, lane_buffers, solve_table
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import SavedLayer
 from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
+
+LOCAL = "local"  # the --ray value without an address: a local Ray instance
+LOCAL_CPUS = 2  # CPUs of the local instance
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a cluster address to accept a connection
+# The first call Ray's own client makes to a cluster's GCS (an empty request): a real GCS
+# answers it (or refuses it for a missing auth token); nothing else speaks it.
+GCS_PROBE = "/ray.rpc.NodeInfoGcsService/GetClusterId"
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` accepts a TCP connection and answers as
+    a Ray cluster (:func:`probe_gcs`), each within ``timeout`` seconds (``ray.init`` itself
+    retries for minutes, printing Ray's warnings). Other address forms (``auto``,
+    ``ray://...``) are left to Ray."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise InputError(f"bad Ray address {address!r}: give HOST:PORT, e.g. 10.0.0.5:6379")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address} ({exc.strerror or exc}); "
+            "start one with 'ray start --head' or leave out the address for a local one"
+        ) from None
+    probe_gcs(address, timeout)
+
+
+def probe_gcs(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """InputError (one line) unless ``HOST:PORT`` answers Ray's GCS protocol: the
+    ``GetClusterId`` call (:data:`GCS_PROBE`) over gRPC, within ``timeout`` seconds.
+
+    The GCS's answer counts, and so does its refusal for a missing auth token when
+    ``RAY_AUTH_MODE=token`` is set here (without it ``ray.init`` would retry for 20 s);
+    every other status is refused (no HTTP/2 answer, no answer in time, a gRPC server
+    without the call, an HTTP server ending the stream), so ``ray.init`` never waits on
+    something that is not Ray. The probe sends no token. Uses grpcio (in the cluster
+    extra: Ray itself does not install it)."""
+    grpc = require("grpc", "cluster")
+    refused = {
+        grpc.StatusCode.UNAVAILABLE: "it does not speak gRPC",
+        grpc.StatusCode.DEADLINE_EXCEEDED: f"no answer within {timeout:g} s",
+        grpc.StatusCode.UNIMPLEMENTED: "a gRPC server without Ray's GCS service",
+    }
+    options = [("grpc.enable_http_proxy", 0)]  # the address itself, never a proxy
+    with grpc.insecure_channel(address, options=options) as channel:
+        try:
+            channel.unary_unary(GCS_PROBE)(b"", timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            token = os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token"
+            if code == grpc.StatusCode.UNAUTHENTICATED and not token:
+                raise InputError(
+                    f"the Ray cluster at {address} uses token authentication: set "
+                    "RAY_AUTH_MODE=token here, with the head's token in RAY_AUTH_TOKEN or "
+                    "~/.ray/auth_token ('ray get-auth-token' prints it)"
+                ) from None
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                return  # a token cluster, and the token is set here
+            # anything else is not Ray's GCS answering (an HTTP server may end the stream
+            # with INTERNAL or UNKNOWN, depending on timing): refused, never ray.init
+            why = refused.get(code, f"gRPC status {code.name}")
+            raise InputError(
+                f"{address} is not a Ray cluster ({why}); give the address "
+                "'ray start --head' printed, or leave it out for a local instance"
+            ) from None
+
+
+def check_ray(address: str | None) -> None:
+    """Before any work: InputError (one line) if the cluster extra is missing, or if
+    ``address`` (not None or :data:`LOCAL`) is not a reachable Ray cluster."""
+    require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
+
+
+@contextmanager
+def connect(address: str | None = None) -> Iterator[Any]:
+    """Ray connected for the block: the ``ray`` module.
+
+    ``address`` None or ``"local"``: a local instance (:data:`LOCAL_CPUS` CPUs, no
+    dashboard); else the cluster at ``HOST:PORT`` (checked first, see
+    :func:`check_address`). If Ray is already initialised (a test, a notebook) it is
+    used as it is and left running; an instance started here is shut down at the end.
+    """
+    ray = require("ray", "cluster")
+    if address not in (None, LOCAL):
+        check_address(address)
+    if ray.is_initialized():
+        yield ray
+        return
+    try:
+        if address in (None, LOCAL):
+            ray.init(num_cpus=LOCAL_CPUS, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except InputError:
+        raise
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError ...
+        where = "a local Ray instance" if address in (None, LOCAL) else address
+        raise InputError(f"cannot start Ray at {where}: {_first_line(exc)}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """:func:`connect` for the block (the ``ray`` module), or None when ``address`` is
+    None (no Ray: the caller solves in process)."""
+    if address is None:
+        yield None
+        return
+    with connect(address) as ray:
+        yield ray
+
+
+def _first_line(exc: BaseException) -> str:
+    """The last non-empty line naming the cause of a (Ray) exception, shortened."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[-1] if lines else type(exc).__name__
+    text = f"{type(exc).__name__}: {text}" if not text.startswith(type(exc).__name__) else text
+    return text[:300]
+
+
+def _get(ray: Any, refs: list, what: str) -> list:
+    """``ray.get(refs)``; a failed task or lost worker as one InputError line."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayError as exc:
+        raise InputError(f"a Ray task failed while {what}: {_first_line(exc)}") from None
+
+
+# --- one task per table --------------------------------------------------------------
+
+
+def _solve_task(rules: YatzyRules, theta: float, dtype: str) -> tuple[np.ndarray, float, int]:
+    """In a Ray worker: the values (array), solve seconds and state count of one table."""
+    import numba
+
+    numba.set_num_threads(1)
+    table = solve_table(rules, dtype=dtype, theta=theta)
+    return table.values, table.seconds, table.states
+
+
+def solve_tables_ray(
+    rules: YatzyRules,
+    thetas: Sequence[float],
+    dtype: str = "float32",
+    address: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[YatzyTable]:
+    """Solve the table of every theta of a variant, each in its own Ray task.
+
+    ``thetas``: exponential-utility parameters (0: expected points); ``address``: see
+    :func:`connect`. Returns the tables in the order of ``thetas`` (values in points,
+    ``seconds`` the task's solve time) once all are solved, so a failed task leaves
+    nothing to save (InputError). ``progress(done, total)`` as tables arrive.
+    """
+    thetas = [check_theta(t) for t in thetas]
+    with connect(address) as ray:
+        task = ray.remote(num_cpus=1, max_retries=0)(_solve_task)
+        refs = [task.remote(rules, theta, dtype) for theta in thetas]
+        if progress is not None:
+            pending = list(refs)
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                _get(ray, done, "solving a table")
+                progress(len(refs) - len(pending), len(refs))
+        results = _get(ray, refs, "solving a table")
+    return [
+        YatzyTable(rules, np.array(values), theta, seconds, states)
+        for theta, (values, seconds, states) in zip(thetas, results)
+    ]
+
 
 Part = slice  # the states of one task: a run (expected, saved) or every n-th (targets)
 
@@ -166,7 +360,7 @@ def solve_table_ray(
     Same arguments and result as :func:`~diceopt.games.yatzy.kernel.solve.solve_table`
     (values in points; ``dtype`` float32 or float64; ``theta`` the exponential-utility
     parameter), identical to it bit for bit; ``address``: see
-    :func:`~diceopt.games.yatzy.commands.ray_solve.connect`; ``seconds`` is the wall time
+    :func:`~diceopt.games.yatzy.commands.on_ray.connect`; ``seconds`` is the wall time
     of the whole solve, object-store traffic included.
     """
     dt = np.dtype(dtype)
@@ -304,7 +498,7 @@ def _target_task(
     top = np.full(nkeys, width - 1, dtype=np.int64)
     top[keys_n] = top_n
     top[keys] = top_own
-    lo, hi = _bands(nkeys)
+    lo, hi = empty_bands(nkeys)
     lo[keys_n], hi[keys_n] = lo_n, hi_n
     solve_target_states(rules, (mask, flag, upper), Vd, off, top, (lo, hi), lanes)
     return Vd[nn * width : (nn + n) * width].reshape(n, width), lo[keys], hi[keys]
@@ -323,7 +517,7 @@ def solve_targets_ray(
     """:func:`~diceopt.games.yatzy.analyses.targets.solve_targets` (the same arguments and
     table, bit for bit: P(points still to come >= k), k = 0 .. ``kmax`` points) with each
     layer's states in ``chunks`` Ray tasks (interleaved); ``address``: see
-    :func:`~diceopt.games.yatzy.commands.ray_solve.connect`. Each layer puts the next
+    :func:`~diceopt.games.yatzy.commands.on_ray.connect`. Each layer puts the next
     layer's rows into the object store (at most the largest layer's rows, not the
     table); ``seconds``: the wall time, Ray's traffic included."""
     dt = check_dtype(dtype)
@@ -341,7 +535,7 @@ def solve_targets_ray(
         Vf = V.reshape(-1, top_k + 1)
         nkeys = (1 << c) * rules.flags * (T + 1)
         top = np.full(nkeys, top_k, dtype=np.int64)  # as solve_targets: a key's k range
-        lo, hi = _bands(nkeys)
+        lo, hi = empty_bands(nkeys)
 
         def key_of(st: LayerStates) -> np.ndarray:
             return (st.mask * rules.flags + st.flag) * (T + 1) + st.upper
@@ -349,13 +543,13 @@ def solve_targets_ray(
         layers = iter_layer_states(rules, reverse=True)
         last = next(layers)  # every category filled: P(>= 0) = 1, else 0
         later = np.concatenate([key_of(last), last.copy_dst])
-        Vf[_row_keys(rules, later, rows), 0] = 1.0
+        Vf[row_keys(rules, later, rows), 0] = 1.0
         states = last.mask.size
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
             keys = key_of(st)
             top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
             later_ref = ray.put(
-                (later, Vf[_row_keys(rules, later, rows)], top[later], lo[later], hi[later])
+                (later, Vf[row_keys(rules, later, rows)], top[later], lo[later], hi[later])
             )
             parts = interleaved_parts(keys.size, chunks)
             got = run_layer(
@@ -364,9 +558,9 @@ def solve_targets_ray(
             )  # fmt: skip
             del later_ref
             for part, (values, lo_p, hi_p) in zip(parts, got):
-                Vf[_row_keys(rules, keys[part], rows)] = values
+                Vf[row_keys(rules, keys[part], rows)] = values
                 lo[keys[part]], hi[keys[part]] = lo_p, hi_p
-            Vf[_row_keys(rules, st.copy_dst, rows)] = Vf[_row_keys(rules, st.copy_src, rows)]
+            Vf[row_keys(rules, st.copy_dst, rows)] = Vf[row_keys(rules, st.copy_src, rows)]
             for b in (lo, hi):
                 b[st.copy_dst] = b[st.copy_src]
             states += st.mask.size
