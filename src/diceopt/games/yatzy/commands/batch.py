@@ -62,6 +62,7 @@ from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import allowed_categories, successor_rows, write_value
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.threads import run_shares
 
 __all__ = [
     "BatchOptions",
@@ -286,7 +287,76 @@ def _fill_situation(
         regret[i, e] = np.nan
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
+def _options_lanes_share(
+    ch: int,
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    order: np.ndarray,
+    starts: np.ndarray,
+    roll: np.ndarray,
+    rerolls: np.ndarray,
+    V: np.ndarray,
+    K: KernelArrays,
+    subs: np.ndarray,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    E1s: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    rows: tuple[np.ndarray, ...],
+) -> None:
+    """Share ``ch`` of :func:`_options_lanes`."""
+    nst = st_mask.size
+    nchunks, lanes, nbatch = lane_batches(As, nst)
+    A = As[ch]
+    M = Ms[ch]
+    E1 = E1s[ch]
+    SR = SRs[ch]
+    for b in range(ch, nbatch, nchunks):
+        lo = b * lanes
+        nb = min(lanes, nst - lo)
+        solve_batch(
+            st_mask,
+            st_flag,
+            st_u,
+            lo,
+            nb,
+            V,
+            A,
+            M,
+            SR,
+            vecs[ch, 0],
+            vecs[ch, 1],
+            vecs[ch, 2],
+            vecs[ch, 3],
+            K,
+            0.0,
+            E1,
+        )
+        for ln in range(nb):
+            g = lo + ln
+            for j in range(starts[g], starts[g + 1]):
+                i = order[j]
+                t = rerolls[i]
+                _fill_situation(
+                    i,
+                    st_mask[g],
+                    roll[i],
+                    t,
+                    st_flag[g],
+                    K,
+                    SR,
+                    ln,
+                    E1 if t == 1 else A,
+                    0.0,
+                    0.0,
+                    subs,
+                    rows,
+                )
+
+
 def _options_lanes(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
@@ -309,57 +379,86 @@ def _options_lanes(
     ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
     float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
     every situation's row from its lane."""
-    nst = st_mask.size
-    nchunks, lanes, nbatch = lane_batches(As, nst)
-    for ch in numba.prange(nchunks):
-        A = As[ch]
-        M = Ms[ch]
-        E1 = E1s[ch]
-        SR = SRs[ch]
-        for b in range(ch, nbatch, nchunks):
-            lo = b * lanes
-            nb = min(lanes, nst - lo)
-            solve_batch(
-                st_mask,
-                st_flag,
-                st_u,
-                lo,
-                nb,
-                V,
-                A,
-                M,
-                SR,
-                vecs[ch, 0],
-                vecs[ch, 1],
-                vecs[ch, 2],
-                vecs[ch, 3],
+
+    def share(ch: int) -> None:
+        _options_lanes_share(
+            ch,
+            st_mask,
+            st_flag,
+            st_u,
+            order,
+            starts,
+            roll,
+            rerolls,
+            V,
+            K,
+            subs,
+            As,
+            Ms,
+            E1s,
+            SRs,
+            vecs,
+            rows,
+        )
+
+    run_shares(share, As.shape[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _options_kernel_share(
+    ch: int,
+    order: np.ndarray,
+    starts: np.ndarray,
+    mask: np.ndarray,
+    flag: np.ndarray,
+    upper: np.ndarray,
+    roll: np.ndarray,
+    rerolls: np.ndarray,
+    V: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    subs: np.ndarray,
+    rows: tuple[np.ndarray, ...],
+    nchunks: int,
+) -> None:
+    """Share ``ch`` of :func:`_options_kernel`."""
+    ngroups = starts.size - 1
+    B = widget_buffers(K)
+    for g in range(ch, ngroups, nchunks):
+        lo = starts[g]
+        hi = starts[g + 1]
+        i0 = order[lo]
+        m = mask[i0]
+        f = flag[i0]
+        u = upper[i0]
+        tmax = 0
+        for j in range(lo, hi):
+            tmax = max(tmax, rerolls[order[j]])
+        ref = 0.0
+        if tmax > 0:
+            _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
+        else:  # scoring only: the successor rows are all it needs
+            successor_rows(m, f, u, V, K, B.SR, 0, 0, None)
+        for j in range(lo, hi):
+            i = order[j]
+            t = rerolls[i]
+            _fill_situation(
+                i,
+                m,
+                roll[i],
+                t,
+                f,
                 K,
-                0.0,
-                E1,
+                B.SR,
+                0,
+                B.keep_value[t].reshape((-1, 1)),
+                ref,
+                theta,
+                subs,
+                rows,
             )
-            for ln in range(nb):
-                g = lo + ln
-                for j in range(starts[g], starts[g + 1]):
-                    i = order[j]
-                    t = rerolls[i]
-                    _fill_situation(
-                        i,
-                        st_mask[g],
-                        roll[i],
-                        t,
-                        st_flag[g],
-                        K,
-                        SR,
-                        ln,
-                        E1 if t == 1 else A,
-                        0.0,
-                        0.0,
-                        subs,
-                        rows,
-                    )
 
 
-@numba.njit(cache=True, parallel=True)
 def _options_kernel(
     order: np.ndarray,
     starts: np.ndarray,
@@ -379,42 +478,13 @@ def _options_kernel(
     by state, group g is ``order[starts[g]:starts[g + 1]]``), one scalar widget per
     group (its utilities and reference), groups dealt round-robin to ``nchunks``
     threads."""
-    ngroups = starts.size - 1
-    for ch in numba.prange(nchunks):
-        B = widget_buffers(K)
-        for g in range(ch, ngroups, nchunks):
-            lo = starts[g]
-            hi = starts[g + 1]
-            i0 = order[lo]
-            m = mask[i0]
-            f = flag[i0]
-            u = upper[i0]
-            tmax = 0
-            for j in range(lo, hi):
-                tmax = max(tmax, rerolls[order[j]])
-            ref = 0.0
-            if tmax > 0:
-                _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
-            else:  # scoring only: the successor rows are all it needs
-                successor_rows(m, f, u, V, K, B.SR, 0, 0, None)
-            for j in range(lo, hi):
-                i = order[j]
-                t = rerolls[i]
-                _fill_situation(
-                    i,
-                    m,
-                    roll[i],
-                    t,
-                    f,
-                    K,
-                    B.SR,
-                    0,
-                    B.keep_value[t].reshape((-1, 1)),
-                    ref,
-                    theta,
-                    subs,
-                    rows,
-                )
+
+    def share(ch: int) -> None:
+        _options_kernel_share(
+            ch, order, starts, mask, flag, upper, roll, rerolls, V, K, theta, subs, rows, nchunks
+        )
+
+    run_shares(share, nchunks)
 
 
 def option_values(

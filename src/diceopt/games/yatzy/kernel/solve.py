@@ -14,7 +14,8 @@ Role: :func:`solve_table` solves a variant (every rule from
    the widget's steps 1-5 (:func:`solve_batch`): step 1 and the joker scoring of step 2
    are the turn kernels (:mod:`diceopt.games.yatzy.kernel.turn`) applied per lane; every
    lattice operation is a loop over contiguous lanes (SIMD).
-3. Batches run in parallel (``prange``, :func:`solve_states`), a layer's states in chunks
+3. Batches run on several threads (one serial share per thread, :func:`solve_states`,
+   :mod:`diceopt.threads`), a layer's states in chunks
    of about 0.2 s called from Python so that Ctrl-C stops a solve between two
    (:func:`solve_states_chunked`, :mod:`diceopt.interrupt`).
 4. Upper totals from which the bonus can no longer be reached have the same value: one
@@ -69,6 +70,7 @@ from diceopt.games.yatzy.kernel.turn import (
 )
 from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
 from diceopt.interrupt import Pace, interruptible, run_chunks
+from diceopt.threads import run_shares
 
 LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per batch (measured best)
 
@@ -471,7 +473,42 @@ def lane_batches(As: np.ndarray, nst: int) -> tuple[int, int, int]:
     return As.shape[0], lanes, (nst + lanes - 1) // lanes
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
+def _solve_share(
+    ch: int,
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    V: np.ndarray,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    K: KernelArrays,
+    theta: float,
+    res: np.ndarray,
+) -> None:
+    """Share ``ch`` of :func:`solve_states`: batches ch, ch + nchunks, ... with the
+    buffers of chunk ch."""
+    nst = st_mask.size
+    nchunks, lanes, nbatch = lane_batches(As, nst)
+    A = As[ch]
+    M = Ms[ch]
+    SR = SRs[ch]
+    Z = vecs[ch, 0]
+    YB = vecs[ch, 1]
+    TMP = vecs[ch, 2]
+    out = vecs[ch, 3]
+    for b in range(ch, nbatch, nchunks):
+        lo = b * lanes
+        nb = min(lanes, nst - lo)
+        solve_batch(
+            st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0]
+        )
+        for ln in range(nb):
+            res[lo + ln] = out[ln]
+
+
 def solve_states(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
@@ -486,28 +523,49 @@ def solve_states(
     res: np.ndarray,
 ) -> None:
     """Values of the states (st_mask, st_flag, st_u) of one layer into ``res``, batch by
-    batch; ``V`` is only read (the solved later layers), so it may be read-only (Ray)."""
+    batch, one share per chunk of the lane buffers (``As.shape[0]`` threads); ``V`` is
+    only read (the solved later layers), so it may be read-only (Ray)."""
+
+    def share(ch: int) -> None:
+        _solve_share(ch, st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, K, theta, res)
+
+    run_shares(share, As.shape[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _saved_share(
+    ch: int,
+    st_mask: np.ndarray,
+    st_flag: np.ndarray,
+    st_u: np.ndarray,
+    V: SavedLayer,
+    As: np.ndarray,
+    Ms: np.ndarray,
+    SRs: np.ndarray,
+    vecs: np.ndarray,
+    outs: np.ndarray,
+    K: KernelArrays,
+    res: np.ndarray,
+    ADDs: np.ndarray,
+    IDXs: np.ndarray,
+) -> None:
+    """Share ``ch`` of :func:`solve_states_saved` (as :func:`_solve_share`)."""
     nst = st_mask.size
+    nsaved = res.shape[1]
     nchunks, lanes, nbatch = lane_batches(As, nst)
-    for ch in numba.prange(nchunks):
-        A = As[ch]
-        M = Ms[ch]
-        SR = SRs[ch]
-        Z = vecs[ch, 0]
-        YB = vecs[ch, 1]
-        TMP = vecs[ch, 2]
-        out = vecs[ch, 3]
-        for b in range(ch, nbatch, nchunks):
-            lo = b * lanes
-            nb = min(lanes, nst - lo)
-            solve_batch(
-                st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0]
-            )
+    out = outs[ch]
+    for b in range(ch, nbatch, nchunks):
+        lo = b * lanes
+        nb = min(lanes, nst - lo)
+        solve_batch_saved(
+            st_mask, st_flag, st_u, lo, nb, V, As[ch], Ms[ch], SRs[ch],
+            vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], out, K, nsaved, ADDs[ch], IDXs[ch],
+        )  # fmt: skip
+        for s in range(nsaved):
             for ln in range(nb):
-                res[lo + ln] = out[ln]
+                res[lo + ln, s] = out[s, ln]
 
 
-@numba.njit(cache=True, parallel=True)
 def solve_states_saved(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
@@ -527,21 +585,11 @@ def solve_states_saved(
     (s < res.shape[1]), batch by batch from the next layer V (read only). The batch loop
     of :func:`solve_states` around :func:`solve_batch_saved` (separate so that the
     published solver and its Ray caller keep their signature)."""
-    nst = st_mask.size
-    nsaved = res.shape[1]
-    nchunks, lanes, nbatch = lane_batches(As, nst)
-    for ch in numba.prange(nchunks):
-        out = outs[ch]
-        for b in range(ch, nbatch, nchunks):
-            lo = b * lanes
-            nb = min(lanes, nst - lo)
-            solve_batch_saved(
-                st_mask, st_flag, st_u, lo, nb, V, As[ch], Ms[ch], SRs[ch],
-                vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], out, K, nsaved, ADDs[ch], IDXs[ch],
-            )  # fmt: skip
-            for s in range(nsaved):
-                for ln in range(nb):
-                    res[lo + ln, s] = out[s, ln]
+
+    def share(ch: int) -> None:
+        _saved_share(ch, st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, outs, K, res, ADDs, IDXs)
+
+    run_shares(share, As.shape[0])
 
 
 def solve_states_chunked(

@@ -35,6 +35,7 @@ from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableAr
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.turn import box_points, roll_span, upper_bonus
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.threads import run_shares
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
 
@@ -215,7 +216,7 @@ def turn_outcomes(
     return w - at
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def outcomes_share(
     t: int | np.integer,
     nthreads: int,
@@ -273,7 +274,6 @@ def outcomes_share(
             )  # fmt: skip
 
 
-@numba.njit(cache=True, parallel=True)
 def layer_outcomes(
     states: StateArrays,
     roll: int,
@@ -293,32 +293,55 @@ def layer_outcomes(
     into work arrays at least ``bound_off[n]`` long (``bound_off``: prefix sums of an
     upper bound on each state's number of outcomes), then packed to their front: state
     i's outcomes at start[i] .. start[i + 1] - 1 (returns ``start``), the successor as
-    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``)."""
+    its index in the next layer in ``o_succ`` (``where`` of its key ``o_key``).
+    ``nthreads`` shares (:mod:`diceopt.threads`)."""
     n = states.mask.size
     count = np.zeros(n, dtype=np.int64)
-    nthreads = max(1, min(nthreads, n))
-    for t in numba.prange(nthreads):
-        # int64(t): the loop index is typed int64, then lowered as uint64; one type
-        # compiles the (large) share once instead of twice
+    shares = max(1, min(nthreads, n))
+
+    def share(t: int) -> None:
         outcomes_share(
-            np.int64(t), nthreads, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q,
-            lanes,
-        )  # fmt: skip
+            t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, lanes
+        )
+
+    run_shares(share, shares)
+    start = _pack_outcomes(count, bound_off, o_key, o_pts, o_q)
+    total = int(start[n])
+
+    def successors(t: int) -> None:
+        _successors(where, o_key, o_succ, total * t // shares, total * (t + 1) // shares)
+
+    run_shares(successors, shares)
+    return start
+
+
+@numba.njit(cache=True, nogil=True)
+def _pack_outcomes(
+    count: np.ndarray, bound_off: np.ndarray, o_key: np.ndarray, o_pts: np.ndarray, o_q: np.ndarray
+) -> np.ndarray:
+    """Move each state's ``count`` outcomes from ``bound_off`` to the front, in order (in
+    place: start[i] <= bound_off[i]); returns ``start`` (prefix sums of count)."""
+    n = count.size
     start = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
         start[i + 1] = start[i] + count[i]
-    for i in range(n):  # in place, in order: start[i] <= bound_off[i]
+    for i in range(n):
         src = bound_off[i] - start[i]
         if src > 0:
             for e in range(start[i], start[i + 1]):
                 o_key[e] = o_key[src + e]
                 o_pts[e] = o_pts[src + e]
                 o_q[e] = o_q[src + e]
-    # the successors' indices in a loop of independent reads (each is a cache miss: one
-    # at a time between the rolls' work they cost a sixth of the layer's time)
-    for e in numba.prange(start[n]):
-        o_succ[e] = where[o_key[e]]
     return start
+
+
+@numba.njit(cache=True, nogil=True)
+def _successors(where: np.ndarray, o_key: np.ndarray, o_succ: np.ndarray, lo: int, hi: int) -> None:
+    """o_succ[e] = where[o_key[e]] for lo <= e < hi: the successors' indices in a loop of
+    independent reads (each is a cache miss: one at a time between the rolls' work they
+    cost a sixth of the layer's time)."""
+    for e in range(lo, hi):
+        o_succ[e] = where[o_key[e]]
 
 
 @numba.njit(cache=True, parallel=True)

@@ -1,0 +1,91 @@
+"""Shares of serial kernels on threads (``diceopt.threads``): each share runs once, on at
+most numba's number of threads, errors come back, and the spans cover the range."""
+
+from __future__ import annotations
+
+import threading
+
+import numba
+import pytest
+
+from diceopt.threads import run_shares, run_spans, threads
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
+def test_every_share_runs_once(n):
+    seen: list[int] = []
+    lock = threading.Lock()
+
+    def share(t: int) -> None:
+        with lock:
+            seen.append(t)
+
+    run_shares(share, n)
+    assert sorted(seen) == list(range(n))
+
+
+def test_one_thread_runs_every_share_here_in_order():
+    here = threading.get_ident()
+    seen: list[tuple[int, int]] = []
+    numba.set_num_threads(1)
+    try:
+        assert threads() == 1
+        run_shares(lambda t: seen.append((t, threading.get_ident())), 5)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert seen == [(t, here) for t in range(5)]
+
+
+def test_at_most_numbas_threads_at_once():
+    names: set[str] = set()
+    lock = threading.Lock()
+
+    def share(t: int) -> None:
+        with lock:
+            names.add(threading.current_thread().name)
+
+    run_shares(share, 50)
+    assert 1 <= len(names) <= threads()
+
+
+@pytest.mark.parametrize("failing", [0, 5, 99])
+def test_an_error_in_a_share_comes_back(failing):
+    def share(t: int) -> None:
+        if t == failing:
+            raise ValueError(f"share {t} failed")
+
+    with pytest.raises(ValueError, match=f"share {failing} failed"):
+        run_shares(share, 100)
+
+
+def test_on_one_thread_an_error_stops_the_rest():
+    ran: list[int] = []
+
+    def share(t: int) -> None:
+        ran.append(t)
+        if t == 2:
+            raise ValueError("share 2 failed")
+
+    numba.set_num_threads(1)
+    try:
+        with pytest.raises(ValueError, match="share 2 failed"):
+            run_shares(share, 10)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert ran == [0, 1, 2]
+
+
+@pytest.mark.parametrize("lo, hi, n", [(0, 10, 3), (5, 6, 4), (3, 3, 2), (0, 100, 8)])
+def test_spans_cover_the_range_in_order(lo, hi, n):
+    spans: list[tuple[int, int, int]] = []
+    lock = threading.Lock()
+
+    def run(t: int, a: int, b: int) -> None:
+        with lock:
+            spans.append((t, a, b))
+
+    run_spans(run, lo, hi, n)
+    spans.sort()
+    covered = [i for _, a, b in spans for i in range(a, b)]
+    assert covered == list(range(lo, hi))
+    assert all(a < b for _, a, b in spans) and len(spans) <= n
