@@ -1,5 +1,5 @@
 """Shares of serial kernels on threads (``diceopt.threads``): each share runs once, on at
-most numba's number of threads, errors come back, and the spans cover the range."""
+most numba's number of threads, and errors come back."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 import numba
 import pytest
 
-from diceopt.threads import run_shares, run_spans, threads
+from diceopt.threads import run_shares, threads
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
@@ -73,19 +73,3 @@ def test_on_one_thread_an_error_stops_the_rest():
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert ran == [0, 1, 2]
-
-
-@pytest.mark.parametrize("lo, hi, n", [(0, 10, 3), (5, 6, 4), (3, 3, 2), (0, 100, 8)])
-def test_spans_cover_the_range_in_order(lo, hi, n):
-    spans: list[tuple[int, int, int]] = []
-    lock = threading.Lock()
-
-    def run(t: int, a: int, b: int) -> None:
-        with lock:
-            spans.append((t, a, b))
-
-    run_spans(run, lo, hi, n)
-    spans.sort()
-    covered = [i for _, a, b in spans for i in range(a, b)]
-    assert covered == list(range(lo, hi))
-    assert all(a < b for _, a, b in spans) and len(spans) <= n

@@ -51,7 +51,6 @@ from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
 from diceopt.games.yatzy.kernel.turn import box_points, upper_bonus
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
-from diceopt.threads import run_shares, run_spans
 
 if TYPE_CHECKING:
     from diceopt.games.yatzy.kernel.saved import SavedTable
@@ -222,7 +221,7 @@ def _decode(gkey: np.ndarray, flags: int, width: int) -> StateArrays:
     return StateArrays(mask, flag, upper)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _policies_of(
     states: StateArrays,
     lo: int,
@@ -262,6 +261,7 @@ def _policies_of(
                         pol[i - lo, a, r] = B.policy[a, r]
 
 
+@numba.njit(cache=True, parallel=True)
 def _policies(
     states: StateArrays,
     lo: int,
@@ -271,14 +271,11 @@ def _policies(
     pol: np.ndarray,
     nthreads: int,
 ) -> None:
-    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi
-    (``nthreads`` shares, :mod:`diceopt.threads`)."""
-    shares = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
-
-    def share(t: int) -> None:
-        _policies_of(states, lo, hi, t, shares, tab, K, pol)
-
-    run_shares(share, shares)
+    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi."""
+    nthreads = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
+    for t in numba.prange(nthreads):
+        # int64(t): one type for the share (the loop index is lowered as uint64)
+        _policies_of(states, lo, hi, np.int64(t), nthreads, tab, K, pol)
 
 
 @numba.njit(cache=True)
@@ -362,7 +359,7 @@ def write_state(
     return flags_bits | (sc << KEY_BITS) | ((ms * flags + fl) * width + u)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _play_share(
     words: np.ndarray,
     starts: np.ndarray,
@@ -438,6 +435,7 @@ def _play_share(
         )
 
 
+@numba.njit(cache=True, parallel=True)
 def _play(
     words: np.ndarray,
     starts: np.ndarray,
@@ -453,12 +451,15 @@ def _play(
     nchunks: int,
 ) -> None:
     """Play one turn for the games of groups glo..ghi (words sorted by state, in place;
-    group g's state is ``states[g]``), in ``nchunks`` runs of games, one share each."""
-
-    def run(_: int, a: int, b: int) -> None:
-        _play_share(words, starts, states, glo, ghi, a, b, pol, rnd, dice, flags, width, K)
-
-    run_spans(run, int(starts[glo]), int(starts[ghi]), nchunks)
+    group g's state is ``states[g]``)."""
+    p0 = starts[glo]
+    p1 = starts[ghi]
+    size = (p1 - p0 + nchunks - 1) // nchunks
+    for ch in numba.prange(nchunks):
+        a = p0 + np.int64(ch) * size
+        b = min(p1, a + size)
+        if a < b:
+            _play_share(words, starts, states, glo, ghi, a, b, pol, rnd, dice, flags, width, K)
 
 
 def die_digits(dice: int, sides: int) -> np.ndarray:

@@ -52,7 +52,6 @@ from diceopt.games.yatzy.winning.win import (
     win_buffers,
     win_turn,
 )
-from diceopt.threads import run_spans
 
 STRATEGIES = "expected, win, theta:T (e.g. theta:0.05)"
 BATCH = 1 << 15  # games whose random numbers are drawn together
@@ -93,7 +92,7 @@ def parse_strategy(text: str) -> Strategy:
 # numba kernels
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _games(
     g0: int, g1: int, batch0: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray,
     V1: np.ndarray, Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray,
@@ -135,6 +134,7 @@ def _games(
             out[g, pl] = (w[pl] >> KEY_BITS) & SCORE_MASK
 
 
+@numba.njit(cache=True, parallel=True)
 def _play_batch(
     g0: int, g1: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray, V1: np.ndarray,
     Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray, off: np.ndarray,
@@ -142,15 +142,16 @@ def _play_batch(
     one: np.ndarray, K: KernelArrays, flags: int, width: int, rnd: np.ndarray,
     digits: np.ndarray, ksize: np.ndarray, out: np.ndarray, nchunks: int,
 ) -> None:  # fmt: skip
-    """Games g0..g1-1 in ``nchunks`` runs, one share each (a call of ``_games``)."""
-
-    def run(_: int, a: int, b: int) -> None:
-        _games(
-            a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
-            K, flags, width, rnd, digits, ksize, out,
-        )  # fmt: skip
-
-    run_spans(run, g0, g1, nchunks)
+    """Games g0..g1-1 in ``nchunks`` parallel chunks (each a call of ``_games``)."""
+    size = (g1 - g0 + nchunks - 1) // nchunks
+    for ch in numba.prange(nchunks):
+        a = g0 + ch * size
+        b = min(g1, a + size)
+        if a < b:
+            _games(
+                a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
+                K, flags, width, rnd, digits, ksize, out,
+            )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

@@ -47,7 +47,6 @@ from diceopt.games.yatzy.kernel.simulation import (
 from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
 from diceopt.games.yatzy.winning.table import beat_steps_into, cdfs_into, chances_into
 from diceopt.games.yatzy.winning.win import support, win_buffers, win_turn
-from diceopt.threads import run_spans
 
 BATCH = 1 << 13  # games whose random numbers are drawn together
 CHUNKS = 64  # parallel chunks per batch (fixed: sums do not depend on the threads)
@@ -87,7 +86,7 @@ def _finals(
     return L
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _games(
     g0: int, g1: int, batch0: int, n: int, V: np.ndarray, Td: np.ndarray, toff: np.ndarray,
     ttop: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray, data: np.ndarray,
@@ -169,6 +168,7 @@ def _games(
                     stats[grp, b, 5] += s * m
 
 
+@numba.njit(cache=True, parallel=True)
 def _play_batch(
     g0: int, g1: int, n: int, V: np.ndarray, Td: np.ndarray, toff: np.ndarray,
     ttop: np.ndarray, slot: np.ndarray, off: np.ndarray, length: np.ndarray, data: np.ndarray,
@@ -176,15 +176,16 @@ def _play_batch(
     ksize: np.ndarray, out: np.ndarray, calibrate: bool, bins: int, stats: np.ndarray,
     advised: bool, nchunks: int,
 ) -> None:  # fmt: skip
-    """Games g0..g1-1 in ``nchunks`` runs, one share each (``stats[run]`` each)."""
-
-    def run(ch: int, a: int, b: int) -> None:
-        _games(
-            a, b, g0, n, V, Td, toff, ttop, slot, off, length, data, K, flags, width,
-            most, rnd, digits, ksize, out, calibrate, bins, stats[ch], advised,
-        )  # fmt: skip
-
-    run_spans(run, g0, g1, nchunks)
+    """Games g0..g1-1 in ``nchunks`` parallel chunks (``stats[chunk]`` each)."""
+    size = (g1 - g0 + nchunks - 1) // nchunks
+    for ch in numba.prange(nchunks):
+        a = g0 + ch * size
+        b = min(g1, a + size)
+        if a < b:
+            _games(
+                a, b, g0, n, V, Td, toff, ttop, slot, off, length, data, K, flags, width,
+                most, rnd, digits, ksize, out, calibrate, bins, stats[ch], advised,
+            )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
