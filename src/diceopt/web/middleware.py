@@ -168,7 +168,7 @@ class CancelledMiddleware(Middleware):
 
 
 class Activity:
-    """The API requests in flight and when the last one ended: background work (the
+    """The API requests that work, in flight, and when the last one ended: background work (the
     start-up's warm-up) waits for a quiet moment (:meth:`wait_quiet`), so that on a
     machine of few cores it never slows a request down. Thread-safe."""
 
@@ -203,7 +203,9 @@ class Activity:
 
 
 class ActivityMiddleware(Middleware):
-    """Counts the requests under /api/ in flight in ``activity`` (pure ASGI)."""
+    """Counts the POST requests under /api/ (the answers that work: advice, games against
+    the computer, ...) in flight in ``activity``; a GET (health, the tables' progress, the
+    listing) is quick and does not count (pure ASGI)."""
 
     def __init__(self, app: Callable[..., Awaitable[None]], activity: Activity) -> None:
         super().__init__(app)
@@ -211,7 +213,11 @@ class ActivityMiddleware(Middleware):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
-        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not scope["path"].startswith("/api/")
+        ):
             await self.app(scope, receive, send)
             return
         self.activity.enter()

@@ -14,7 +14,7 @@ server loads them in hundredths of a second instead of compiling them on first u
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from diceopt.games.contract import GameSpec
@@ -65,15 +65,17 @@ def play_turn(tables: GameTables, game: str, variant: str, strategy: str) -> int
 def rehearse(
     games: Iterable[str | GameSpec] | None = None,
     out: Callable[[str], Any] | None = None,
+    variants: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
-    """Warm every served game's default variant (``games``: these only) as the server does
-    at start-up, then play one turn against the computer with each of its strategies
-    (:func:`play_turn`); each game's seconds. ``out``: a line per game."""
+    """Warm every served game's default variant (``games``: these only; ``variants``:
+    another variant of a game id) as the server does at start-up, then play one turn
+    against the computer with each of its strategies (:func:`play_turn`); each game's
+    seconds. ``out``: a line per game."""
     tables = GameTables(served_games(games))
     seconds: dict[str, float] = {}
     for game, spec in tables.specs.items():
         t0 = time.perf_counter()
-        variant = tables.variant(game, None)
+        variant = tables.variant(game, (variants or {}).get(game))
         tables.warm(game, variant)
         for strategy in spec.computer_strategies:
             play_turn(tables, game, variant, strategy)

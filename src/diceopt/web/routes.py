@@ -163,7 +163,7 @@ POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its cl
 # uvicorn's graceful shutdown (GRACEFUL_SECONDS), else a watchdog exits.
 EXIT_SECONDS = 4.0
 GRACEFUL_SECONDS = 2.0
-# The start-up's warm-up of each game waits until no API request has been in flight for
+# The start-up's warm-up of each game waits until no API POST request has been in flight for
 # this long (seconds): on few cores it would slow the first requests down, which load
 # what they need themselves.
 QUIET_SECONDS = 0.5
@@ -283,7 +283,7 @@ def create_app(
 
     ``games``: the games served (registry ids or GameSpec objects; default: every
     registered game). ``warm``: True builds every game's default table in a background
-    thread at start-up, each game once no API request has been in flight for
+    thread at start-up, each game once no API POST request has been in flight for
     QUIET_SECONDS (False: tables load on first use; a list: only those game ids).
     ``wait_warm``: serve only once warm (the listening socket holds connections until
     then). ``table_wait``: how long a request waits for a stored table being built before
