@@ -159,6 +159,7 @@ log = logging.getLogger("diceopt.web")
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its client
+WAIT_THREADS = 4  # threads in which requests wait for a table being loaded or built
 # After SIGTERM (or Ctrl+C) the process ends within this many seconds, whatever it is doing:
 # uvicorn's graceful shutdown (GRACEFUL_SECONDS), else a watchdog exits.
 EXIT_SECONDS = 4.0
@@ -371,6 +372,13 @@ def create_app(
             limiters["heavy"] = anyio.CapacityLimiter(HEAVY_THREADS)
         return limiters["heavy"]
 
+    def wait_threads() -> anyio.CapacityLimiter:
+        # Requests waiting for a table (each at most POLL_SECONDS a turn): their own few
+        # threads, so that the other answers' threads are never taken.
+        if "wait" not in limiters:
+            limiters["wait"] = anyio.CapacityLimiter(WAIT_THREADS)
+        return limiters["wait"]
+
     async def tables_ready(request: Request, wanted: Iterable[Table]) -> None:
         """Wait (at most ``wait_s``, or the request's ``Prefer: wait=N`` if shorter) for the
         stored tables of an answer, each loaded or built once whoever asks; ApiError 503
@@ -385,7 +393,12 @@ def create_app(
                 raise StillBuilding(builds) if asynchronous else being_built(builds)
             if await request.is_disconnected():
                 raise ApiError(503, "the client has gone (the tables are still being built)")
-            await anyio.sleep(POLL_SECONDS)
+            # woken as soon as the first build still running ends (a table loading at
+            # start-up: the first answer comes at once), else after POLL_SECONDS
+            running = [b for b in builds if b.running]
+            if running:
+                left = min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))
+                await anyio.to_thread.run_sync(running[0].wait, left, limiter=wait_threads())
         for b in builds:
             if b.stage == "failed":
                 raise ApiError(500, f"{b.table.title} could not be made ready: {b.error}")
