@@ -6,6 +6,7 @@ import argparse
 import errno
 import os
 import socket
+import threading
 from typing import Any
 
 from diceopt.errors import InputError
@@ -153,6 +154,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.prepare:
         prepare_tables(warm)
         args.wait_warm = True
+    elif warm and args.workers == 1:
+        # the stored tables of a game against the computer load (their checks release the
+        # GIL) while the web app's modules are imported
+        from diceopt.web.served import preload
+
+        threading.Thread(target=preload, args=(warm,), name="diceopt-preload", daemon=True).start()
     print(f"diceopt advisor: open {url_for(args.host, port)} (Ctrl+C to stop)", flush=True)
     from diceopt.web.routes import GRACEFUL_SECONDS
 

@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import json
 import re
+import threading
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -163,3 +165,63 @@ class CancelledMiddleware(Middleware):
                 with contextlib.suppress(Exception):
                     await reject(send, 503, "stopped: the server is stopping")
             raise
+
+
+class Activity:
+    """The API requests that work, in flight, and when the last one ended: background work (the
+    start-up's warm-up) waits for a quiet moment (:meth:`wait_quiet`), so that on a
+    machine of few cores it never slows a request down. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = 0
+        # time.monotonic() when the last request ended; at first, when this was made: the
+        # first requests of a new server (its listening socket may hold some) come first
+        self._last = time.monotonic()
+
+    def enter(self) -> None:
+        """A request starts."""
+        with self._cond:
+            self._busy += 1
+
+    def leave(self) -> None:
+        """A request has ended."""
+        with self._cond:
+            self._busy -= 1
+            self._last = time.monotonic()
+            self._cond.notify_all()
+
+    def wait_quiet(self, seconds: float, stop: threading.Event | None = None) -> None:
+        """Return once no request is in flight and none has ended (nor this was made) for
+        ``seconds``, or when ``stop`` is set."""
+        with self._cond:
+            while not (stop is not None and stop.is_set()):
+                left = seconds - (time.monotonic() - self._last)
+                if self._busy == 0 and left <= 0:
+                    return
+                self._cond.wait(timeout=seconds if self._busy else left)
+
+
+class ActivityMiddleware(Middleware):
+    """Counts the POST requests under /api/ (the answers that work: advice, games against
+    the computer, ...) in flight in ``activity``; a GET (health, the tables' progress, the
+    listing) is quick and does not count (pure ASGI)."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], activity: Activity) -> None:
+        super().__init__(app)
+        self.activity = activity
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not scope["path"].startswith("/api/")
+        ):
+            await self.app(scope, receive, send)
+            return
+        self.activity.enter()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.activity.leave()

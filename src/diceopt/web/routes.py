@@ -108,7 +108,13 @@ from diceopt.progress import Cancelled, cancellable
 from diceopt.tables import Table, TableStore
 from diceopt.web.errors import ApiError, StillBuilding, being_built, field_path, status_path
 from diceopt.web.games import GameTables, has_distribution
-from diceopt.web.middleware import BodyLimitMiddleware, CancelledMiddleware, JsonOnlyMiddleware
+from diceopt.web.middleware import (
+    Activity,
+    ActivityMiddleware,
+    BodyLimitMiddleware,
+    CancelledMiddleware,
+    JsonOnlyMiddleware,
+)
 from diceopt.web.schemas import (
     BUILDING,
     ERRORS,
@@ -153,10 +159,15 @@ log = logging.getLogger("diceopt.web")
 
 STATIC_DIR = Path(__file__).parent / "static"
 POLL_SECONDS = 0.1  # how often a waiting request looks at its tables and its client
+WAIT_THREADS = 4  # threads in which requests wait for a table being loaded or built
 # After SIGTERM (or Ctrl+C) the process ends within this many seconds, whatever it is doing:
 # uvicorn's graceful shutdown (GRACEFUL_SECONDS), else a watchdog exits.
 EXIT_SECONDS = 4.0
 GRACEFUL_SECONDS = 2.0
+# The start-up's warm-up of each game waits until no API POST request has been in flight for
+# this long (seconds): on few cores it would slow the first requests down, which load
+# what they need themselves.
+QUIET_SECONDS = 0.5
 
 
 LONG_NUMBER = re.compile(r"\d{24,}")
@@ -273,7 +284,8 @@ def create_app(
 
     ``games``: the games served (registry ids or GameSpec objects; default: every
     registered game). ``warm``: True builds every game's default table in a background
-    thread at start-up (False: tables load on first use; a list: only those game ids).
+    thread at start-up, each game once no API POST request has been in flight for
+    QUIET_SECONDS (False: tables load on first use; a list: only those game ids).
     ``wait_warm``: serve only once warm (the listening socket holds connections until
     then). ``table_wait``: how long a request waits for a stored table being built before
     it answers 503 "being built" (seconds; default TABLE_WAIT). ``work_seconds``: the most
@@ -289,6 +301,17 @@ def create_app(
         check_game_ids(list(warm), "warm", tables.specs)
 
     stopping = threading.Event()  # set by SIGTERM / Ctrl+C: every request's work stops
+    activity = Activity()  # the API requests in flight: the warm-up waits for quiet
+    listed: list[dict[str, Any]] = []  # the body of GET /api/games, once made
+    listed_lock = threading.Lock()
+
+    def listing() -> dict[str, Any]:
+        # Made on first use or by the warm-up, not before serving (every variant's rules
+        # and example: tenths of a second that the first game against the computer skips).
+        with listed_lock:
+            if not listed:
+                listed.append(tables.listing())
+            return listed[0]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202
@@ -299,7 +322,14 @@ def create_app(
 
             def warm_all() -> None:
                 t0 = time.perf_counter()
+                if not wait_warm:
+                    activity.wait_quiet(QUIET_SECONDS, stopping)
+                listing()
                 for game in wanted:
+                    if not wait_warm:  # (while it waits, no request comes)
+                        activity.wait_quiet(QUIET_SECONDS, stopping)
+                    if stopping.is_set():
+                        return
                     tables.warm(game)
                 log.info("tables warm (%s) in %.2f s", ", ".join(wanted), time.perf_counter() - t0)
                 # What is loaded by now (modules, tables, solvers) stays for the process's
@@ -324,6 +354,7 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, limit=MAX_BODY_BYTES)
     app.add_middleware(JsonOnlyMiddleware)
     app.add_middleware(CancelledMiddleware)
+    app.add_middleware(ActivityMiddleware, activity=activity)
     add_error_handlers(app)
 
     limiters: dict[str, anyio.CapacityLimiter] = {}
@@ -341,6 +372,13 @@ def create_app(
             limiters["heavy"] = anyio.CapacityLimiter(HEAVY_THREADS)
         return limiters["heavy"]
 
+    def wait_threads() -> anyio.CapacityLimiter:
+        # Requests waiting for a table (each at most POLL_SECONDS a turn): their own few
+        # threads, so that the other answers' threads are never taken.
+        if "wait" not in limiters:
+            limiters["wait"] = anyio.CapacityLimiter(WAIT_THREADS)
+        return limiters["wait"]
+
     async def tables_ready(request: Request, wanted: Iterable[Table]) -> None:
         """Wait (at most ``wait_s``, or the request's ``Prefer: wait=N`` if shorter) for the
         stored tables of an answer, each loaded or built once whoever asks; ApiError 503
@@ -355,7 +393,12 @@ def create_app(
                 raise StillBuilding(builds) if asynchronous else being_built(builds)
             if await request.is_disconnected():
                 raise ApiError(503, "the client has gone (the tables are still being built)")
-            await anyio.sleep(POLL_SECONDS)
+            # woken as soon as the first build still running ends (a table loading at
+            # start-up: the first answer comes at once), else after POLL_SECONDS
+            running = [b for b in builds if b.running]
+            if running:
+                left = min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))
+                await anyio.to_thread.run_sync(running[0].wait, left, limiter=wait_threads())
         for b in builds:
             if b.stage == "failed":
                 raise ApiError(500, f"{b.table.title} could not be made ready: {b.error}")
@@ -474,12 +517,10 @@ def create_app(
         """Liveness, the games served and the state of each table."""
         return {"status": "ok", "games": list(tables.specs), "tables": dict(tables.status)}
 
-    listing = tables.listing()
-
     @app.get("/api/games", response_model=GamesOut)
     def list_games() -> dict[str, Any]:
         """Games, variants (with parameters and example positions), units and boards."""
-        return listing
+        return listing()
 
     @app.post("/api/rules", response_model=RuleFileOut, responses=ERRORS)
     def check_rule_file(body: RuleFileRequest) -> dict[str, Any]:

@@ -539,3 +539,30 @@ class ServedGames:
     def note_cost(self, game: str, variant: str, seconds: float) -> None:
         """One advice's CPU seconds, among the latest COST_SAMPLES (see ``needs_thread``)."""
         self._cost.setdefault((game, variant), deque(maxlen=COST_SAMPLES)).append(seconds)
+
+
+def preload(warm: bool | list[str]) -> float:
+    """Load the stored tables of a game against the computer (every strategy, the default
+    variant of each warm game that offers one) into this process's table store: ``serve``
+    starts it in a thread before the app is made, so that the checks of the large files
+    (which release the GIL) overlap the imports, and the first game against the computer
+    finds them loaded. A table not stored is left to the requests (built on first use, as
+    before); a failure is logged, then the request that needs the table reports it. The
+    seconds it took."""
+    t0 = time.perf_counter()
+    try:
+        served = ServedGames(served_games(None if isinstance(warm, bool) else warm))
+        for game, spec in served.specs.items():
+            variant = served.variant(game, None)
+            for strategy in spec.computer_strategies:
+                for table in served.duel_tables(game, variant, strategy):
+                    if table.ready() or not table.is_stored():
+                        continue
+                    build = served.store.ensure(table)
+                    if build.stage == "failed":
+                        log.warning("preloading %s failed: %s", table.title, build.error)
+    except Exception as exc:  # the requests load what they need then
+        log.warning("preloading failed: %s", one_line(exc))
+    seconds = time.perf_counter() - t0
+    log.info("the tables of a game against the computer preloaded in %.2f s", seconds)
+    return seconds
