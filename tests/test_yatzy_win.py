@@ -307,19 +307,27 @@ def test_expected_against_itself_is_even(duel_inputs):
         assert abs(s.mean() - table.value) < 4 * s.std() / np.sqrt(s.size)
 
 
-@pytest.mark.parametrize("lead", [0, 3, -5])
-def test_the_chance_of_two_fixed_policies_is_exact_against_their_duel(duel_inputs, lead):
-    # win_chance's method: the two final scores have exact independent distributions and
-    # the chance is their convolution; a seeded duel of the same two policies agrees
-    # within 4 standard errors
+@pytest.fixture(scope="module")
+def fixed_duel(duel_inputs):
+    """Expected score against theta 0.05: both final-score distributions (exact) and
+    40,000 seeded games of the two (one duel for every lead below)."""
     table, _, _ = duel_inputs
     risky = solve_table(DUEL, dtype="float32", theta=0.05)
     ours = distribution(table, base=None).pmf
     theirs = distribution(risky, base=None).pmf
-    exact = chance_to_beat(ours, theirs, lead)
     res = play_duel(parse_strategy("expected"), parse_strategy("theta:0.05"), (table, risky),
                     40_000, np.random.default_rng(11))  # fmt: skip
-    mine, other = res.scores[:, 0] + lead, res.scores[:, 1]
+    return ours, theirs, res.scores
+
+
+@pytest.mark.parametrize("lead", [0, 3, -5])
+def test_the_chance_of_two_fixed_policies_is_exact_against_their_duel(fixed_duel, lead):
+    # win_chance's method: the two final scores have exact independent distributions and
+    # the chance is their convolution; a seeded duel of the same two policies agrees
+    # within 4 standard errors
+    ours, theirs, scores = fixed_duel
+    exact = chance_to_beat(ours, theirs, lead)
+    mine, other = scores[:, 0] + lead, scores[:, 1]
     outcome = (mine > other) + 0.5 * (mine == other)
     assert abs(outcome.mean() - exact) < 4 * outcome.std() / np.sqrt(outcome.size)
     assert 0.05 < exact < 0.95  # a case where the two differ
@@ -328,13 +336,13 @@ def test_the_chance_of_two_fixed_policies_is_exact_against_their_duel(duel_input
 def test_win_beats_expected(duel_inputs):
     table, targets, dist = duel_inputs
     w, e = parse_strategy("win"), parse_strategy("expected")
-    res = play_duel(w, e, (table, table), 20_000, np.random.default_rng(6), targets=targets,
+    res = play_duel(w, e, (table, table), 8_000, np.random.default_rng(6), targets=targets,
                     dist=dist)  # fmt: skip
     data = res.to_json()
     assert data["ci95"][0] > 0.5  # measured 0.521 at 40,000 games
     # it gives up expected score to do so
     assert data["mean_score"]["first"] < data["mean_score"]["second"]
-    back = play_duel(e, w, (table, table), 20_000, np.random.default_rng(6), targets=targets,
+    back = play_duel(e, w, (table, table), 8_000, np.random.default_rng(6), targets=targets,
                      dist=dist)  # fmt: skip
     assert back.to_json()["ci95"][1] < 0.5
 
