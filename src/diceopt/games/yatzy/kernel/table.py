@@ -40,6 +40,12 @@ class YatzyTable:
     seconds: float = 0.0
     states: int = 0
 
+    def __post_init__(self) -> None:
+        # One array type for every kernel that reads a solved table, solved here or read
+        # from a file (read-only): numba compiles a specialization per type, and a second
+        # one would compile each kernel's whole call tree again.
+        self.values.flags.writeable = False
+
     @property
     def value(self) -> float:
         """Optimal value of the whole game from the first turn (points)."""
