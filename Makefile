@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	# the package byte-compiled (Python skips that where PYTHONDONTWRITEBYTECODE is set):
+	# each later start of `diceopt serve` reads the compiled modules
+	$(BIN)/python -m compileall -q src/diceopt
 	$(BIN)/python -m diceopt.main_job
 
 test: $(STAMP)
