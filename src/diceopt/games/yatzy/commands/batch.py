@@ -307,7 +307,10 @@ def _options_lanes_share(
     vecs: np.ndarray,
     rows: tuple[np.ndarray, ...],
 ) -> None:
-    """Share ``ch`` of :func:`_options_lanes`."""
+    """theta == 0: the distinct states (``st_*``, group g = situations
+    ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
+    float64), ``lanes`` states at a time, batches b = ch, ch + nchunks, ... (share ``ch``); then
+    every situation's row from its lane."""
     nst = st_mask.size
     nchunks, lanes, nbatch = lane_batches(As, nst)
     A = As[ch]
@@ -357,53 +360,6 @@ def _options_lanes_share(
                 )
 
 
-def _options_lanes(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
-    order: np.ndarray,
-    starts: np.ndarray,
-    roll: np.ndarray,
-    rerolls: np.ndarray,
-    V: np.ndarray,
-    K: KernelArrays,
-    subs: np.ndarray,
-    As: np.ndarray,
-    Ms: np.ndarray,
-    E1s: np.ndarray,
-    SRs: np.ndarray,
-    vecs: np.ndarray,
-    rows: tuple[np.ndarray, ...],
-) -> None:
-    """theta == 0: the distinct states (``st_*``, group g = situations
-    ``order[starts[g]:starts[g + 1]]``) through the solver's lanes (``solve_batch``,
-    float64), ``lanes`` states at a time, batches dealt round-robin to the threads; then
-    every situation's row from its lane."""
-
-    def share(ch: int) -> None:
-        _options_lanes_share(
-            ch,
-            st_mask,
-            st_flag,
-            st_u,
-            order,
-            starts,
-            roll,
-            rerolls,
-            V,
-            K,
-            subs,
-            As,
-            Ms,
-            E1s,
-            SRs,
-            vecs,
-            rows,
-        )
-
-    run_shares(share, As.shape[0])
-
-
 @numba.njit(cache=True, nogil=True)
 def _options_kernel_share(
     ch: int,
@@ -421,7 +377,10 @@ def _options_kernel_share(
     rows: tuple[np.ndarray, ...],
     nchunks: int,
 ) -> None:
-    """Share ``ch`` of :func:`_options_kernel`."""
+    """theta != 0: every situation's row; situations grouped by state (``order`` sorted
+    by state, group g is ``order[starts[g]:starts[g + 1]]``), one scalar widget per
+    group (its utilities and reference), groups g = ch, ch + nchunks, ... (share
+    ``ch``)."""
     ngroups = starts.size - 1
     B = widget_buffers(K)
     for g in range(ch, ngroups, nchunks):
@@ -457,34 +416,6 @@ def _options_kernel_share(
                 subs,
                 rows,
             )
-
-
-def _options_kernel(
-    order: np.ndarray,
-    starts: np.ndarray,
-    mask: np.ndarray,
-    flag: np.ndarray,
-    upper: np.ndarray,
-    roll: np.ndarray,
-    rerolls: np.ndarray,
-    V: np.ndarray,
-    K: KernelArrays,
-    theta: float,
-    subs: np.ndarray,
-    rows: tuple[np.ndarray, ...],
-    nchunks: int,
-) -> None:
-    """theta != 0: every situation's row; situations grouped by state (``order`` sorted
-    by state, group g is ``order[starts[g]:starts[g + 1]]``), one scalar widget per
-    group (its utilities and reference), groups dealt round-robin to ``nchunks``
-    threads."""
-
-    def share(ch: int) -> None:
-        _options_kernel_share(
-            ch, order, starts, mask, flag, upper, roll, rerolls, V, K, theta, subs, rows, nchunks
-        )
-
-    run_shares(share, nchunks)
 
 
 def option_values(
@@ -543,7 +474,14 @@ def option_values(
             _run_lanes(table, order, starts, idx, r, t, subs, nchunks, out.arrays())
         else:
             V, K, theta = table.values, table.arrays64, float(table.theta)
-            _options_kernel(order, starts, m, f, u, r, t, V, K, theta, subs, out.arrays(), nchunks)
+            rows = out.arrays()
+
+            def share(ch: int) -> None:
+                _options_kernel_share(
+                    ch, order, starts, m, f, u, r, t, V, K, theta, subs, rows, nchunks
+                )
+
+            run_shares(share, nchunks)
     return out
 
 
@@ -558,7 +496,8 @@ def _run_lanes(
     nchunks: int,
     rows: tuple[np.ndarray, ...],
 ) -> None:
-    """The distinct states of the groups and the lanes' work arrays; ``_options_lanes``."""
+    """The distinct states of the groups and the lanes' work arrays; ``_options_lanes_share``
+    on ``nchunks`` threads."""
     rules = table.rules
     T = rules.bonus_threshold
     first = idx[order[starts[:-1]]]  # flat table index of each group's state
@@ -574,7 +513,12 @@ def _run_lanes(
     SRs = np.empty((nchunks, rules.num_categories * (rules.dice + 1) + 1, lanes))
     SRs[:, -1, :] = K.neg
     vecs = np.empty((nchunks, 4, lanes))
-    _options_lanes(
-        st_mask, st_flag, st_u, order, starts, roll, rerolls, table.values, K, subs,
-        As, Ms, E1s, SRs, vecs, rows,
-    )  # fmt: skip
+    V = table.values
+
+    def share(ch: int) -> None:
+        _options_lanes_share(
+            ch, st_mask, st_flag, st_u, order, starts, roll, rerolls, V, K, subs,
+            As, Ms, E1s, SRs, vecs, rows,
+        )  # fmt: skip
+
+    run_shares(share, nchunks)
