@@ -212,3 +212,31 @@ def test_damage_where_advice_does_not_read_changes_no_answer(cache, capsys):
     assert got == want and err == ""
     assert load_table(RULES, 0.0, "float32") is None
     assert "checksum mismatch" in capsys.readouterr().err
+
+
+def test_two_threads_loading_one_table_get_the_same_table(monkeypatch):
+    """Two threads that miss the in-process cache together both load the table; both are
+    given the first one kept, so what is attached to it later is seen by every caller."""
+    import threading
+
+    from diceopt.games.yatzy.stored import store
+
+    both_loading = threading.Barrier(2, timeout=30)
+
+    def load(*args, **kwargs):
+        both_loading.wait()  # each thread is past the cache check before either stores
+        return object(), None
+
+    monkeypatch.setattr(store, "TABLES", {})
+    monkeypatch.setattr(store, "get_table", load)
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(store.get_solved(SCANDINAVIAN)))
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 2 and got[0] is got[1]
+    assert list(store.TABLES.values()) == [got[0]]

@@ -206,9 +206,12 @@ def get_solved(
     key = table_memo(rules, theta, dtype)
     if key not in TABLES:
         if rules.saved_rerolls:
-            TABLES[key] = saved_table(rules, dtype, cache_dir)
+            table = saved_table(rules, dtype, cache_dir)
         else:
-            TABLES[key], _ = get_table(rules, theta, dtype, cache_dir, progress=progress)
+            table, _ = get_table(rules, theta, dtype, cache_dir, progress=progress)
+        # Two threads that loaded it at once both get the first one kept: what is attached
+        # to the table later (its early rows) is attached to the one every caller has.
+        TABLES.setdefault(key, table)
     return TABLES[key]
 
 
