@@ -205,6 +205,7 @@ def get_solved(
         rules = get_rules(rules)
     key = table_memo(rules, theta, dtype)
     if key not in TABLES:
+        table: YatzyTable | SavedTable
         if rules.saved_rerolls:
             table = saved_table(rules, dtype, cache_dir)
         else:
