@@ -152,17 +152,26 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
         B = widget_buffers(K)
         for lo in range(0, mask.size, 8):
             nb = min(8, mask.size - lo)
-            policy_lanes(StateArrays(mask, flag, upper), lo, nb, table.values, K, W)
+            theta = float(table.theta)
+            policy_lanes(StateArrays(mask, flag, upper), lo, nb, table.values, K, W, theta)
             for ln in range(nb):
                 i = lo + ln
-                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, 0.0, B, 2)
+                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, theta, B, 2)
                 assert np.array_equal(W.policy[ln], B.policy), states[i]
 
 
 def test_lane_policy_is_the_widget_policy(table64):
-    # the distribution reads the policy of theta == 0 tables from the solver's lanes
+    # the distribution and the simulation read the policy from the solver's lanes
     rules = table64.rules
     _check_lane_policy(rules, [table64, solve_table(rules, dtype="float32")])
+
+
+@pytest.mark.parametrize("theta", [-0.05, 0.05, 0.3])
+def test_lane_policy_of_a_risk_table_is_the_widget_policy(table64, theta):
+    # with theta != 0 the lanes' keep values are the widget's utilities from the same
+    # reference: the same choices, bit for bit
+    rules = table64.rules
+    _check_lane_policy(rules, [solve_table(rules, theta=theta, dtype="float64")])
 
 
 def test_score_entries_in_category_order():

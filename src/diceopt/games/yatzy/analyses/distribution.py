@@ -8,10 +8,10 @@ sampling: every probability is a sum of products of dice probabilities.
 
 Method (layer by layer: the number of filled categories; numba, parallel over states):
 
-1. The turn's policy at a turn-start state ``(mask, flag, upper)``: for a theta == 0
-   table from the solver's lanes (:func:`diceopt.games.yatzy.kernel.policy.policy_lanes`:
-   the widget's float64 numbers and tie-break, bit for bit, at a quarter of its cost
-   per state), else from the scalar widget.
+1. The turn's policy at a turn-start state ``(mask, flag, upper)``: from the solver's
+   lanes (:func:`diceopt.games.yatzy.kernel.policy.policy_lanes`: the widget's float64
+   numbers and tie-break, bit for bit, at a quarter of its cost per state, any theta);
+   with served scores from the scalar widget.
 2. Probabilities are pushed through the policy: the first roll's distribution, for
    every roll either "write now" (its mass goes to that final roll) or a keep (its
    mass goes to the keep); the mass of every keep is spread up the keep lattice by one

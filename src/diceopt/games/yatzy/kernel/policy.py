@@ -1,6 +1,6 @@
 """Policies of many Yatzy states at once: the widget's choices over the solver's lanes.
 
-Role: :func:`policy_lanes` gives the policy (theta == 0) of many turn-start states of a
+Role: :func:`policy_lanes` gives the policy of many turn-start states of a
 layer, as the widget's ``policy`` (:func:`~diceopt.games.yatzy.kernel.widget.widget_into`) gives
 it for one, at a quarter of its cost; the exact score distribution
 (:mod:`diceopt.games.yatzy.analyses.distribution`) follows these policies.
@@ -187,20 +187,25 @@ def policy_lanes(
     V: np.ndarray,
     K: KernelArrays,
     W: PolicyBuffers,
+    theta: float,
 ) -> None:
-    """The policy of ``states`` lo .. lo + nb - 1 (nb <= lanes) for theta == 0:
-    ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
+    """The policy of ``states`` lo .. lo + nb - 1 (nb <= lanes) under the table of
+    ``theta``: ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit
+    for bit.
 
     The values through the solver's lanes (``solve_batch`` in float64: the widget's
-    numbers), then the choices over lanes: the categories (``_score_now_lanes``) and the
-    keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
+    numbers; with theta != 0 the roll and keep values are the widget's utilities, from
+    the same reference), then the choices over lanes: the categories
+    (``_score_now_lanes``, in points: the widget chooses them before its utilities) and
+    the keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
     category after the first roll differs): the distribution reads the widget there.
     """
     A, M, E1, SR, vecs, arg, tmp, pols = W
     st_mask, st_flag, st_u = states
     solve_batch(
-        st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, 0.0, E1
-    )
+        st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K,
+        theta, E1,
+    )  # fmt: skip
     _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
     _keep_policy(E1, A, M, arg, nb, K, pols, 1)
     _keep_policy(A, A, M, arg, nb, K, pols, 2)

@@ -8,8 +8,8 @@ documented tie-break). All games of a batch advance together, one turn at a time
    on the table index; argsort for key spaces too large to count).
 2. For every distinct state, the widget's policy for the turn (what to keep with 2 and
    1 rerolls left for every roll, which category to write for every final roll), in
-   parallel over the states, ``BLOCK`` states at a time: for theta == 0 (without served
-   scores) from the solver's lanes, ``LANES`` states together
+   parallel over the states, ``BLOCK`` states at a time: without served scores from the
+   solver's lanes (any theta), ``LANES`` states together
    (:func:`~diceopt.games.yatzy.kernel.policy.policy_lanes`: the widget's policy bit for
    bit at a quarter of its cost), else state by state from the widget.
 3. Every game of a state plays its turn with its own pre-drawn random numbers, in
@@ -234,20 +234,20 @@ def _policies_of(
 ) -> None:
     """pol[i - lo] for the states of batches t, t + nthreads, ... of ``LANES`` states
     from lo (one thread's share of ``_policies``; a function of its own: inside the
-    parallel loop the widget runs at half speed). theta == 0 without served scores: the
-    solver's lanes (``policy_lanes``, the widget's policy bit for bit); else the widget."""
+    parallel loop the widget runs at half speed). Without served scores: the solver's
+    lanes (``policy_lanes``, the widget's policy bit for bit); with them the widget."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
     lanes = LANES
-    lanes_ok = theta == 0.0 and not K.served
+    lanes_ok = not K.served
     W = policy_buffers(K, lanes if lanes_ok else 1)
     B = widget_buffers(K)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
         nb = min(lanes, hi - s0)
         if lanes_ok:
-            policy_lanes(states, s0, nb, V, K, W)
+            policy_lanes(states, s0, nb, V, K, W, theta)
             for ln in range(nb):
                 for a in range(3):
                     for r in range(R):

@@ -6,8 +6,8 @@ what one turn from a turn-start state leads to under the policy of a solved tabl
 the backward combination of the successors' vectors. ``K`` is the float64
 :class:`~diceopt.games.yatzy.kernel.arrays.KernelArrays` of the table.
 
-1. The turn's policy (:func:`~diceopt.games.yatzy.kernel.policy.policy_lanes` for theta == 0,
-   else the scalar widget), ``LANES`` states at a time.
+1. The turn's policy (:func:`~diceopt.games.yatzy.kernel.policy.policy_lanes`; with served
+   scores the scalar widget), ``LANES`` states at a time.
 2. Probabilities pushed through the policy (:func:`turn_outcomes`): the first roll's
    distribution, for every roll either "write now" (its mass goes to that final roll) or
    a keep (its mass goes to the keep); the mass of every keep is spread up the keep
@@ -233,10 +233,9 @@ def outcomes_share(
     lanes: int,
 ) -> None:
     """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
-    ``outcomes`` (a function of its own: inside the parallel loop the widget runs at
-    half speed). The policies: theta == 0 from the solver's lanes (``policy_lanes``,
-    the widget's bit for bit), else (and with served scores, which ``policy_lanes``
-    does not know) from the scalar widget state by state."""
+    ``outcomes``. The policies from the solver's lanes (``policy_lanes``, the widget's
+    bit for bit), with served scores (which ``policy_lanes`` does not know) from the
+    scalar widget state by state."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
@@ -252,8 +251,8 @@ def outcomes_share(
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
         nb = min(lanes, n - lo)
-        if theta == 0.0 and not K.served:
-            policy_lanes(states, lo, nb, V, K, W)
+        if not K.served:
+            policy_lanes(states, lo, nb, V, K, W, theta)
         else:
             for ln in range(nb):
                 widget_into(
