@@ -447,3 +447,35 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     assert sum("early distributions" in n for n in names) == 3  # theta 0, -0.05, +0.05
     names = [t.name for t in spec.tables(config, "versus", strategy="expected")]
     assert sum("early distributions" in n for n in names) == 1
+
+
+def test_the_state_distributions_build_stores_the_early_rows_of_its_table():
+    # one float64 pass gives both: the state distributions (rounded to float32) and the
+    # early rows of the theta 0 table, the very bytes of the early rows' own build
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store
+
+    rules = get_rules("scandinavian-forced")
+    solved = get_solved(rules, 0.0, "float32")
+    early = store.early_table(rules)
+    assert early.build(None) is True
+    own = store.early_rows(solved)
+    store._EARLY.clear()
+    early.path.unlink()
+    pmfs = store.state_pmfs_table(rules)
+    assert pmfs.build(None) is True
+    assert early.ready() and early.is_stored()
+    store._EARLY.clear()
+    assert early.load()
+    got = store.early_rows(solved)
+    for name in ("values", "off", "length", "keys", "rows"):
+        assert np.array_equal(getattr(got, name), getattr(own, name)), name
+    sd = store.loaded_pmfs(rules)
+    assert sd is not None and sd.data.dtype == np.float32
+    key = int(got.keys[0])
+    per = got.flags * (got.threshold + 1)
+    mask, rest = divmod(key, per)
+    flag, upper = divmod(rest, got.threshold + 1)
+    want = got.pmf(mask, flag, upper).astype(np.float32)
+    assert np.array_equal(sd.pmf(mask, flag, upper), want.astype(np.float64))

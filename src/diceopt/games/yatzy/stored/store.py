@@ -572,7 +572,15 @@ def build_early(rules: YatzyRules, theta: float, dtype: str, report: Build | Non
     from diceopt.games.yatzy.analyses.distribution import state_distributions
 
     solved = get_solved(rules, theta, dtype)
-    sd = state_distributions(solved, dtype="float64")
+    arrays = _early_arrays(state_distributions(solved, dtype="float64"))
+    if report is not None:
+        report.set_stage("storing")
+    return _store_early(solved, theta, dtype, arrays)
+
+
+def _early_arrays(sd: Any) -> dict[str, np.ndarray]:
+    """The early rows (states with at most ``EARLY_FILLED`` boxes filled) of float64
+    state distributions (:class:`~diceopt.games.yatzy.analyses.distribution.StateDistributions`)."""
     per_mask = sd.flags * (sd.threshold + 1)
     keys = np.flatnonzero(sd.slot >= 0)
     masks = keys // per_mask
@@ -584,17 +592,20 @@ def build_early(rules: YatzyRules, theta: float, dtype: str, report: Build | Non
     values = np.concatenate(
         [sd.data[int(sd.off[r]) : int(sd.off[r]) + int(sd.length[r])] for r in old_rows]
     ).astype(np.float64)
-    arrays = {
+    return {
         "values": values,
         "off": off,
         "length": length,
         "keys": keys.astype(np.int64),
         "rows": rows.astype(np.int64),
     }
-    del sd
-    if report is not None:
-        report.set_stage("storing")
-    meta = {"early_filled": EARLY_FILLED, "rules": json_rules(solved.rules)}
+
+
+def _store_early(solved: Any, theta: float, dtype: str, arrays: dict[str, np.ndarray]) -> bool:
+    """Store the early rows of ``solved`` (the (theta, dtype) table of its rules) and keep
+    them in this process (the stored copy when it could be written); whether stored."""
+    rules = solved.rules
+    meta = {"early_filled": EARLY_FILLED, "rules": json_rules(rules)}
     saved = storage.store(early_key(rules, theta, dtype), arrays, meta, mapped=True)
     if saved and load_early(rules, theta, dtype):
         return True
@@ -700,21 +711,29 @@ def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
 
 def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None = None) -> bool:
     """Compute the state distributions (float32 rows), store them and keep them in this
-    process (the stored copy when it could be written); whether they were stored."""
+    process (the stored copy when it could be written); whether they were stored. The
+    distributions are computed in float64 (the float32 rows are their rounding), so the
+    early rows of the same table come with them: stored too, unless they are already
+    loaded (one pass instead of two)."""
     from diceopt.games.yatzy.analyses.distribution import state_distributions
 
-    sd = state_distributions(get_solved(rules, 0.0, dtype), dtype="float32")
-    arrays = {
-        "values": sd.data,
+    solved = get_solved(rules, 0.0, dtype)
+    sd = state_distributions(solved, dtype="float64")
+    early = None if early_rows(solved) is not None else _early_arrays(sd)
+    arrays: dict[str, np.ndarray] = {
+        "values": sd.data.astype(np.float32),
         "off": sd.off.astype(np.int64),
         "length": sd.length.astype(np.int64),
         "slot": sd.slot.astype(np.int64),
     }
+    del sd
     if report is not None:
         report.set_stage("storing")
+    if early is not None:
+        _store_early(solved, 0.0, dtype, early)
+        del early
     meta = {"rules": json.loads(json.dumps(rules_header(rules), default=str))}
     saved = storage.store(pmfs_key(rules, dtype), arrays, meta, mapped=True)
-    del sd
     if saved and load_pmfs(rules, dtype):
         return True
     with _PMFS_LOCK:
