@@ -268,3 +268,19 @@ def test_independent_values_refuse_large_goals() -> None:
     rules = SPEC.rules("goal-13")
     with pytest.raises(InputError, match="too large for the engine"):
         SPEC.independent_values(rules, SPEC.new_position(rules, np.random.default_rng(0)))
+
+
+def test_race_is_the_same_on_one_thread() -> None:
+    # the cells of a diagonal are solved at once on the threads: each starts from its
+    # neighbour on the diagonal before, so the values do not depend on the threads
+    import numba
+
+    many = solve_race(5, 8)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        one = solve_race(5, 8)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one.first, many.first) and np.array_equal(one.second, many.second)
+    assert one.turn_solves == many.turn_solves > 0

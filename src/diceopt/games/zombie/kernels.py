@@ -106,7 +106,7 @@ def roll_value(c, g, cap, start, nxt, brains, prob, bust, selfp, h, values):  # 
     return total / (1.0 - selfp[c])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
     """Backward induction over one turn: ``values[g, c]`` is the value of the decision
     (bank or roll) in configuration c with g brains this turn, for a payoff ``h[g]``
