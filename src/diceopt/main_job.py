@@ -1,42 +1,147 @@
 """``make run``: every registered game's section, in registry order, then the tables the
 web advisor reads and a rehearsal of the page's start (:mod:`diceopt.web.rehearse`, in a
 child process: numba's cache then holds the server's kernels), so that ``diceopt serve``
-plays the computer at once."""
+plays the computer at once.
+
+The sections and each game's tables are jobs for child processes, as many at once as
+numba has threads: most of a section's first run is numba compiling on one core, so two
+run side by side, and a game's tables are built beside the sections still running.
+Yatzy's section, the longest, starts first and its tables, which read the kernels it
+compiles, last. The output is written in the usual order as soon as it is complete.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from diceopt.cli.display import TerminalDisplay
 from diceopt.games.registry import games
-from diceopt.progress import shown_on
+from diceopt.progress import Stage, shown_on
+from diceopt.threads import threads
+
+LONGEST = ("yatzy", "farkle")  # sections started first, longest first (the rest after)
+
+
+class Job(NamedTuple):
+    """One piece of ``make run``: a game's section, or the tables its page reads."""
+
+    kind: str  # "section" or "tables"
+    game: str
+
+
+class Done(NamedTuple):
+    """What a job printed (its lines), the tables it could not make ready, its seconds."""
+
+    lines: list[str]
+    missing: int
+    seconds: float
 
 
 def main() -> None:
-    """Print each game's ``main_job`` section (progress on stderr), build (or load) every
-    table the page reads for each game's default rules (as ``serve --prepare`` does),
-    then say how to start the web advisor."""
-    from diceopt.cli.serve import prepare_tables
+    """Print each game's ``main_job`` section, build (or load) every table the page reads
+    for each game's default rules (as ``serve --prepare`` does; progress on stderr),
+    rehearse the page's start, then say how to start the web advisor."""
+    t0 = time.perf_counter()
+    ids = list(games())
+    sections = [Job("section", g) for g in ids]
+    tables = [Job("tables", g) for g in ids]
+    missing = 0
 
-    with shown_on(TerminalDisplay()):
-        for i, spec in enumerate(games().values()):
-            if i:
-                print()
-            spec.main_job(print)
-        print()
-        print("== The web advisor's tables ==")
-        t0 = time.perf_counter()
-        missing = prepare_tables(False)
+    def show(job: Job, result: Done) -> None:
+        nonlocal missing
+        if job == tables[0]:
+            print()
+            print("== The web advisor's tables ==")
+        elif job.kind == "section" and job != sections[0]:
+            print()
+        missing += result.missing
+        for line in result.lines:
+            print(line, flush=True)
+
+    try:
+        with shown_on(TerminalDisplay()):
+            run_jobs(sections + tables, start_order(ids), threads(), show)
+    except KeyboardInterrupt:
+        print("make run: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
     seconds = time.perf_counter() - t0
     state = "ready" if not missing else f"ready but {missing} (built on first use instead)"
-    print(f"every table the page reads: {state} in {seconds:.1f} s")
+    print(f"every table the page reads: {state}, {seconds:.1f} s after the start")
     if not missing:
         print(rehearse_page())
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
     print("  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead)")
+
+
+def start_order(ids: Sequence[str]) -> list[Job]:
+    """The jobs in the order they start: the longest sections, the other sections, the
+    tables of every game but the longest, then its tables (after its section has
+    compiled their kernels)."""
+    first = [g for g in LONGEST if g in ids]
+    rest = [g for g in ids if g not in first]
+    return (
+        [Job("section", g) for g in first + rest]
+        + [Job("tables", g) for g in rest + first[1:]]
+        + [Job("tables", g) for g in first[:1]]
+    )
+
+
+def run_job(job: Job) -> Done:
+    """Run one job (in a child process): a section's lines, or a game's tables made ready
+    with one line each."""
+    t0 = time.perf_counter()
+    lines: list[str] = []
+    missing = 0
+    if job.kind == "section":
+        games()[job.game].main_job(lines.append)
+    else:
+        from diceopt.cli.serve import page_tables, prepare_tables
+
+        if page_tables([job.game]):
+            missing = prepare_tables([job.game], out=lines.append)
+    return Done(lines, missing, time.perf_counter() - t0)
+
+
+def _quiet_interrupt() -> None:
+    """A child's Ctrl-C ends it at once, without a traceback (the parent reports it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def run_jobs(
+    jobs: Sequence[Job], order: Sequence[Job], processes: int, show: Callable[[Job, Done], None]
+) -> None:
+    """Run ``jobs``, ``processes`` at a time in child processes started in ``order`` (one
+    process: each in turn, here), and ``show`` each result in the order of ``jobs`` as
+    soon as it and those before it are done. A job's error is raised here; on an error or
+    a Ctrl-C the children are stopped. Progress on stderr."""
+    if processes <= 1:
+        for job in jobs:
+            show(job, run_job(job))
+        return
+    context = multiprocessing.get_context("spawn")  # no fork of numba's threads
+    pool = context.Pool(processes, initializer=_quiet_interrupt)
+    label = f"the games' sections and the page's tables, {processes} at a time"
+    try:
+        with Stage(label, "jobs") as stage:
+            results = {job: pool.apply_async(run_job, (job,)) for job in order}
+            for job in jobs:
+                while not results[job].ready():
+                    stage.update(sum(r.ready() for r in results.values()), len(results))
+                    results[job].wait(0.5)
+                show(job, results[job].get())
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.close()
+        pool.join()
 
 
 def rehearse_page() -> str:

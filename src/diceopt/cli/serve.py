@@ -7,6 +7,7 @@ import errno
 import os
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from diceopt.errors import InputError
@@ -109,23 +110,37 @@ def url_for(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def prepare_tables(warm: bool | list[str]) -> int:
-    """``serve --prepare``: load or build every stored table the page reads for the default
-    variant of the warm games (``warm`` False: every game), progress on stderr, one line
-    each on stdout; the number that could not be made ready (reported, not fatal: they
-    are built on demand then)."""
-    from diceopt.tables import Table, prepare
+def page_tables(warm: bool | list[str]) -> list[Any]:
+    """Every stored table the page reads for the default variant of the warm games
+    (``warm`` False: every game; a list: those games), in the order they are built."""
     from diceopt.web.games import GameTables
     from diceopt.web.served import served_games
 
     tables = GameTables(served_games(None if isinstance(warm, bool) else warm))
-    wanted: list[Table] = []
+    wanted: list[Any] = []
     for game in tables.specs:
         wanted += tables.needed(game, tables.variant(game, None), "all")
+    return wanted
+
+
+def prepare_tables(warm: bool | list[str], out: Callable[[str], None] | None = None) -> int:
+    """``serve --prepare``: load or build every stored table the page reads for the default
+    variant of the warm games (``warm`` False: every game), progress on stderr, one line
+    each through ``out`` (default: stdout); the number that could not be made ready
+    (reported, not fatal: they are built on demand then)."""
+    from diceopt.tables import prepare
+
+    def say(line: str) -> None:
+        if out is None:
+            print(line, flush=True)
+        else:
+            out(line)
+
+    wanted = page_tables(warm)
     if not wanted:
-        print("diceopt advisor: no stored tables to prepare for these games", flush=True)
+        say("diceopt advisor: no stored tables to prepare for these games")
         return 0
-    builds = prepare(wanted, out=lambda line: print(f"diceopt advisor: {line}", flush=True))
+    builds = prepare(wanted, out=lambda line: say(f"diceopt advisor: {line}"))
     return sum(b.stage != "ready" for b in builds)
 
 

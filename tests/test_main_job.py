@@ -1,0 +1,72 @@
+"""``make run``'s jobs: the games' sections and the page's tables in child processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from diceopt.main_job import Done, Job, run_job, run_jobs, start_order
+
+
+def test_the_longest_section_starts_first_and_its_tables_last():
+    order = start_order(["farkle", "pig", "yatzy", "zombie"])
+    assert order[:2] == [Job("section", "yatzy"), Job("section", "farkle")]
+    assert order[-1] == Job("tables", "yatzy")
+    assert sorted(order) == sorted(
+        Job(k, g) for k in ("section", "tables") for g in ["farkle", "pig", "yatzy", "zombie"]
+    )
+
+
+def test_results_are_shown_in_the_jobs_order_from_child_processes():
+    # started in another order, on two child processes: shown in the order asked, the
+    # same lines as each job run here
+    jobs = [Job("section", "stick"), Job("section", "zombie"), Job("tables", "stick")]
+    shown: list[tuple[Job, Done]] = []
+    run_jobs(jobs, jobs[::-1], 2, lambda job, done: shown.append((job, done)))
+    assert [job for job, _ in shown] == jobs
+    for job, done in shown:  # the same lines (but the seconds some of them say)
+        here = run_job(job).lines
+        assert len(done.lines) == len(here) and done.lines[:1] == here[:1]
+        assert done.missing == 0 and done.seconds > 0
+    assert shown[1][1].lines == run_job(jobs[1]).lines  # Zombie Dice's: no times
+    assert shown[0][1].lines[0].startswith("== Stick or reroll")
+    assert shown[2][1].lines == []  # no stored tables for stick
+
+
+def test_a_failing_job_raises_here():
+    with pytest.raises(KeyError):
+        run_jobs([Job("section", "no-such-game")], [Job("section", "no-such-game")], 2, print)
+
+
+def test_ctrl_c_stops_make_run_and_its_children(tmp_path):
+    # a Ctrl-C reaches the whole process group: one line, exit status 130, no child left
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, DICEOPT_CACHE=str(tmp_path))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "diceopt.main_job"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(4)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "make run: interrupted"
+    assert "Traceback" not in err
+    for _ in range(100):  # the group empties: every child ends (the last within seconds)
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        left = subprocess.run(["ps", "-o", "args=", "-g", str(proc.pid)], capture_output=True)
+        raise AssertionError(f"children left: {left.stdout!r}")
