@@ -5,8 +5,9 @@ the same loop compiled serially: the parallel pipeline and the outlined loop bod
 optimize the whole call tree again (measured on a cold cache: the distribution's layer
 kernel 12.8 s against 3.0 s, the solver's 5.1 s against 1.5 s). Kernels whose speed
 is the same either way (the solver, the distribution's outcomes, the batch API) are
-therefore serial ``nogil`` shares, ``share(t)`` doing the t-th of ``n`` parts of the
-work, and :func:`run_shares` runs them on the calling thread and a pool of threads,
+therefore serial ``nogil`` shares (as are the race solver's pairs, Zombie Dice's turn
+solves and Pig's roll values, which run faster so), ``share(t)`` doing the t-th of ``n``
+parts of the work, and :func:`run_shares` runs them on the calling thread and a pool of threads,
 each taking the next share; numba releases the GIL inside each call. The split is the
 caller's, so results do not depend on which thread runs which share.
 
