@@ -8,12 +8,19 @@ from diceopt.main_job import Done, Job, run_job, run_jobs, start_order
 
 
 def test_the_longest_section_starts_first_and_its_tables_last():
-    order = start_order(["farkle", "pig", "yatzy", "zombie"])
+    weights = {"farkle": 20.0, "pig": 1.0, "yatzy": 75.0, "zombie": 1.0}
+    order = start_order(list(weights), weights.__getitem__)
     assert order[:2] == [Job("section", "yatzy"), Job("section", "farkle")]
-    assert order[-1] == Job("tables", "yatzy")
-    assert sorted(order) == sorted(
-        Job(k, g) for k in ("section", "tables") for g in ["farkle", "pig", "yatzy", "zombie"]
-    )
+    assert order[-2:] == [Job("tables", "farkle"), Job("tables", "yatzy")]
+    assert sorted(order) == sorted(Job(k, g) for k in ("section", "tables") for g in weights)
+
+
+def test_every_game_weighs_its_section():
+    from diceopt.games.registry import games
+
+    weights = {g: spec.main_job_weight for g, spec in games().items()}
+    assert max(weights, key=weights.__getitem__) == "yatzy"
+    assert all(w > 0 for w in weights.values())
 
 
 def test_results_are_shown_in_the_jobs_order_from_child_processes():

@@ -6,8 +6,10 @@ plays the computer at once.
 The sections and each game's tables are jobs for child processes, as many at once as
 numba has threads: most of a section's first run is numba compiling on one core, so two
 run side by side, and a game's tables are built beside the sections still running.
-Yatzy's section, the longest, starts first and its tables, which read the kernels it
-compiles, last. The output is written in the usual order as soon as it is complete.
+The longest sections (:attr:`GameSpec.main_job_weight
+<diceopt.games.contract.GameSpec.main_job_weight>`) start first and the tables in the
+reverse order: the longest section's tables, which read the kernels it compiles, last.
+The output is written in the usual order as soon as it is complete.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ from diceopt.cli.display import TerminalDisplay
 from diceopt.games.registry import games
 from diceopt.progress import Stage, shown_on
 from diceopt.threads import threads
-
-LONGEST = ("yatzy", "farkle")  # sections started first, longest first (the rest after)
 
 
 class Job(NamedTuple):
@@ -66,7 +66,8 @@ def main() -> None:
 
     try:
         with shown_on(TerminalDisplay()):
-            run_jobs(sections + tables, start_order(ids), threads(), show)
+            order = start_order(ids, lambda g: games()[g].main_job_weight)
+            run_jobs(sections + tables, order, threads(), show)
     except KeyboardInterrupt:
         print("make run: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
@@ -80,17 +81,12 @@ def main() -> None:
     print("  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead)")
 
 
-def start_order(ids: Sequence[str]) -> list[Job]:
-    """The jobs in the order they start: the longest sections, the other sections, the
-    tables of every game but the longest, then its tables (after its section has
-    compiled their kernels)."""
-    first = [g for g in LONGEST if g in ids]
-    rest = [g for g in ids if g not in first]
-    return (
-        [Job("section", g) for g in first + rest]
-        + [Job("tables", g) for g in rest + first[1:]]
-        + [Job("tables", g) for g in first[:1]]
-    )
+def start_order(ids: Sequence[str], weight: Callable[[str], float]) -> list[Job]:
+    """The jobs in the order they start: the sections, longest first (``weight``: a
+    game's section's cost), then the tables, longest section last (after that section
+    has compiled the kernels its tables read); ties in the order of ``ids``."""
+    longest = sorted(ids, key=lambda g: -weight(g))
+    return [Job("section", g) for g in longest] + [Job("tables", g) for g in longest[::-1]]
 
 
 def run_job(job: Job) -> Done:

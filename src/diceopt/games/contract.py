@@ -324,6 +324,9 @@ class GameSpec:
     one_turn: bool = False  # a game is one turn of a longer game (its result: the turn's worth)
     env_name: str = ""  # the environments' name (empty: the title in CamelCase)
     env_presets: Mapping[str, Mapping[str, Any]] = {}  # further environments: name -> rules
+    # the ``make run`` section's rough first-run cost (seconds on one core, compile included),
+    # for scheduling only: the longest start first
+    main_job_weight: float = 1.0
 
     # --- rules -----------------------------------------------------------------------
     def rules(self, variant: str | None = None, **params: Any) -> Any:

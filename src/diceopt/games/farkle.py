@@ -240,6 +240,8 @@ class FarkleSpec(PushLuckSpec):
         """``fair``: the compensation for the second player."""
         return (fair_command(lambda rules: race_solution("farkle", rules.family)),)
 
+    main_job_weight = 20.0  # the race solve and its compile
+
     def main_job(self, out: Callable[[str], None]) -> None:
         """The first player's win probability and the fair compensation."""
         from diceopt.games.families.race import fair

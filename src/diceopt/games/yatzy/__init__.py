@@ -525,6 +525,8 @@ class YatzySpec(GameSpec):
 
         return warm_jobs(folder)
 
+    main_job_weight = 75.0  # the solve, the target and distribution kernels, the duel
+
     def main_job(self, out: Callable[[str], None]) -> None:
         """Solve (or load) Scandinavian Yatzy; its value, time and one advice."""
         main_job(out)

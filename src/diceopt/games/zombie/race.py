@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from diceopt.errors import SolveError
 from diceopt.games.zombie import turn
 from diceopt.lazy import numpy as np
-from diceopt.threads import run_shares
 
 ROOT_TOLERANCE = 1e-15  # |F(x) - x| at a cycle's fixed point (probabilities)
 MAX_STEPS = 200
@@ -133,6 +132,8 @@ def lead_bound(lead_cap: int) -> float:
 
 def solve_race(goal: int, lead_cap: int) -> RaceSolution:
     """Solve the race to ``goal`` brains (leads counted up to ``lead_cap``)."""
+    from diceopt.threads import run_shares  # numba: only once a race is solved
+
     t0 = time.perf_counter()
     sol = RaceSolution(
         goal,
