@@ -3,14 +3,13 @@ web advisor reads and a rehearsal of the page's start (:mod:`diceopt.web.rehears
 child process: numba's cache then holds the server's kernels), so that ``diceopt serve``
 plays the computer at once.
 
-The sections, each game's tables and the warm-up of every game but the longest
-(:mod:`diceopt.compile_ahead`: every kernel its commands use) are jobs for child
-processes, as many at once as numba has threads: most of a section's first run is numba
-compiling on one core, so two run side by side. The longest section
-(:attr:`GameSpec.main_job_weight <diceopt.games.contract.GameSpec.main_job_weight>`)
-starts first, the other sections and tables run beside it, then its tables, as soon as
-a process is free, and the warm-ups. The output is written in the usual order as soon as
-it is complete.
+The sections and each game's tables are jobs for child processes, as many at once as
+numba has threads: most of a section's first run is numba compiling on one core, so two
+run side by side, and a game's tables are built beside the sections still running.
+The longest sections (:attr:`GameSpec.main_job_weight
+<diceopt.games.contract.GameSpec.main_job_weight>`) start first and the tables in the
+reverse order: the longest section's tables, which read the kernels it compiles, last.
+The output is written in the usual order as soon as it is complete.
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from multiprocessing.pool import AsyncResult
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from diceopt.cli.display import TerminalDisplay
@@ -33,7 +31,7 @@ from diceopt.threads import threads
 class Job(NamedTuple):
     """One piece of ``make run``: a game's section, or the tables its page reads."""
 
-    kind: str  # "section", "tables" or "warm" (its other commands' kernels compiled ahead)
+    kind: str  # "section" or "tables"
     game: str
 
 
@@ -51,12 +49,8 @@ def main() -> None:
     rehearse the page's start, then say how to start the web advisor."""
     t0 = time.perf_counter()
     ids = list(games())
-    weight = {g: spec.main_job_weight for g, spec in games().items()}
-    order = start_order(ids, weight.__getitem__)
     sections = [Job("section", g) for g in ids]
     tables = [Job("tables", g) for g in ids]
-    warms = [job for job in order if job.kind == "warm"]
-    longest = order[0].game
     missing = 0
 
     def show(job: Job, result: Done) -> None:
@@ -64,9 +58,6 @@ def main() -> None:
         if job == tables[0]:
             print()
             print("== The web advisor's tables ==")
-        elif warms and job == warms[0]:
-            print()
-            print("== The other commands' kernels, compiled ahead ==")
         elif job.kind == "section" and job != sections[0]:
             print()
         missing += result.missing
@@ -75,7 +66,8 @@ def main() -> None:
 
     try:
         with shown_on(TerminalDisplay()):
-            run_jobs(sections + tables + warms, order, threads(), show)
+            order = start_order(ids, lambda g: games()[g].main_job_weight)
+            run_jobs(sections + tables, order, threads(), show)
     except KeyboardInterrupt:
         print("make run: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
@@ -86,39 +78,25 @@ def main() -> None:
         print(rehearse_page())
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
-    print(f"  (`.venv/bin/diceopt warm --game {longest}` compiles its other commands' kernels")
-    print("   ahead; those of the other games are compiled already)")
+    print("  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead)")
 
 
 def start_order(ids: Sequence[str], weight: Callable[[str], float]) -> list[Job]:
     """The jobs in the order they start: the sections, longest first (``weight``: a
     game's section's cost), then the tables, longest section last (after that section
-    has compiled the kernels its tables read), then the other games' warm-ups (every
-    kernel of their commands compiled ahead, while the longest section still runs);
-    ties in the order of ``ids``."""
+    has compiled the kernels its tables read); ties in the order of ``ids``."""
     longest = sorted(ids, key=lambda g: -weight(g))
-    return (
-        [Job("section", g) for g in longest]
-        + [Job("tables", g) for g in longest[::-1]]
-        + [Job("warm", g) for g in longest[1:]]
-    )
+    return [Job("section", g) for g in longest] + [Job("tables", g) for g in longest[::-1]]
 
 
 def run_job(job: Job) -> Done:
-    """Run one job (in a child process): a section's lines, a game's tables made ready
-    with one line each, or one line on its warm-up (:mod:`diceopt.compile_ahead`)."""
+    """Run one job (in a child process): a section's lines, or a game's tables made ready
+    with one line each."""
     t0 = time.perf_counter()
     lines: list[str] = []
     missing = 0
     if job.kind == "section":
         games()[job.game].main_job(lines.append)
-    elif job.kind == "warm":
-        from diceopt.compile_ahead import compile_ahead
-
-        report = compile_ahead(1, [job.game])
-        said = "; ".join(f"{name}: {error}" for name, error in report.failed.items())
-        done = f"failed ({said})" if said else f"done in {report.seconds:.1f} s"
-        lines.append(f"{job.game}: every command's kernels compiled ahead: {done}")
     else:
         from diceopt.cli.serve import page_tables, prepare_tables
 
@@ -135,11 +113,10 @@ def _quiet_interrupt() -> None:
 def run_jobs(
     jobs: Sequence[Job], order: Sequence[Job], processes: int, show: Callable[[Job, Done], None]
 ) -> None:
-    """Run ``jobs``, ``processes`` at a time in child processes, each started in
-    ``order`` once it may (:func:`may_start`), and ``show`` each result in the order of
-    ``jobs`` as soon as it and those before it are done (one process: each in turn,
-    here). A job's error is raised here; on an error or a Ctrl-C the children are
-    stopped. Progress on stderr."""
+    """Run ``jobs``, ``processes`` at a time in child processes started in ``order`` (one
+    process: each in turn, here), and ``show`` each result in the order of ``jobs`` as
+    soon as it and those before it are done. A job's error is raised here; on an error or
+    a Ctrl-C the children are stopped. Progress on stderr."""
     if processes <= 1:
         for job in jobs:
             show(job, run_job(job))
@@ -147,42 +124,20 @@ def run_jobs(
     context = multiprocessing.get_context("spawn")  # no fork of numba's threads
     pool = context.Pool(processes, initializer=_quiet_interrupt)
     label = f"the games' sections and the page's tables, {processes} at a time"
-    pending = list(order)
-    running: dict[Job, AsyncResult[Done]] = {}
-    done: dict[Job, Done] = {}
-    shown = 0
     try:
         with Stage(label, "jobs") as stage:
-            while shown < len(jobs):
-                for finished in [j for j, r in running.items() if r.ready()]:
-                    done[finished] = running.pop(finished).get()
-                while len(running) < processes:
-                    start = next((j for j in pending if may_start(j, done, order)), None)
-                    if start is None:
-                        break
-                    pending.remove(start)
-                    running[start] = pool.apply_async(run_job, (start,))
-                while shown < len(jobs) and jobs[shown] in done:
-                    show(jobs[shown], done[jobs[shown]])
-                    shown += 1
-                stage.update(len(done), len(order))
-                if running:
-                    next(iter(running.values())).wait(0.2)
+            results = {job: pool.apply_async(run_job, (job,)) for job in order}
+            for job in jobs:
+                while not results[job].ready():
+                    stage.update(sum(r.ready() for r in results.values()), len(results))
+                    results[job].wait(0.5)
+                show(job, results[job].get())
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.close()
         pool.join()
-
-
-def may_start(job: Job, done: Mapping[Job, Done], order: Sequence[Job]) -> bool:
-    """Whether ``job`` may start: a game's warm-up once its section is done (both would
-    compile the same kernels at once). Tables do not wait: the longest section's tables
-    start while it still runs, the cores busy (measured: the kernels both compile at
-    the same time cost less than a core left idle)."""
-    section = Job("section", job.game)
-    return job.kind != "warm" or section in done or section not in order
 
 
 def rehearse_page() -> str:
