@@ -77,3 +77,37 @@ def test_ctrl_c_stops_make_run_and_its_children(tmp_path):
     else:
         left = subprocess.run(["ps", "-o", "args=", "-g", str(proc.pid)], capture_output=True)
         raise AssertionError(f"children left: {left.stdout!r}")
+
+
+def test_a_child_killed_without_an_answer_is_an_error_not_a_wait():
+    # e.g. killed for memory: one error naming the job, not a wait for ever
+    import multiprocessing
+    import os
+    import signal
+    import threading
+    import time
+
+    from diceopt.errors import SolveError
+
+    jobs = [Job("section", "farkle"), Job("section", "stick")]
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_jobs(jobs, jobs, 2, lambda job, done: None)
+        except BaseException as exc:  # noqa: BLE001 - looked at below
+            raised.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    for _ in range(200):
+        children = [c for c in multiprocessing.active_children() if c.name == "section farkle"]
+        if children:
+            break
+        time.sleep(0.05)
+    os.kill(children[0].pid, signal.SIGKILL)
+    thread.join(60)
+    assert not thread.is_alive() and len(raised) == 1
+    assert isinstance(raised[0], SolveError)
+    assert "section job of farkle ended without an answer" in str(raised[0])
+    assert not [c for c in multiprocessing.active_children() if c.name.startswith("section")]

@@ -20,9 +20,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any, NamedTuple
 
 from diceopt.cli.display import TerminalDisplay
+from diceopt.errors import SolveError
 from diceopt.games.registry import games
 from diceopt.progress import Stage, shown_on
 from diceopt.threads import threads
@@ -105,39 +108,79 @@ def run_job(job: Job) -> Done:
     return Done(lines, missing, time.perf_counter() - t0)
 
 
-def _quiet_interrupt() -> None:
-    """A child's Ctrl-C ends it at once, without a traceback (the parent reports it)."""
+def _child(job: Job, answer: Connection) -> None:
+    """A job's child process: its result, or the exception it raised, through
+    ``answer``. A Ctrl-C ends it at once, without a traceback (the parent reports it)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        answer.send((True, run_job(job)))
+    except Exception as exc:  # noqa: BLE001 - raised again in the parent
+        answer.send((False, exc))
+    finally:
+        answer.close()
 
 
 def run_jobs(
     jobs: Sequence[Job], order: Sequence[Job], processes: int, show: Callable[[Job, Done], None]
 ) -> None:
-    """Run ``jobs``, ``processes`` at a time in child processes started in ``order`` (one
-    process: each in turn, here), and ``show`` each result in the order of ``jobs`` as
-    soon as it and those before it are done. A job's error is raised here; on an error or
-    a Ctrl-C the children are stopped. Progress on stderr."""
+    """Run ``jobs``, ``processes`` at a time, each in a child process of its own, started
+    in ``order``, and ``show`` each result in the order of ``jobs`` as soon as it and
+    those before it are done (one process: each in turn, here). A job's error is raised
+    here, as is a child that ends without an answer (killed, e.g. out of memory); on an
+    error or a Ctrl-C the children still running are stopped. Progress on stderr."""
     if processes <= 1:
         for job in jobs:
             show(job, run_job(job))
         return
-    context = multiprocessing.get_context("spawn")  # no fork of numba's threads
-    pool = context.Pool(processes, initializer=_quiet_interrupt)
+    context = multiprocessing.get_context("spawn")  # no fork of numba's or rich's threads
     label = f"the games' sections and the page's tables, {processes} at a time"
+    pending = list(order)
+    running: dict[Job, tuple[BaseProcess, Connection]] = {}
+    done: dict[Job, Done] = {}
+    shown = 0
     try:
         with Stage(label, "jobs") as stage:
-            results = {job: pool.apply_async(run_job, (job,)) for job in order}
-            for job in jobs:
-                while not results[job].ready():
-                    stage.update(sum(r.ready() for r in results.values()), len(results))
-                    results[job].wait(0.5)
-                show(job, results[job].get())
-    except BaseException:
-        pool.terminate()
-        raise
+            while shown < len(jobs):
+                while pending and len(running) < processes:
+                    job = pending.pop(0)
+                    answer, send = context.Pipe(duplex=False)
+                    started = context.Process(target=_child, args=(job, send), name=" ".join(job))
+                    started.start()
+                    send.close()
+                    running[job] = (started, answer)
+                wait([a for _, a in running.values()], timeout=0.5)
+                for job, (child, answer) in list(running.items()):
+                    got = _answer(answer)
+                    if got is None and child.is_alive():
+                        continue
+                    del running[job]
+                    child.join()
+                    if got is None:
+                        raise SolveError(
+                            f"make run: the {job.kind} job of {job.game} ended without an "
+                            f"answer (exit status {child.exitcode}; out of memory?)"
+                        )
+                    ok, value = got
+                    if not ok:
+                        raise value
+                    done[job] = value
+                while shown < len(jobs) and jobs[shown] in done:
+                    show(jobs[shown], done[jobs[shown]])
+                    shown += 1
+                stage.update(len(done), len(order))
     finally:
-        pool.close()
-        pool.join()
+        for proc, _ in running.values():
+            proc.terminate()
+        for proc, _ in running.values():
+            proc.join()
+
+
+def _answer(answer: Connection) -> tuple[bool, Any] | None:
+    """A child's answer when it has sent it, else None (nothing yet, or it ended)."""
+    try:
+        return answer.recv() if answer.poll() else None
+    except EOFError:
+        return None
 
 
 def rehearse_page() -> str:
