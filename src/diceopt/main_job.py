@@ -108,26 +108,26 @@ def run_job(job: Job) -> Done:
     return Done(lines, missing, time.perf_counter() - t0)
 
 
-def _child(job: Job, answer: Connection) -> None:
-    """A job's child process: its result, or the exception it raised, through
-    ``answer``. A Ctrl-C ends it at once, without a traceback (the parent reports it)."""
+def _worker(jobs: Connection) -> None:
+    """A child process that runs the jobs it is sent, one at a time (the kernels it has
+    loaded stay loaded), and sends back each result or the exception it raised, until it
+    is sent None. A Ctrl-C ends it at once, without a traceback (the parent reports it)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    try:
-        answer.send((True, run_job(job)))
-    except Exception as exc:  # noqa: BLE001 - raised again in the parent
-        answer.send((False, exc))
-    finally:
-        answer.close()
+    while (job := jobs.recv()) is not None:
+        try:
+            jobs.send((True, run_job(job)))
+        except Exception as exc:  # noqa: BLE001 - raised again in the parent
+            jobs.send((False, exc))
 
 
 def run_jobs(
     jobs: Sequence[Job], order: Sequence[Job], processes: int, show: Callable[[Job, Done], None]
 ) -> None:
-    """Run ``jobs``, ``processes`` at a time, each in a child process of its own, started
-    in ``order``, and ``show`` each result in the order of ``jobs`` as soon as it and
-    those before it are done (one process: each in turn, here). A job's error is raised
-    here, as is a child that ends without an answer (killed, e.g. out of memory); on an
-    error or a Ctrl-C the children still running are stopped. Progress on stderr."""
+    """Run ``jobs`` on ``processes`` child processes, each taking the next job in
+    ``order`` when it is free, and ``show`` each result in the order of ``jobs`` as soon
+    as it and those before it are done (one process: each in turn, here). A job's error
+    is raised here, as is a child that ends without an answer (killed, e.g. out of
+    memory); on an error or a Ctrl-C the children are stopped. Progress on stderr."""
     if processes <= 1:
         for job in jobs:
             show(job, run_job(job))
@@ -135,44 +135,51 @@ def run_jobs(
     context = multiprocessing.get_context("spawn")  # no fork of numba's or rich's threads
     label = f"the games' sections and the page's tables, {processes} at a time"
     pending = list(order)
-    running: dict[Job, tuple[BaseProcess, Connection]] = {}
+    workers: list[tuple[BaseProcess, Connection]] = []
+    busy: dict[int, Job] = {}  # worker index -> the job it runs
     done: dict[Job, Done] = {}
     shown = 0
     try:
+        for _ in range(min(processes, len(order))):
+            here, there = context.Pipe()
+            started = context.Process(target=_worker, args=(there,), name="make run")
+            started.start()
+            there.close()
+            workers.append((started, here))
         with Stage(label, "jobs") as stage:
             while shown < len(jobs):
-                while pending and len(running) < processes:
-                    job = pending.pop(0)
-                    answer, send = context.Pipe(duplex=False)
-                    started = context.Process(target=_child, args=(job, send), name=" ".join(job))
-                    started.start()
-                    send.close()
-                    running[job] = (started, answer)
-                wait([a for _, a in running.values()], timeout=0.5)
-                for job, (child, answer) in list(running.items()):
-                    got = _answer(answer)
-                    if got is None and child.is_alive():
-                        continue
-                    del running[job]
-                    child.join()
-                    if got is None:
+                for i, (_, pipe) in enumerate(workers):
+                    if i not in busy and pending:
+                        busy[i] = pending.pop(0)
+                        pipe.send(busy[i])
+                wait([pipe for _, pipe in workers] + [w.sentinel for w, _ in workers], 0.5)
+                for i, (worker, pipe) in enumerate(workers):
+                    got = _answer(pipe) if i in busy else None
+                    if got is not None:
+                        ok, value = got
+                        if not ok:
+                            raise value
+                        done[busy.pop(i)] = value
+                    elif not worker.is_alive():
+                        lost = busy.get(i)
+                        what = f"the {lost.kind} job of {lost.game}" if lost else "a job's process"
                         raise SolveError(
-                            f"make run: the {job.kind} job of {job.game} ended without an "
-                            f"answer (exit status {child.exitcode}; out of memory?)"
+                            f"make run: {what} ended without an answer (exit status "
+                            f"{worker.exitcode}; out of memory?)"
                         )
-                    ok, value = got
-                    if not ok:
-                        raise value
-                    done[job] = value
                 while shown < len(jobs) and jobs[shown] in done:
                     show(jobs[shown], done[jobs[shown]])
                     shown += 1
                 stage.update(len(done), len(order))
-    finally:
-        for proc, _ in running.values():
+    except BaseException:
+        for proc, _ in workers:
             proc.terminate()
-        for proc, _ in running.values():
+        for proc, _ in workers:
             proc.join()
+        raise
+    for proc, pipe in workers:  # every job answered: the workers end
+        pipe.send(None)
+        proc.join()
 
 
 def _answer(answer: Connection) -> tuple[bool, Any] | None:
