@@ -101,10 +101,11 @@ def run_job(job: Job) -> Done:
     if job.kind == "section":
         games()[job.game].main_job(lines.append)
     else:
-        from diceopt.cli.serve import page_tables, prepare_tables
+        from diceopt.cli.serve import page_tables, prepare_listed
 
-        if page_tables([job.game]):
-            missing = prepare_tables([job.game], out=lines.append)
+        wanted = page_tables([job.game])
+        if wanted:
+            missing = prepare_listed(wanted, lines.append)
     return Done(lines, missing, time.perf_counter() - t0)
 
 

@@ -123,24 +123,24 @@ def page_tables(warm: bool | list[str]) -> list[Any]:
     return wanted
 
 
-def prepare_tables(warm: bool | list[str], out: Callable[[str], None] | None = None) -> int:
+def prepare_tables(warm: bool | list[str]) -> int:
     """``serve --prepare``: load or build every stored table the page reads for the default
     variant of the warm games (``warm`` False: every game), progress on stderr, one line
-    each through ``out`` (default: stdout); the number that could not be made ready
-    (reported, not fatal: they are built on demand then)."""
-    from diceopt.tables import prepare
-
-    def say(line: str) -> None:
-        if out is None:
-            print(line, flush=True)
-        else:
-            out(line)
-
+    each on stdout; the number that could not be made ready (reported, not fatal: they
+    are built on demand then)."""
     wanted = page_tables(warm)
     if not wanted:
-        say("diceopt advisor: no stored tables to prepare for these games")
+        print("diceopt advisor: no stored tables to prepare for these games", flush=True)
         return 0
-    builds = prepare(wanted, out=lambda line: say(f"diceopt advisor: {line}"))
+    return prepare_listed(wanted, lambda line: print(line, flush=True))
+
+
+def prepare_listed(wanted: list[Any], out: Callable[[str], None]) -> int:
+    """Load or build the tables ``wanted`` (:func:`page_tables`), one line each through
+    ``out``; the number that could not be made ready."""
+    from diceopt.tables import prepare
+
+    builds = prepare(wanted, out=lambda line: out(f"diceopt advisor: {line}"))
     return sum(b.stage != "ready" for b in builds)
 
 
