@@ -1566,12 +1566,15 @@ def test_requests_during_a_build_get_503_with_progress_and_share_one_build(tmp_p
     with TestClient(app) as c:
         for _ in range(3):
             response = c.post("/api/advice", json=body)
-            line = assert_error(response, 503, "the gated table is being")
+            # "being built", or "about to be built" while the build thread starts (a busy
+            # machine): either way a 503 with the progress
+            line = assert_error(response, 503, "the gated table is ")
+            assert "be built" in line or "being" in line
             assert "s so far" in line and "GET /api/tables/status/" in line
             assert 2 <= int(response.headers["Retry-After"]) <= 30
         (entry,) = c.get("/api/tables").json()["tables"]
         assert entry["name"] == "gated/v" and entry["title"] == "the gated table"
-        assert entry["stage"] in ("loading", "building") and entry["elapsed_seconds"] >= 0
+        assert entry["stage"] in ("loading", "queued", "building") and entry["elapsed_seconds"] >= 0
         assert entry["percent"] is None or 0 <= entry["percent"] < 100
         spec.gate.set()
         wait_for(lambda: c.get("/api/tables").json()["tables"][0]["stage"] == "ready", "ready")
