@@ -336,10 +336,14 @@ def _keep_chance(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: 
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
-    # keeps of size nd-1 .. 0 from the rows with one more die
-    for i in range(base - 1, -1, -1):
-        src = M if (not first and i >= offset[nd - 1]) else A
+    # keeps of size nd-1 .. 0 from the rows with one more die; those of nd - 1 dice read
+    # the roll rows. One array per loop, not one chosen per row (an array variable
+    # assigned per row costs atomic reference counts)
+    src = A if first else M
+    for i in range(base - 1, offset[nd - 1] - 1, -1):
         chance_level(A, src, i, nb, add_die, fprob)
+    for i in range(offset[nd - 1] - 1, -1, -1):
+        chance_level(A, A, i, nb, add_die, fprob)
 
 
 @numba.njit(cache=True)
