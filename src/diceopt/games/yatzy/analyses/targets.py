@@ -300,7 +300,7 @@ def empty_bands(nkeys: int) -> tuple[np.ndarray, np.ndarray]:
     -1: its value at k = 1 exceeds 1), above hi exactly 0 (both 0 until solved: a state
     never solved holds 0 at every k >= 1).
     The target kernels compute a state only where the values it reads differ from k to
-    k (:func:`~diceopt.games.yatzy.kernel.target_turn._state_band`) and copy the rest:
+    k (:func:`~diceopt.games.yatzy.kernel.target_turn._target_state`) and copy the rest:
     the same values, bit for bit."""
     return np.zeros(nkeys, dtype=np.int16), np.zeros(nkeys, dtype=np.int16)
 

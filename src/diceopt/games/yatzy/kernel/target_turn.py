@@ -29,17 +29,15 @@ state's k range in equal chunks of whole 16-lane vectors):
 Performance: values at k above a state's most points still to come are 0 and not
 computed, nor those at the k where every value read is exactly 0, or where each
 roll's best write reads exactly 1 (:func:`_read_band`): those are the same at every
-such k, copied from the band's end (:func:`_state_band`); threads take interleaved
+such k, copied from the band's end (:func:`_target_state`); threads take interleaved
 blocks of a chunk of a layer's states as they finish (:func:`target_layer`; states
-differ a lot in their k range). Successive states of a block share the lanes of one
-pass of the rerolls and the first roll (:func:`_target_states`; every lane on its own,
-so the same values): that pass costs about a hundred lanes' work whatever its width.
-No call and no array view per row of the dice lattice or per roll (the chance level
-and the roll scoring inlined, rows indexed in place, with unsigned indices where a
-column moves so that LLVM still vectorises): a call or a view costs atomic reference
-counts on its arrays, which cost more than a row's lanes (measured: a chunk of 256
-lanes 1.4 times as fast; the scoring step 2.4 times as fast at 384 lanes). The
-advice's turn (:func:`target_turn`) computes in float64.
+differ a lot in their k range). No call and no array view per row of the dice
+lattice or per roll (the chance level and the roll scoring inlined, rows indexed in
+place, with unsigned indices where a column moves so that LLVM still vectorises): a
+call or a view costs atomic reference counts on its arrays, which cost more than a
+row's lanes (measured: a chunk of 256 lanes 1.4 times as fast; the full Scandinavian
+table 47 s instead of 62 s without views in the scoring step). The advice's turn
+(:func:`target_turn`) computes in float64.
 """
 
 from __future__ import annotations
@@ -171,41 +169,29 @@ def _target_rows(
 
 @numba.njit(cache=True, inline="always")
 def _score_now(
-    A: np.ndarray, a0: int, Gf: np.ndarray, gw: int, Z: np.ndarray, nw: int, r: int,
-    row: int, ent_i: np.ndarray, ent_o: np.ndarray, ent_n: np.ndarray,
+    A: np.ndarray, Gf: np.ndarray, gw: int, Z: np.ndarray, nw: int, r: int, row: int,
+    ent_i: np.ndarray, ent_o: np.ndarray, ent_n: np.ndarray,
 ) -> None:  # fmt: skip
-    """A[row, a0 + ln] = max(Z[ln], G[i, o + ln] over roll r's entries) for ln < nw, four
-    entries a pass (``Gf``: G flat, rows of ``gw`` columns).
+    """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass
+    (``Gf``: G flat, rows of ``gw`` columns).
 
     Twin of the kernel's ``_fill``: points shift the column instead of adding. Inlined
     into :func:`_score_rolls` (a call per roll costs reference counts on its arrays).
     Indexed in place with unsigned indices: numba then emits no negative-index
     wrap-around, so LLVM vectorises the loops without a view per entry (each view costs
-    atomic reference counts): the step 2.4 times as fast at 384 lanes, a third faster
-    at one (measured).
+    atomic reference counts; measured: the step 2.4 times as fast at 384 lanes).
     """
-    n = ent_n[r]
-    at = np.uint64(a0)
-    if n == 0:
-        for ln in range(np.uint64(nw)):
-            A[row, at + ln] = Z[ln]
-        return
-    for e in range(0, n, 4):
+    for ln in range(np.uint64(nw)):
+        A[row, ln] = Z[ln]
+    for e in range(0, ent_n[r], 4):
         b0 = np.uint64(ent_i[r, e] * gw + ent_o[r, e])
         b1 = np.uint64(ent_i[r, e + 1] * gw + ent_o[r, e + 1])
         b2 = np.uint64(ent_i[r, e + 2] * gw + ent_o[r, e + 2])
         b3 = np.uint64(ent_i[r, e + 3] * gw + ent_o[r, e + 3])
-        if e == 0:
-            for ln in range(np.uint64(nw)):
-                A[row, at + ln] = max(
-                    max(Z[ln], Gf[b0 + ln]), max(max(Gf[b1 + ln], Gf[b2 + ln]), Gf[b3 + ln])
-                )
-        else:
-            for ln in range(np.uint64(nw)):
-                A[row, at + ln] = max(
-                    max(A[row, at + ln], Gf[b0 + ln]),
-                    max(max(Gf[b1 + ln], Gf[b2 + ln]), Gf[b3 + ln]),
-                )
+        for ln in range(np.uint64(nw)):
+            A[row, ln] = max(
+                max(A[row, ln], Gf[b0 + ln]), max(max(Gf[b1 + ln], Gf[b2 + ln]), Gf[b3 + ln])
+            )
 
 
 @numba.njit(cache=True)
@@ -256,22 +242,16 @@ def _target_rerolls(
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
     base = offset[nd]
-    top = offset[nd - 1]  # the keeps of nd - 1 dice read the rolls, smaller ones A
     for level in range(2):
-        # the roll rows: of A at the first level, of M after. One array per loop, not one
-        # chosen per row: an array variable assigned per row costs atomic reference
-        # counts (measured: the full table 2-3 % faster)
-        src = M if level == 1 else A
-        for i in range(base - 1, top - 1, -1):
+        for i in range(base - 1, -1, -1):
+            src = M if (level == 1 and i >= offset[nd - 1]) else A
             _chance_level(A, src, i, nw, add_die, fprob)
-        for i in range(top - 1, -1, -1):
-            _chance_level(A, A, i, nw, add_die, fprob)
         if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nw):
                     W.E1[i, ln] = A[i, ln]
         if level == 1 and K.served:
-            _score_rolls(mask, flag, S, nw, 0, K, W, True)
+            _score_rolls(mask, flag, S, nw, K, W, True)
         _choose_via(A, M, W.T, nw, K.rem_pad, K.rem_n)
 
 
@@ -290,7 +270,6 @@ class TargetWork(NamedTuple):
     ent_f: np.ndarray  # (R, width) int64: the same straight after the first roll (served)
     ent_n: np.ndarray  # (R,) int64: entries per roll (a multiple of 4)
     one: np.ndarray  # (C * (dice + 1),) int64: per successor row, the last k it reads 1
-    pack: np.ndarray  # (lanes, 4) int64: states sharing the lanes (key, first, last, lane)
 
 
 @numba.njit(cache=True)
@@ -316,7 +295,6 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
         np.empty((R, width), dtype=np.int64),
         np.empty(R, dtype=np.int64),
         np.empty(ncat * stride, dtype=np.int64),
-        np.empty((lanes, 4), dtype=np.int64),
     )
 
 
@@ -342,13 +320,13 @@ def roll_shift(
 
 @numba.njit(cache=True)
 def _score_rolls(
-    mask: int, flag: int, S: int, nw: int, a0: int, K: KernelArrays, W: TargetWork, first: bool
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork, first: bool
 ) -> None:  # fmt: skip
-    """Step 2 into lanes a0 .. a0 + nw - 1 of the roll rows of ``W.A`` (``W.out``, the same
-    lanes: writing 0 somewhere): each roll's best write, from the rows of ``W.G`` (columns
-    from 0); Yatzy rolls under the joker rules, the Kniffel bonus rule or with the Yahtzee
-    bonus category by category (:func:`roll_shift`), the others through the state's plan
-    (``first``: straight after the first roll, the served offsets ``W.ent_f``)."""
+    """Step 2 into the roll rows of ``W.A`` (``W.out``: writing 0 somewhere): each roll's
+    best write, from the rows of ``W.G``; Yatzy rolls under the joker rules, the Kniffel
+    bonus rule or with the Yahtzee bonus category by category (:func:`roll_shift`), the
+    others through the state's plan (``first``: straight after the first roll, the
+    served offsets ``W.ent_f``)."""
     A, G = W.A, W.G
     offset, yz_face = K.offset, K.yz_face
     nd = offset.size - 2
@@ -356,9 +334,7 @@ def _score_rolls(
     R = offset[nd + 1] - base
     ncat = K.upper_face.size
     special = joker_rules(mask, K) or (flag == 1 and K.ybonus != 0)
-    ent_i, ent_n = W.ent_i, W.ent_n  # fields read once: each read costs reference counts
     ent_o = W.ent_f if first else W.ent_o
-    zero = W.out[a0:]
     Gf = G.reshape(-1)  # G is C-contiguous: a flat view
     gw = G.shape[1]
     for r in range(R):
@@ -366,55 +342,15 @@ def _score_rolls(
         if yz_face[r] >= 0 and special:
             ok, use_joker = allowed_categories(mask, r, K)
             for ln in range(nw):
-                A[row, a0 + ln] = -1.0
+                A[row, ln] = -1.0
             for c in range(ncat):
                 if ok[c]:
                     i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
                     o = S - pts
                     for ln in range(nw):
-                        A[row, a0 + ln] = max(A[row, a0 + ln], G[i, o + ln])
+                        A[row, ln] = max(A[row, ln], G[i, o + ln])
             continue
-        _score_now(A, a0, Gf, gw, zero, nw, r, row, ent_i, ent_o, ent_n)
-
-
-@numba.njit(cache=True)
-def _score_chunk(
-    mask: int, flag: int, u: int, k0: int, nw: int, a0: int, S: int, Vd: np.ndarray,
-    off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, W: TargetWork,
-) -> None:  # fmt: skip
-    """Steps 1 and 2 of one state for k = k0 .. k0 + nw - 1, into lanes a0 .. a0 + nw - 1
-    of the roll rows of ``W.A`` and of ``W.out`` (writing 0 somewhere).
-
-    ``W.live`` / ``W.ent_*`` hold the state's :func:`_target_plan`. Afterwards ``W.G``
-    holds its successor rows of the open categories (column S + ln is k0 + ln).
-    """
-    G, out, live = W.G, W.out, W.live
-    stride = K.offset.size - 1
-    _target_rows(mask, flag, u, k0 - S, nw + S, Vd, off, top, flags, K, live, G)
-    # "write 0 somewhere" (kept in out until the end)
-    for ln in range(nw):
-        out[a0 + ln] = -1.0
-    for c in range(K.upper_face.size):
-        if live[c]:
-            g = G[c * stride, S:]
-            for ln in range(nw):
-                out[a0 + ln] = max(out[a0 + ln], g[ln])
-    _score_rolls(mask, flag, S, nw, a0, K, W, False)
-
-
-@numba.njit(cache=True)
-def _finish_lanes(mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork) -> None:
-    """Step 3 on lanes 0 .. nw - 1 (scored by :func:`_score_chunk`, of one state or, without
-    served scores, of several): the rerolls and the first roll, into ``W.out[:nw]``;
-    ``W.A`` then holds the keep values with two rerolls left and ``W.E1`` (when it has
-    rows) with one. Every lane on its own: the same values whatever lanes it shares."""
-    A, M = W.A, W.M
-    nk = K.offset[K.offset.size - 1]
-    for ln in range(nw):
-        A[nk, ln] = NEG
-        M[nk, ln] = NEG
-    _target_rerolls(mask, flag, S, nw, K, W)
-    first_roll(M, W.out, nw, K)
+        _score_now(A, Gf, gw, W.out, nw, r, row, W.ent_i, ent_o, W.ent_n)
 
 
 @numba.njit(cache=True)
@@ -422,10 +358,30 @@ def _target_chunk(
     mask: int, flag: int, u: int, k0: int, nw: int, S: int, Vd: np.ndarray, off: np.ndarray,
     top: np.ndarray, flags: int, K: KernelArrays, W: TargetWork,
 ) -> None:  # fmt: skip
-    """P(points to come >= k) for k = k0 .. k0 + nw - 1 from one state into W.out[:nw]
-    (:func:`_score_chunk` on lanes from 0, then :func:`_finish_lanes`)."""
-    _score_chunk(mask, flag, u, k0, nw, 0, S, Vd, off, top, flags, K, W)
-    _finish_lanes(mask, flag, S, nw, K, W)
+    """P(points to come >= k) for k = k0 .. k0 + nw - 1 from one state into W.out[:nw].
+
+    ``W.live`` / ``W.ent_*`` hold the state's :func:`_target_plan`. Afterwards ``W.G``
+    holds the successor rows of the open categories (column S + ln is k0 + ln), ``W.A``
+    the keep values with two rerolls left and ``W.E1`` (when it has rows) with one.
+    """
+    G, A, M, out, live = W.G, W.A, W.M, W.out, W.live
+    nk = K.offset[K.offset.size - 1]
+    stride = K.offset.size - 1
+    _target_rows(mask, flag, u, k0 - S, nw + S, Vd, off, top, flags, K, live, G)
+    for ln in range(nw):
+        A[nk, ln] = NEG
+        M[nk, ln] = NEG
+    # "write 0 somewhere" (kept in out until the end)
+    for ln in range(nw):
+        out[ln] = -1.0
+    for c in range(K.upper_face.size):
+        if live[c]:
+            g = G[c * stride, S:]
+            for ln in range(nw):
+                out[ln] = max(out[ln], g[ln])
+    _score_rolls(mask, flag, S, nw, K, W, False)
+    _target_rerolls(mask, flag, S, nw, K, W)
+    first_roll(M, out, nw, K)
 
 
 @numba.njit(cache=True)
@@ -489,129 +445,61 @@ def _roll_ones(K: KernelArrays, W: TargetWork, S: int) -> np.int64:
     reads its row at k - p); the least over the rolls."""
     stride = K.offset.size - 1
     neg_row = K.upper_face.size * stride
-    live, one, ent_i, ent_o, ent_n = W.live, W.one, W.ent_i, W.ent_o, W.ent_n
     zero = np.int64(-1) << 40
-    for c in range(live.size):
-        if live[c]:
-            zero = max(zero, one[c * stride])
+    for c in range(K.upper_face.size):
+        if W.live[c]:
+            zero = max(zero, W.one[c * stride])
     ones = np.int64(1) << 40
-    for r in range(ent_n.size):
+    for r in range(W.ent_n.size):
         best = zero
-        for e in range(ent_n[r]):
-            i = ent_i[r, e]
+        for e in range(W.ent_n[r]):
+            i = W.ent_i[r, e]
             if i != neg_row:
-                best = max(best, one[i] + S - ent_o[r, e])
+                best = max(best, W.one[i] + S - W.ent_o[r, e])
         ones = min(ones, best)
     return ones
 
 
 @numba.njit(cache=True)
-def _state_band(
+def _target_state(
     mask: int, flag: int, u: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    flags: int, K: KernelArrays, S: int, W: TargetWork, lo: np.ndarray, hi: np.ndarray,
-) -> tuple[int, int]:  # fmt: skip
-    """A state's value 1 at k = 0 and its band so far (0, 0), its plan into ``W``, and
-    the k it must compute, ``(first, last)`` (``last < first``: none, its most points to
-    come are 0).
+    flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork, lo: np.ndarray,
+    hi: np.ndarray,
+) -> None:  # fmt: skip
+    """One state's values for k = 0 .. its ``top`` (1 at k = 0), in equal chunks of at
+    most ``lanes`` values of k (whole vectors of 16), and its band (``lo``, ``hi``:
+    :func:`_read_band`).
 
     Only the band where the values read differ from k to k is computed: at every k up to
     the successors' ones every value read is exactly 1, above their zeros (plus the
     margin) exactly 0, so the values there are those at the band's ends (the same
-    operations on the same numbers), copied by :func:`_state_done`."""
+    operations on the same numbers), copied."""
     key = (mask * flags + flag) * (K.threshold + 1) + u
+    at = off[key]
     n = top[key]  # k = 1 .. n
-    Vd[off[key]] = 1.0
+    Vd[at] = 1.0
     lo[key] = 0
     hi[key] = 0
     if n <= 0:
-        return 1, 0
+        return
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
     ones, zeros = _read_band(mask, flag, u, flags, K, W, S, lo, hi)
     first = max(1, min(ones, n))  # every k <= ones: the value at ``first``
     last = max(first, min(n, zeros + S + 1))  # every k > zeros + S: the value at ``last``
-    return first, last
-
-
-@numba.njit(cache=True)
-def _state_done(
-    key: int, first: int, last: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    lo: np.ndarray, hi: np.ndarray,
-) -> None:  # fmt: skip
-    """A state's values outside its computed band (those at the band's ends) and its
-    band (:func:`_own_band`), once k = first .. last are in ``Vd``."""
-    at = off[key]
-    n = top[key]
+    m = last + 1 - first
+    nch = (m + lanes - 1) // lanes
+    step = (m + nch - 1) // nch
+    step = min(lanes, (step + 15) // 16 * 16)
+    for k0 in range(first, last + 1, step):
+        nw = min(step, last + 1 - k0)
+        _target_chunk(mask, flag, u, k0, nw, S, Vd, off, top, flags, K, W)
+        for ln in range(nw):
+            Vd[at + k0 + ln] = W.out[ln]
     for k in range(1, first):
         Vd[at + k] = Vd[at + first]
     for k in range(last + 1, n + 1):
         Vd[at + k] = Vd[at + last]
     _own_band(Vd, at, n, key, lo, hi)
-
-
-@numba.njit(cache=True)
-def _flush_pack(
-    S: int, used: int, npack: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
-    K: KernelArrays, W: TargetWork, lo: np.ndarray, hi: np.ndarray,
-) -> None:  # fmt: skip
-    """Finish the states packed into lanes 0 .. used - 1 (``W.pack[j]``: key, first, last,
-    first lane) and store their values."""
-    _finish_lanes(0, 0, S, used, K, W)  # no served scores: mask and flag unread
-    for j in range(npack):
-        key, first, last, a0 = W.pack[j, 0], W.pack[j, 1], W.pack[j, 2], W.pack[j, 3]
-        at = off[key]
-        for ln in range(last + 1 - first):
-            Vd[at + first + ln] = W.out[a0 + ln]
-        _state_done(key, first, last, Vd, off, top, lo, hi)
-
-
-@numba.njit(cache=True)
-def _target_states(
-    st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, b: int, nblocks: int,
-    Vd: np.ndarray, off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int,
-    lanes: int, W: TargetWork, lo: np.ndarray, hi: np.ndarray,
-) -> None:  # fmt: skip
-    """States b, b + nblocks, ... of a layer: each one's values for k = 0 .. its ``top``
-    (1 at k = 0) and its band (``lo``, ``hi``: :func:`_read_band`).
-
-    Without served scores, the bands of successive states share the lanes of one pass
-    (up to ``lanes``): each state's rows are scored into its own lanes
-    (:func:`_score_chunk`), then the rerolls and the first roll run once for all
-    (:func:`_flush_pack`), whose cost per pass is that of a hundred lanes (measured). A
-    band wider than ``lanes``, or any band with served scores (their rolls are scored
-    again inside the rerolls, from the state's own rows), goes alone, in equal chunks of
-    at most ``lanes`` (whole vectors of 16)."""
-    width = K.threshold + 1
-    used = 0  # lanes of the pack
-    npack = 0  # states in it
-    for i in range(b, st_mask.size, nblocks):
-        mask, flag, u = st_mask[i], st_flag[i], st_u[i]
-        first, last = _state_band(mask, flag, u, Vd, off, top, flags, K, S, W, lo, hi)
-        if last < first:
-            continue
-        key = (mask * flags + flag) * width + u
-        m = last + 1 - first
-        if m <= lanes and not K.served:
-            if used + m > lanes:
-                _flush_pack(S, used, npack, Vd, off, top, K, W, lo, hi)
-                used, npack = 0, 0
-            _score_chunk(mask, flag, u, first, m, used, S, Vd, off, top, flags, K, W)
-            W.pack[npack, 0], W.pack[npack, 1] = key, first
-            W.pack[npack, 2], W.pack[npack, 3] = last, used
-            used += m
-            npack += 1
-            continue
-        nch = (m + lanes - 1) // lanes
-        step = (m + nch - 1) // nch
-        step = min(lanes, (step + 15) // 16 * 16)
-        at = off[key]
-        for k0 in range(first, last + 1, step):
-            nw = min(step, last + 1 - k0)
-            _target_chunk(mask, flag, u, k0, nw, S, Vd, off, top, flags, K, W)
-            for ln in range(nw):
-                Vd[at + k0 + ln] = W.out[ln]
-        _state_done(key, first, last, Vd, off, top, lo, hi)
-    if npack > 0:
-        _flush_pack(S, used, npack, Vd, off, top, K, W, lo, hi)
 
 
 @numba.njit(cache=True)
@@ -655,13 +543,15 @@ def target_layer(
     nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
     take blocks as they finish (the caller sets numba's parallel chunk size to 1), each
     block with its own work arrays. ``lo``, ``hi``: the states' bands (read for the later
-    layers', written for this one's: :func:`_target_states`).
+    layers', written for this one's: :func:`_target_state`).
     """
     nblocks = max(1, min(st_mask.size, nblocks))
     for b in numba.prange(nblocks):
         W = _target_work(K, S, lanes, 0, Vd)
-        _target_states(st_mask, st_flag, st_u, b, nblocks, Vd, off, top, flags, K, S, lanes, W,
-                       lo, hi)  # fmt: skip
+        for i in range(b, st_mask.size, nblocks):
+            _target_state(
+                st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi
+            )
 
 
 @numba.njit(cache=True)
