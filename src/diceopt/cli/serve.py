@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="before serving, load or build and store every table the page reads for the "
         "warm games' default variants (all games with --no-warm), with progress: the "
-        "expected-score tables, Yatzy's target table (the first time about 90 s on 2 cores "
+        "expected-score tables, Yatzy's target table (the first time about 45 s on 2 cores "
         "and 0.8 GB of disk) and the tables of an opponent who plays to win; then serve "
         "once warm. Without it a request that needs a table not stored yet starts its "
         "build and gets 503 'being built' (GET /api/tables shows the progress)",

@@ -345,7 +345,7 @@ def main_job(out: Callable[[str], None]) -> None:
     if variant != "scandinavian":
         out(
             "  (Scandinavian needs its target table: `diceopt yatzy targets`, 3.1 GB, "
-            "about 1.5 min on 2 cores)"
+            "about a minute on 2 cores)"
         )
     first, second = parse_strategy("win"), parse_strategy("expected")
     res = duel(get_rules(variant), first, second, MAIN_JOB_GAMES, np.random.default_rng(0))
