@@ -60,7 +60,7 @@ from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import (
     SavedLayer,
-    chance_level,
+    chance_rows,
     joker_best,
     joker_rules,
     roll_span,
@@ -337,13 +337,10 @@ def _keep_chance(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: 
     nd = offset.size - 2
     base = offset[nd]
     # keeps of size nd-1 .. 0 from the rows with one more die; those of nd - 1 dice read
-    # the roll rows. One array per loop, not one chosen per row (an array variable
-    # assigned per row costs atomic reference counts)
-    src = A if first else M
-    for i in range(base - 1, offset[nd - 1] - 1, -1):
-        chance_level(A, src, i, nb, add_die, fprob)
-    for i in range(offset[nd - 1] - 1, -1, -1):
-        chance_level(A, A, i, nb, add_die, fprob)
+    # the roll rows. One array per range of rows, not one chosen per row (an array
+    # variable assigned per row costs atomic reference counts)
+    chance_rows(A, A if first else M, base, offset[nd - 1], nb, add_die, fprob)
+    chance_rows(A, A, offset[nd - 1], 0, nb, add_die, fprob)
 
 
 @numba.njit(cache=True)

@@ -20,7 +20,7 @@ state's k range in equal chunks of whole 16-lane vectors):
    by category (:func:`~diceopt.games.yatzy.kernel.turn.allowed_categories` and
    :func:`roll_shift`).
 3. Rerolls and the first roll: the solver's lane functions
-   (:func:`~diceopt.games.yatzy.kernel.turn.chance_level`,
+   (:func:`~diceopt.games.yatzy.kernel.turn.chance_rows`,
    :func:`~diceopt.games.yatzy.kernel.solve.first_roll`; the choice step through a scratch row,
    :func:`_choose_via`), the lanes now values of k. With served scores (Generala) the
    rolls are scored again with the served points before the choice after the first
@@ -32,12 +32,13 @@ roll's best write reads exactly 1 (:func:`_read_band`): those are the same at ev
 such k, copied from the band's end (:func:`_target_state`); threads take interleaved
 blocks of a chunk of a layer's states as they finish (:func:`target_layer`; states
 differ a lot in their k range). No call and no array view per row of the dice
-lattice or per roll (the chance level and the roll scoring inlined, rows indexed in
+lattice or per roll (one call per range of rows or for every roll, rows indexed in
 place, with unsigned indices where a column moves so that LLVM still vectorises): a
 call or a view costs atomic reference counts on its arrays, which cost more than a
-row's lanes (measured: a chunk of 256 lanes 1.4 times as fast; the full Scandinavian
-table 47 s instead of 62 s without views in the scoring step). The advice's turn
-(:func:`target_turn`) computes in float64.
+row's lanes (measured: the full Scandinavian table 47 s instead of 62 s without views
+in the scoring step; at k <= 1, where a state has one chunk of 16 lanes, 13.8 s
+instead of 26.5 s on one thread with one call per range of rows instead of per row).
+The advice's turn (:func:`target_turn`) computes in float64.
 """
 
 from __future__ import annotations
@@ -52,17 +53,12 @@ from diceopt.games.yatzy.kernel.solve import first_roll
 from diceopt.games.yatzy.kernel.turn import (
     allowed_categories,
     category_row,
-    chance_level,
+    chance_rows,
     joker_rules,
     may_write,
     served_extra,
     upper_bonus,
 )
-
-# The solver's chance level inlined here (same source, same values): called once per
-# row of the lattice, a call's reference counts on its arrays (atomic, shared between
-# threads) cost more than its lanes' work (measured: twice as slow at 256 lanes).
-_chance_level = numba.njit(cache=True, inline="always")(chance_level.py_func)
 
 
 @numba.njit(cache=True)
@@ -72,7 +68,7 @@ def margin(K: KernelArrays) -> int:
     return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # once per successor row: no call's reference counts
 def _succ(
     G: np.ndarray, row: int, Vd: np.ndarray, at: int, last: int, pts: int, k0: int, n: int
 ) -> None:
@@ -167,31 +163,37 @@ def _target_rows(
                 _succ(G, b0 + cnt, Vd, off[key], top[key], pts + b, k0, n)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _score_now(
-    A: np.ndarray, Gf: np.ndarray, gw: int, Z: np.ndarray, nw: int, r: int, row: int,
-    ent_i: np.ndarray, ent_o: np.ndarray, ent_n: np.ndarray,
+    A: np.ndarray, Gf: np.ndarray, gw: int, Z: np.ndarray, nw: int, base: int,
+    ent_i: np.ndarray, ent_o: np.ndarray, ent_n: np.ndarray, yz_face: np.ndarray,
+    skip_yatzy: bool,
 ) -> None:  # fmt: skip
-    """A[row, :nw] = max(Z, G[i, o + ln] over roll r's entries), four entries a pass
-    (``Gf``: G flat, rows of ``gw`` columns).
+    """For each roll r (not the Yatzy rolls with ``skip_yatzy``): A[base + r, :nw] =
+    max(Z, G[i, o + ln] over roll r's entries), four entries a pass (``Gf``: G flat,
+    rows of ``gw`` columns).
 
-    Twin of the kernel's ``_fill``: points shift the column instead of adding. Inlined
-    into :func:`_score_rolls` (a call per roll costs reference counts on its arrays).
-    Indexed in place with unsigned indices: numba then emits no negative-index
+    Twin of the kernel's ``_fill``: points shift the column instead of adding. One call
+    for every roll (a call per roll costs atomic reference counts on its arrays), rows
+    indexed in place with unsigned indices: numba then emits no negative-index
     wrap-around, so LLVM vectorises the loops without a view per entry (each view costs
-    atomic reference counts; see the module's note on performance).
+    reference counts too; see the module's note on performance).
     """
-    for ln in range(np.uint64(nw)):
-        A[row, ln] = Z[ln]
-    for e in range(0, ent_n[r], 4):
-        b0 = np.uint64(ent_i[r, e] * gw + ent_o[r, e])
-        b1 = np.uint64(ent_i[r, e + 1] * gw + ent_o[r, e + 1])
-        b2 = np.uint64(ent_i[r, e + 2] * gw + ent_o[r, e + 2])
-        b3 = np.uint64(ent_i[r, e + 3] * gw + ent_o[r, e + 3])
+    for r in range(ent_n.size):
+        if skip_yatzy and yz_face[r] >= 0:
+            continue
+        row = base + r
         for ln in range(np.uint64(nw)):
-            A[row, ln] = max(
-                max(A[row, ln], Gf[b0 + ln]), max(max(Gf[b1 + ln], Gf[b2 + ln]), Gf[b3 + ln])
-            )
+            A[row, ln] = Z[ln]
+        for e in range(0, ent_n[r], 4):
+            b0 = np.uint64(ent_i[r, e] * gw + ent_o[r, e])
+            b1 = np.uint64(ent_i[r, e + 1] * gw + ent_o[r, e + 1])
+            b2 = np.uint64(ent_i[r, e + 2] * gw + ent_o[r, e + 2])
+            b3 = np.uint64(ent_i[r, e + 3] * gw + ent_o[r, e + 3])
+            for ln in range(np.uint64(nw)):
+                A[row, ln] = max(
+                    max(A[row, ln], Gf[b0 + ln]), max(max(Gf[b1 + ln], Gf[b2 + ln]), Gf[b3 + ln])
+                )
 
 
 @numba.njit(cache=True)
@@ -243,9 +245,8 @@ def _target_rerolls(
     nd = offset.size - 2
     base = offset[nd]
     for level in range(2):
-        for i in range(base - 1, -1, -1):
-            src = M if (level == 1 and i >= offset[nd - 1]) else A
-            _chance_level(A, src, i, nw, add_die, fprob)
+        chance_rows(A, M if level == 1 else A, base, offset[nd - 1], nw, add_die, fprob)
+        chance_rows(A, A, offset[nd - 1], 0, nw, add_die, fprob)
         if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nw):
@@ -336,21 +337,22 @@ def _score_rolls(
     special = joker_rules(mask, K) or (flag == 1 and K.ybonus != 0)
     ent_o = W.ent_f if first else W.ent_o
     Gf = G.reshape(-1)  # G is C-contiguous: a flat view
-    gw = G.shape[1]
+    _score_now(A, Gf, G.shape[1], W.out, nw, base, W.ent_i, ent_o, W.ent_n, yz_face, special)
+    if not special:
+        return
     for r in range(R):
-        row = base + r
-        if yz_face[r] >= 0 and special:
-            ok, use_joker = allowed_categories(mask, r, K)
-            for ln in range(nw):
-                A[row, ln] = -1.0
-            for c in range(ncat):
-                if ok[c]:
-                    i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
-                    o = S - pts
-                    for ln in range(nw):
-                        A[row, ln] = max(A[row, ln], G[i, o + ln])
+        if yz_face[r] < 0:
             continue
-        _score_now(A, Gf, gw, W.out, nw, r, row, W.ent_i, ent_o, W.ent_n)
+        row = base + r
+        ok, use_joker = allowed_categories(mask, r, K)
+        for ln in range(nw):
+            A[row, ln] = -1.0
+        for c in range(ncat):
+            if ok[c]:
+                i, pts = roll_shift(mask, flag, r, c, use_joker, first, K)
+                o = S - pts
+                for ln in range(nw):
+                    A[row, ln] = max(A[row, ln], G[i, o + ln])
 
 
 @numba.njit(cache=True)

@@ -406,31 +406,35 @@ def joker_best(
 
 
 @numba.njit(cache=True)
-def chance_level(
-    A: np.ndarray, src: np.ndarray, i: int, nb: int, add_die: np.ndarray, fprob: np.ndarray
-) -> None:
-    """A[i] = sum_f p_f src[i + f] per lane (expected value over one more die)."""
+def chance_rows(
+    A: np.ndarray, src: np.ndarray, hi: int, lo: int, nb: int, add_die: np.ndarray,
+    fprob: np.ndarray,
+) -> None:  # fmt: skip
+    """A[i] = sum_f p_f src[i + f] per lane (expected value over one more die) for the rows
+    i = hi - 1 down to lo. One call for a range of rows, not one per row: a call costs
+    atomic reference counts on its arrays, more than a row's lanes at a few lanes."""
     k = add_die.shape[1]
-    if k == 6:
-        j0, j1, j2 = add_die[i, 0], add_die[i, 1], add_die[i, 2]
-        j3, j4, j5 = add_die[i, 3], add_die[i, 4], add_die[i, 5]
-        p0, p1, p2, p3, p4, p5 = fprob[0], fprob[1], fprob[2], fprob[3], fprob[4], fprob[5]
-        for ln in range(nb):
-            A[i, ln] = (
-                p0 * src[j0, ln]
-                + p1 * src[j1, ln]
-                + p2 * src[j2, ln]
-                + p3 * src[j3, ln]
-                + p4 * src[j4, ln]
-                + p5 * src[j5, ln]
-            )
-    else:
-        j0 = add_die[i, 0]
-        p0 = fprob[0]
-        for ln in range(nb):
-            A[i, ln] = p0 * src[j0, ln]
-        for f in range(1, k):
-            j = add_die[i, f]
-            p = fprob[f]
+    for i in range(hi - 1, lo - 1, -1):
+        if k == 6:
+            j0, j1, j2 = add_die[i, 0], add_die[i, 1], add_die[i, 2]
+            j3, j4, j5 = add_die[i, 3], add_die[i, 4], add_die[i, 5]
+            p0, p1, p2, p3, p4, p5 = fprob[0], fprob[1], fprob[2], fprob[3], fprob[4], fprob[5]
             for ln in range(nb):
-                A[i, ln] = A[i, ln] + p * src[j, ln]
+                A[i, ln] = (
+                    p0 * src[j0, ln]
+                    + p1 * src[j1, ln]
+                    + p2 * src[j2, ln]
+                    + p3 * src[j3, ln]
+                    + p4 * src[j4, ln]
+                    + p5 * src[j5, ln]
+                )
+        else:
+            j0 = add_die[i, 0]
+            p0 = fprob[0]
+            for ln in range(nb):
+                A[i, ln] = p0 * src[j0, ln]
+            for f in range(1, k):
+                j = add_die[i, f]
+                p = fprob[f]
+                for ln in range(nb):
+                    A[i, ln] = A[i, ln] + p * src[j, ln]

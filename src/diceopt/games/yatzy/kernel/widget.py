@@ -247,7 +247,7 @@ def widget_into(
         Et = E[t]
         for r in range(R):
             Et[base + r] = RV[t - 1, r]
-        # twin of the lanes' ``chance_level`` (one lane through it costs a third more time)
+        # twin of the lanes' ``chance_rows`` (one lane through it costs a third more time)
         if k == 6:
             for i in range(base - 1, -1, -1):
                 Et[i] = (
