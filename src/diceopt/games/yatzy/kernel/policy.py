@@ -90,9 +90,9 @@ def _score_now_lanes(
     best, bc, zc = tmp[0], tmp[1], tmp[2]
     # zc: the lowest category whose h = 0 row is the best (rows not allowed are NEG)
     for c in range(K.upper_face.size - 1, -1, -1):
-        row = SR[c * stride]
+        h0 = c * stride
         for ln in range(nb):
-            zc[ln] = c if row[ln] == Z[ln] else zc[ln]
+            zc[ln] = c if SR[h0, ln] == Z[ln] else zc[ln]
     for r in range(R):
         for ln in range(nb):
             best[ln] = Z[ln]
@@ -106,9 +106,8 @@ def _score_now_lanes(
                 break  # only padding left
             s = pos_s[r, e]
             c = pos_c[r, e]
-            row = SR[i]
             for ln in range(nb):
-                v = s + row[ln]
+                v = s + SR[i, ln]
                 take = (v > best[ln]) | ((v == best[ln]) & (c < bc[ln]))
                 bc[ln] = c if take else bc[ln]
                 best[ln] = v if take else best[ln]
@@ -149,30 +148,27 @@ def _keep_policy(
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
+    # rows indexed in place, no view per row: a view costs atomic reference counts on
+    # its array, more than a row's lanes
     for i in range(nk):
-        sb = SB[i]
-        sa = SA[i]
         if i < base:  # a keep: itself or a sub-multiset
-            ei = E[i]
             for ln in range(nb):
-                sb[ln] = ei[ln]
-                sa[ln] = i
+                SB[i, ln] = E[i, ln]
+                SA[i, ln] = i
         else:  # a roll: its proper sub-multisets only
             for ln in range(nb):
-                sb[ln] = NEG
-                sa[ln] = nk
+                SB[i, ln] = NEG
+                SA[i, ln] = nk
         # one pass: the larger value, on equal values the lower index (a sub-multiset's
         # index is below its own: the order of the widget's two passes)
         for e in range(rem_n[i]):
             j = rem_pad[i, e]
-            vb = SB[j]
-            va = SA[j]
             for ln in range(nb):
-                v = vb[ln]
-                a = va[ln]
-                take = (v > sb[ln]) | ((v == sb[ln]) & (a < sa[ln]))
-                sb[ln] = v if take else sb[ln]
-                sa[ln] = a if take else sa[ln]
+                v = SB[j, ln]
+                a = SA[j, ln]
+                take = (v > SB[i, ln]) | ((v == SB[i, ln]) & (a < SA[i, ln]))
+                SB[i, ln] = v if take else SB[i, ln]
+                SA[i, ln] = a if take else SA[i, ln]
     for r in range(nk - base):
         i = base + r
         for ln in range(nb):

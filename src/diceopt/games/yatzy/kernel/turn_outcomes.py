@@ -71,9 +71,8 @@ def finish_turn(
             for ln in range(nb):
                 mass[i, ln] = 0.0
         for ln in range(nb):
-            pol = pols[ln, t]
             for r in range(R):
-                a = pol[r]
+                a = pols[ln, t, r]
                 if a < 0:
                     F[r, ln] += P[r, ln]
                 else:
@@ -83,13 +82,14 @@ def finish_turn(
                 for r in range(R):
                     first[ln, r] = F[r, ln]
                     F[r, ln] = 0.0
-        for i in range(base):  # smaller multisets first: one more die of each face
-            m = mass[i]
+        # smaller multisets first: one more die of each face (rows indexed in place: a
+        # view per row costs atomic reference counts, more than a row's lanes)
+        for i in range(base):
             for f in range(k):
-                dst = mass[add_die[i, f]]
+                j = add_die[i, f]
                 p = fprob[f]
                 for ln in range(nb):
-                    dst[ln] += p * m[ln]
+                    mass[j, ln] += p * mass[i, ln]
         for r in range(R):
             for ln in range(nb):
                 P[r, ln] = mass[base + r, ln]
