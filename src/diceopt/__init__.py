@@ -21,6 +21,12 @@ __version__ = "0.1.0"
 # the user says otherwise (read when numba first runs a parallel loop).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+# numba's cached kernels removed when a file with numba code has changed: numba checks a
+# kernel against its own file only, not its callees' (before any kernel module loads)
+from diceopt.kernel_cache import keep_in_step  # noqa: E402
+
+keep_in_step()
+
 # (imported here, not on first use: the submodule diceopt.evaluate shares its name, and
 # importing it anywhere would otherwise leave the module where the function belongs)
 from diceopt.evaluate import evaluate  # noqa: E402

@@ -1,0 +1,125 @@
+"""numba's on-disk kernel cache kept in step with the package's sources.
+
+numba checks a cached kernel against its own source file only: a kernel whose callees
+live in another file (most of them: the turn's rules in one module, the solver, the
+simulation and the target tables in others, every callee compiled into its caller) is
+loaded as it was compiled even after a callee's file has changed, e.g. after a
+``git pull``, and computes with the old code. So at import, :func:`keep_in_step`
+compares the files that hold numba code (those that mention it) with the stamp written
+last time; when one of them has changed, every cached kernel of the package is removed
+(numba compiles them again on first use, ``diceopt warm`` ahead of it).
+
+Only numba's cache beside the sources (``__pycache__``, its default where the package
+is writable) is kept: with ``NUMBA_CACHE_DIR`` set, or a package that cannot be
+written, nothing is done. Costs about a millisecond when nothing has changed (a
+``stat`` per source file), a few when a file has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+STAMP = "kernel-sources.json"  # in the package's own __pycache__
+CACHED_KERNEL = (".nbi", ".nbc")  # numba's index and data files
+
+
+def _sources(root: Path) -> dict[str, tuple[int, int]]:
+    """Every ``.py`` file under ``root`` (relative path -> size in bytes, mtime in ns)."""
+    found: dict[str, tuple[int, int]] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                st = os.stat(path)
+                found[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _read_stamp(path: Path) -> dict:
+    """The last stamp (empty when there is none or it cannot be read)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            stamp = json.load(f)
+        return stamp if isinstance(stamp, dict) and isinstance(stamp.get("files"), dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _mentions_numba(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return b"numba" in f.read()
+
+
+def _clear(root: Path) -> int:
+    """Remove numba's cached kernels under ``root``; how many files."""
+    removed = 0
+    for folder, _, files in os.walk(root):
+        if os.path.basename(folder) != "__pycache__":
+            continue
+        for name in files:
+            if name.endswith(CACHED_KERNEL):
+                try:
+                    os.remove(os.path.join(folder, name))
+                    removed += 1
+                except FileNotFoundError:  # another process removed it first
+                    pass
+    return removed
+
+
+def keep_in_step(root: Path | None = None) -> int:
+    """Remove the package's cached kernels when a file with numba code has changed
+    since the last stamp (``root``: the package folder); the number of files removed."""
+    root = Path(__file__).parent if root is None else root
+    if os.environ.get("NUMBA_CACHE_DIR") or not os.access(root, os.W_OK):
+        return 0
+    stamp_path = root / "__pycache__" / STAMP
+    files = _sources(root)
+    stamp = _read_stamp(stamp_path)
+    old = {name: e for name, e in stamp["files"].items() if _entry_ok(e)} if stamp else {}
+    if {name: tuple(e[:2]) for name, e in old.items()} == files:
+        return 0
+    entries = {
+        name: [*seen, old[name][2] if tuple(old.get(name, ())[:2]) == seen else None]
+        for name, seen in files.items()
+    }
+    for name, entry in entries.items():
+        if entry[2] is None:  # new or changed: read it
+            entry[2] = _mentions_numba(root / name)
+    kernels = hashlib.sha256(
+        json.dumps(sorted((name, e) for name, e in entries.items() if e[2])).encode()
+    ).hexdigest()
+    removed = _clear(root) if kernels != stamp.get("kernels") else 0
+    _write_stamp(stamp_path, {"files": entries, "kernels": kernels})
+    return removed
+
+
+def _entry_ok(entry: object) -> bool:
+    """A stamp entry as written: [size, mtime in ns, whether it mentions numba]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 3
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[:2])
+        and isinstance(entry[2], bool)
+    )
+
+
+def _write_stamp(path: Path, stamp: dict) -> None:
+    """Write the stamp through a temporary file and a rename, never over a path that is
+    not a regular file (then no stamp is kept: the next start checks again)."""
+    if os.path.lexists(path) and (path.is_symlink() or not path.is_file()):
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(stamp, f)
+        os.replace(tmp, path)
+    except OSError:  # a read-only or full disk: the next start checks again
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
