@@ -397,7 +397,7 @@ def _options_kernel_share(
         if tmax > 0:
             _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
         else:  # scoring only: the successor rows are all it needs
-            successor_rows(m, f, u, V, K, B.SR, 0, 0, None)
+            successor_rows(m, f, u, V, K, B.SR, np.int64(0), np.int64(0), None)
         for j in range(lo, hi):
             i = order[j]
             t = rerolls[i]

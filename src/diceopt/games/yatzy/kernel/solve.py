@@ -90,7 +90,7 @@ def _gather(
     Z: np.ndarray,
     YB: np.ndarray,
     K: KernelArrays,
-    s: int,
+    s: int | np.integer,
     IDX: np.ndarray | None = None,
 ) -> None:
     """Step 1 for every lane (successors read with s rerolls saved), the best zero score Z
@@ -110,7 +110,7 @@ def _fill(
     Z: np.ndarray,
     nb: int,
     K: KernelArrays,
-    first: bool,
+    first: bool | np.bool_,
 ):
     """Step 2, rows of the rolls: value of writing each roll now (0 rerolls left), per lane.
 
@@ -184,12 +184,12 @@ def _score_now(
     YB: np.ndarray,
     TMP: np.ndarray,
     K: KernelArrays,
-    s: int,
+    s: int | np.integer,
 ) -> None:
     """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
     successors read with ``s`` rerolls saved (0 without saved rerolls)."""
     _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
 
 
 @numba.njit(cache=True)
@@ -203,7 +203,7 @@ def _score_rows(
     YB: np.ndarray,
     TMP: np.ndarray,
     K: KernelArrays,
-    served: bool,
+    served: bool | np.bool_,
 ) -> None:
     """Step 2 per lane from the successor rows SR: the value of writing each roll now
     into A's roll rows (jokers and the Yahtzee bonus included; ``served``: straight after
@@ -293,7 +293,8 @@ def solve_batch(
     for ln in range(nb):
         A[nk, ln] = neg
         M[nk, ln] = neg
-    _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, 0)
+    # np.int64 / np.bool_ arguments: one compiled variant, not one per literal constant
+    _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, np.int64(0))
     if theta == 0.0:
         _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP, theta, out)
         first_roll(M, out, nb, K)
@@ -330,7 +331,9 @@ def _utilities(A: np.ndarray, REF: np.ndarray, nb: int, K: KernelArrays, theta: 
 
 
 @numba.njit(cache=True)
-def _keep_chance(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: bool) -> None:
+def _keep_chance(
+    A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: bool | np.bool_
+) -> None:
     """Step 4 chance of one reroll level per lane: the keep values (A below the rolls) from
     the roll values one level down (the roll rows of A at the first level, of M after)."""
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
@@ -340,7 +343,7 @@ def _keep_chance(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, first: 
     # the roll rows. One array per range of rows, not one chosen per row (an array
     # variable assigned per row costs atomic reference counts)
     chance_rows(A, A if first else M, base, offset[nd - 1], nb, add_die, fprob)
-    chance_rows(A, A, offset[nd - 1], 0, nb, add_die, fprob)
+    chance_rows(A, A, offset[nd - 1], np.int64(0), nb, add_die, fprob)
 
 
 @numba.njit(cache=True)
@@ -378,15 +381,15 @@ def _rerolls(
     after the first roll (the chance above has read the level-1 rows of M), as utilities
     with the lane's reference ``REF`` when theta != 0."""
     base = K.offset[K.offset.size - 2]
-    _keep_chance(A, M, nb, K, True)
+    _keep_chance(A, M, nb, K, np.bool_(True))
     if E1.shape[0] > 0:
         for i in range(base):
             for ln in range(nb):
                 E1[i, ln] = A[i, ln]
     _keep_choose(A, M, nb, K)
-    _keep_chance(A, M, nb, K, False)
+    _keep_chance(A, M, nb, K, np.bool_(False))
     if K.served:
-        _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, True)
+        _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(True))
         if theta != 0.0:
             _utilities(A, REF, nb, K, theta)
     _keep_choose(A, M, nb, K)
@@ -429,12 +432,12 @@ def solve_batch_saved(
     flat = V.values.reshape(V.values.size)
     _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
     rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
     for t in range(1, nsaved + 2):
         _keep_chance(A, M, nb, K, t == 1)
         if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
             rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
-            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, False)
+            _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
         _keep_choose(A, M, nb, K)
         if t >= 2:
             first_roll(M, out[t - 2], nb, K)

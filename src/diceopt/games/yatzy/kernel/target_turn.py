@@ -246,13 +246,13 @@ def _target_rerolls(
     base = offset[nd]
     for level in range(2):
         chance_rows(A, M if level == 1 else A, base, offset[nd - 1], nw, add_die, fprob)
-        chance_rows(A, A, offset[nd - 1], 0, nw, add_die, fprob)
+        chance_rows(A, A, offset[nd - 1], np.int64(0), nw, add_die, fprob)
         if level == 0 and W.E1.shape[0] > 0:
             for i in range(base):
                 for ln in range(nw):
                     W.E1[i, ln] = A[i, ln]
         if level == 1 and K.served:
-            _score_rolls(mask, flag, S, nw, K, W, True)
+            _score_rolls(mask, flag, S, nw, K, W, np.bool_(True))
         _choose_via(A, M, W.T, nw, K.rem_pad, K.rem_n)
 
 
@@ -301,7 +301,7 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
 
 @numba.njit(cache=True)
 def roll_shift(
-    mask: int, flag: int, r: int, c: int, use_joker: bool, first: bool, K: KernelArrays
+    mask: int, flag: int, r: int, c: int, use_joker: bool, first: bool | np.bool_, K: KernelArrays
 ) -> tuple[int, int | np.integer]:
     """The successor row of writing roll r into (allowed) category c from state (mask,
     flag) and the points beside it, ``(row, points)``: the row of
@@ -321,7 +321,7 @@ def roll_shift(
 
 @numba.njit(cache=True)
 def _score_rolls(
-    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork, first: bool
+    mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork, first: bool | np.bool_
 ) -> None:  # fmt: skip
     """Step 2 into the roll rows of ``W.A`` (``W.out``: writing 0 somewhere): each roll's
     best write, from the rows of ``W.G``; Yatzy rolls under the joker rules, the Kniffel
@@ -381,7 +381,7 @@ def _target_chunk(
             g = G[c * stride, S:]
             for ln in range(nw):
                 out[ln] = max(out[ln], g[ln])
-    _score_rolls(mask, flag, S, nw, K, W, False)
+    _score_rolls(mask, flag, S, nw, K, W, np.bool_(False))
     _target_rerolls(mask, flag, S, nw, K, W)
     first_roll(M, out, nw, K)
 

@@ -59,13 +59,15 @@ class SavedLayer(NamedTuple):
 
 
 @numba.njit(cache=True)
-def next_lane(V: SavedLayer, mask: int, flag: int, u: int) -> int:
+def next_lane(V: SavedLayer, mask: int, flag: int | np.integer, u: int) -> int:
     """The lane of turn-start state (mask, flag, u) in a :class:`SavedLayer`."""
     sub = V.msub[mask]
     return V.moff[mask] + flag * V.nsolve[sub] + V.urank[sub, u]
 
 
-def next_value(V: np.ndarray | SavedLayer, mask: int, flag: int, u: int, s: int) -> float:
+def next_value(
+    V: np.ndarray | SavedLayer, mask: int, flag: int | np.integer, u: int, s: int | np.integer
+) -> float:
     """Value of the turn-start state (mask, flag, u) with s rerolls saved: ``V[mask,
     flag, u]`` for a table (s is 0 there), or the lane of a :class:`SavedLayer` (the
     kernels use the numba overload below, chosen by the type of V when compiling)."""
@@ -154,8 +156,8 @@ def successor_rows(
     V: np.ndarray | SavedLayer,
     K: KernelArrays,
     SR: np.ndarray,
-    ln: int,
-    s: int = 0,
+    ln: int | np.integer,
+    s: int | np.integer = 0,
     IDX: np.ndarray | None = None,
 ) -> tuple[float | np.floating, int]:
     """Step 1 for lane ln: SR[c * (dice + 1) + h, ln]; returns the best h = 0 row and its
@@ -192,7 +194,7 @@ def successor_rows(
         if f < 0:
             _put(V, SR, IDX, b0, ln, 0.0, nxt, flag, u, s)
             if c == K.yz_cat and K.track:
-                _put(V, SR, IDX, b0 + 1, ln, 0.0, nxt, 1, u, s)
+                _put(V, SR, IDX, b0 + 1, ln, 0.0, nxt, np.int64(1), u, s)
             elif K.needs[c] >= 0:  # scored: its points only while the Yatzy box holds its own
                 pts = float(K.needs[c]) if flag == 1 else 0.0
                 _put(V, SR, IDX, b0 + 1, ln, pts, nxt, flag, u, s)
@@ -218,12 +220,12 @@ def _put(
     SR: np.ndarray,
     IDX: np.ndarray | None,
     row: int,
-    ln: int,
+    ln: int | np.integer,
     add: float,
     nxt: int,
-    flag: int,
+    flag: int | np.integer,
     u: int,
-    s: int,
+    s: int | np.integer,
 ) -> None:
     """One successor row of :func:`successor_rows`: ``SR[row, ln] = add + value of (nxt,
     flag, u) with s saved``; in index mode SR gets ``add`` and IDX the lane's offset."""
@@ -407,7 +409,7 @@ def joker_best(
 
 @numba.njit(cache=True)
 def chance_rows(
-    A: np.ndarray, src: np.ndarray, hi: int, lo: int, nb: int, add_die: np.ndarray,
+    A: np.ndarray, src: np.ndarray, hi: int, lo: int | np.integer, nb: int, add_die: np.ndarray,
     fprob: np.ndarray,
 ) -> None:  # fmt: skip
     """A[i] = sum_f p_f src[i + f] per lane (expected value over one more die) for the rows

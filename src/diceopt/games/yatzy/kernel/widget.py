@@ -141,8 +141,8 @@ def _score_now_scalar(
     V: np.ndarray | SavedLayer,
     K: KernelArrays,
     B: WidgetBuffers,
-    s: int,
-    served: bool = False,
+    s: int | np.integer,
+    served: bool | np.bool_ = False,
 ) -> None:
     """Steps 1-2 of the scalar widget, successors read with s rerolls saved: the value of
     writing each roll now into ``B.now_value`` and its category (lowest index among
@@ -151,7 +151,7 @@ def _score_now_scalar(
     SR = B.SR
     width = pos_id.shape[1]
     o = width if served else 0  # served points in the columns width..
-    z, zc = successor_rows(mask, flag, upper, V, K, SR, 0, s, None)
+    z, zc = successor_rows(mask, flag, upper, V, K, SR, np.int64(0), s, None)
     joker_filled = joker_rules(mask, K)
     yb = K.ybonus if flag == 1 else 0
     for r in range(yz_face.size):
@@ -218,7 +218,8 @@ def widget_into(
     ``B.first_cat`` (the caller's, written straight after the first roll).
     """
     if score_now:  # 1-2. successor rows, score now: lowest category index among equals
-        _score_now_scalar(mask, flag, upper, V, K, B, 0)
+        # np.int64 / np.bool_ arguments: one compiled variant, not one per literal constant
+        _score_now_scalar(mask, flag, upper, V, K, B, np.int64(0), np.bool_(False))
     add_die, fprob, roll_p = K.add_die, K.fprob, K.roll_p
     rem_pad = K.rem_pad
     RV, E, pol = B.roll_value, B.keep_value, B.policy
@@ -276,10 +277,10 @@ def widget_into(
             sub_best[i] = sb
             sub_arg[i] = sa
         if t <= K.saved_cap:  # saved rerolls: writing now saves t rerolls
-            _score_now_scalar(mask, flag, upper, V, K, B, t)
+            _score_now_scalar(mask, flag, upper, V, K, B, t, np.bool_(False))
         if K.served and t == levels:  # writing after the first roll: served scores
             if score_now:
-                _score_now_scalar(mask, flag, upper, V, K, B, 0, True)
+                _score_now_scalar(mask, flag, upper, V, K, B, np.int64(0), np.bool_(True))
             else:
                 now_v[:] = B.first_value
                 now_c[:] = B.first_cat
@@ -343,7 +344,7 @@ def category_values(
     stride = K.offset.size - 1
     SR = np.empty((ncat * stride + 1, 1))
     SR[ncat * stride, 0] = NEG
-    successor_rows(mask, flag, upper, V, K, SR, 0, min(rerolls, K.saved_cap), None)
+    successor_rows(mask, flag, upper, V, K, SR, np.int64(0), min(rerolls, K.saved_cap), None)
     ok, use_joker = allowed_categories(mask, r, K)
     out = np.empty(ncat)
     for c in range(ncat):
