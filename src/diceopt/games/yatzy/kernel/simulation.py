@@ -234,33 +234,53 @@ def _policies_of(
 ) -> None:
     """pol[i - lo] for the states of batches t, t + nthreads, ... of ``LANES`` states
     from lo (one thread's share of ``_policies``; a function of its own: inside the
-    parallel loop the widget runs at half speed). Without served scores: the solver's
-    lanes (``policy_lanes``, the widget's policy bit for bit); with them the widget."""
+    parallel loop the widget runs at half speed), through the solver's lanes
+    (``policy_lanes``, the widget's policy bit for bit). Not for served scores
+    (:func:`_widget_policies_of`)."""
+    V, theta, flags, width = tab
+    R = K.roll_p.size
+    lanes = LANES
+    W = policy_buffers(K, lanes)
+    for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
+        s0 = lo + b * lanes
+        nb = min(lanes, hi - s0)
+        policy_lanes(states, s0, nb, V, K, W, theta)
+        for ln in range(nb):
+            for a in range(3):
+                for r in range(R):
+                    pol[s0 - lo + ln, a, r] = W.policy[ln, a, r]
+
+
+@numba.njit(cache=True)
+def _widget_policies_of(
+    states: StateArrays,
+    lo: int,
+    hi: int,
+    t: int | np.integer,
+    nthreads: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    pol: np.ndarray,
+) -> None:
+    """:func:`_policies_of` with served scores (which ``policy_lanes`` does not know): the
+    scalar widget state by state."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
     lanes = LANES
-    lanes_ok = not K.served
-    W = policy_buffers(K, lanes if lanes_ok else 1)
     B = widget_buffers(K)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
-        nb = min(lanes, hi - s0)
-        if lanes_ok:
-            policy_lanes(states, s0, nb, V, K, W, theta)
-            for ln in range(nb):
-                for a in range(3):
-                    for r in range(R):
-                        pol[s0 - lo + ln, a, r] = W.policy[ln, a, r]
-        else:
-            for ln in range(nb):
-                i = s0 + ln
-                widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS)
-                for a in range(3):
-                    for r in range(R):
-                        pol[i - lo, a, r] = B.policy[a, r]
+        for i in range(s0, min(hi, s0 + lanes)):
+            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS)
+            for a in range(3):
+                for r in range(R):
+                    pol[i - lo, a, r] = B.policy[a, r]
 
 
+# The two parallel loops below differ only in the share they call: one kernel with both
+# shares compiled the widget into every simulation (about 5 s of a cold compile) for the
+# served scores of a few rule files; apart, each is compiled when first needed.
 @numba.njit(cache=True, parallel=True)
 def _policies(
     states: StateArrays,
@@ -271,11 +291,28 @@ def _policies(
     pol: np.ndarray,
     nthreads: int,
 ) -> None:
-    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi."""
+    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi
+    (without served scores: :func:`_widget_policies`)."""
     nthreads = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
     for t in numba.prange(nthreads):
         # int64(t): one type for the share (the loop index is lowered as uint64)
         _policies_of(states, lo, hi, np.int64(t), nthreads, tab, K, pol)
+
+
+@numba.njit(cache=True, parallel=True)
+def _widget_policies(
+    states: StateArrays,
+    lo: int,
+    hi: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    pol: np.ndarray,
+    nthreads: int,
+) -> None:
+    """:func:`_policies` with served scores."""
+    nthreads = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
+    for t in numba.prange(nthreads):
+        _widget_policies_of(states, lo, hi, np.int64(t), nthreads, tab, K, pol)
 
 
 @numba.njit(cache=True)
@@ -594,6 +631,7 @@ def simulate(
     yatzy = np.zeros(games, dtype=np.bool_)
     distinct = np.zeros(ncat, dtype=np.int64)
     pol = np.empty((BLOCK, 3, R), dtype=np.int16)
+    policies = _widget_policies if K.served else _policies
     top = rules.sides**rules.dice
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
@@ -609,7 +647,7 @@ def simulate(
             states = _decode(gkey, flags, width)
             for glo in range(0, ngroups, BLOCK):
                 ghi = min(ngroups, glo + BLOCK)
-                _policies(states, glo, ghi, tab, K, pol, threads)
+                policies(states, glo, ghi, tab, K, pol, threads)
                 chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
                 _play(
                     words, starts, states, glo, ghi, pol, rnd, dice, flags, width, K,

@@ -217,6 +217,62 @@ def turn_outcomes(
 
 
 @numba.njit(cache=True, nogil=True)
+def _batch_outcomes(
+    states: StateArrays,
+    lo: int,
+    nb: int,
+    pols: np.ndarray,
+    roll: int,
+    t0: int,
+    K: KernelArrays,
+    flags: int,
+    width: int,
+    work: tuple,
+    bound_off: np.ndarray,
+    count: np.ndarray,
+    o_key: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+) -> None:
+    """The outcomes of states lo .. lo + nb - 1 under their turn policies ``pols[ln]``
+    (3, R): the first roll to come or the roll showing, :func:`finish_turn`, then
+    :func:`turn_outcomes` state by state (``work``: :func:`_outcome_work`)."""
+    P, F, mass, out, first, scratch = work
+    st_mask, st_flag, st_u = states
+    R = K.roll_p.size
+    for r in range(R):  # the first roll to come, or the roll showing
+        p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
+        for ln in range(nb):
+            P[r, ln] = p
+    finish_turn(P, t0, pols, nb, K, F, mass, out, first)
+    for ln in range(nb):
+        i = lo + ln
+        count[i] = turn_outcomes(
+            st_mask[i], st_flag[i], st_u[i], pols[ln], out, first, ln, K, flags, width,
+            scratch,
+            o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _outcome_work(K: KernelArrays, lanes: int) -> tuple:
+    """Work arrays of :func:`_batch_outcomes` for ``lanes`` states: P, F, mass, out,
+    first (served scores) and ``turn_outcomes``'s scratch."""
+    R = K.roll_p.size
+    return (
+        np.empty((R, lanes)),
+        np.empty((R, lanes)),
+        np.empty((K.add_die.shape[0], lanes)),
+        np.empty((lanes, R)),
+        np.zeros((lanes, R) if K.served else (1, 1)),
+        _scratch(K),
+    )
+
+
+# The two shares below differ only in where the policies come from: one kernel with both
+# compiled the widget into every distribution (seconds of a cold compile) for the served
+# scores of a few rule files; apart, each is compiled when first needed.
+@numba.njit(cache=True, nogil=True)
 def outcomes_share(
     t: int | np.integer,
     nthreads: int,
@@ -234,43 +290,56 @@ def outcomes_share(
 ) -> None:
     """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
     ``outcomes``. The policies from the solver's lanes (``policy_lanes``, the widget's
-    bit for bit), with served scores (which ``policy_lanes`` does not know) from the
-    scalar widget state by state."""
+    bit for bit); not for served scores (:func:`widget_outcomes_share`)."""
+    V, theta, flags, width = tab
+    W = policy_buffers(K, lanes)
+    work = _outcome_work(K, lanes)
+    n = states.mask.size
+    for b in range(t, (n + lanes - 1) // lanes, nthreads):
+        lo = b * lanes
+        nb = min(lanes, n - lo)
+        policy_lanes(states, lo, nb, V, K, W, theta)
+        _batch_outcomes(
+            states, lo, nb, W.policy, roll, t0, K, flags, width, work, bound_off, count,
+            o_key, o_pts, o_q,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def widget_outcomes_share(
+    t: int | np.integer,
+    nthreads: int,
+    states: StateArrays,
+    roll: int,
+    t0: int,
+    tab: TableArrays,
+    K: KernelArrays,
+    bound_off: np.ndarray,
+    count: np.ndarray,
+    o_key: np.ndarray,
+    o_pts: np.ndarray,
+    o_q: np.ndarray,
+    lanes: int,
+) -> None:
+    """:func:`outcomes_share` with served scores (which ``policy_lanes`` does not know):
+    the policies from the scalar widget state by state."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
-    R = K.roll_p.size
-    P = np.empty((R, lanes))
-    F = np.empty((R, lanes))
-    mass = np.empty((K.add_die.shape[0], lanes))
-    out = np.empty((lanes, R))
-    first = np.zeros((lanes, R) if K.served else (1, 1))
-    scratch = _scratch(K)
-    W = policy_buffers(K, lanes)
     B = widget_buffers(K)
+    pols = np.empty((lanes, 3, K.roll_p.size), dtype=np.int64)
+    work = _outcome_work(K, lanes)
     n = st_mask.size
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
         nb = min(lanes, n - lo)
-        if not K.served:
-            policy_lanes(states, lo, nb, V, K, W, theta)
-        else:
-            for ln in range(nb):
-                widget_into(
-                    st_mask[lo + ln], st_flag[lo + ln], st_u[lo + ln], V, K, theta, B, TURN_REROLLS
-                )
-                W.policy[ln] = B.policy
-        for r in range(R):  # the first roll to come, or the roll showing
-            p = K.roll_p[r] if roll < 0 else (1.0 if r == roll else 0.0)
-            for ln in range(nb):
-                P[r, ln] = p
-        finish_turn(P, t0, W.policy, nb, K, F, mass, out, first)
         for ln in range(nb):
             i = lo + ln
-            count[i] = turn_outcomes(
-                st_mask[i], st_flag[i], st_u[i], W.policy[ln], out, first, ln, K, flags, width,
-                scratch,
-                o_key, o_pts, o_q, bound_off[i], bound_off[i + 1],
-            )  # fmt: skip
+            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS)
+            pols[ln] = B.policy
+        _batch_outcomes(
+            states, lo, nb, pols, roll, t0, K, flags, width, work, bound_off, count,
+            o_key, o_pts, o_q,
+        )  # fmt: skip
 
 
 def layer_outcomes(
@@ -298,8 +367,10 @@ def layer_outcomes(
     count = np.zeros(n, dtype=np.int64)
     shares = max(1, min(nthreads, n))
 
+    policies_share = widget_outcomes_share if K.served else outcomes_share
+
     def share(t: int) -> None:
-        outcomes_share(
+        policies_share(
             t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, lanes
         )
 
