@@ -133,3 +133,15 @@ def test_a_caller_in_another_file_runs_the_changed_callee(tmp_path, monkeypatch)
     _touch(pkg / "b.py", "import numba\n\n@numba.njit(cache=True)\ndef f():\n    return 2\n")
     second = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
     assert second.stdout.strip() == "2"
+
+
+def test_an_oversized_stamp_is_not_read(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    root = _package(tmp_path)
+    keep_in_step(root)
+    stamp = root / "__pycache__" / STAMP
+    good = stamp.read_text()
+    stamp.write_text(good + " " * (2 << 20))  # valid JSON, but far larger than a stamp
+    _add_cache(root)
+    assert keep_in_step(root) == 4
+    assert stamp.stat().st_size < 1 << 20

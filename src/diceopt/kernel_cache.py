@@ -24,6 +24,7 @@ from pathlib import Path
 
 STAMP = "kernel-sources.json"  # in the package's own __pycache__
 CACHED_KERNEL = (".nbi", ".nbc")  # numba's index and data files
+MAX_STAMP_BYTES = 1 << 20  # a stamp holds one short entry per source file (about 10 kB)
 
 
 def _sources(root: Path) -> dict[str, tuple[int, int]]:
@@ -40,8 +41,11 @@ def _sources(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _read_stamp(path: Path) -> dict:
-    """The last stamp (empty when there is none or it cannot be read)."""
+    """The last stamp (empty when there is none, it cannot be read or it is larger than
+    any stamp the package writes)."""
     try:
+        if os.stat(path).st_size > MAX_STAMP_BYTES:
+            return {}
         with open(path, encoding="utf-8") as f:
             stamp = json.load(f)
         return stamp if isinstance(stamp, dict) and isinstance(stamp.get("files"), dict) else {}
@@ -119,7 +123,10 @@ def _write_stamp(path: Path, stamp: dict) -> None:
             json.dump(stamp, f)
         os.replace(tmp, path)
     except OSError:  # a read-only or full disk: the next start checks again
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
+        pass
+    finally:  # not left behind (an error, or Ctrl-C before the rename)
+        if os.path.lexists(tmp):
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
