@@ -233,8 +233,7 @@ def _policies_of(
     pol: np.ndarray,
 ) -> None:
     """pol[i - lo] for the states of batches t, t + nthreads, ... of ``LANES`` states
-    from lo (one thread's share of ``_policies``; a function of its own: inside the
-    parallel loop the widget runs at half speed), through the solver's lanes
+    from lo (one thread's share of ``_policies``), through the solver's lanes
     (``policy_lanes``, the widget's policy bit for bit). Not for served scores
     (:func:`_widget_policies_of`)."""
     V, theta, flags, width = tab
@@ -263,7 +262,8 @@ def _widget_policies_of(
     pol: np.ndarray,
 ) -> None:
     """:func:`_policies_of` with served scores (which ``policy_lanes`` does not know): the
-    scalar widget state by state."""
+    scalar widget state by state (a function of its own: inside the parallel loop the
+    widget runs at half speed)."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
