@@ -15,9 +15,9 @@ load average (1, 5, 15 min) when it was taken:
   variants (``--no-compile``: left to the first build);
 - one line per table: ``seconds`` (compute until the ``storing`` stage, ``store``
   after it; a table an earlier build made too, as the state distributions make the
-  early rows of theta 0: its load, ``made``), peak resident memory of the process during
-  its build (sampled every 10 ms) and the sha256 of the arrays of the target rows
-  (``--fingerprint``);
+  early rows of theta 0: its load, ``made``), ``cpu_seconds`` (all threads), peak
+  resident memory of the process during its build (sampled every 10 ms) and the sha256
+  of the arrays of the target rows (``--fingerprint``);
 - ``total``: the builds' seconds in all, the process's peak resident memory.
 
     .venv/bin/python benchmarks/page_tables.py [--variant scandinavian] [--fingerprint]
@@ -38,6 +38,12 @@ import time
 def emit(**data: object) -> None:
     data["loadavg"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(data), flush=True)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used so far, all threads."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
 
 
 def rss_gb() -> float:
@@ -131,6 +137,7 @@ def main() -> int:
 
         build.set_stage = stage  # type: ignore[method-assign]
         sampler.reset()
+        c0 = cpu_seconds()
         t0 = time.perf_counter()
         if table.ready() or table.load():  # made by an earlier build (as the store does)
             end = time.perf_counter()
@@ -142,7 +149,7 @@ def main() -> int:
         end = time.perf_counter()
         cut = marks.get("storing", end)
         line = {"table": table.name, "seconds": end - t0, "compute_seconds": cut - t0,
-                "store_seconds": end - cut, "stored": stored,
+                "store_seconds": end - cut, "cpu_seconds": cpu_seconds() - c0, "stored": stored,
                 "peak_rss_gb": sampler.reset()}  # fmt: skip
         if args.fingerprint and "target rows" in table.name:
             rules = get_rules(args.variant or "scandinavian")  # the page's default variant

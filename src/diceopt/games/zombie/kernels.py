@@ -96,18 +96,8 @@ def build_rolls(configs, index, total, faces):  # noqa: ANN001, ANN201
     return start, nxt[:e].copy(), brains[:e].copy(), prob[:e].copy(), bust, selfp
 
 
-@njit(cache=True)
-def roll_value(c, g, cap, start, nxt, brains, prob, bust, selfp, h, values):  # noqa: ANN001, ANN201
-    """The value of rolling in configuration c with g brains (``values[g', c']``: the
-    values after the roll; g' capped at ``cap``); a self-loop solved exactly."""
-    total = bust[c] * h[0]
-    for e in range(start[c], start[c + 1]):
-        total += prob[e] * values[min(g + brains[e], cap), nxt[e]]
-    return total / (1.0 - selfp[c])
-
-
 @njit(cache=True, nogil=True)
-def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
+def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
     """Backward induction over one turn: ``values[g, c]`` is the value of the decision
     (bank or roll) in configuration c with g brains this turn, for a payoff ``h[g]``
     when the turn ends with g brains (a bust pays ``h[0]``); states with g >= cap =
@@ -115,16 +105,24 @@ def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd
     value along ``hd`` (a change of the payoffs) under the chosen decisions. ``fixed[c]``:
     -1 decide, 0 always roll, 1 always bank. Ties bank. Order: brains descending, then
     ``order`` (shotguns, then footprint dice in hand, descending), so every outcome
-    other than the self-loop is done before its state.
+    other than the self-loop is done before its state. ``offset[e]``: outcome e's
+    successor as ``brains * n + next`` (:func:`diceopt.games.zombie.turn.successor_offsets`),
+    its place after row g of the flat tables.
     Returns values, slopes and the value and slope of the turn's first roll."""
     cap = len(h) - 1
     n = len(start) - 1
-    values = np.zeros((cap + 1, n))
-    slopes = np.zeros((cap + 1, n))
-    for c in range(n):
-        values[cap, c] = h[cap] + extra[shots[c]]
-        slopes[cap, c] = hd[cap]
+    # rows cap + 1 .. cap + 3 repeat row cap (at most 3 brains a roll): g + brains needs
+    # no clamp, and each outcome is one load from the flat tables
+    values = np.zeros((cap + 4, n))
+    slopes = np.zeros((cap + 4, n))
+    for g in range(cap, cap + 4):
+        for c in range(n):
+            values[g, c] = h[cap] + extra[shots[c]]
+            slopes[g, c] = hd[cap]
+    flat_values = values.reshape(-1)
+    flat_slopes = slopes.reshape(-1)
     for g in range(cap - 1, -1, -1):
+        row = g * n
         for i in range(n):
             c = order[i]
             if aside[c] > g:
@@ -132,9 +130,9 @@ def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd
             roll = bust[c] * h[0]
             droll = bust[c] * hd[0]
             for e in range(start[c], start[c + 1]):
-                gg = min(g + brains[e], cap)
-                roll += prob[e] * values[gg, nxt[e]]
-                droll += prob[e] * slopes[gg, nxt[e]]
+                at = row + offset[e]
+                roll += prob[e] * flat_values[at]
+                droll += prob[e] * flat_slopes[at]
             roll /= 1.0 - selfp[c]
             droll /= 1.0 - selfp[c]
             bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
@@ -148,7 +146,6 @@ def solve_turn(start, nxt, brains, prob, bust, selfp, order, aside, shots, h, hd
     v0 = bust[first] * h[0]
     d0 = bust[first] * hd[0]
     for e in range(start[first], start[first + 1]):
-        gg = min(brains[e], cap)
-        v0 += prob[e] * values[gg, nxt[e]]
-        d0 += prob[e] * slopes[gg, nxt[e]]
-    return values, slopes, v0, d0
+        v0 += prob[e] * flat_values[offset[e]]
+        d0 += prob[e] * flat_slopes[offset[e]]
+    return values[: cap + 1], slopes[: cap + 1], v0, d0

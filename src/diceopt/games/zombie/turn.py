@@ -48,6 +48,15 @@ def roll_order() -> np.ndarray:
     return np.lexsort((-feet, -t.shots)).astype(np.int64)
 
 
+@cache
+def successor_offsets() -> np.ndarray:
+    """Each roll outcome's successor as ``brains * n + next`` (int32, n configurations):
+    its place in the flat (brains, configuration) tables of ``kernels.solve_turn``, read
+    after the current brains' row."""
+    t = transitions()
+    return (t.brains * t.size + t.next).astype(np.int32)
+
+
 @dataclass(frozen=True)
 class TurnValues:
     """A solved turn: ``values[g, c]`` the decision's value in configuration c with g
@@ -114,8 +123,7 @@ def solve(
     fixed = np.full(t.size, -1, dtype=np.int8) if fixed is None else fixed.astype(np.int8)
     values, slopes, first, first_slope = solve_turn(
         t.start,
-        t.next,
-        t.brains,
+        successor_offsets(),
         t.prob,
         t.bust,
         t.self_loop,
