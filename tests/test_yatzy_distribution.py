@@ -216,6 +216,22 @@ def test_state_distributions_are_the_distributions(table64):
     assert np.abs(s32.pmf(0, 0, 0) - sd.pmf(0, 0, 0)).max() < 1e-7
 
 
+def test_state_distributions_of_the_first_layers_only(table64):
+    """``filled``: the rows of the states with at most that many categories filled, the
+    same numbers as the pass that keeps every layer; no row of a later layer."""
+    rules = table64.rules
+    every = state_distributions(table64)
+    first = state_distributions(table64, filled=1)
+    assert first.data.size < every.data.size
+    for mask, flag, upper in _all_states(rules):
+        if bin(mask).count("1") <= 1:
+            assert np.array_equal(first.pmf(mask, flag, upper), every.pmf(mask, flag, upper))
+            i, j = first.row(mask, flag, upper), every.row(mask, flag, upper)
+            assert first.bonus_rate[i] == every.bonus_rate[j]
+        else:
+            assert first.slot[first.key(mask, flag, upper)] < 0
+
+
 def test_unreachable_state_is_refused(table64):
     with pytest.raises(InputError, match="no reachable turn-start state"):
         distribution(table64, mask=0, upper=1)

@@ -110,19 +110,23 @@ class _Rows(NamedTuple):
 
 
 class _Keeper:
-    """Every layer's rows of ``_pass`` in one array (``state_distributions``).
+    """The rows of ``_pass`` of layers 0 .. ``last`` in one array (``state_distributions``).
 
     ``data`` is allocated once at an upper bound on the total (its pages are only touched
     as rows are written); with float64 storage a layer is combined in place there, with
     float32 in a float64 array and then copied.
     """
 
-    def __init__(self, rules: YatzyRules, layers: list[LayerStates], dtype: str | np.dtype) -> None:
+    def __init__(
+        self, rules: YatzyRules, layers: list[LayerStates], dtype: str | np.dtype, last: int
+    ) -> None:
         self.flags = rules.flags
         self.width = rules.bonus_threshold + 1
         self.layers = layers
+        self.last = last  # layers 0 .. last are kept
         bound = sum(
-            int(max_to_come(rules, s.mask, s.flag, s.upper).sum()) + s.mask.size for s in layers
+            int(max_to_come(rules, s.mask, s.flag, s.upper).sum()) + s.mask.size
+            for s in layers[: last + 1]
         )
         self.data = np.empty(bound, dtype=dtype)
         nkeys = (1 << rules.num_categories) * self.flags * self.width
@@ -180,6 +184,7 @@ def _pass(
     table: YatzyTable,
     position: tuple[int, int, int, int, int] | None,
     store: str | np.dtype = "float64",
+    keep: int | None = None,
 ) -> tuple[_Rows, int, _Keeper | None]:
     """The pass over turn-start states, layer by layer (module docstring, steps 1-4).
 
@@ -187,9 +192,10 @@ def _pass(
     records the turn outcomes of every state it reaches with positive probability (one
     policy each); the backward pass then combines the vectors of those states only and
     returns the position's layer (one row: the position). ``None``: every state of every
-    layer, each layer's outcomes computed just before it is combined, and every layer's
-    rows kept in ``store`` dtype (``state_distributions``: the ``_Keeper``). Also returns
-    the number of states combined.
+    layer, each layer's outcomes computed just before it is combined, and the rows of
+    layers 0 .. ``keep`` (default: every layer) kept in ``store`` dtype
+    (``state_distributions``: the ``_Keeper``). Also returns the number of states
+    combined.
     """
     rules = table.rules
     tab, K = table.policy_arrays, table.arrays64
@@ -266,8 +272,9 @@ def _pass(
         np.zeros(n),
         np.zeros(n),
     )
-    kept = None if position is not None else _Keeper(rules, layers, store)
-    if kept is not None:
+    last = ncat if keep is None else min(keep, ncat)
+    kept = None if position is not None else _Keeper(rules, layers, store, last)
+    if kept is not None and kept.last == ncat:
         kept.add(ncat, rows)
     # float64 rows of layers j (even j, odd j) in two arrays reused from layer to layer,
     # allocated at a bound (pages are touched only as rows are written; fresh pages cost
@@ -293,14 +300,14 @@ def _pass(
         ln = support(start, succ, pts, rank, rows.ln)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
-        data = None if kept is None else kept.buffer(int(off[-1]))
+        data = None if kept is None or j > kept.last else kept.buffer(int(off[-1]))
         if data is None:
             if pingpong[j % 2].size < off[-1]:  # not reached: the bound holds (safety)
                 pingpong[j % 2] = np.empty(int(off[-1]))
             data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
         _combine_chunked(start, succ, pts, q, rank, rows, new, threads, paces[1])
-        if kept is not None:
+        if kept is not None and j <= kept.last:
             kept.add(j, new)
         rows = new
         states += n
@@ -420,15 +427,19 @@ class StateDistributions:
 
 
 def state_distributions(
-    table: YatzyTable | SavedTable, *, dtype: str | np.dtype = "float64"
+    table: YatzyTable | SavedTable,
+    *,
+    dtype: str | np.dtype = "float64",
+    filled: int | None = None,
 ) -> StateDistributions:
     """The distribution of the points still to come from every turn-start state that
     some play reaches (every state of every layer of ``layer_states``, bonus-dead
     copies included), under ``table``'s policy: the backward pass of
-    :func:`distribution` keeping every layer. ``dtype``: storage of the rows, float64
-    (default) or float32 (half the memory, values rounded to float32). Scandinavian:
-    958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in float32), 19 s
-    on 2 busy cores (load average 5).
+    :func:`distribution` keeping every layer (``filled``: only the states with at most
+    that many categories filled; every state is still combined). ``dtype``: storage of
+    the rows, float64 (default) or float32 (half the memory, values rounded to float32).
+    Scandinavian: 958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in
+    float32), 7-8 s on 2 cores.
     """
     table = expected_table(table, "the state distributions")
     t0 = time.perf_counter()
@@ -436,7 +447,7 @@ def state_distributions(
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     with interruptible():  # Ctrl-C: between two chunks of states
-        _, _, kept = _pass(table, None, dt)
+        _, _, kept = _pass(table, None, dt, filled)
     assert kept is not None
     off, length, pb, py = (np.concatenate(a) for a in zip(*kept.parts, strict=True))
     rules = table.rules
