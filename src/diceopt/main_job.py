@@ -1,7 +1,8 @@
 """``make run``: every registered game's section, in registry order, then the tables the
 web advisor reads and a rehearsal of the page's start (:mod:`diceopt.web.rehearse`, in a
 child process: numba's cache then holds the server's kernels), so that ``diceopt serve``
-plays the computer at once.
+plays the computer at once. Last, ``diceopt warm`` starts in the background at low
+priority: every other documented command's kernels compile while the page is playable.
 
 The sections and each game's tables are jobs for child processes, as many at once as
 numba has threads: most of a section's first run is numba compiling on one core, so two
@@ -49,7 +50,8 @@ class Done(NamedTuple):
 def main() -> None:
     """Print each game's ``main_job`` section, build (or load) every table the page reads
     for each game's default rules (as ``serve --prepare`` does; progress on stderr),
-    rehearse the page's start, then say how to start the web advisor."""
+    rehearse the page's start, say how to start the web advisor, and leave every other
+    command's kernels compiling in the background (:func:`warm_in_background`)."""
     t0 = time.perf_counter()
     ids = list(games())
     sections = [Job("section", g) for g in ids]
@@ -81,7 +83,36 @@ def main() -> None:
         print(rehearse_page())
     print()
     print("Web advisor: `.venv/bin/diceopt serve` then open http://127.0.0.1:8000/")
-    print("  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead)")
+    print(warm_in_background())
+
+
+def warm_in_background() -> str:
+    """Start ``diceopt warm --low-priority`` in a session of its own (it outlives ``make
+    run``: every other command's kernels compile while the page is already playable),
+    its output into ``warm.log`` in the cache directory; the line that says so, or how
+    to compile them ahead where it could not start."""
+    from diceopt.storage import cache_root
+
+    log_path = cache_root() / "warm.log"
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "w") as log:
+            subprocess.Popen(
+                [sys.executable, "-m", "diceopt", "warm", "--low-priority"],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a Ctrl-C in this terminal later does not stop it
+            )
+    except OSError as exc:
+        return (
+            f"  (`.venv/bin/diceopt warm` compiles every other command's kernels ahead: it "
+            f"could not start here, {exc.strerror or exc})"
+        )
+    return (
+        "  every other command's kernels are compiling in the background at low priority "
+        f"(about a minute on 2 cores; progress in {log_path})"
+    )
 
 
 def start_order(ids: Sequence[str], weight: Callable[[str], float]) -> list[Job]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -23,7 +24,7 @@ def process_count(text: str) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``warm [--processes N] [--game ID ...] [--json]``."""
+    """Add ``warm [--processes N] [--game ID ...] [--low-priority] [--json]``."""
     parser = subparsers.add_parser(
         "warm",
         help="compile every kernel ahead (numba's cache), so no command compiles on first use",
@@ -40,6 +41,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--game", action="append", metavar="ID", help="only this game (repeatable; default all)"
     )
+    parser.add_argument(
+        "--low-priority",
+        action="store_true",
+        help="run at the lowest CPU priority (nice 19), so that other work goes first",
+    )
     add_json_flag(parser)
     parser.set_defaults(handler=cmd_warm)
 
@@ -48,6 +54,9 @@ def cmd_warm(args: argparse.Namespace) -> int:
     """Compile ahead with progress; 1 if a job failed (each named with its error)."""
     from diceopt.compile_ahead import compile_ahead
     from diceopt.progress import Stage
+
+    if args.low_priority:
+        os.nice(19 - os.nice(0))  # the child processes inherit it
 
     with Stage("compiling every kernel ahead", "jobs") as stage:
         report = compile_ahead(args.processes, args.game, progress=stage.update)
@@ -64,7 +73,8 @@ def cmd_warm(args: argparse.Namespace) -> int:
         )
     else:
         print(
-            f"compiled the kernels of {len(report.jobs)} jobs in {report.seconds:.1f} s "
+            f"compiled the kernels of {len(report.jobs)} job{'s' * (len(report.jobs) != 1)} "
+            f"in {report.seconds:.1f} s "
             f"({report.processes} processes at once)"
         )
     for name, error in report.failed.items():
