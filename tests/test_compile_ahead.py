@@ -26,6 +26,10 @@ def test_every_game_has_warm_jobs_whose_commands_parse(tmp_path: Path):
     dtypes = {argv[argv.index("--dtype") + 1] for job in yatzy for argv in job.commands}
     assert dtypes == {"float32", "float64"}  # the named variants' type and the rule files'
     assert (tmp_path / "warm-small.toml").is_file()
+    # served points (Generala) compile the scalar widget's kernels: warmed too
+    served = [job for job in yatzy if any("warm-small-served" in a for a in job.commands[0])]
+    assert [argv[1] for job in served for argv in job.commands] == ["simulate", "distribution"]
+    assert "served = " in (tmp_path / "warm-small-served.toml").read_text()
 
 
 def test_warm_runs_a_game_in_a_child_process(capsys):
