@@ -56,7 +56,7 @@ import numpy as np
 
 from diceopt.blocks import BlockCheck
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel.arrays import KernelArrays, kernel_arrays
+from diceopt.games.yatzy.kernel.arrays import KernelArrays, kernel_arrays, read_only
 from diceopt.games.yatzy.kernel.layers import iter_layer_states, layer_masks, max_to_come
 from diceopt.games.yatzy.kernel.target_turn import margin, set_bands, target_layer, target_turn
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
@@ -193,8 +193,10 @@ class TargetTable:
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(Vd, off, top)``: P(>= k) of state key ``(mask * flags + flag) * (T + 1) + u``
         at ``Vd[off[key] + k]`` for k <= ``top[key]`` (what the kernels read)."""
-        off, top = _flat_index(self.rules, self.kmax)
-        return np.asarray(self.values).reshape(-1), off, top
+        vd, off, top = read_only(
+            np.asarray(self.values).reshape(-1), *_flat_index(self.rules, self.kmax)
+        )
+        return vd, off, top
 
     @cached_property
     def kernel(self) -> KernelArrays:
@@ -240,7 +242,8 @@ class TargetRows:
     @property
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(data, off, top)``: what the kernels read, as :attr:`TargetTable.flat`."""
-        return self.data, self.off, self.top
+        data, off, top = read_only(self.data, self.off, self.top)
+        return data, off, top
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a state the solve covered (k <= its top)."""
@@ -261,9 +264,8 @@ class TargetRows:
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)
         return target_turn(
-            mask, flag, u, kk, self.data, self.off, self.top, self.rules.flags, K, margin(K),
-            bool(first),
-        )  # fmt: skip
+            mask, flag, u, kk, *self.flat, self.rules.flags, K, margin(K), bool(first)
+        )
 
 
 def check_dtype(dtype: str | np.dtype) -> np.dtype:

@@ -84,6 +84,16 @@ class StateArrays(NamedTuple):
     upper: np.ndarray  # upper-section total (points, capped at the threshold)
 
 
+def read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Read-only views of ``arrays`` (no copy). Kernels get one array type whether a table
+    was memory-mapped from its file (read-only) or solved in this process, so they compile
+    once, not once per mix of the two."""
+    views = tuple(np.asarray(a).view() for a in arrays)
+    for v in views:
+        v.flags.writeable = False
+    return views
+
+
 def kernel_arrays(rules: YatzyRules, dtype: npt.DTypeLike = "float64") -> KernelArrays:
     """The :class:`KernelArrays` of a variant with scores and probabilities in ``dtype``."""
     r = rules

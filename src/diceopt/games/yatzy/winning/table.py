@@ -429,7 +429,7 @@ def advise_table(pos: Position, config: Any, opponents: Sequence[Any]) -> TableA
     score), best first (regrets in probability, each action's expected final score
     beside), and the comparison with the best move for the expected score. Method: the
     module docstring."""
-    from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+    from diceopt.games.yatzy.kernel.arrays import kernel_arrays, read_only
     from diceopt.games.yatzy.play.advice import (
         advise_position,
         rank_by_probability,
@@ -450,7 +450,7 @@ def advise_table(pos: Position, config: Any, opponents: Sequence[Any]) -> TableA
             base = advise_opponent(pos, config, leaders[0])
             exact = True
     if not exact:
-        dw = beat_steps([final_pmf(config, o) for o in opps])
+        (dw,) = read_only(beat_steps([final_pmf(config, o) for o in opps]))  # as win.py's
         K = kernel_arrays(rules, np.float64)
         mask, flag, upper = state_of(pos, rules)
         rows = mover_targets(config, (mask, flag, upper), dw.size - int(round(pos.points())))

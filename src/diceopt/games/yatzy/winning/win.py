@@ -44,7 +44,7 @@ import numpy as np
 
 from diceopt.advice import Advice
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel.arrays import KernelArrays, kernel_arrays
+from diceopt.games.yatzy.kernel.arrays import KernelArrays, kernel_arrays, read_only
 from diceopt.games.yatzy.kernel.target_turn import margin, roll_shift
 from diceopt.games.yatzy.kernel.turn import allowed_categories, may_write
 from diceopt.games.yatzy.kernel.widget import (
@@ -478,6 +478,7 @@ def _win_inputs(
                 dtype="float64" if draw else "float32",
             )  # fmt: skip
         rows = got.flat
+    (p,) = read_only(p)  # a distribution kept or just made: one type for the kernels
     return p, score, so, rows, kernel_arrays(rules, np.float64), draw
 
 
