@@ -114,3 +114,48 @@ def test_a_child_killed_without_an_answer_is_an_error_not_a_wait(tmp_path, monke
     assert isinstance(raised[0], SolveError)
     assert "section job of farkle ended without an answer" in str(raised[0])
     assert not [c for c in multiprocessing.active_children() if c.name == "make run"]
+
+
+def _recorded_starts(monkeypatch):
+    """subprocess.Popen in main_job replaced by a recorder (nothing is started)."""
+    from diceopt import main_job
+
+    started: list[tuple[list[str], dict]] = []
+    monkeypatch.setattr(main_job.subprocess, "Popen", lambda argv, **kw: started.append((argv, kw)))
+    return started
+
+
+def test_make_run_leaves_the_warm_up_running_in_the_background(tmp_path, monkeypatch):
+    from diceopt.main_job import warm_in_background
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    (tmp_path / "warm.log").write_text("an earlier run's log\n")
+    started = _recorded_starts(monkeypatch)
+    line = warm_in_background()
+    assert "compiling in the background" in line and str(tmp_path / "warm.log") in line
+    [(argv, kw)] = started
+    assert argv[-3:] == ["diceopt", "warm", "--low-priority"]
+    assert kw["start_new_session"] and kw["stdin"] is not None
+    assert (tmp_path / "warm.log").read_text() == ""  # a fresh log each make run
+
+
+@pytest.mark.parametrize("kind", ["link", "folder", "pipe"])
+def test_the_warm_up_log_is_a_regular_file_or_nothing_starts(tmp_path, monkeypatch, kind):
+    import os
+
+    from diceopt.main_job import warm_in_background
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    log = tmp_path / "warm.log"
+    if kind == "link":
+        log.symlink_to(target)
+    elif kind == "folder":
+        log.mkdir()
+    else:
+        os.mkfifo(log)  # no reader: opening it must not wait
+    started = _recorded_starts(monkeypatch)
+    line = warm_in_background()
+    assert "could not start here" in line and "diceopt warm" in line
+    assert started == [] and target.read_text() == "keep me\n"

@@ -16,7 +16,9 @@ The output is written in the usual order as soon as it is complete.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -96,7 +98,13 @@ def warm_in_background() -> str:
     log_path = cache_root() / "warm.log"
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "w") as log:
+        # a regular file only: a link there is not followed (ELOOP), a folder or a pipe
+        # refused (EISDIR, ENXIO or the check below), never waited on
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        with open(os.open(log_path, flags, 0o644), "w") as log:
+            if not stat.S_ISREG(os.fstat(log.fileno()).st_mode):
+                raise OSError(f"{log_path} is not a regular file")
+            log.truncate(0)
             subprocess.Popen(
                 [sys.executable, "-m", "diceopt", "warm", "--low-priority"],
                 stdin=subprocess.DEVNULL,
