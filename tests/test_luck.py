@@ -331,3 +331,22 @@ def test_simulate_random_policy_without_record(capsys):
     assert main(["stick", "simulate", "--policy", "random", "--games", "20"]) == 0
     out = capsys.readouterr().out
     assert "20 games of random play" in out and "exact value of optimal play" in out
+
+
+def test_a_roll_is_named_unluckiest_only_where_luck_was_bad():
+    """When no roll came out worse than expected, the text names none (the least lucky
+    event may be a bank, luck 0), as the page does; the JSON keeps the minimum."""
+    from dataclasses import replace
+
+    spec = games()["pig"]
+    rules = spec.rules(None, goal=20)
+    _, lines = play_games(spec, rules, 1, np.random.default_rng(5), "random")
+    analysis = analyse_record(spec, rules, "\n".join(lines))
+    text = "\n".join(analysis.lines())
+    assert "unluckiest roll: line" in text  # random play meets bad luck
+    for split in analysis.splits:
+        split.rolls = [replace(r, luck=abs(r.luck)) for r in split.rolls]
+    text = "\n".join(analysis.lines())
+    assert "unluckiest roll: none (no roll came out worse than expected)" in text
+    assert "luckiest roll: line" in text
+    assert analysis.to_json()["unluckiest_roll"]["luck"] >= 0

@@ -75,6 +75,9 @@ class Decision:
     player: int = 1
 
 
+LUCK_SHOWN = 1e-9  # a roll is named the luckiest (unluckiest) only beyond this luck
+
+
 @dataclass(frozen=True)
 class Roll:
     """What followed a move (or the opening roll of a game, ``after`` None): the game,
@@ -324,8 +327,15 @@ class Analysis:
                     f"{data['cost']:.6f}"
                 )
             several = self.games > 1
-            for label, roll in (("luckiest", self.luckiest()), ("unluckiest", self.unluckiest())):
+            for label, roll, sign in (
+                ("luckiest", self.luckiest(), 1),
+                ("unluckiest", self.unluckiest(), -1),
+            ):
                 assert roll is not None  # a whole game has its opening roll
+                if sign * roll.luck <= LUCK_SHOWN:  # e.g. a bank (luck 0) when all was good
+                    than = "better" if sign > 0 else "worse"
+                    out.append(f"  {label} roll: none (no roll came out {than} than expected)")
+                    continue
                 when = "the opening roll" if roll.after is None else f"after {roll.after}"
                 out.append(
                     f"  {label} roll: {_where(roll.game, roll.line, several)}, {when}: "
