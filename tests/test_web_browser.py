@@ -242,6 +242,27 @@ def test_games_and_variants_come_from_the_api(page, live_server):
 # --- stick or reroll -----------------------------------------------------------------------
 
 
+def test_a_chart_of_probabilities_keeps_its_axis_within_0_and_100_percent(page, live_server):
+    # a flat line (e.g. a two-player game's first decisions) once gave an axis of
+    # -0.63 .. 1.7 for a probability; points keep their own range
+    open_game(page, live_server, "pig")
+    chart = """([steps, probability]) => {
+        const t = document.createElement("template");
+        t.innerHTML = DiceoptDraw.gameChart(steps, null, { probability, label: "x" });
+        const svg = t.content.querySelector("svg");
+        return [Number(svg.dataset.lo), Number(svg.dataset.hi),
+                [...svg.querySelectorAll("text.tick")].map((e) => e.textContent)];
+    }"""
+    flat = [{"v": 0.5, "q": 0.5, "regret": 0, "action": "roll"}] * 3
+    lo, hi, ticks = page.evaluate(chart, [flat, True])
+    assert 0 <= lo < 0.5 < hi <= 1 and ticks == ["61.6%", "38.4%"]
+    sure = [{"v": 0.5, "q": 0.995, "regret": 0, "action": "roll"}]  # the margin above 1
+    lo, hi, ticks = page.evaluate(chart, [sure, True])
+    assert 0.4 < lo < 0.5 and hi == 1 and ticks[0] == "100%"
+    lo, hi, ticks = page.evaluate(chart, [flat, False])  # points: the old range
+    assert lo < -0.5 and hi > 1.5
+
+
 def test_stick_position_by_clicking_matches_api(page, live_server, artifacts_dir):
     open_game(page, live_server, "stick")
     page.click("#clear-dice")

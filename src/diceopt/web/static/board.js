@@ -333,6 +333,7 @@ function renderChart(p) {
   box.dataset.points = String(p.chart.length);
   $("#game-chart-svg").innerHTML = DiceoptDraw.gameChart(p.chart, p.over ? p.result : null, {
     wins, lowerIsBetter: lowerIsBetter(), label: p.valueIs || game().units,
+    probability: isProbability(p.valueIs || game().units),
   });
 }
 // The value optimal play expected, as the review's split gives it (``startOf``), and

@@ -33,6 +33,7 @@ window.DiceoptDraw = (() => {
   // before it, q: the chosen action's value), ``end`` the result (or null); ``wins``:
   // [{at, p}] the win estimate at the start of a turn (at: decisions made before).
   // Luck (q -> next v) in green/orange, mistakes (v -> q) in red, as exact values.
+  // ``opts.probability``: the values are probabilities (the axis 0% .. 100% at most).
   function gameChart(steps, end, opts = {}) {
     const pts = [];
     steps.forEach((s, i) => {
@@ -45,10 +46,14 @@ window.DiceoptDraw = (() => {
     const base = 100, H = base + 34;
     if (!pts.length) return "";
     const ys = pts.map((p) => p.y);
+    // a probability's axis stays within 0% .. 100% (a flat line gets 10 points around it)
+    const prob = !!opts.probability;
     let lo = Math.min(...ys), hi = Math.max(...ys);
-    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+    if (hi - lo < 1e-9) { lo -= prob ? 0.1 : 1; hi += prob ? 0.1 : 1; }
     const pad = (hi - lo) * 0.08;
     lo -= pad; hi += pad;
+    if (prob) { lo = Math.max(0, lo); hi = Math.min(1, hi); }
+    const tick = (y) => (prob ? pct(y) : f1(y));
     const n = Math.max(1, steps.length);
     const sx = (x) => (left + (x / n) * (W - left - right)).toFixed(1);
     const sy = (y) => (base - ((y - lo) / (hi - lo)) * (base - top)).toFixed(1);
@@ -80,10 +85,10 @@ window.DiceoptDraw = (() => {
       `<text class="luck-good" x="${left}" y="${base + 14}">good luck</text>` +
       `<text class="luck-bad" x="${left + 58}" y="${base + 14}">bad luck</text>` +
       `<text class="cost" x="${left + 110}" y="${base + 14}">mistake</text>`;
-    return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${opts.label || "expected final score"} after every decision">` +
+    return `<svg viewBox="0 0 ${W} ${H}" role="img" data-lo="${lo}" data-hi="${hi}" aria-label="${opts.label || "expected final score"} after every decision">` +
       `<line class="axis" x1="${left}" x2="${W - right}" y1="${base}" y2="${base}"/>` +
-      `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${f1(hi)}</text>` +
-      `<text x="${left - 4}" y="${base}" text-anchor="end">${f1(lo)}</text>` +
+      `<text class="tick" x="${left - 4}" y="${top + 8}" text-anchor="end">${tick(hi)}</text>` +
+      `<text class="tick" x="${left - 4}" y="${base}" text-anchor="end">${tick(lo)}</text>` +
       `${winPart}<path class="line" d="${path}"/>${marks}${legend}</svg>`;
   }
   // Dice of three colours with pictured faces (a colour-dice board): ``rolled`` the last
