@@ -255,7 +255,7 @@ def test_a_chart_of_probabilities_keeps_its_axis_within_0_and_100_percent(page, 
     }"""
     flat = [{"v": 0.5, "q": 0.5, "regret": 0, "action": "roll"}] * 3
     lo, hi, ticks = page.evaluate(chart, [flat, True])
-    assert 0 <= lo < 0.5 < hi <= 1 and ticks == ["61.6%", "38.4%"]
+    assert 0 <= lo < 0.5 < hi <= 1 and ticks == ["62%", "38%"]
     sure = [{"v": 0.5, "q": 0.995, "regret": 0, "action": "roll"}]  # the margin above 1
     lo, hi, ticks = page.evaluate(chart, [sure, True])
     assert 0.4 < lo < 0.5 and hi == 1 and ticks[0] == "100%"

@@ -53,7 +53,7 @@ window.DiceoptDraw = (() => {
     const pad = (hi - lo) * 0.08;
     lo -= pad; hi += pad;
     if (prob) { lo = Math.max(0, lo); hi = Math.min(1, hi); }
-    const tick = (y) => (prob ? pct(y) : f1(y));
+    const tick = (y) => (prob ? `${Math.round(100 * y)}%` : f1(y));  // whole percents: they fit
     const n = Math.max(1, steps.length);
     const sx = (x) => (left + (x / n) * (W - left - right)).toFixed(1);
     const sy = (y) => (base - ((y - lo) / (hi - lo)) * (base - top)).toFixed(1);
