@@ -184,17 +184,6 @@ def connect(address: str | None = None) -> Iterator[Any]:
         ray.shutdown()
 
 
-@contextmanager
-def ray_session(address: str | None) -> Iterator[Any]:
-    """:func:`connect` for the block (the ``ray`` module), or None when ``address`` is
-    None (no Ray: the caller solves in process)."""
-    if address is None:
-        yield None
-        return
-    with connect(address) as ray:
-        yield ray
-
-
 def _first_line(exc: BaseException) -> str:
     """The last non-empty line naming the cause of a (Ray) exception, shortened."""
     cause = getattr(exc, "cause", None)

@@ -9,8 +9,9 @@ Scandinavian table's value, its time and one advice, then the duel section.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from diceopt.games.contract import Report
 from diceopt.games.yatzy.rulebook.variants import DEFAULT_VARIANT, get_rules
@@ -66,6 +67,20 @@ def main_job(out: Callable[[str], None]) -> None:
     duel_section(out)
 
 
+@contextmanager
+def ray_session(address: str | None) -> Iterator[Any]:
+    """:func:`~diceopt.games.yatzy.commands.on_ray.connect` for the block (the ``ray``
+    module), or None when ``address`` is None (no Ray: the caller solves in process, and
+    the Ray module with the kernels it names is not even imported)."""
+    if address is None:
+        yield None
+        return
+    from diceopt.games.yatzy.commands.on_ray import connect
+
+    with connect(address) as ray:
+        yield ray
+
+
 def on_ray(address: str | None) -> str:
     """`` on Ray`` (local or at the address) for a stage's label, or nothing; checks the
     extra and the address first (InputError, one line, before any compile)."""
@@ -98,8 +113,6 @@ def solve_saved_report(
     else:
         compile_seconds = warm_up(rules.dtype)
         label = f"solving {rules.variant}{place} ({saved_solve_cost(rules.rules, rules.dtype)})"
-        from diceopt.games.yatzy.commands.on_ray import ray_session
-
         with ray_session(ray) as session, Stage(label, "layers") as stage:
             solve_layer = None
             if session is not None:
@@ -148,7 +161,6 @@ def solve_report(rules: YatzyConfig, force: bool = False, ray: str | None = None
         lines = [f"loaded {path} in {seconds * 1000:.1f} ms (solved in {table.seconds:.2f} s)"]
         saved = True
     else:
-        from diceopt.games.yatzy.commands.on_ray import ray_session
         from diceopt.games.yatzy.kernel.solve import warm_up  # numba: only to solve
 
         compile_seconds = warm_up(rules.dtype)
