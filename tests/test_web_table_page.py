@@ -23,12 +23,21 @@ TINY_RULES = (
 NAMES = ["Anna", "Bo", "Cy"]
 
 
-def start_table(page, base: str, names: list[str] = NAMES) -> None:
+TINY_AMERICAN = (
+    'name = "tiny-american"\nstyle = "american"\njoker = "free"\nyatzy_bonus = 100\n'
+    "[bonus]\nthreshold = 6\npoints = 10\n"
+    '[categories.threes]\nkind = "face"\nface = 3\n'
+    '[categories.full_house]\nkind = "full_house"\nscore = 25\n'
+    '[categories.yahtzee]\nkind = "yatzy"\nscore = 50\n'
+)
+
+
+def start_table(page, base: str, names: list[str] = NAMES, rules: str = TINY_RULES) -> None:
     """Open the page, paste the three-box rule file, start a table of ``names``."""
     page.goto(f"{base}/#yatzy")
     page.wait_for_selector("body[data-ready='true']")
     page.click("#rules-box summary")
-    page.fill("#rules-text", TINY_RULES)
+    page.fill("#rules-text", rules)
     page.click("#rules-use")
     page.wait_for_function("() => document.querySelector('#variant').value.startsWith('file:')")
     page.click("#rules-box summary")
@@ -77,9 +86,9 @@ def roll_and_write(page, dice: str, done: int) -> None:
     wait_turn_start(page, done + 1)
 
 
-def api_chances(base: str, t: dict) -> list[float]:
+def api_chances(base: str, t: dict, rules: str = TINY_RULES) -> list[float]:
     players = [{"name": n, "sheet": s} for n, s in zip(t["names"], t["sheets"], strict=True)]
-    body = {"rules": TINY_RULES, "players": players, "to_move": t["turn"]}
+    body = {"rules": rules, "players": players, "to_move": t["turn"]}
     response = httpx.post(f"{base}/api/yatzy/table/chances", json=body, timeout=120)
     assert response.status_code == 200, response.text
     return [p["chance"] for p in response.json()["players"]]
@@ -182,6 +191,38 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     page.click("#table-new-game")
     wait_turn_start(page, 0)
     assert table(page)["names"] == NAMES and not table(page)["over"]
+
+
+def write_by_hand(page, cat: str, text: str) -> None:
+    page.locator(f"#table-pad td.mover button.pad-box[data-cat='{cat}']").click()
+    page.fill("#table-points", text)
+    page.press("#table-points", "Enter")
+
+
+def test_boxes_written_by_hand_keep_the_american_yahtzee_bonus(page, live_server):
+    # the Yahtzee box written with its 50 by hand is remembered (further Yahtzees earn
+    # 100, which the advice and the chances count), and "25+100" writes a further Yahtzee
+    # into another box with its bonus; a bonus the rules do not give is refused
+    start_table(page, live_server, ["Ann", "Ben"], TINY_AMERICAN)
+    write_by_hand(page, "yahtzee", "50")
+    wait_turn_start(page, 1)
+    assert table(page)["sheets"][0] == {
+        "filled": ["yahtzee"], "upper": 0, "score": 50, "yahtzee_bonus": True,
+    }  # fmt: skip
+    write_by_hand(page, "threes", "9+100")  # Ben's Yahtzee box is open: no bonus yet
+    message = page.locator("#table-message")
+    message.wait_for(state="visible")
+    assert "once the Yahtzee box holds 50" in message.inner_text()
+    page.fill("#table-points", "9")
+    page.press("#table-points", "Enter")
+    wait_turn_start(page, 2)
+    write_by_hand(page, "full_house", "25+100")
+    wait_turn_start(page, 3)
+    t = table(page)
+    assert t["sheets"][0]["score"] == 50 + 25 + 100 and t["pts"][0]["full_house"] == 25
+    assert [c[1] for c in chips(page)] == ["175", "19"]  # Ben's 9 with the bonus of 10
+    shown = [c[2] for c in chips(page)]
+    assert shown == pytest.approx(api_chances(live_server, t, TINY_AMERICAN), abs=1e-9)
 
 
 def test_the_url_opens_the_same_table_in_a_new_page(browser, page, live_server):

@@ -143,14 +143,21 @@ class YatzySpec(GameSpec):
         return yatzy_codec(rules)
 
     def page_sheet(self, rules: YatzyConfig) -> dict[str, Any]:
-        """The web page's score sheet: the upper boxes and the bonus they earn."""
+        """The web page's score sheet: the upper boxes and the bonus they earn; with the
+        Yahtzee box's points remembered (``yahtzee``: that box, ``yahtzee_points``), the
+        points each further Yahtzee adds wherever it is written (``yahtzee_bonus``, 0 for
+        none: American rules), for boxes written by hand."""
         r = rules.rules
         upper = [c for c in r.categories if c in UPPER]
+        yz = r.categories[r.yahtzee_category] if r.tracks_yahtzee else None
         return {
             "upper": upper,
             "upper_faces": [UPPER.index(c) + 1 for c in upper],
             "bonus_threshold": r.bonus_threshold,
             "bonus": r.bonus,
+            "yahtzee": yz,
+            "yahtzee_points": int(r.max_points[r.yahtzee_category]) if yz else 0,
+            "yahtzee_bonus": int(r.american_bonus),
         }
 
     def rules(self, variant: str | None = None, **params: Any) -> YatzyConfig:

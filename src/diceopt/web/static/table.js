@@ -273,13 +273,25 @@ async function writeWithDice(cat) {
   TB.applying = false;
   await nextTurn();
 }
-// A box written by hand (no dice entered): its points, checked against what the box can score.
+// A box written by hand (no dice entered): its points, checked against what the box can
+// score; "P+B" adds a further Yahtzee's bonus B where the rules give one (American: once
+// the Yahtzee box holds its points), and the Yahtzee box written with its points is
+// remembered for the advice.
 async function writeByHand(cat, text) {
   const t = TB.t;
-  const points = Number(String(text).trim());
+  const info = tSheetInfo();
+  const before = t.sheets[t.turn];
+  const parts = /^\s*(-?\d+)\s*(?:\+\s*(\d+))?\s*$/.exec(String(text));
+  const points = parts ? Number(parts[1]) : NaN;
+  const extra = parts && parts[2] !== undefined ? Number(parts[2]) : 0;
   const ok = TB.boxes[cat];
-  if (String(text).trim() === "" || !Number.isInteger(points)) {
+  if (!parts) {
     showError(new Error(`${pretty(cat)}: type the points, e.g. ${ok ? ok[ok.length - 1] : 12}`), "#table-message");
+    return false;
+  }
+  if (parts[2] !== undefined && !(info.yahtzee_bonus && before.yahtzee_bonus && extra === info.yahtzee_bonus)) {
+    const why = info.yahtzee_bonus ? `+${info.yahtzee_bonus} is a further Yahtzee's bonus, once the ${pretty(info.yahtzee)} box holds ${info.yahtzee_points}` : "these rules give no bonus for a further Yahtzee";
+    showError(new Error(`${pretty(cat)}: ${why}`), "#table-message");
     return false;
   }
   if (ok && !ok.includes(points)) {
@@ -287,13 +299,12 @@ async function writeByHand(cat, text) {
     showError(new Error(`${pretty(cat)} cannot score ${points} (it scores ${shown})`), "#table-message");
     return false;
   }
-  const info = tSheetInfo();
-  const before = t.sheets[t.turn];
   const upper = (info.upper || []).includes(cat);
   const sheet = { ...before, filled: [...before.filled, cat] };
   if (upper) sheet.upper = before.upper + points;
-  let bonus = 0;
-  if (upper && info.bonus_threshold && before.upper < info.bonus_threshold && sheet.upper >= info.bonus_threshold) bonus = info.bonus || 0;
+  if (info.yahtzee && cat === info.yahtzee && points === info.yahtzee_points) sheet.yahtzee_bonus = true;
+  let bonus = extra;
+  if (upper && info.bonus_threshold && before.upper < info.bonus_threshold && sheet.upper >= info.bonus_threshold) bonus += info.bonus || 0;
   sheet.score = before.score + points + bonus;
   tPush();
   t.sheets[t.turn] = sheet;
