@@ -62,7 +62,7 @@ def main() -> int:
         tables.append(("scandinavian full", SCANDINAVIAN, "float32"))
     for name, rules, dtype in tables:
         t = solve_targets(rules, dtype=dtype)
-        emit(f"{name} {dtype}", t.seconds, values=t.values)
+        emit(f"{name} {dtype}", t.seconds, values=t.dense())
     forced = get_rules("scandinavian-forced")
     rows = [
         ("scandinavian-forced rows", forced, (0, 0, 0), forced.max_total, "float32", False),

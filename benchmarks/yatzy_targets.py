@@ -106,7 +106,7 @@ def main() -> int:
     ]
     p_at_least = {k: t.probability(0, 0, 0, k) for k in (200, 250, 300)}
     emit(benchmark="yatzy_targets_full", seconds=t.seconds, cpu_seconds=cpu, states=t.states,
-         gb=t.values.nbytes / 1e9, peak_rss_gb=peak, pairs=sum(pairs),
+         gb=t.nbytes / 1e9, peak_rss_gb=peak, pairs=sum(pairs),
          layer_seconds=[round(b - a, 2) for a, b in zip(marks, marks[1:])],
          layer_pairs=pairs, p_at_least=p_at_least)  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:

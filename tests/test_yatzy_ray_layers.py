@@ -101,8 +101,9 @@ def test_targets_by_layer_equal_the_in_process_table(name, dtype, chunks, kmax):
     rules = TARGETS[name]
     got = on_ray.solve_targets_ray(rules, kmax=kmax, dtype=dtype, chunks=chunks)
     want = solve_targets(rules, kmax=kmax, dtype=dtype)
-    assert got.values.dtype == want.values.dtype and got.values.shape == want.values.shape
-    assert np.array_equal(got.values, want.values)
+    assert got.data.dtype == want.data.dtype and got.data.shape == want.data.shape
+    assert np.array_equal(got.data, want.data)
+    assert np.array_equal(got.off, want.off) and np.array_equal(got.top, want.top)
     assert got.states == want.states
 
 
@@ -183,7 +184,7 @@ def test_cli_targets_ray_stores_the_same_table(tiny, tmp_path, capsys):
     assert code == 0 and plain["p_at_least"] == with_ray["p_at_least"]
     a, _ = load_targets(tiny[0], directory=str(tmp_path / "r"))
     b, _ = load_targets(tiny[0], directory=str(tmp_path / "p"))
-    assert np.array_equal(a.values, b.values)
+    assert np.array_equal(a.data, b.data)
 
 
 def test_cli_solve_ray_stores_the_same_tables(tiny, tmp_path, capsys):

@@ -114,7 +114,7 @@ def test_kernel_agrees_with_engine(name, targets64):
 def test_at_least_the_expected_policy_monotone_and_one_at_zero(name, targets64):
     rules = REDUCED[name]
     table = targets64[name]
-    start = table.values[0, 0, 0]
+    start = table.dense()[0, 0, 0]
     assert start[0] == 1.0
     assert (np.diff(start) <= 1e-12).all()
     assert start.size == rules.max_total + 1
@@ -127,16 +127,16 @@ def test_at_least_the_expected_policy_monotone_and_one_at_zero(name, targets64):
 
 def test_single_target_is_the_full_table_truncated(targets64):
     rules = REDUCED["scandinavian-5d6"]
-    full = targets64["scandinavian-5d6"].values
+    full = targets64["scandinavian-5d6"].dense()
     k = rules.max_total // 2
-    part = solve_targets(rules, kmax=k, dtype="float64").values
+    part = solve_targets(rules, kmax=k, dtype="float64").dense()
     np.testing.assert_allclose(part, full[..., : k + 1], atol=1e-12)
 
 
 def test_float32_close_to_float64(targets64):
     rules = REDUCED["american-4d6-free"]
     t32 = solve_targets(rules, dtype="float32")
-    np.testing.assert_allclose(t32.values, targets64["american-4d6-free"].values, atol=1e-5)
+    np.testing.assert_allclose(t32.dense(), targets64["american-4d6-free"].dense(), atol=1e-5)
 
 
 def test_advise_target_cli(capsys):
@@ -201,7 +201,7 @@ def test_target_from_a_later_state_visits_fewer_states():
 def test_values_above_the_most_points_to_come_are_zero(targets64):
     for name in ("scandinavian-5d6", "american-4d6-free"):
         rules = REDUCED[name]
-        V = targets64[name].values
+        V = targets64[name].dense()
         for st in iter_layer_states(rules):
             top = max_to_come(rules, st.mask, st.flag, st.upper)
             for m, f, u, t in zip(st.mask, st.flag, st.upper, top, strict=True):
@@ -219,7 +219,7 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
     monkeypatch.setattr(targets, "TABLE_KMAX", 60)
     assert table_kmax(rules) == 60 and table_kmax(SCANDINAVIAN) == 60
     capped = solve_targets(rules, dtype="float64")
-    np.testing.assert_array_equal(capped.values, full.values[..., :61])
+    np.testing.assert_array_equal(capped.dense(), full.dense()[..., :61])
     with pytest.raises(Exception, match="up to 60"):
         capped.probability(0, 0, 0, 61)
     rows = solve_target_from(rules, 0, 0, 0, 250, dtype="float64")
@@ -229,8 +229,46 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
 def test_full_american_rules_cap():
     assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
     assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
-    key = files.target_key(get_rules("american"))
-    assert key.shape == (1 << 13, 2, 64, 751)
+    american = get_rules("american")
+    key = files.target_key(american)
+    assert key.shape is None and key.extra == ("off", "top")
+    off, top = targets.table_layout(american, 750)
+    assert top.max() == 750 and top.min() == -1
+    # one value per state and k up to its most points to come: 186.6M, not 8192 x 2 x 64 x 751
+    assert int((off + top + 1).max()) == 186_550_421
+
+
+def test_a_stored_table_whose_rows_do_not_fit_is_refused_in_one_line(tmp_path, capsys):
+    """Row offsets past the values (a file with good checksums but a hostile layout), a
+    top beyond kmax, or a file in the 4-D layout of earlier versions: one warning line,
+    None (never a read out of bounds), and the table is rebuilt."""
+    from diceopt import storage
+
+    rules = dataclasses.replace(REDUCED["american-4d6-free"], key="test-layout")
+    table, info = get_targets(rules, directory=str(tmp_path))
+    meta = {"seconds": 0.0, "states": 1, "kmax": table.kmax, "rules": files.rules_header(rules)}
+    key = files.target_key(rules)
+    far = table.off.copy()
+    far[np.argmax(table.top)] = table.data.size  # its row runs past the values
+    high = table.top.copy()
+    high[0] = table.kmax + 1
+    dense = files.rules_key(rules, files.TARGET_OBJECTIVE, "float32", table.dense().shape)
+    cases = [
+        (key, {"values": table.data, "off": far, "top": table.top}, "runs past the values"),
+        (key, {"values": table.data, "off": table.off, "top": high}, "out of range"),
+        (dense, {"values": table.dense()}, "no 'off' array"),
+    ]
+    for file_key, arrays, why in cases:
+        assert storage.store(file_key, arrays, meta, str(tmp_path), mapped=True)
+        capsys.readouterr()
+        for verify in ("full", "lazy"):
+            assert load_targets(rules, directory=str(tmp_path), verify=verify) is None
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and why in err and str(info.path) in err
+    rebuilt, again = get_targets(rules, directory=str(tmp_path))
+    assert not again.loaded and again.saved
+    np.testing.assert_array_equal(rebuilt.dense(), table.dense())
+    assert load_targets(rules, directory=str(tmp_path)) is not None
 
 
 def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
@@ -239,9 +277,9 @@ def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
     assert not info.loaded and info.saved and info.path.suffix == ".mmap"
     again, info2 = get_targets(rules, directory=str(tmp_path))
     assert info2.loaded
-    values = again.values
-    assert values.ndim == 4 and not values.flags.writeable and not values.flags.owndata
-    np.testing.assert_array_equal(values, table.values)
+    values = again.data
+    assert values.ndim == 1 and not values.flags.writeable and not values.flags.owndata
+    np.testing.assert_array_equal(again.dense(), table.dense())
     for got, want in zip(again.turn(0, 0, 0, 40), table.turn(0, 0, 0, 40)):
         np.testing.assert_array_equal(got, want)
     lazy, _ = load_targets(rules, directory=str(tmp_path), verify="lazy")
@@ -268,7 +306,7 @@ def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
         rebuilt, info3 = get_targets(other, directory=str(tmp_path))
         assert not info3.loaded and info3.saved
         if other is rules:
-            np.testing.assert_array_equal(rebuilt.values, table.values)
+            np.testing.assert_array_equal(rebuilt.dense(), table.dense())
         assert load_targets(other, directory=str(tmp_path)) is not None
 
 
@@ -314,14 +352,14 @@ def test_targets_command_failed_store_is_one_line_never_done(tiny_variant, tmp_p
     assert storing and not any("done" in line for line in storing)
     assert sum("not saved" in line for line in err.splitlines()) == 1
     assert "not stored" in out and "stored " + str(blocker) not in out
-    assert "MB (float32)" in out and "storing it (0.0" not in err  # small: in MB
+    assert "kB (float32)" in out and "storing it (0.0" not in err  # small: in kB
 
 
 def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, capsys):
     """Forced order: C + 1 reachable masks, so C + 1 rows (not 2^C: 3.15 GB for 16 rows)."""
     rules = REDUCED["scandinavian-4d6-forced"]
     table = solve_targets(rules, dtype="float64")
-    assert table.values.shape == (rules.num_categories + 1, 1, 7, table_kmax(rules) + 1)
+    assert table.dense().shape == (rules.num_categories + 1, 1, 7, table_kmax(rules) + 1)
     for mask, flag, upper in _states(rules, table):
         for k in (1, 12, 30):
             rows = solve_target_from(rules, mask, flag, upper, k, dtype="float64")
@@ -330,7 +368,9 @@ def test_forced_order_target_table_holds_only_its_masks(tmp_path, monkeypatch, c
                 np.testing.assert_array_equal(got, want)
     with pytest.raises(InputError, match="no game"):
         table.probability(0b010, 0, 0, 5)  # not a mask of the forced order
-    assert files.target_key(get_rules("scandinavian-forced")).shape == (16, 1, 64, 375)
+    forced = get_rules("scandinavian-forced")
+    assert files.target_key(forced).extra == ("off", "top")
+    assert targets.reached_keys(forced).size == 16 * 64  # row offsets of 16 masks only
     monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
     monkeypatch.setattr(store, "_TARGETS", {})
     argv = ["yatzy", "targets", "--variant", "scandinavian-forced", "--json"]
@@ -435,8 +475,8 @@ def test_banded_solve_keeps_every_value_bit_for_bit():
     rows (benchmarks/target_fingerprints.py)."""
     r = SCANDINAVIAN_8
     t32 = solve_targets(r, dtype="float32")
-    assert _sha(t32.values).startswith("3595054e7a4094e9")
-    assert _sha(solve_targets(r, dtype="float64").values).startswith("5065ab56099a97b8")
+    assert _sha(t32.dense()).startswith("3595054e7a4094e9")
+    assert _sha(solve_targets(r, dtype="float64").dense()).startswith("5065ab56099a97b8")
     rows = solve_target_from(r, 0, 0, 0, r.max_total)
     assert _sha(rows.data).startswith("b175343e7ce2b727")
     assert _sha(solve_target_from(r, 0, 0, 0, 120).data).startswith("a6ac8b8247bce4d4")
@@ -452,8 +492,8 @@ def test_chunks_of_any_width_give_the_same_bytes():
     and float64, with the Yahtzee bonus and jokers too."""
     for r in (SCANDINAVIAN_8, REDUCED["american-4d6-forced"]):
         for dtype in ("float32", "float64"):
-            wide = solve_targets(r, dtype=dtype).values
-            narrow = solve_targets(r, dtype=dtype, lanes=16).values
+            wide = solve_targets(r, dtype=dtype).dense()
+            narrow = solve_targets(r, dtype=dtype, lanes=16).dense()
             assert _sha(narrow) == _sha(wide)
 
 

@@ -50,7 +50,7 @@ def test_served_by_hand_targets_are_the_exact_distribution():
     # the table is the exact distribution's tail at every k
     rules = load_rules_text(ONE_DIE)
     table = solve_targets(rules, dtype="float64")
-    start = table.values[0, 0, 0]
+    start = table.dense()[0, 0, 0]
     want = np.array([1.0] + [7 / 8] * 10 + [1 / 2] * 5)
     np.testing.assert_allclose(start, want, atol=1e-15)
     pmf = distribution(solve_table(rules, dtype="float64")).pmf
@@ -94,7 +94,7 @@ def _target_turns_agree(rules, table, ks: list[int]) -> int:
     cost). Returns the decisions checked."""
     graph = compile_game(EveryTarget(rules, ks))
     sol = solve(graph, Objective())
-    start = table.values[0, 0, 0, ks]
+    start = table.dense()[0, 0, 0, ks]
     assert sol.value == pytest.approx(start.mean(), abs=1e-9)
     base = int(rules.lattice.offset[rules.dice])
     turns: dict[tuple, tuple] = {}
@@ -147,7 +147,7 @@ def test_at_least_the_expected_policy_and_above_it_somewhere(name, tables):
     # expected-score policy: never below it, equal at k = 0, and above it at some k (the
     # policies differ), falling with k
     rules = RULES[name]
-    start = tables[name].values[0, 0, 0]
+    start = tables[name].dense()[0, 0, 0]
     pmf = distribution(solve_table(rules, dtype="float64")).pmf
     tail = np.zeros(start.size)
     tail[: pmf.size] = np.cumsum(pmf[::-1])[::-1][: start.size]

@@ -19,7 +19,7 @@ told (``saved`` False) so that it never claims the table was saved.
 
 Memory-mapped tables (:func:`save_mapped` / :func:`read_mapped`, files ``*.mmap``) are
 for tables too large to read and checksum whole at every start (the Yatzy target
-table, 3.1 GB, and the layers of a saved-rerolls table): the magic line
+table, 0.84 GB, and the layers of a saved-rerolls table): the magic line
 ``DICEOPT-MAPPED\n\0``, an 8-byte little-endian header length, the sha256 of the
 header, the JSON header (as above, plus each array's byte
 offset, the payload length, the block size and one checksum per 1 MiB block of the

@@ -2,16 +2,16 @@
 
 Role: for every turn-start state ``(mask, flag, upper)`` (as in
 :mod:`diceopt.games.yatzy.kernel.solve`) and every number of points still needed
-``k = 0 .. kmax``, ``values[mask, flag, upper, k]`` = the highest achievable
-P(points still to come >= k) (bonuses included). One table answers every target: a
-target K with score s so far needs k = K - s. The values at k depend only on those at
-k' <= k, so a table truncated to K is exact up to K. Stored, read and advised from in
-:mod:`diceopt.games.yatzy.winning.target_advice`.
+``k = 0 .. kmax``, the highest achievable P(points still to come >= k) (bonuses
+included), in one row per state up to its most points to come (:func:`table_layout`).
+One table answers every target: a target K with score s so far needs k = K - s. The
+values at k depend only on those at k' <= k, so a table truncated to K is exact up to K.
+Stored, read and advised from in :mod:`diceopt.games.yatzy.winning.target_advice`.
 
 Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
 (``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
 Only American Yahtzee is capped (1575 with twelve Yahtzee bonuses would make 6.6 GB
-of float32; 751 values of k make 3.1 GB, the size of the Scandinavian table): its table
+of float32 laid out densely; capped at 750 its rows hold 186.6M values): its table
 holds P(points still to come >= k) for k <= 750, and a target needing more (750 points
 still to come: only reachable with Yahtzee bonuses) is solved on demand from the
 position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` or below
@@ -70,7 +70,7 @@ TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
 
 def table_kmax(rules: YatzyRules) -> int:
     """The largest k (points) a variant's full table holds: ``rules.max_total``, at most
-    :data:`TABLE_KMAX` (American Yahtzee's 1575 would make a 6.6 GB table)."""
+    :data:`TABLE_KMAX` (American Yahtzee's 1575 would make a 6.6 GB dense table)."""
     return min(int(rules.max_total), TABLE_KMAX)
 
 
@@ -124,61 +124,149 @@ def row_keys(rules: YatzyRules, keys: np.ndarray, rows: np.ndarray) -> np.ndarra
     return rows[keys // fw] * fw + keys % fw
 
 
-def _flat_index(rules: YatzyRules, kmax: int) -> tuple[np.ndarray, np.ndarray]:
-    """``off``, ``top`` of a full table (over every state key; k up to kmax): a key's
-    values start at its row (:func:`row_keys`) times kmax + 1 (0 for unreachable keys,
-    never read)."""
-    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
-    at = row_keys(rules, np.arange(nkeys, dtype=np.int64), mask_rows(rules))
-    return np.maximum(at, 0) * (kmax + 1), np.full(nkeys, kmax, dtype=np.int64)
+def table_layout(rules: YatzyRules, kmax: int) -> tuple[np.ndarray, np.ndarray]:
+    """``off``, ``top`` of a full table over every state key ``(mask * flags + flag) *
+    (T + 1) + u``: a state's values at k = 0 .. ``top[key]`` (its most points to come, at
+    most ``kmax``) start at ``off[key]``, the states of the last layer first; a
+    bonus-dead state shares the row of the state it equals (``copy_src``); keys of no
+    layer have ``top`` -1 (P = 1 at k <= 0, else 0; never read by the kernels). The
+    values need ``(off + top + 1).max()`` entries (Scandinavian: 200.7M, 0.8 GB of
+    float32, where a dense ``[mask, flag, upper, k]`` array takes 3.15 GB)."""
+    width = rules.bonus_threshold + 1
+    nkeys = (1 << rules.num_categories) * rules.flags * width
+    off = np.zeros(nkeys, dtype=np.int64)
+    top = np.full(nkeys, -1, dtype=np.int64)
+    cursor = 0
+    for st in iter_layer_states(rules, reverse=True):
+        keys = (st.mask * rules.flags + st.flag) * width + st.upper
+        tops = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), kmax)
+        off[keys] = cursor + np.concatenate(([0], np.cumsum(tops + 1)[:-1]))
+        top[keys] = tops
+        cursor += int((tops + 1).sum())
+        off[st.copy_dst] = off[st.copy_src]
+        top[st.copy_dst] = top[st.copy_src]
+    return off, top
+
+
+def reached_keys(rules: YatzyRules) -> np.ndarray | None:
+    """The state keys of the filled masks a game reaches, in order (a stored table holds
+    their row offsets only), or None where that is every key (any order of categories)."""
+    if not rules.forced_order:
+        return None
+    fw = rules.flags * (rules.bonus_threshold + 1)
+    masks = np.flatnonzero(mask_rows(rules) >= 0)
+    return (masks[:, None] * fw + np.arange(fw, dtype=np.int64)).reshape(-1)
+
+
+def check_layout(data_size: int, off: np.ndarray, top: np.ndarray, nkeys: int, kmax: int) -> str:
+    """Why ``off`` / ``top`` (as a stored table holds them) must not be read over
+    ``data_size`` values, or "" when every key's values lie within them: one int64 per
+    state key each, ``top`` in -1 .. ``kmax``."""
+    if off.shape != (nkeys,) or top.shape != (nkeys,):
+        return f"it holds {off.size} row offsets, expected {nkeys}"
+    if off.dtype != np.int64 or top.dtype != np.int64:
+        return "its row offsets are not int64"
+    if nkeys and (int(top.min()) < -1 or int(top.max()) > kmax or int(off.min()) < 0):
+        return "a row offset is out of range"
+    if nkeys and int((off + top + 1).max()) > data_size:
+        return "a row runs past the values"
+    return ""
+
+
+def _spans(off: np.ndarray, top: np.ndarray, keys: np.ndarray, width: int) -> tuple:
+    """For some keys: the flat indices of their values (k = 0 .. top) and where those sit
+    in ``(len(keys), width)`` rows (row-major positions)."""
+    cols = np.arange(width, dtype=np.int64)
+    held = cols[None, :] <= top[keys][:, None]
+    return (off[keys][:, None] + cols)[held], np.flatnonzero(held)
+
+
+SPAN_KEYS = 8192  # state keys per step of rows_of / put_rows (bounds their index arrays)
+
+
+def rows_of(
+    data: np.ndarray, off: np.ndarray, top: np.ndarray, keys: np.ndarray, width: int
+) -> np.ndarray:
+    """The values of some state keys as ``(len(keys), width)`` rows, 0 above each key's
+    top (the rows of a dense table)."""
+    rows = np.zeros((keys.size, width), dtype=data.dtype)
+    for lo in range(0, keys.size, SPAN_KEYS):
+        src, at = _spans(off, top, keys[lo : lo + SPAN_KEYS], width)
+        rows[lo : lo + SPAN_KEYS].reshape(-1)[at] = data[src]
+    return rows
+
+
+def put_rows(
+    data: np.ndarray, off: np.ndarray, top: np.ndarray, keys: np.ndarray, rows: np.ndarray
+) -> None:
+    """Write ``(len(keys), width)`` rows of some state keys into ``data`` (k <= top)."""
+    for lo in range(0, keys.size, SPAN_KEYS):
+        dst, at = _spans(off, top, keys[lo : lo + SPAN_KEYS], rows.shape[1])
+        data[dst] = rows[lo : lo + SPAN_KEYS].reshape(-1)[at]
 
 
 @dataclass
 class TargetTable:
-    """``values[row, flag, upper, k]``: the highest P(points still to come >= k), k = 0 ..
-    ``kmax`` (points), for every turn-start state (a 4-D array, possibly a read-only
-    memory map; entries of unreachable states are 0); ``row`` is the filled mask, or its
-    rank in the categories' order under the forced order (:func:`mask_rows`, read through
-    :meth:`row`). ``seconds``: solve time;
-    ``states``: states solved. ``check``: a stored table loaded with lazy checks (see
-    :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks they
-    read; call :meth:`verify` before reading ``values`` directly."""
+    """The highest P(points still to come >= k), k = 0 .. ``kmax`` (points), for every
+    turn-start state: state key ``key = (mask * flags + flag) * (T + 1) + upper`` holds its
+    values at ``data[off[key] + k]`` for k <= ``top[key]`` (its most points to come), 0
+    above (:func:`table_layout`; ``data`` possibly a read-only memory map). Read through
+    :meth:`probability`, :meth:`turn`, :attr:`flat` or :meth:`dense`. ``seconds``: solve
+    time; ``states``: states solved. ``check``: a stored table loaded with lazy checks
+    (see :func:`load_targets`): :meth:`probability` and :meth:`turn` check the blocks
+    they read; call :meth:`verify` before reading ``data`` directly."""
 
     rules: YatzyRules
-    values: np.ndarray
+    data: np.ndarray
+    off: np.ndarray
+    top: np.ndarray
+    kmax: int
     seconds: float = 0.0
     states: int = 0
     check: BlockCheck | None = None
-
-    @property
-    def kmax(self) -> int:
-        """The largest k held (points)."""
-        return int(self.values.shape[-1]) - 1
 
     def verify(self) -> None:
         """Check every block of a lazily loaded table (TableFileError if one is bad)."""
         if self.check is not None:
             self.check.check_all()
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the values and their row offsets."""
+        return int(self.data.nbytes + self.off.nbytes + self.top.nbytes)
+
     @cached_property
     def _rows(self) -> np.ndarray:
         return mask_rows(self.rules)
 
     def row(self, mask: int) -> int:
-        """The row of ``values`` holding a filled mask (InputError if no game reaches it)."""
+        """The rank of a filled mask among those a game reaches (InputError if none
+        does): the mask itself, or its rank in the categories' order under the forced
+        order (:func:`mask_rows`)."""
         r = int(self._rows[mask]) if 0 <= mask < self._rows.size else -1
         if r < 0:
             raise InputError(f"no game of {self.rules.name} reaches these filled categories")
         return r
 
+    def _key(self, mask: int, flag: int, upper: int) -> int:
+        width = self.rules.bonus_threshold + 1
+        return (mask * self.rules.flags + flag) * width + min(upper, width - 1)
+
     def _check_masks(self, masks: list[int]) -> None:
         """Check the blocks holding every state of these filled masks (masks no game
-        reaches have no row and are never read)."""
+        reaches are never read)."""
         if self.check is None:
             return
-        slab = int(np.prod(self.values.shape[1:])) * self.values.itemsize
-        for r in sorted({int(self._rows[m]) for m in masks} - {-1}):
-            self.check.check(r * slab, (r + 1) * slab)
+        fw = self.rules.flags * (self.rules.bonus_threshold + 1)
+        size = self.data.itemsize
+        for m in sorted(set(masks)):
+            if self._rows[m] < 0:
+                continue
+            off, top = self.off[m * fw : (m + 1) * fw], self.top[m * fw : (m + 1) * fw]
+            held = top >= 0
+            if held.any():
+                lo, hi = int(off[held].min()), int((off + top + 1)[held].max())
+                self.check.check(lo * size, hi * size)
 
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a turn-start state under target-optimal play."""
@@ -186,17 +274,34 @@ class TargetTable:
             return 1.0
         if k > self.kmax:
             raise InputError(f"this table holds targets up to {self.kmax} points, not {k}")
+        self.row(mask)
         self._check_masks([mask])
-        return float(self.values[self.row(mask), flag, min(upper, self.rules.bonus_threshold), k])
+        key = self._key(mask, flag, upper)
+        if k > self.top[key]:
+            return 0.0
+        return float(self.data[self.off[key] + k])
 
-    @cached_property
+    @property
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(Vd, off, top)``: P(>= k) of state key ``(mask * flags + flag) * (T + 1) + u``
-        at ``Vd[off[key] + k]`` for k <= ``top[key]`` (what the kernels read)."""
-        vd, off, top = read_only(
-            np.asarray(self.values).reshape(-1), *_flat_index(self.rules, self.kmax)
-        )
-        return vd, off, top
+        """``(data, off, top)`` read-only: what the kernels read."""
+        data, off, top = read_only(self.data, self.off, self.top)
+        return data, off, top
+
+    def dense(self) -> np.ndarray:
+        """The table as a dense ``values[row, flag, upper, k]`` array (:func:`table_shape`,
+        ``row`` as :meth:`row`; 0 above a state's top and for states no game reaches):
+        for comparisons; a full Scandinavian table makes 3.15 GB of float32."""
+        V = np.zeros(table_shape(self.rules, self.kmax), dtype=self.data.dtype)
+        Vf = V.reshape(-1, self.kmax + 1)
+        rows = mask_rows(self.rules)
+        keys = np.flatnonzero(self.top >= 0)
+        keys = keys[rows[keys // (self.rules.flags * (self.rules.bonus_threshold + 1))] >= 0]
+        for lo in range(0, keys.size, SPAN_KEYS):
+            part = keys[lo : lo + SPAN_KEYS]
+            Vf[row_keys(self.rules, part, rows)] = rows_of(
+                self.data, self.off, self.top, part, self.kmax + 1
+            )
+        return V
 
     @cached_property
     def kernel(self) -> KernelArrays:
@@ -213,11 +318,10 @@ class TargetTable:
             [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
         )
         K = self.kernel
-        Vd, off, top = self.flat
         kk = max(0, min(int(k), self.kmax))
         u = min(upper, self.rules.bonus_threshold)
         return target_turn(
-            mask, flag, u, kk, Vd, off, top, self.rules.flags, K, margin(K), bool(first)
+            mask, flag, u, kk, *self.flat, self.rules.flags, K, margin(K), bool(first)
         )
 
 
@@ -318,9 +422,9 @@ def solve_targets(
     """The target table of a variant for k = 0 .. ``kmax`` points (default
     :func:`table_kmax`: every target the table holds). ``dtype`` float32 or float64;
     ``progress(done, total)`` after each layer; Ctrl-C stops it within a fraction of a
-    second (KeyboardInterrupt). Memory: :func:`table_shape`, the reachable masks (2^C,
-    or C + 1 under the forced order) x flags x (T + 1) x (kmax + 1) values (untouched
-    pages of unreachable states cost nothing)."""
+    second (KeyboardInterrupt). Memory: one value per state and k up to its most points
+    to come (:func:`table_layout`; Scandinavian: 0.8 GB of float32) and two int64 row
+    offsets per state key."""
     dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -328,32 +432,24 @@ def solve_targets(
     t0 = time.perf_counter()
     K = kernel_arrays(rules, dt)
     c = rules.num_categories
-    T = rules.bonus_threshold
-    rows = mask_rows(rules)
-    V = np.zeros(table_shape(rules, top_k), dtype=dt)
-    Vf = V.reshape(-1, top_k + 1)
-    off, top = _flat_index(rules, top_k)
+    width = rules.bonus_threshold + 1
+    off, top = table_layout(rules, top_k)
+    data = np.zeros(int((off + top + 1).max()), dtype=dt)
     layers = iter_layer_states(rules, reverse=True)
     last = next(layers)  # every category filled: P(>= 0) = 1, else 0
-    width = T + 1
-    Vf[row_keys(rules, (last.mask * rules.flags + last.flag) * width + last.upper, rows), 0] = 1
-    Vf[row_keys(rules, last.copy_dst, rows), 0] = 1.0
+    data[off[(last.mask * rules.flags + last.flag) * width + last.upper]] = 1.0
     states = last.mask.size
     band = empty_bands(off.size)  # the last layer: 0 at every k >= 1
     pace = Pace()
     with interruptible():
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
-            keys = (st.mask * rules.flags + st.flag) * width + st.upper
-            top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
-            Vd = V.reshape(-1)
-            _solve_layer(rules, st.mask, st.flag, st.upper, Vd, off, top, K, lanes, band, pace)
-            Vf[row_keys(rules, st.copy_dst, rows)] = Vf[row_keys(rules, st.copy_src, rows)]
+            _solve_layer(rules, st.mask, st.flag, st.upper, data, off, top, K, lanes, band, pace)
             for b in band:
                 b[st.copy_dst] = b[st.copy_src]
             states += st.mask.size
             if progress is not None:
                 progress(c - j, c)
-    return TargetTable(rules, V, time.perf_counter() - t0, states)
+    return TargetTable(rules, data, off, top, top_k, time.perf_counter() - t0, states)
 
 
 def solve_target_from(

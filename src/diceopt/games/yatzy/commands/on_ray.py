@@ -57,17 +57,16 @@ from diceopt.games.yatzy.analyses.targets import (
     TargetTable,
     check_dtype,
     empty_bands,
-    mask_rows,
-    row_keys,
+    put_rows,
+    rows_of,
     solve_target_states,
     table_kmax,
-    table_shape,
+    table_layout,
 )
 from diceopt.games.yatzy.kernel.arrays import kernel_arrays
 from diceopt.games.yatzy.kernel.layers import (
     LayerStates,
     iter_layer_states,
-    max_to_come,
     solve_backward,
 )
 from diceopt.games.yatzy.kernel.saved import SavedTable, SolveLayer, saved_buffers, solve_saved
@@ -515,30 +514,27 @@ def solve_targets_ray(
     if top_k < 0 or top_k > rules.max_total:
         raise InputError(f"the target must be between 0 and {rules.max_total} points, got {top_k}")
     c, T = rules.num_categories, rules.bonus_threshold
-    rows = mask_rows(rules)
+    width = top_k + 1
     with connect(address) as ray:
         t0 = time.perf_counter()
         task = remote(ray, _target_task)
         rules_ref = ray.put(rules)
-        V = np.zeros(table_shape(rules, top_k), dtype=dt)
-        Vf = V.reshape(-1, top_k + 1)
-        nkeys = (1 << c) * rules.flags * (T + 1)
-        top = np.full(nkeys, top_k, dtype=np.int64)  # as solve_targets: a key's k range
-        lo, hi = empty_bands(nkeys)
+        off, top = table_layout(rules, top_k)  # as solve_targets: the same rows
+        data = np.zeros(int((off + top + 1).max()), dtype=dt)
+        lo, hi = empty_bands(off.size)
 
         def key_of(st: LayerStates) -> np.ndarray:
             return (st.mask * rules.flags + st.flag) * (T + 1) + st.upper
 
         layers = iter_layer_states(rules, reverse=True)
         last = next(layers)  # every category filled: P(>= 0) = 1, else 0
+        data[off[key_of(last)]] = 1.0
         later = np.concatenate([key_of(last), last.copy_dst])
-        Vf[row_keys(rules, later, rows), 0] = 1.0
         states = last.mask.size
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
             keys = key_of(st)
-            top[keys] = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), top_k)
             later_ref = ray.put(
-                (later, Vf[row_keys(rules, later, rows)], top[later], lo[later], hi[later])
+                (later, rows_of(data, off, top, later, width), top[later], lo[later], hi[later])
             )
             parts = interleaved_parts(keys.size, chunks)
             got = run_layer(
@@ -547,9 +543,8 @@ def solve_targets_ray(
             )  # fmt: skip
             del later_ref
             for part, (values, lo_p, hi_p) in zip(parts, got):
-                Vf[row_keys(rules, keys[part], rows)] = values
+                put_rows(data, off, top, keys[part], values)
                 lo[keys[part]], hi[keys[part]] = lo_p, hi_p
-            Vf[row_keys(rules, st.copy_dst, rows)] = Vf[row_keys(rules, st.copy_src, rows)]
             for b in (lo, hi):
                 b[st.copy_dst] = b[st.copy_src]
             states += st.mask.size
@@ -557,4 +552,4 @@ def solve_targets_ray(
             if progress is not None:
                 progress(c - j, c)
         seconds = time.perf_counter() - t0
-    return TargetTable(rules, V, seconds, states)
+    return TargetTable(rules, data, off, top, top_k, seconds, states)

@@ -22,8 +22,10 @@ from diceopt.games.yatzy.stored.store import load_targets, store_targets, target
 
 
 def size_text(nbytes: int) -> str:
-    """A size for people: GB from 0.1 GB up, else MB."""
-    return f"{nbytes / 1e9:.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:.1f} MB"
+    """A size for people: GB from 0.1 GB up, MB from 0.1 MB up, else kB."""
+    if nbytes >= 1e8:
+        return f"{nbytes / 1e9:.2f} GB"
+    return f"{nbytes / 1e6:.1f} MB" if nbytes >= 1e5 else f"{nbytes / 1e3:.1f} kB"
 
 
 def targets_on_ray(
@@ -70,12 +72,12 @@ def run_targets(config: Any, args: Any) -> CommandOutput:
             else:
                 table = targets_on_ray(rules, dtype, ray, stage.update)
         t1 = time.perf_counter()
-        with Stage(f"storing it ({size_text(table.values.nbytes)})") as stage:
+        with Stage(f"storing it ({size_text(table.nbytes)})") as stage:
             saved = store_targets(table)
             if not saved:
                 stage.fail()  # the warning above says why: no "done"
         store_seconds = time.perf_counter() - t1
-    size = path.stat().st_size if saved else table.values.nbytes
+    size = path.stat().st_size if saved else table.nbytes
     p_at = {k: table.probability(0, 0, 0, k) for k in START_TARGETS if k <= table.kmax}
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     data = {

@@ -205,10 +205,9 @@ TARGET_OBJECTIVE = "target"
 
 def target_key(rules: YatzyRules, dtype: str = "float32") -> storage.TableKey:
     """The storage key of a variant's full target table (objective ``target``; filed
-    under ``rules.file_key``)."""
-    from diceopt.games.yatzy.analyses.targets import table_kmax, table_shape
-
-    return rules_key(rules, TARGET_OBJECTIVE, dtype, table_shape(rules, table_kmax(rules)))
+    under ``rules.file_key``): the values in rows (any length), their ``off`` and
+    ``top`` (:func:`~diceopt.games.yatzy.analyses.targets.table_layout`)."""
+    return rules_key(rules, TARGET_OBJECTIVE, dtype, extra=("off", "top"))
 
 
 def targets_path(rules: YatzyRules, dtype: str = "float32", directory: str | None = None) -> Path:

@@ -12,11 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from diceopt import storage
 from diceopt.errors import InputError
 from diceopt.games.yatzy.analyses.targets import (
     TargetTable,
     check_dtype,
+    check_layout,
+    reached_keys,
     solve_targets,
     table_kmax,
 )
@@ -43,12 +47,29 @@ def load_targets(
         return None
     stored, _ = got
     h = stored.header
-    if h.get("rules") != rules_header(rules):
-        path = storage.mapped_path(target_key(rules, dtype), directory)
-        storage.warn(f"ignoring cached table {path}: other rules; {then}")
+    path = storage.mapped_path(target_key(rules, dtype), directory)
+    kmax = table_kmax(rules)
+    why = "" if h.get("rules") == rules_header(rules) else "other rules"
+    why = why or ("" if h.get("kmax") == kmax else f"k up to {h.get('kmax')!r}, expected {kmax}")
+    a = stored.arrays
+    try:
+        if not why and stored.check is not None:  # lazy: the row offsets are read whole
+            stored.check.check(min(int(x) for x in h["offsets"][1:]), int(h["payload_bytes"]))
+    except storage.TableFileError as exc:
+        why = str(exc)
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    reached = reached_keys(rules)
+    held = nkeys if reached is None else reached.size
+    why = why or check_layout(a["values"].size, a["off"], a["top"], held, kmax)
+    if why:
+        storage.warn(f"ignoring cached table {path}: {why}; {then}")
         return None
+    off, top = a["off"], a["top"]
+    if reached is not None:  # the forced order: every other key is never read
+        off, top = np.zeros(nkeys, dtype=np.int64), np.full(nkeys, -1, dtype=np.int64)
+        off[reached], top[reached] = a["off"], a["top"]
     seconds, states = float(h.get("seconds", 0.0)), int(h.get("states", 0))
-    table = TargetTable(rules, stored.arrays["values"], seconds, states, stored.check)
+    table = TargetTable(rules, a["values"], off, top, kmax, seconds, states, stored.check)
     return table, time.perf_counter() - t0
 
 
@@ -57,9 +78,19 @@ def store_targets(table: TargetTable, directory: str | None = None) -> bool:
     cannot be written (or is not a full table)."""
     if table.kmax != table_kmax(table.rules):
         raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
-    key = target_key(table.rules, table.values.dtype.name)
-    meta = {"seconds": table.seconds, "states": table.states, "rules": rules_header(table.rules)}
-    return storage.store(key, {"values": table.values}, meta, directory, mapped=True)
+    key = target_key(table.rules, table.data.dtype.name)
+    meta = {
+        "seconds": table.seconds,
+        "states": table.states,
+        "kmax": table.kmax,
+        "rules": rules_header(table.rules),
+    }
+    reached = reached_keys(table.rules)  # the forced order: only the keys a game reaches
+    off, top = (
+        (table.off, table.top) if reached is None else (table.off[reached], table.top[reached])
+    )
+    arrays = {"values": table.data, "off": off, "top": top}
+    return storage.store(key, arrays, meta, directory, mapped=True)
 
 
 def get_targets(
