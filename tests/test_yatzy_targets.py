@@ -271,6 +271,31 @@ def test_a_stored_table_whose_rows_do_not_fit_is_refused_in_one_line(tmp_path, c
     assert load_targets(rules, directory=str(tmp_path)) is not None
 
 
+def test_stored_rows_that_run_past_their_values_are_refused_in_one_line(
+    tmp_path, monkeypatch, capsys
+):
+    from diceopt import storage
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    monkeypatch.setattr(store, "_ROWS", {})
+    rules = dataclasses.replace(REDUCED["american-4d6-free"], key="test-rows-layout")
+    rows = solve_target_from(rules, 0, 0, 0, rules.max_total)
+    far = rows.off.copy()
+    far[np.argmax(rows.top)] = rows.data.size
+    meta = {"kmax": rules.max_total, "rules": files.rules_header(rules)}
+    arrays = {"values": rows.data, "off": far, "top": rows.top}
+    assert storage.store(store.rows_key(rules), arrays, meta, mapped=True)
+    capsys.readouterr()
+    assert store.load_rows(rules, full=False) is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "runs past the values" in err
+    arrays["off"] = rows.off
+    assert storage.store(store.rows_key(rules), arrays, meta, mapped=True)
+    assert store.load_rows(rules, full=False).probability(0, 0, 0, 40) == rows.probability(
+        0, 0, 0, 40
+    )
+
+
 def test_stored_table_is_memory_mapped_and_rebuilt_when_bad(tmp_path, capsys):
     rules = dataclasses.replace(REDUCED["american-4d6-free"], key="test-reduced")
     table, info = get_targets(rules, directory=str(tmp_path))

@@ -339,7 +339,7 @@ def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> A
     (memory-mapped, every block checked); None when neither is stored (a damaged file:
     one warning). Readers that have looked for the full table already pass ``full``
     False."""
-    from diceopt.games.yatzy.analyses.targets import TargetRows
+    from diceopt.games.yatzy.analyses.targets import TargetRows, check_layout
 
     memo = _memo(rules, dtype)
     if memo in _ROWS:
@@ -359,6 +359,11 @@ def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> A
         storage.warn(f"ignoring cached table {rows_path(rules, dtype)}: other rules")
         return None
     a = stored.arrays
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    why = check_layout(a["values"].size, a["off"], a["top"], nkeys, rules.max_total)
+    if why:
+        storage.warn(f"ignoring cached table {rows_path(rules, dtype)}: {why}; solving them again")
+        return None
     _ROWS[memo] = TargetRows(
         rules, a["values"], a["off"], a["top"], int(h["kmax"]), (0, 0, 0),
         float(h.get("seconds", 0.0)), int(h.get("states", 0)), int(a["values"].size),
