@@ -78,16 +78,16 @@ def ideal(works: list[np.ndarray], parts_of) -> dict[str, float]:
 
 
 def targets_profile(rules) -> dict:
-    """Per layer: states, values of k to compute, bytes put (the next layer's rows)."""
+    """Per layer: states, values of k to compute, bytes put (the next layer's values)."""
     kmax = table_kmax(rules)
-    works, states, put, nxt = [], [], [], 0
+    works, states, put, nxt, values = [], [], [], 0, 0
     for st in iter_layer_states(rules, reverse=True):
         top = np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), kmax)
         if nxt:  # the last layer (first here) is not solved
             works.append(top + 1.0)
             states.append(int(st.mask.size))
-            put.append(nxt * (kmax + 1) * 4 + nxt * 28)  # rows, keys, tops, bands
-        nxt = int(st.mask.size + st.copy_dst.size)
+            put.append(values * 4 + nxt * 36)  # values; keys, offsets, tops, bands
+        nxt, values = int(st.mask.size + st.copy_dst.size), int((top + 1).sum())
     return {
         "states_per_layer": states,
         "work_per_layer": [int(w.sum()) for w in works],

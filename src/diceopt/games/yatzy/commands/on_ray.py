@@ -33,10 +33,11 @@ Two ways to spread work, each giving the in-process tables bit for bit (tested):
     :func:`~diceopt.games.yatzy.kernel.solve.solve_states_saved`; given to
     :func:`~diceopt.games.yatzy.kernel.saved.solve_saved` as its ``solve_layer``, so the
     stored solve (layer files, resuming) is the same with and without Ray.
-  - targets (:func:`solve_targets_ray`): only the next layer's rows are put (k = 0 ..
-    kmax per state, with its k range and band), and each task lays them out with its own
-    states in a table of its own (:func:`_target_task`); parts are interleaved (state i
-    in part i mod chunks) because the states' k ranges differ a lot.
+  - targets (:func:`solve_targets_ray`): only the next layer's values are put, one
+    block of the table (each state's row up to its k range, with its band), and each
+    task lays them out with its own states in a table of its own (:func:`_target_task`);
+    parts are interleaved (state i in part i mod chunks) because the states' k ranges
+    differ a lot.
 """
 
 from __future__ import annotations
@@ -58,7 +59,6 @@ from diceopt.games.yatzy.analyses.targets import (
     check_dtype,
     empty_bands,
     put_rows,
-    rows_of,
     solve_target_states,
     table_kmax,
     table_layout,
@@ -462,34 +462,36 @@ def _target_task(
     flag: np.ndarray,
     upper: np.ndarray,
     top_own: np.ndarray,
-    later: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    later: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     rules: YatzyRules,
     lanes: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """In a Ray worker: the rows (k = 0 .. kmax) and bands of some states of one layer.
+    """In a Ray worker: the rows (k = 0 .. ``len(top_own)``'s kmax, 0 above each state's
+    top) and bands of some states of one layer.
 
-    ``later``: the next layer's state keys, rows, k ranges (``top``) and bands. They and
-    these states' rows are laid out in a table of this task's own, every other state key
-    pointing at one row of zeros (as the full table's unreached rows are), and solved by
+    ``later``: the next layer's values (one block, as the table holds them: each state's
+    row up to its top), its state keys with their rows' offsets in the block, k ranges
+    (``top``) and bands. These states' rows follow the block in a table of this task's
+    own (every other state key is never read), solved by
     :func:`~diceopt.games.yatzy.analyses.targets.solve_target_states`."""
-    keys_n, rows_n, top_n, lo_n, hi_n = later
+    block, keys_n, off_n, top_n, lo_n, hi_n = later
     mask, flag, upper = worker_arrays(mask, flag, upper)
     T = rules.bonus_threshold
     keys = (mask * rules.flags + flag) * (T + 1) + upper
     nkeys = (1 << rules.num_categories) * rules.flags * (T + 1)
-    n, nn, width = keys.size, keys_n.size, rows_n.shape[1]
-    Vd = np.zeros((nn + n + 1) * width, dtype=rows_n.dtype)  # the last row: zeros
-    Vd[: nn * width] = rows_n.reshape(-1)
-    off = np.full(nkeys, (nn + n) * width, dtype=np.int64)
-    off[keys_n] = np.arange(nn, dtype=np.int64) * width
-    off[keys] = (nn + np.arange(n, dtype=np.int64)) * width
-    top = np.full(nkeys, width - 1, dtype=np.int64)
+    n, width = keys.size, int(top_own.max(initial=0)) + 1
+    Vd = np.zeros(block.size + n * width, dtype=block.dtype)
+    Vd[: block.size] = block
+    off = np.zeros(nkeys, dtype=np.int64)
+    off[keys_n] = off_n
+    off[keys] = block.size + np.arange(n, dtype=np.int64) * width
+    top = np.full(nkeys, -1, dtype=np.int64)
     top[keys_n] = top_n
     top[keys] = top_own
     lo, hi = empty_bands(nkeys)
     lo[keys_n], hi[keys_n] = lo_n, hi_n
     solve_target_states(rules, (mask, flag, upper), Vd, off, top, (lo, hi), lanes)
-    return Vd[nn * width : (nn + n) * width].reshape(n, width), lo[keys], hi[keys]
+    return Vd[block.size :].reshape(n, width), lo[keys], hi[keys]
 
 
 def solve_targets_ray(
@@ -506,15 +508,14 @@ def solve_targets_ray(
     table, bit for bit: P(points still to come >= k), k = 0 .. ``kmax`` points) with each
     layer's states in ``chunks`` Ray tasks (interleaved); ``address``: see
     :func:`~diceopt.games.yatzy.commands.on_ray.connect`. Each layer puts the next
-    layer's rows into the object store (at most the largest layer's rows, not the
-    table); ``seconds``: the wall time, Ray's traffic included."""
+    layer's values into the object store, one block of the table (at most the largest
+    layer's, not the table); ``seconds``: the wall time, Ray's traffic included."""
     dt = check_dtype(dtype)
     chunks = check_chunks(chunks)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
         raise InputError(f"the target must be between 0 and {rules.max_total} points, got {top_k}")
     c, T = rules.num_categories, rules.bonus_threshold
-    width = top_k + 1
     with connect(address) as ray:
         t0 = time.perf_counter()
         task = remote(ray, _target_task)
@@ -529,12 +530,16 @@ def solve_targets_ray(
         layers = iter_layer_states(rules, reverse=True)
         last = next(layers)  # every category filled: P(>= 0) = 1, else 0
         data[off[key_of(last)]] = 1.0
-        later = np.concatenate([key_of(last), last.copy_dst])
+        later_keys, later = key_of(last), np.concatenate([key_of(last), last.copy_dst])
         states = last.mask.size
         for j, st in zip(range(c - 1, -1, -1), layers, strict=True):
             keys = key_of(st)
+            # the next layer's rows: one block of the table (table_layout: a layer's
+            # states in a row), its copies pointing into it
+            start = int(off[later_keys[0]])
+            end = int(off[later_keys[-1]] + top[later_keys[-1]] + 1)
             later_ref = ray.put(
-                (later, rows_of(data, off, top, later, width), top[later], lo[later], hi[later])
+                (data[start:end], later, off[later] - start, top[later], lo[later], hi[later])
             )
             parts = interleaved_parts(keys.size, chunks)
             got = run_layer(
@@ -548,7 +553,7 @@ def solve_targets_ray(
             for b in (lo, hi):
                 b[st.copy_dst] = b[st.copy_src]
             states += st.mask.size
-            later = np.concatenate([keys, st.copy_dst])
+            later_keys, later = keys, np.concatenate([keys, st.copy_dst])
             if progress is not None:
                 progress(c - j, c)
         seconds = time.perf_counter() - t0
