@@ -232,8 +232,11 @@ class TargetTable:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the values and their row offsets."""
-        return int(self.data.nbytes + self.off.nbytes + self.top.nbytes)
+        """Bytes of the values and their row offsets as stored (under the forced order
+        only the keys of the masks a game reaches: :func:`reached_keys`)."""
+        reached = reached_keys(self.rules)
+        keys = self.off.size if reached is None else reached.size
+        return int(self.data.nbytes + keys * (self.off.itemsize + self.top.itemsize))
 
     @cached_property
     def _rows(self) -> np.ndarray:
