@@ -211,8 +211,8 @@ def test_values_above_the_most_points_to_come_are_zero(targets64):
 
 
 def test_american_cap_and_targets_above_it(monkeypatch, targets64):
-    """A table holds k up to TABLE_KMAX (American Yahtzee: 750 of 1575); a target above
-    it is solved on demand from the position, with the same numbers."""
+    """A table holds k up to TABLE_KMAX (here 60); a target above it is solved on demand
+    from the position, with the same numbers."""
     name = "american-4d6-free"
     rules = REDUCED[name]
     full = targets64[name]
@@ -226,16 +226,17 @@ def test_american_cap_and_targets_above_it(monkeypatch, targets64):
     assert rows.probability(0, 0, 0, 250) == full.probability(0, 0, 0, 250) > 0
 
 
-def test_full_american_rules_cap():
-    assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == targets.TABLE_KMAX == 750
+def test_full_american_table_holds_every_target():
+    assert AMERICAN.max_total == 1575 and table_kmax(AMERICAN) == 1575 < targets.TABLE_KMAX
     assert table_kmax(SCANDINAVIAN) == SCANDINAVIAN.max_total == 374
     american = get_rules("american")
     key = files.target_key(american)
     assert key.shape is None and key.extra == ("off", "top")
-    off, top = targets.table_layout(american, 750)
-    assert top.max() == 750 and top.min() == -1
-    # one value per state and k up to its most points to come: 186.6M, not 8192 x 2 x 64 x 751
-    assert int((off + top + 1).max()) == 186_550_421
+    off, top = targets.table_layout(american, table_kmax(american))
+    assert top.max() == 1575 and top.min() == -1
+    # one value per state and k up to its most points to come: 209.9M (0.84 GB of
+    # float32), not 8192 x 2 x 64 x 1576 (6.6 GB)
+    assert int((off + top + 1).max()) == 209_881_056
 
 
 def test_a_stored_table_whose_rows_do_not_fit_is_refused_in_one_line(tmp_path, capsys):

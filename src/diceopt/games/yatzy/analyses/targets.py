@@ -9,13 +9,13 @@ values at k depend only on those at k' <= k, so a table truncated to K is exact 
 Stored, read and advised from in :mod:`diceopt.games.yatzy.winning.target_advice`.
 
 Score cap (``kmax`` of the full table, :func:`table_kmax`): the variant's most points
-(``rules.max_total``: 374 in Scandinavian), at most :data:`TABLE_KMAX` = 750 points.
-Only American Yahtzee is capped (1575 with twelve Yahtzee bonuses would make 6.6 GB
-of float32 laid out densely; capped at 750 its rows hold 186.6M values): its table
-holds P(points still to come >= k) for k <= 750, and a target needing more (750 points
-still to come: only reachable with Yahtzee bonuses) is solved on demand from the
-position (:func:`solve_target_from`, exact). Targets above ``rules.max_total`` or below
-0 are refused (:func:`check_target`).
+(``rules.max_total``: 374 in Scandinavian, 1575 in American Yahtzee with twelve Yahtzee
+bonuses), at most :data:`TABLE_KMAX` = 2000 points (a rule file's table above it holds
+k <= 2000, and a target needing more is solved on demand from the position,
+:func:`solve_target_from`, exact). In rows up to each state's most points to come,
+American Yahtzee's table for every k is 209.9M values (0.84 GB of float32; a dense
+array would be 6.6 GB). Targets above ``rules.max_total`` or below 0 are refused
+(:func:`check_target`).
 
 Method: the expected-value solver's backward induction over layers, with lanes over k
 instead of over states:
@@ -65,12 +65,12 @@ from diceopt.interrupt import Pace, interruptible, run_chunks
 LANES = 384  # most values of k per batch (measured best: the work arrays fill the L2 cache)
 
 
-TABLE_KMAX = 750  # most points still needed a full table holds (see table_kmax)
+TABLE_KMAX = 2000  # most points still needed a full table holds (see table_kmax)
 
 
 def table_kmax(rules: YatzyRules) -> int:
-    """The largest k (points) a variant's full table holds: ``rules.max_total``, at most
-    :data:`TABLE_KMAX` (American Yahtzee's 1575 would make a 6.6 GB dense table)."""
+    """The largest k (points) a variant's full table holds: ``rules.max_total`` (every
+    built-in variant's), at most :data:`TABLE_KMAX` (a bound on a rule file's table)."""
     return min(int(rules.max_total), TABLE_KMAX)
 
 
