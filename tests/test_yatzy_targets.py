@@ -258,6 +258,7 @@ def test_a_stored_table_whose_rows_do_not_fit_is_refused_in_one_line(tmp_path, c
         (key, {"values": table.data, "off": far, "top": table.top}, "runs past the values"),
         (key, {"values": table.data, "off": table.off, "top": high}, "out of range"),
         (dense, {"values": table.dense()}, "no 'off' array"),
+        (key, {"values": table.data.reshape(1, -1), "off": table.off, "top": table.top}, "2-D"),
     ]
     for file_key, arrays, why in cases:
         assert storage.store(file_key, arrays, meta, str(tmp_path), mapped=True)

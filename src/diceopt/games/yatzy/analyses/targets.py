@@ -158,17 +158,21 @@ def reached_keys(rules: YatzyRules) -> np.ndarray | None:
     return (masks[:, None] * fw + np.arange(fw, dtype=np.int64)).reshape(-1)
 
 
-def check_layout(data_size: int, off: np.ndarray, top: np.ndarray, nkeys: int, kmax: int) -> str:
-    """Why ``off`` / ``top`` (as a stored table holds them) must not be read over
-    ``data_size`` values, or "" when every key's values lie within them: one int64 per
-    state key each, ``top`` in -1 .. ``kmax``."""
+def check_layout(
+    values: np.ndarray, off: np.ndarray, top: np.ndarray, nkeys: int, kmax: int
+) -> str:
+    """Why ``values`` / ``off`` / ``top`` (as a stored table holds them) must not be read,
+    or "" when every key's values lie within ``values`` (one row of values) and there is
+    one int64 offset and top per state key, ``top`` in -1 .. ``kmax``."""
+    if values.ndim != 1:
+        return f"its values are {values.ndim}-D, expected one row"
     if off.shape != (nkeys,) or top.shape != (nkeys,):
         return f"it holds {off.size} row offsets, expected {nkeys}"
     if off.dtype != np.int64 or top.dtype != np.int64:
         return "its row offsets are not int64"
     if nkeys and (int(top.min()) < -1 or int(top.max()) > kmax or int(off.min()) < 0):
         return "a row offset is out of range"
-    if nkeys and int((off + top + 1).max()) > data_size:
+    if nkeys and int((off + top + 1).max()) > values.size:
         return "a row runs past the values"
     return ""
 

@@ -360,7 +360,7 @@ def load_rows(rules: YatzyRules, dtype: str = "float32", full: bool = True) -> A
         return None
     a = stored.arrays
     nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
-    why = check_layout(a["values"].size, a["off"], a["top"], nkeys, rules.max_total)
+    why = check_layout(a["values"], a["off"], a["top"], nkeys, rules.max_total)
     if why:
         storage.warn(f"ignoring cached table {rows_path(rules, dtype)}: {why}; solving them again")
         return None

@@ -60,7 +60,7 @@ def load_targets(
     nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
     reached = reached_keys(rules)
     held = nkeys if reached is None else reached.size
-    why = why or check_layout(a["values"].size, a["off"], a["top"], held, kmax)
+    why = why or check_layout(a["values"], a["off"], a["top"], held, kmax)
     if why:
         storage.warn(f"ignoring cached table {path}: {why}; {then}")
         return None
