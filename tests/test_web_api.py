@@ -417,7 +417,7 @@ def test_evaluate_matches_advice(client):
 
 # --- play: new game and apply ------------------------------------------------------------
 
-STEP_FIELDS = {"position", "position_json", "game_over", "to_move", "events", "result"}
+STEP_FIELDS = {"position", "position_json", "game_over", "to_move", "events", "result", "next_turn"}
 
 
 def test_new_and_apply_are_seeded_and_answer_steps(client):
@@ -440,6 +440,7 @@ def test_new_and_apply_are_seeded_and_answer_steps(client):
         "to_move": 0,
         "events": list(step.events),
         "result": None,
+        "next_turn": None,
     }
     assert first["events"][0].startswith("rolled 1 ")  # the dice rolled, in words
     stick = client.post(
@@ -488,6 +489,27 @@ def test_a_whole_stick_game_through_the_api(client):
         position = step["position"]
     else:
         pytest.fail("optimal stick play did not end in 200 moves")
+
+
+def test_a_turn_after_a_zilch_starts_with_its_streak(client):
+    """A game of one turn that ends in a zilch says what the next turn carries; /api/new
+    starts that turn (the same roll as a plain new game with the seed); anything else
+    given as ``turn`` is one 4xx line."""
+    body = {"game": "zilch", "position": "streak 1 | turn 300 | dice 2 3", "action": "bust"}
+    end = client.post("/api/apply", json={**body, "seed": 1}).json()
+    assert end["game_over"] and end["next_turn"] == {"streak": 2}
+    new = client.post("/api/new", json={"game": "zilch", "seed": 4, "turn": end["next_turn"]})
+    plain = client.post("/api/new", json={"game": "zilch", "seed": 4}).json()
+    got = new.json()["position_json"]
+    assert (got["streak"], got["turn"]) == (2, 0) and new.json()["next_turn"] is None
+    assert plain["position_json"] == {**got, "streak": 0}
+    bad_turns = [{"streak": 3}, {"streak": -1}, {"streak": 10**44}, {"turn": 50}, "x", [1]]
+    bad_turns.append({str(i): 1 for i in range(5)})
+    for bad in bad_turns:
+        answer = client.post("/api/new", json={"game": "zilch", "turn": bad})
+        assert 400 <= answer.status_code < 500 and "\n" not in answer.text, bad
+    stick = client.post("/api/new", json={"game": "stick", "turn": {"streak": 1}})
+    assert stick.status_code == 400 and "carries nothing" in stick.json()["error"]
 
 
 def test_two_player_steps_say_who_moves_what_happened_and_the_result(race_client):

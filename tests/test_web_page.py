@@ -304,6 +304,27 @@ def test_a_game_opened_from_its_url_shows_the_points_of_its_boxes(page, browser,
         context.close()
 
 
+def test_a_turn_after_a_zilch_starts_with_the_streak(page, live_server):
+    # the second zilch in a row: the next turn starts with a streak of 2, and its record
+    # (from "~> new game" at that streak) gets the whole review, luck included
+    position = "streak 1 | turn 300 | dice 2 3"
+    open_page(page, live_server, f"game=zilch&variant=zilch&mode=play&pos={position}")
+    wait_turn(page, 0)
+    play_best_to_the_end(page)
+    summary = page.locator("#play-summary").inner_text()
+    assert "The next turn starts with streak 2." in summary, summary
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => (document.querySelector('#play-position') || {}).dataset?.position"
+        "?.startsWith('streak 2 | turn 0 |')"
+    )
+    play_best_to_the_end(page)
+    page.wait_for_function("() => !document.querySelector('#review').hasAttribute('aria-busy')")
+    text = page.locator("#review").inner_text()
+    assert "no review" not in text and "luck" in text, text
+    assert "opened at a position" not in text, text
+
+
 def test_a_game_opened_at_a_position_gets_its_review(page, live_server):
     position = "streak 0 | turn 0 | dice 1 2 3 3 3 6"
     open_page(page, live_server, f"game=zilch&variant=zilch&mode=play&pos={position}")

@@ -70,3 +70,46 @@ def test_impossible_positions(rules, bad):
 def test_a_two_player_rule_file_is_refused():
     with pytest.raises(InputError, match="two-player"):
         SPEC.rules(rules="farkle")
+
+
+def test_a_zilch_carries_the_streak_to_the_next_turn(rules):
+    """After a zilch the next turn starts with the streak (Step.next_turn, new_turn); a
+    bank, or the streak's last zilch (its 500 paid), carries nothing."""
+    rng = np.random.default_rng(0)
+    bust = SPEC.apply(rules, SPEC.parse(rules, "streak 1 | turn 300 | dice 2 3"), "bust", rng)
+    assert bust.game_over and bust.next_turn == {"streak": 2}
+    last = SPEC.apply(rules, SPEC.parse(rules, "streak 2 | turn 300 | dice 2 3"), "bust", rng)
+    assert last.next_turn is None
+    bank = SPEC.parse(rules, "streak 1 | turn 350 | dice 1 2 3 3 6")
+    assert SPEC.apply(rules, bank, "set aside 1, bank 450", rng).next_turn is None
+    pos = SPEC.new_turn(rules, bust.next_turn, np.random.default_rng(5))
+    assert (pos.streak, pos.turn, len(pos.dice)) == (2, 0, 6)
+    assert SPEC.carried(rules, pos) == {"streak": 2}
+    assert SPEC.carried(rules, SPEC.new_position(rules, rng)) is None
+    for bad in ({"streak": 3}, {"streak": True}, {"streak": 10**44}, {}, {"streak": 1, "turn": 50}):
+        with pytest.raises(InputError) as err:
+            SPEC.new_turn(rules, bad, rng)
+        assert "\n" not in str(err.value)
+
+
+def test_a_record_may_start_a_turn_after_a_zilch(rules):
+    """A turn opened with a streak replays and splits into luck and skill; a record whose
+    game starts in mid-turn is still refused."""
+    from diceopt.analyse import analyse_record
+
+    pos = SPEC.parse(rules, "streak 1 | turn 0 | dice 1 2 2 2 5 5")
+    step = SPEC.apply(rules, pos, "set aside 1 2 2 2 5 5, bank 400", np.random.default_rng(0))
+    record = (
+        "~> new game\n"
+        "streak 1 | turn 0 | dice 1 2 2 2 5 5 => set aside 1 2 2 2 5 5, bank 400\n"
+        "~> set aside 1 2 2 2 5 5; banked 400\n"
+        f"= {step.result!r}\n"
+    )
+    analysis = analyse_record(SPEC, rules, record)
+    assert not analysis.missing and len(analysis.splits) == 1
+    split = analysis.splits[0]
+    assert split.expected_start + split.luck - split.cost == pytest.approx(step.result, abs=1e-9)
+    with pytest.raises(InputError, match="does not start"):
+        analyse_record(
+            SPEC, rules, record.replace("turn 0 | dice 1 2 2 2 5 5", "turn 50 | dice 1 2 2 2 5 5")
+        )

@@ -6,7 +6,8 @@ dice given by a :class:`Scripted` generator instead of a random one: the record 
 accepted only where some chance outcome of the move gives exactly the record's ``~>``
 line (what followed, in the game's words), the position of the next move (or, where the
 record ends the game, a game over with the record's result). The opening position of a
-game that starts with ``~> new game`` must be one that ``new_position`` can give.
+game that starts with ``~> new game`` must be one that ``new_position`` can give (or, for
+a turn that carries something over from the last, such as Zilch's streak, ``new_turn``).
 
 Which dice to try comes from the game's ``replay_draws`` hook (the draws that lead to the
 position recorded next: usually one candidate, derived from that position's dice); the
@@ -250,9 +251,14 @@ def check_game(spec: GameSpec, rules: Any, game: Any, positions: Sequence[Any], 
     ]
     if game.start_line is not None and moves:
         first = fmt(moves[0].pos)
-        starts = outcomes(
-            spec, rules, lambda rng: spec.new_position(rules, rng), None, None, moves[0].pos
-        )
+        carried = spec.carried(rules, moves[0].pos)  # a turn after the last (a streak)
+
+        def opening(rng: Any) -> Any:
+            if carried is None:
+                return spec.new_position(rules, rng)
+            return spec.new_turn(rules, carried, rng)
+
+        starts = outcomes(spec, rules, opening, None, None, moves[0].pos)
         if not any(fmt(p) == first for p in starts):
             raise InputError(
                 f"{name} line {moves[0].line}: a game does not start in {first!r} "

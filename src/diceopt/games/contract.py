@@ -179,7 +179,9 @@ class Step:
     ``to_move``: the player to move next (0 = first player); ``events``: what happened
     on the way, in words (e.g. "rolled 3 5"); ``result``: when the game is over, its
     outcome in the start's terms (final score in points, or the first player's wins:
-    1, 1/2 or 0).
+    1, 1/2 or 0); ``next_turn``: in a game of one turn that is over, what the next turn
+    carries over (e.g. ``{"streak": 1}`` after a zilch: :meth:`GameSpec.new_turn`),
+    None where it starts as any game does.
     """
 
     position: Any
@@ -187,6 +189,7 @@ class Step:
     to_move: int = 0
     events: tuple[str, ...] = ()
     result: float | None = None
+    next_turn: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -390,6 +393,18 @@ class GameSpec:
     def new_position(self, rules: Any, rng: np.random.Generator) -> Any:
         """The position a game starts in (dice rolled with ``rng`` where the rules roll)."""
         raise NotImplementedError
+
+    def new_turn(self, rules: Any, carried: Mapping[str, Any], rng: np.random.Generator) -> Any:
+        """The first position of a turn that carries ``carried`` over from the last (a
+        ``Step.next_turn`` of a game of one turn); InputError (one line) where the game
+        carries nothing between turns or ``carried`` is not what it carries."""
+        raise InputError(f"{self.title} carries nothing from one turn to the next")
+
+    def carried(self, rules: Any, pos: Any) -> Mapping[str, int] | None:
+        """What a turn that opens at ``pos`` carried over (as :meth:`new_turn` takes it),
+        or None (a turn or game that opens as ``new_position`` opens it): a record may
+        start a turn there."""
+        return None
 
     def show(self, rules: Any, pos: Any) -> list[str]:
         """Lines describing a position for a player (default: its notation)."""

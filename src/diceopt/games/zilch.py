@@ -142,9 +142,14 @@ class ZilchSpec(PushLuckSpec):
         banked: int | None,
         rng: np.random.Generator,
     ) -> Step:
-        """The turn is the game: its worth is the result."""
+        """The turn is the game: its worth is the result; after a zilch that is not the
+        streak's last, the next turn carries the streak (``Step.next_turn``)."""
+        from diceopt.games.families.push_luck_solo import bust_outcome
+
         if banked is None:
-            return Step(pos, True, 0, (), self.bust_value(rules, pos))
+            streak = bust_outcome(rules, pos.streak)[0]
+            carry = {"streak": streak} if streak else None
+            return Step(pos, True, 0, (), self.bust_value(rules, pos), carry)
         sol = self._solution(rules)
         return Step(pos, True, 0, (), banked + sol.bank_add(pos.streak))
 

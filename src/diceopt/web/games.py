@@ -353,16 +353,22 @@ class GameTables(ServedGames):
             **self.rules_used(game, variant),
         }
 
-    def new(self, game: str, variant: str, seed: int | None) -> dict[str, Any]:
-        """A starting position (dice rolled with ``seed``), as ``step_data`` answers it."""
+    def new(
+        self, game: str, variant: str, seed: int | None, turn: dict[str, int] | None = None
+    ) -> dict[str, Any]:
+        """A starting position (dice rolled with ``seed``), as ``step_data`` answers it;
+        ``turn``: the next turn of a game of one turn, carrying what the last turn's
+        ``next_turn`` said (e.g. Zilch's streak)."""
         spec = self.spec(game)
         rules = self.rules(game, variant)
-        pos = spec.new_position(rules, np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        pos = spec.new_position(rules, rng) if turn is None else spec.new_turn(rules, turn, rng)
         return self._position_data(spec, rules, pos) | {
             "game_over": False,
             "to_move": int(spec.to_move(rules, pos)),
             "events": [],
             "result": None,
+            "next_turn": None,
             **self.rules_used(game, variant),
         }
 
@@ -388,6 +394,7 @@ class GameTables(ServedGames):
                 "to_move": int(step.to_move),
                 "events": [str(e) for e in step.events],
                 "result": None if step.result is None else float(step.result),
+                "next_turn": None if step.next_turn is None else dict(step.next_turn),
                 **self.rules_used(game, variant),
             }
 

@@ -620,7 +620,7 @@ def create_app(
     @app.post("/api/new", response_model=StepOut, responses=ERRORS)
     def new_game(body: NewRequest) -> dict[str, Any]:
         """A starting position to play from (the first roll made with ``seed``)."""
-        return tables.new(*tables.ids(body.game, body.variant, body.rules), body.seed)
+        return tables.new(*tables.ids(body.game, body.variant, body.rules), body.seed, body.turn)
 
     @app.post("/api/apply", response_model=StepOut, responses=ERRORS)
     def apply_action(body: ApplyRequest) -> dict[str, Any]:

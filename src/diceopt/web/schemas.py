@@ -81,6 +81,12 @@ class NewRequest(GameRequest):
     """Start a game (play mode); ``seed`` makes the first roll reproducible."""
 
     seed: Seed = None
+    turn: dict[str, int] | None = Field(
+        None,
+        max_length=4,
+        description="start the next turn of a game of one turn with what the last turn's "
+        '``next_turn`` carried over (e.g. {"streak": 1} in Zilch)',
+    )
 
 
 class PositionRequest(GameRequest):
@@ -262,6 +268,11 @@ class StepOut(BaseModel):
     result: float | None = Field(
         description="when the game is over: the final score, or the first player's wins "
         "(1, 1/2 or 0)"
+    )
+    next_turn: dict[str, int] | None = Field(
+        None,
+        description="a game of one turn that is over: what the next turn carries over "
+        "(e.g. Zilch's streak after a zilch; give it as ``turn`` to /api/new), else null",
     )
 
 

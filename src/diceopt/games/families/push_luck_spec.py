@@ -252,6 +252,24 @@ class PushLuckSpec(GameSpec):
         """The first player's first roll (after no busts)."""
         return PushLuckPosition(self.roll(rules, self.family_rules(rules).dice, rng))
 
+    def new_turn(
+        self, rules: Any, carried: Mapping[str, Any], rng: np.random.Generator
+    ) -> PushLuckPosition:
+        """The first roll of a turn after ``carried["streak"]`` busts in a row (rules
+        with a bust streak: :attr:`Step.next_turn` of the turn before)."""
+        family = self.family_rules(rules)
+        if "streak" not in fields_of(family) or set(carried) != {"streak"}:
+            return super().new_turn(rules, carried, rng)  # the one-line refusal
+        # the streak checked as a position's (a whole number the rules have), then rolled
+        start = position_of(family, {"streak": carried["streak"], "dice": [1] * family.dice})
+        return dataclasses.replace(start, dice=self.roll(rules, family.dice, rng))
+
+    def carried(self, rules: Any, pos: PushLuckPosition) -> Mapping[str, int] | None:
+        """A turn's first roll after busts in a row carries the streak."""
+        if "streak" in fields_of(self.family_rules(rules)) and pos.streak and not pos.turn:
+            return {"streak": pos.streak}
+        return None
+
     def to_move(self, rules: Any, pos: PushLuckPosition) -> int:
         """The player to move (0 = the first)."""
         return pos.player
@@ -365,4 +383,4 @@ class PushLuckSpec(GameSpec):
 
 def _with_events(step: Step, events: tuple[str, ...]) -> Step:
     """The step with ``events`` before its own."""
-    return Step(step.position, step.game_over, step.to_move, events + step.events, step.result)
+    return dataclasses.replace(step, events=events + step.events)

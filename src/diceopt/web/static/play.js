@@ -156,6 +156,10 @@ async function restore(text) {
 
 async function newGame() {
   const strategy = versusStrategy();
+  // a game of one turn that ended carrying something to the next (Zilch: a zilch streak)
+  const last = S.play;
+  const carried = last && last.over && last.nextTurn && last.game === S.game && last.variant === S.variant
+    ? last.nextTurn : null;
   const p = newPlay({ duel: strategy ? { strategy, state: null, computer: null, written: {}, estimates: [], moves: [] } : null });
   S.play = p;  // an older game still waiting for an answer sees S.play !== p and stops
   S.undo = [];
@@ -174,7 +178,9 @@ async function newGame() {
       if (S.play === p) await duelStep(p, data);
       return;
     }
-    const step = await api("/api/new", { game: p.game, variant: p.variant, seed: nextSeed(p) });
+    const step = await api("/api/new", {
+      game: p.game, variant: p.variant, seed: nextSeed(p), ...(carried ? { turn: carried } : {}),
+    });
     p.record.push("~> new game");
     if (S.play === p) await next(p, step);
   } catch (err) { if (S.play === p) showError(err, "#play-message"); } finally { p._busy = false; }
@@ -443,9 +449,12 @@ function finish(p, step) {
       // a game of one turn (e.g. a push-your-luck game valued per turn): the turn's worth
       const worth = Number.isInteger(step.result) ? num(step.result) : pts(step.result);
       result = `This turn is worth ${worth} points. `;
+      const carried = Object.entries(step.next_turn || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+      if (carried) result += `The next turn starts with ${carried}. `;
     } else result = `Final score: ${num(step.result)}. `;
   }
   p.result = typeof end === "number" ? end : null;
+  p.nextTurn = step.next_turn || null;  // what the next turn carries over (a streak)
   p.finalText = result;
   // the result ends the record (a game opened at a position too: its review needs it)
   if (p.result !== null && p.record.length) p.record.push(`= ${p.result}`);
