@@ -349,7 +349,7 @@ function renderSummary(p) {
     el("span", { id: "final-result", text: p.finalText }),
     el("span", { text: `${start.label}: ` }),
     el("strong", { id: "summary-start", text: start.value === null ? start.pending ? "…" : "–" : inUnits(start.value, units) }),
-    el("span", { text: `${isProbability(units) ? ` (${yourWords(units, otherPlayer(p))})` : ""}; your ${p.decisions} decisions cost ` }),
+    el("span", { text: `${isProbability(units) ? ` (${yourWords(units, otherPlayer(p))})` : ""}; your ${p.decisions} decision${p.decisions === 1 ? "" : "s"} cost ` }),
     el("strong", { id: "summary-cost", "data-value": String(p.cost), text: inUnits(p.cost, units) }),
     el("span", { text: " in expectation." }));
   box.dataset.decisions = p.decisions;
