@@ -156,7 +156,7 @@ async function restore(text) {
 
 async function newGame() {
   const strategy = versusStrategy();
-  // a game of one turn that ended carrying something to the next (Zilch: a zilch streak)
+  // a game of one turn that ended carrying something to the next turn (e.g. a streak)
   const last = S.play;
   const carried = last && last.over && last.nextTurn && last.game === S.game && last.variant === S.variant
     ? last.nextTurn : null;
