@@ -503,7 +503,8 @@ def test_a_turn_after_a_zilch_starts_with_its_streak(client):
     got = new.json()["position_json"]
     assert (got["streak"], got["turn"]) == (2, 0) and new.json()["next_turn"] is None
     assert plain["position_json"] == {**got, "streak": 0}
-    bad_turns = [{"streak": 3}, {"streak": -1}, {"streak": 10**44}, {"turn": 50}, "x", [1]]
+    bad_turns = [{"streak": 3}, {"streak": -1}, {"streak": 10**44}, {"streak": True}, {"turn": 50}]
+    bad_turns += ["x", [1]]
     bad_turns.append({str(i): 1 for i in range(5)})
     for bad in bad_turns:
         answer = client.post("/api/new", json={"game": "zilch", "turn": bad})

@@ -53,6 +53,29 @@ Seed = Annotated[
 ]
 
 
+def whole_number(value: Any) -> int:
+    """A whole number from JSON: an int, a float without a fraction (``1e20`` too) or its
+    text; ValueError (one line) otherwise. Its range is the game's to check."""
+    if isinstance(value, bool):
+        raise ValueError(f"must be a whole number, got {str(value).lower()}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ValueError(f"must be a whole number, got {value:g}")
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+        raise ValueError(f"must be a whole number, got {value[:40]!r}")
+    raise ValueError(f"must be a whole number, got {type(value).__name__}")
+
+
+WholeNumber = Annotated[int, BeforeValidator(whole_number)]
+
+
 class GameRequest(BaseModel):
     """A game and variant (or a rule file's text: ``rules``)."""
 
@@ -81,7 +104,7 @@ class NewRequest(GameRequest):
     """Start a game (play mode); ``seed`` makes the first roll reproducible."""
 
     seed: Seed = None
-    turn: dict[str, int] | None = Field(
+    turn: dict[str, WholeNumber] | None = Field(
         None,
         max_length=4,
         description="start the next turn of a game of one turn with what the last turn's "
@@ -95,27 +118,6 @@ class PositionRequest(GameRequest):
     position: Position
 
 
-def whole_number(value: Any) -> int:
-    """A whole number from JSON: an int, a float without a fraction (``1e20`` too) or its
-    text; ValueError (one line) otherwise. Its range is the game's to check."""
-    if isinstance(value, bool):
-        raise ValueError(f"must be a whole number, got {str(value).lower()}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value) or not value.is_integer():
-            raise ValueError(f"must be a whole number, got {value:g}")
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
-        raise ValueError(f"must be a whole number, got {value[:40]!r}")
-    raise ValueError(f"must be a whole number, got {type(value).__name__}")
-
-
-WholeNumber = Annotated[int, BeforeValidator(whole_number)]
 MAX_TARGET = 1_000_000  # no game's score comes near it
 
 
