@@ -324,12 +324,18 @@ class TargetTable:
         self._check_masks(
             [mask | 1 << c for c in range(self.rules.num_categories) if not mask >> c & 1]
         )
-        K = self.kernel
-        kk = max(0, min(int(k), self.kmax))
-        u = min(upper, self.rules.bonus_threshold)
-        return target_turn(
-            mask, flag, u, kk, *self.flat, self.rules.flags, K, margin(K), bool(first)
-        )
+        return _turn(self, self.kernel, mask, flag, upper, k, first)
+
+
+def _turn(
+    rows: TargetTable | TargetRows, K: KernelArrays, mask: int, flag: int, upper: int, k: int,
+    first: bool,
+) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
+    """:func:`target_turn` read from a table's or rows' values (k clamped to 0 .. kmax,
+    the upper total to the threshold; ``K`` float64)."""
+    kk = max(0, min(int(k), rows.kmax))
+    u = min(upper, rows.rules.bonus_threshold)
+    return target_turn(mask, flag, u, kk, *rows.flat, rows.rules.flags, K, margin(K), bool(first))
 
 
 @dataclass
@@ -371,12 +377,7 @@ class TargetRows:
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """:func:`target_turn` for the start state (or a later one) and k <= kmax
         (``first``: the categories written straight after the first roll)."""
-        K = kernel_arrays(self.rules, np.float64)
-        kk = max(0, min(int(k), self.kmax))
-        u = min(upper, self.rules.bonus_threshold)
-        return target_turn(
-            mask, flag, u, kk, *self.flat, self.rules.flags, K, margin(K), bool(first)
-        )
+        return _turn(self, kernel_arrays(self.rules, np.float64), mask, flag, upper, k, first)
 
 
 def check_dtype(dtype: str | np.dtype) -> np.dtype:
