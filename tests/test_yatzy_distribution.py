@@ -19,7 +19,12 @@ from diceopt.games.yatzy.kernel.layers import layer_states
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.simulation import simulate
 from diceopt.games.yatzy.kernel.solve import solve_table
-from diceopt.games.yatzy.kernel.widget import widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.play.advice import advise_position, parse_position
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import (
@@ -156,7 +161,10 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
             policy_lanes(StateArrays(mask, flag, upper), lo, nb, table.values, K, W, theta)
             for ln in range(nb):
                 i = lo + ln
-                widget_into(int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, theta, B, 2)
+                widget_into(
+                    int(mask[i]), int(flag[i]), int(upper[i]), table.values, K, theta, B,
+                    TURN_REROLLS, SCORE_NOW,
+                )  # fmt: skip
                 assert np.array_equal(W.policy[ln], B.policy), states[i]
 
 

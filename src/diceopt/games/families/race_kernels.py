@@ -105,7 +105,8 @@ def turn(
                 v[t, n, 0] = cr
                 v[t, n, 1] = ar
                 v[t, n, 2] = br
-    return roll_value(r, dice, 0, rem, z, v, given, use_given)
+    # int(0): numba types it int64, not a literal (a compiled variant of its own)
+    return roll_value(r, dice, int(0), rem, z, v, given, use_given)  # noqa: UP018
 
 
 @numba.njit(cache=True)

@@ -60,7 +60,12 @@ from diceopt.games.yatzy.kernel.arrays import KernelArrays
 from diceopt.games.yatzy.kernel.solve import LANES, lane_batches, solve_batch
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import allowed_categories, successor_rows, write_value
-from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.threads import run_shares
 
@@ -395,7 +400,7 @@ def _options_kernel_share(
             tmax = max(tmax, rerolls[order[j]])
         ref = 0.0
         if tmax > 0:
-            _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS)
+            _, ref = widget_into(m, f, u, V, K, theta, B, TURN_REROLLS, SCORE_NOW)
         else:  # scoring only: the successor rows are all it needs
             successor_rows(m, f, u, V, K, B.SR, np.int64(0), np.int64(0), None)
         for j in range(lo, hi):

@@ -203,5 +203,6 @@ def policy_lanes(
         theta, E1,
     )  # fmt: skip
     _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
-    _keep_policy(E1, A, M, arg, nb, K, pols, 1)
-    _keep_policy(A, A, M, arg, nb, K, pols, 2)
+    # int(): int64 to numba, not literals (each literal compiles a variant of its own)
+    _keep_policy(E1, A, M, arg, nb, K, pols, int(1))  # noqa: UP018
+    _keep_policy(A, A, M, arg, nb, K, pols, int(2))  # noqa: UP018

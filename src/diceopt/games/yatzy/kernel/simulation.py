@@ -49,7 +49,12 @@ from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableAr
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
 from diceopt.games.yatzy.kernel.turn import box_points, upper_bonus
-from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 
 if TYPE_CHECKING:
@@ -238,7 +243,7 @@ def _policies_of(
     (:func:`_widget_policies_of`)."""
     V, theta, flags, width = tab
     R = K.roll_p.size
-    lanes = LANES
+    lanes = int(LANES)  # not the global's literal: policy_buffers' one variant
     W = policy_buffers(K, lanes)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
@@ -272,7 +277,7 @@ def _widget_policies_of(
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
         for i in range(s0, min(hi, s0 + lanes)):
-            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS)
+            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS, SCORE_NOW)
             for a in range(3):
                 for r in range(R):
                     pol[i - lo, a, r] = B.policy[a, r]
@@ -437,12 +442,14 @@ def _play_share(
             gi += 1
         g = gi - glo
         # the turn (twin of play_turn, the dice added by table: see reroll_tables)
-        r = rolled[rnd[p, 0]]  # the empty keep: roll every die
+        # + 0: the roll as int64 (the table is int16; int() keeps int16), so that
+        # write_state and the box points have one compiled variant
+        r = rolled[rnd[p, 0]] + 0  # the empty keep: roll every die
         act = pol[g, 2, r]
         level = 2
         while act >= 0 and level > 0:  # keep these dice, roll the rest
             level -= 1
-            r = rolled[koff[act] + mods[rnd[p, 2 - level], kroll[act]]]
+            r = rolled[koff[act] + mods[rnd[p, 2 - level], kroll[act]]] + 0
             act = pol[g, level, r]
         c = -act - 1
         w = words[p]
@@ -572,8 +579,9 @@ def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarr
     K = table.arrays64
     B = widget_buffers(K)
     widget_into(
-        int(mask), int(flag), int(upper), table.values, K, float(table.theta), B, TURN_REROLLS
-    )
+        int(mask), int(flag), int(upper), table.values, K, float(table.theta), B, TURN_REROLLS,
+        SCORE_NOW,
+    )  # fmt: skip
     return B.policy.copy()
 
 

@@ -574,9 +574,11 @@ def target_turn(
     stride = K.offset.size - 1
     base = K.offset[stride - 1]
     R = nk - base
-    W = _target_work(K, S, 1, nk, K.fprob)
+    # int(1): int64 to numba, not a literal: the lane kernels' one compiled variant
+    one = int(1)  # noqa: UP018
+    W = _target_work(K, S, one, nk, K.fprob)
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
-    _target_chunk(mask, flag, u, k, 1, S, Vd, off, top, flags, K, W)
+    _target_chunk(mask, flag, u, k, one, S, Vd, off, top, flags, K, W)
     keep = np.zeros((3, nk))
     for i in range(base):
         keep[1, i] = W.E1[i, 0]

@@ -34,7 +34,12 @@ import numpy as np
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.turn import box_points, roll_span, upper_bonus
-from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.threads import run_shares
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -334,7 +339,7 @@ def widget_outcomes_share(
         nb = min(lanes, n - lo)
         for ln in range(nb):
             i = lo + ln
-            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS)
+            widget_into(st_mask[i], st_flag[i], st_u[i], V, K, theta, B, TURN_REROLLS, SCORE_NOW)
             pols[ln] = B.policy
         _batch_outcomes(
             states, lo, nb, pols, roll, t0, K, flags, width, work, bound_off, count,

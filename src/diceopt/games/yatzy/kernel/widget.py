@@ -80,6 +80,9 @@ from diceopt.games.yatzy.kernel.turn import (
 # a Python caller passes (a literal 2 or an omitted default would each compile the widget
 # once more)
 TURN_REROLLS = np.int64(2)
+# widget_into's score_now as every caller passes it (an omitted default, a literal True or
+# False would each compile the widget once more)
+SCORE_NOW = np.bool_(True)
 
 
 class WidgetBuffers(NamedTuple):
@@ -156,7 +159,7 @@ def _score_now_scalar(
     yb = K.ybonus if flag == 1 else 0
     for r in range(yz_face.size):
         if joker_filled and yz_face[r] >= 0:
-            best, bc = joker_best(mask, r, K, SR, 0)
+            best, bc = joker_best(mask, r, K, SR, int(0))  # noqa: UP018 (int64, not a literal)
         else:
             # twin of the lanes' ``_fill`` and ``_score_now_lanes``, tracking the argmax
             best = z
@@ -187,7 +190,7 @@ def widget_into(
     theta: float,
     B: WidgetBuffers,
     levels: int | np.integer,
-    score_now: bool = True,
+    score_now: bool | np.bool_,
 ) -> tuple[float, float]:
     """One turn from state (mask, flag, upper), steps 1-5, into the buffers B.
 
@@ -371,7 +374,7 @@ def widget_detail(
     equivalents for theta != 0).
     """
     B = widget_buffers(K)
-    value, ref = widget_into(mask, flag, upper, V, K, theta, B, levels)
+    value, ref = widget_into(mask, flag, upper, V, K, theta, B, levels, SCORE_NOW)
     keep_value = B.keep_value[: levels + 1].copy()
     keep_value[0] = 0.0
     roll_value = B.roll_value[: levels + 1].copy()

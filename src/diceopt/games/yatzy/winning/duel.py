@@ -44,7 +44,12 @@ from diceopt.games.yatzy.kernel.simulation import (
     word_state,
     write_roll,
 )
-from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.stored.store import full_targets
 from diceopt.games.yatzy.winning.win import (
@@ -116,7 +121,7 @@ def _games(
                 mask, flag, u, score, _ = word_state(w[pl], flags, width)
                 if kinds[pl] == 0:
                     V = V0 if pl == 0 else V1
-                    widget_into(mask, flag, u, V, K, thetas[pl], B, TURN_REROLLS)
+                    widget_into(mask, flag, u, V, K, thetas[pl], B, TURN_REROLLS, SCORE_NOW)
                 else:
                     om, _, _, so, okey = word_state(w[1 - pl], flags, width)
                     p = one

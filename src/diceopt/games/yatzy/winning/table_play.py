@@ -44,7 +44,12 @@ from diceopt.games.yatzy.kernel.simulation import (
     word_state,
     write_roll,
 )
-from diceopt.games.yatzy.kernel.widget import TURN_REROLLS, widget_buffers, widget_into
+from diceopt.games.yatzy.kernel.widget import (
+    SCORE_NOW,
+    TURN_REROLLS,
+    widget_buffers,
+    widget_into,
+)
 from diceopt.games.yatzy.winning.table import beat_steps_into, cdfs_into, chances_into
 from diceopt.games.yatzy.winning.win import support, win_buffers, win_turn
 
@@ -132,7 +137,7 @@ def _games(
                         cache, rowkey, rowpts, True,
                     )  # fmt: skip
                 else:
-                    widget_into(mask, flag, u, V, K, 0.0, B, TURN_REROLLS)
+                    widget_into(mask, flag, u, V, K, 0.0, B, TURN_REROLLS, SCORE_NOW)
                 r, c, first = play_turn(B.policy, rnd[g - batch0, pl, t], digits, ksize, K)
                 w[pl] = write_roll(w[pl], r, c, first, K, flags, width)
         top = -1

@@ -117,7 +117,9 @@ def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-_NO_TABLE = np.zeros((1, 1, 1))
+# float32 and read-only (a global) as the stored tables: widget_into's compiled variant of
+# the expected-score play, not one more for this argument it never reads
+_NO_TABLE = np.zeros((1, 1, 1), dtype=np.float32)
 
 
 @numba.njit(cache=True)
@@ -198,7 +200,8 @@ def win_turn(
                 B.now_value[r] = best
                 B.now_cat[r] = bc
     # no saved rerolls here: the table argument is never read
-    value, _ = widget_into(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS, False)
+    # bool(False): numba types it bool, not a literal (a compiled variant of its own)
+    value, _ = widget_into(mask, flag, u, _NO_TABLE, K, 0.0, B, TURN_REROLLS, bool(False))  # noqa: UP018
     return value
 
 
