@@ -57,7 +57,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import KernelArrays
-from diceopt.games.yatzy.kernel.solve import LANES, lane_batches, solve_batch
+from diceopt.games.yatzy.kernel.solve import LANES, gather, lane_batches, solve_batch
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import allowed_categories, successor_rows, write_value
 from diceopt.games.yatzy.kernel.widget import (
@@ -325,24 +325,9 @@ def _options_lanes_share(
     for b in range(ch, nbatch, nchunks):
         lo = b * lanes
         nb = min(lanes, nst - lo)
-        solve_batch(
-            st_mask,
-            st_flag,
-            st_u,
-            lo,
-            nb,
-            V,
-            A,
-            M,
-            SR,
-            vecs[ch, 0],
-            vecs[ch, 1],
-            vecs[ch, 2],
-            vecs[ch, 3],
-            K,
-            0.0,
-            E1,
-        )
+        Z, YB, TMP, out = vecs[ch, 0], vecs[ch, 1], vecs[ch, 2], vecs[ch, 3]
+        gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, np.int64(0))
+        solve_batch(st_mask, lo, nb, A, M, SR, Z, YB, TMP, out, K, 0.0, E1)
         for ln in range(nb):
             g = lo + ln
             for j in range(starts[g], starts[g + 1]):

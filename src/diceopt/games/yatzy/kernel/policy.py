@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, StateArrays
-from diceopt.games.yatzy.kernel.solve import solve_batch
+from diceopt.games.yatzy.kernel.solve import gather, solve_batch
 from diceopt.games.yatzy.kernel.turn import joker_best, joker_rules
 
 
@@ -198,10 +198,8 @@ def policy_lanes(
     """
     A, M, E1, SR, vecs, arg, tmp, pols = W
     st_mask, st_flag, st_u = states
-    solve_batch(
-        st_mask, st_flag, st_u, lo, nb, V, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K,
-        theta, E1,
-    )  # fmt: skip
+    gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
+    solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
     _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
     # int(): int64 to numba, not literals (each literal compiles a variant of its own)
     _keep_policy(E1, A, M, arg, nb, K, pols, int(1))  # noqa: UP018

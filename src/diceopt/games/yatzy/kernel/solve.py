@@ -11,8 +11,9 @@ Role: :func:`solve_table` solves a variant (every rule from
    solved has its state list in memory, see
    :func:`~diceopt.games.yatzy.kernel.layers.iter_layer_states`).
 2. Within a layer all states are laid out as *lanes* and solved ``lanes`` at a time by
-   the widget's steps 1-5 (:func:`solve_batch`): step 1 and the joker scoring of step 2
-   are the turn kernels (:mod:`diceopt.games.yatzy.kernel.turn`) applied per lane; every
+   the widget's steps 1-5: step 1, the successor rows, by :func:`gather` (the only step
+   that reads the table), steps 2-5 by :func:`solve_batch`; step 1 and the joker scoring
+   of step 2 are the turn kernels (:mod:`diceopt.games.yatzy.kernel.turn`) applied per lane; every
    lattice operation is a loop over contiguous lanes (SIMD).
 3. Batches run on several threads (one serial share per thread, :func:`solve_states`,
    :mod:`diceopt.threads`), a layer's states in chunks
@@ -42,7 +43,7 @@ branches; ``_fill`` takes four maxima at a time. The lattice loops are written t
 (lanes here, scalar in the widget), each twin tagged with the reason.
 
 Size: about 650 lines, because the plain and the saved-rerolls lane kernels
-share this module's private per-lane steps (``_gather``, ``_fill``, ``_score_rows``,
+share this module's private per-lane steps (``gather``, ``_fill``, ``_score_rows``,
 ``_choose``); split apart, those steps would become a public module of their own.
 """
 
@@ -79,7 +80,7 @@ LANES = {np.dtype(np.float32): 256, np.dtype(np.float64): 128}  # states per bat
 
 
 @numba.njit(cache=True)
-def _gather(
+def gather(
     st_mask: np.ndarray,
     st_flag: np.ndarray,
     st_u: np.ndarray,
@@ -171,28 +172,6 @@ def _joker_rows(
 
 
 @numba.njit(cache=True)
-def _score_now(
-    st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
-    lo: int,
-    nb: int,
-    V: np.ndarray,
-    A: np.ndarray,
-    SR: np.ndarray,
-    Z: np.ndarray,
-    YB: np.ndarray,
-    TMP: np.ndarray,
-    K: KernelArrays,
-    s: int | np.integer,
-) -> None:
-    """Steps 1-2 per lane: the value of writing each roll now into A's roll rows, the
-    successors read with ``s`` rerolls saved (0 without saved rerolls)."""
-    _gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, s)
-    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
-
-
-@numba.njit(cache=True)
 def _score_rows(
     st_mask: np.ndarray,
     lo: int,
@@ -261,11 +240,8 @@ def _choose_generic(A: np.ndarray, M: np.ndarray, nb: int, rem_pad: np.ndarray, 
 @numba.njit(cache=True)
 def solve_batch(
     st_mask: np.ndarray,
-    st_flag: np.ndarray,
-    st_u: np.ndarray,
     lo: int,
     nb: int,
-    V: np.ndarray,
     A: np.ndarray,
     M: np.ndarray,
     SR: np.ndarray,
@@ -277,7 +253,10 @@ def solve_batch(
     theta: float,
     E1: np.ndarray,
 ) -> None:
-    """Values of the turn-start states lo .. lo + nb of a layer into out[:nb].
+    """Values of the turn-start states lo .. lo + nb of a layer into out[:nb], from
+    their successor rows ``SR``, zero scores ``Z`` and Yahtzee bonuses ``YB`` (step 1,
+    :func:`gather`, which alone reads the table: this batch has one compiled variant per
+    lane dtype, shared by the float64 solve and the policies of a float32 table).
 
     Afterwards ``A[k, ln]`` (k below the rolls) is the value of keeping multiset k with
     two rerolls left and ``SR[:, ln]`` the successor rows; when ``E1`` has rows (the
@@ -293,8 +272,8 @@ def solve_batch(
     for ln in range(nb):
         A[nk, ln] = neg
         M[nk, ln] = neg
-    # np.int64 / np.bool_ arguments: one compiled variant, not one per literal constant
-    _score_now(st_mask, st_flag, st_u, lo, nb, V, A, SR, Z, YB, TMP, K, np.int64(0))
+    # np.bool_ argument: one compiled variant, not one per literal constant
+    _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))  # step 2
     if theta == 0.0:
         _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP, theta, out)
         first_roll(M, out, nb, K)
@@ -430,7 +409,7 @@ def solve_batch_saved(
         A[nk, ln] = K.neg
         M[nk, ln] = K.neg
     flat = V.values.reshape(V.values.size)
-    _gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
+    gather(st_mask, st_flag, st_u, lo, nb, V, ADD, Z, YB, K, 0, IDX)
     rows_at(ADD, IDX, flat, 0, SR, Z, nb, K)
     _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
     for t in range(1, nsaved + 2):
@@ -506,9 +485,8 @@ def _solve_share(
     for b in range(ch, nbatch, nchunks):
         lo = b * lanes
         nb = min(lanes, nst - lo)
-        solve_batch(
-            st_mask, st_flag, st_u, lo, nb, V, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0]
-        )
+        gather(st_mask, st_flag, st_u, lo, nb, V, SR, Z, YB, K, np.int64(0))
+        solve_batch(st_mask, lo, nb, A, M, SR, Z, YB, TMP, out, K, theta, As[ch, :0])
         for ln in range(nb):
             res[lo + ln] = out[ln]
 
