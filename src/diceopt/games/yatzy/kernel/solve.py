@@ -43,8 +43,9 @@ branches; ``_fill`` takes four maxima at a time. The lattice loops are written t
 (lanes here, scalar in the widget), each twin tagged with the reason.
 
 Size: about 650 lines, because the plain and the saved-rerolls lane kernels
-share this module's private per-lane steps (``gather``, ``_fill``, ``_score_rows``,
-``_choose``); split apart, those steps would become a public module of their own.
+share this module's per-lane steps (``gather``, which the policies and the batch API
+call too, and the private ``_fill``, ``_score_rows``, ``_choose``); split apart, those
+steps would become a public module of their own.
 """
 
 from __future__ import annotations
