@@ -15,7 +15,16 @@ import pytest
 
 from diceopt.progress import part
 from diceopt.storage import file_lock, lock_path
-from diceopt.tables import Build, Table, TableStore, build_id, prepare
+from diceopt.tables import (
+    STATUS_MAX_BYTES,
+    Build,
+    Table,
+    TableStore,
+    build_id,
+    prepare,
+    published_status,
+    status_file,
+)
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -238,6 +247,103 @@ def test_prepare_prints_one_line_per_table(tmp_path, capsys):
     builds = prepare([made.table()], TableStore(), out=lines.append)
     assert [b.stage for b in builds] == ["ready"]
     assert len(lines) == 1 and lines[0].startswith("the t table: ready (built, ")
+
+
+# --- the status a build publishes for the other processes --------------------------------
+
+
+def test_a_build_publishes_its_status_for_the_other_processes(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    gate = threading.Event()
+    made = FileTable(tmp_path / "t.tbl", gate)
+    build = TableStore().start(made.table())
+    other = TableStore()  # another worker's store: it does not build this table
+    try:
+        while not (build.stage == "building" and build.done == 1):
+            build.wait(0.01)
+        assert other.by_id(build.id) is None
+        seen = published_status(build.id)
+        while seen is None or seen["fraction"] is None:  # the last report, within 0.5 s
+            build.wait(0.05)
+            seen = published_status(build.id)
+        assert seen == build.own_status() | {"elapsed_seconds": seen["elapsed_seconds"]}
+        assert seen["state"] == "building" and seen["title"] == "the t table"
+        assert seen["fraction"] == round(1 / 3, 4) and "pid" not in seen
+        stored = json.loads(status_file(build.id).read_text())
+        assert stored["pid"] == os.getpid() and stored["id"] == build.id
+    finally:
+        gate.set()
+    build.wait(60)
+    for _ in range(600):  # its end is published too, just after it ends
+        done = published_status(build.id)
+        if done is not None and done["state"] != "building":
+            break
+        build.wait(0.01)
+    assert done is not None and done["state"] == "ready" and done["fraction"] == 1.0
+    # a table loaded (not built) publishes nothing
+    loaded = TableStore().ensure(FileTable(tmp_path / "t.tbl").table())
+    assert loaded.how == "loaded" and loaded.published is None
+
+
+def test_a_build_waiting_for_another_process_answers_with_that_builds_status(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    table = FileTable(tmp_path / "t.tbl").table()
+    waiting = Build(table)
+    waiting.set_stage("waiting")  # (a build waiting for the lock publishes nothing)
+    assert waiting.published is None and published_status(waiting.id) is None
+    assert waiting.status_json()["stage"] == "waiting"
+    builder = Build(table)  # the other process's build of the same table
+    builder.set_stage("building")
+    builder.update(2, 4)
+    builder.publish(force=True)  # (at once: a report this soon is published 0.5 s later)
+    answer = waiting.status_json()
+    assert answer["stage"] == "building" and answer["fraction"] == 0.5
+    assert answer["id"] == waiting.id and answer["title"] == "the t table"
+
+
+def test_published_status_reads_only_a_status_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    for bad in ("", "../../etc/passwd", "0123456789ABCDEF", "g" * 16, "0" * 17):
+        assert status_file(bad) is None and published_status(bad) is None
+    ident = "0123456789abcdef"
+    path = status_file(ident)
+    assert path == tmp_path / "builds" / f"{ident}.json"
+    assert published_status(ident) is None  # none published
+    path.parent.mkdir()
+    entry = {"id": ident, "title": "t", "state": "building", "fraction": 0.5, "pid": os.getpid()}
+    path.write_text(json.dumps(entry))
+    assert published_status(ident) == {k: v for k, v in entry.items() if k != "pid"}
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = int(gone.stdout)  # a process that has ended: its build is no more
+    for data in (
+        entry | {"pid": dead}, entry | {"pid": "1"}, entry | {"id": "f" * 16},
+        entry | {"state": "asleep"}, [entry], "building",
+    ):  # fmt: skip
+        path.write_text(json.dumps(data))
+        assert published_status(ident) is None, data
+    path.write_text(json.dumps(entry | {"state": "ready", "pid": dead}))  # ended: still said
+    assert published_status(ident)["state"] == "ready"
+    os.utime(path, (1, 1))  # older than STATUS_MAX_AGE
+    assert published_status(ident) is None
+    path.write_text("{" + " " * STATUS_MAX_BYTES + "}")
+    assert published_status(ident) is None
+    path.write_bytes(b"\xff\xfe{")
+    assert published_status(ident) is None
+    path.unlink()
+    (tmp_path / "elsewhere.json").write_text(json.dumps(entry))
+    path.symlink_to(tmp_path / "elsewhere.json")  # a link is not followed
+    assert published_status(ident) is None
+    path.unlink()
+    os.mkfifo(path)  # read without blocking, and refused
+    assert published_status(ident) is None
+    # a build does not rename its status over what is not a regular file
+    path.unlink()
+    path.mkdir()
+    build = Build(FileTable(tmp_path / "t.tbl").table())
+    build.id = ident
+    build.set_stage("building")
+    assert path.is_dir() and build.published is not None
 
 
 # --- two processes on one cache directory -----------------------------------------------

@@ -1665,6 +1665,41 @@ def test_a_request_that_prefers_to_wait_itself_gets_202_then_polls_the_build(tmp
     assert spec.builds == 1
 
 
+def test_another_worker_answers_for_a_build_from_its_published_status(tmp_path, monkeypatch):
+    """Two workers of one cache directory (two stores, two apps): a poll that reaches the
+    worker that is not building gets the builder's status, never a 404."""
+    from fastapi.testclient import TestClient
+
+    from diceopt.tables import TableStore
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    spec = GatedSpec(tmp_path, sliced=True)
+    builder = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    other = create_app(warm=False, games=[spec], table_wait=600, store=TableStore())
+    body = {"game": "gated", "position": "p"}
+    with TestClient(builder) as a, TestClient(other) as b:
+        response = a.post("/api/advice", json=body, headers=PREFER)
+        assert response.status_code == 202, response.text
+        url = response.json()["status"]
+
+        def status(client: TestClient) -> dict:
+            answer = client.get(url)
+            assert answer.status_code == 200, answer.text
+            assert set(answer.json()) == STATUS_KEYS
+            return answer.json()
+
+        spec.slices.release(3)
+        wait_for(lambda: (status(a)["fraction"] or 0) >= 3 / 32, "three slices reported")
+        seen = status(b)  # published at most every PUBLISH_SECONDS: it catches up
+        assert seen["state"] == "building" and seen["title"] == "the gated table"
+        wait_for(lambda: status(b)["fraction"] == status(a)["fraction"], "the same fraction")
+        spec.slices.release(4 * 8)
+        wait_for(lambda: status(a)["state"] == "ready", "the build ready")
+        wait_for(lambda: status(b)["state"] == "ready", "its end published too")
+        assert status(b)["fraction"] == 1.0
+    assert spec.builds == 1
+
+
 def test_build_status_of_an_unknown_id_is_a_404_and_stores_nothing(tmp_path):
     from fastapi.testclient import TestClient
 

@@ -248,6 +248,27 @@ def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryI
         raise
 
 
+def replace_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then renamed; not
+    synced: for small notes such as a build's status, not tables); OSError when it cannot
+    be written or ``path`` is not a regular file (never renamed over a device or a link)."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        _check_replaceable(path)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def _check_replaceable(path: Path) -> None:
     """OSError unless ``path`` is missing or a regular file: a table is never renamed over
     a device, a FIFO, a directory or a symlink (which would be replaced, not followed)."""

@@ -33,11 +33,22 @@ Each build has an ``id`` (a hash of its table's name and file), by which
 running build and at most ``keep`` finished ones (the oldest let go first): asking about
 builds stores nothing.
 
+Across processes (``serve --workers N``, or ``serve --prepare`` beside a server): a
+build that is building or storing publishes its status at most every
+:data:`PUBLISH_SECONDS`, and its last one when it ends, in ``<cache directory>/builds/<id>.json``
+(one small file per table, overwritten); another process answers for an id it does not
+build itself (or waits for, ``waiting``) from that file (:func:`published_status`), so a
+poll that reaches any worker gets the same answer. A building status of a process that
+is gone is not read.
+
 ``DEFAULT`` is the process's store (one per process: every app and command shares it).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -46,10 +57,15 @@ from pathlib import Path
 from typing import Any
 
 from diceopt.progress import Stage, watching_parts
-from diceopt.storage import file_lock, lock_path
+from diceopt.storage import cache_root, file_lock, lock_path, replace_text
 
 STAGES = ("queued", "loading", "waiting", "building", "storing", "ready", "failed")
 KEEP_FINISHED = 64  # finished builds a store keeps for its status (running ones: all)
+PUBLISHED_STAGES = ("building", "storing")  # the stages a build publishes (and its end)
+PUBLISH_SECONDS = 0.5  # a running build's status file is written at most this often
+STATUS_FOLDER = "builds"  # <cache directory>/builds/<build id>.json
+STATUS_MAX_BYTES = 16_384  # a larger status file is not one of ours: not read
+STATUS_MAX_AGE = 600.0  # seconds: an older status file is not read (a build long gone)
 
 
 @dataclass(frozen=True)
@@ -89,6 +105,56 @@ def build_id(table: Table) -> str:
     return hashlib.sha256(f"{table.name}\0{table.path}".encode()).hexdigest()[:16]
 
 
+def status_file(build_id: str) -> Path | None:
+    """The file where the build ``build_id`` publishes its status for the other processes
+    of the cache directory; None for a string that is no build id (16 hex digits), so a
+    request never names a path."""
+    if len(build_id) != 16 or any(c not in "0123456789abcdef" for c in build_id):
+        return None
+    return cache_root() / STATUS_FOLDER / f"{build_id}.json"
+
+
+def _alive(pid: Any) -> bool:
+    """Whether the process ``pid`` (of this machine) still runs."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (EPERM: it runs under another user)
+        return True
+    return True
+
+
+def published_status(build_id: str) -> dict[str, Any] | None:
+    """The status another process published for the build ``build_id``
+    (:meth:`Build.status_json` with its ``pid``): one that ended (ready, failed), or one
+    still building in a process that runs; None when there is none, it is older than
+    :data:`STATUS_MAX_AGE` or it is not a status file."""
+    path = status_file(build_id)
+    if path is None:
+        return None
+    try:  # a regular file only (no link followed, never blocked on a FIFO)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or time.time() - info.st_mtime > STATUS_MAX_AGE:
+                return None
+            raw = fh.read(STATUS_MAX_BYTES + 1)
+        data = json.loads(raw) if len(raw) <= STATUS_MAX_BYTES else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("id") != build_id:
+        return None
+    state = data.get("state")
+    if state not in ("building", "ready", "failed"):
+        return None
+    if state == "building" and not _alive(data.get("pid")):
+        return None  # a build whose process is gone: asking again starts it anew
+    return {k: v for k, v in data.items() if k != "pid"}
+
+
 @dataclass
 class Build:
     """The making of one table in this process: its stage, progress and times."""
@@ -107,6 +173,9 @@ class Build:
     step: tuple[int, int | None, float] = (0, None, 0.0)
     stage_started: float = field(default_factory=time.monotonic)
     id: str = field(init=False, default="")  # build_id(table)
+    published: float | None = None  # when its status was last published (monotonic s)
+    trailing: threading.Timer | None = None  # publishes a report made too soon after one
+    publishing: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.id = build_id(self.table)
@@ -115,6 +184,7 @@ class Build:
         """Progress callback: ``done`` units (steps) of ``total`` finished."""
         self.done, self.total = int(done), None if total is None else int(total)
         self.step = (self.done, self.total, 0.0)
+        self.publish()
 
     def update_part(self, done: int, total: int) -> None:
         """Progress within the step under way (:func:`diceopt.progress.part`): ``done`` of
@@ -122,12 +192,44 @@ class Build:
         steps, of, share = self.step
         if total > 0:
             self.step = (steps, of, max(share, min(max(int(done), 0), total) / total))
+            self.publish()
 
     def set_stage(self, stage: str) -> None:
         """Move to another stage (one of :data:`STAGES`); progress starts again."""
         self.step = (0, None, 0.0)
         self.stage_started = time.monotonic()
         self.stage, self.done, self.total = stage, 0, None
+        self.publish(force=True)
+
+    def publish(self, force: bool = False) -> None:
+        """Write this build's status for the other processes of the cache directory
+        (:func:`published_status`) while it is building or storing, and once it has ended
+        after that, at most every :data:`PUBLISH_SECONDS` unless ``force``. Best effort:
+        a cache directory that cannot be written has no status file."""
+        with self.publishing:  # one at a time: a later state is never overwritten
+            self._publish(force)
+
+    def _publish(self, force: bool) -> None:
+        if self.stage not in PUBLISHED_STAGES and (self.running or self.published is None):
+            return
+        now = time.monotonic()
+        if not force and self.published is not None and now - self.published < PUBLISH_SECONDS:
+            # too soon: published once the interval is over (the last report before a
+            # pause is not lost), by one timer at a time
+            if self.trailing is None or not self.trailing.is_alive():
+                wait = PUBLISH_SECONDS - (now - self.published)
+                self.trailing = threading.Timer(wait, self.publish, kwargs={"force": True})
+                self.trailing.daemon = True
+                self.trailing.start()
+            return
+        self.published = now
+        path = status_file(self.id)
+        if path is None:
+            return
+        try:
+            replace_text(path, json.dumps(self.own_status() | {"pid": os.getpid()}))
+        except OSError:
+            pass
 
     @property
     def running(self) -> bool:
@@ -202,7 +304,16 @@ class Build:
         """The answer of ``GET /api/tables/status/{id}``: what is made ready (``title``),
         ``state`` (building, ready, failed), ``stage``, ``fraction`` of the stage done
         (None: unknown), ``elapsed_seconds``, ``seconds_left`` (an estimate; None:
-        unknown) and ``error``."""
+        unknown) and ``error``. While it waits for another process's build of its table,
+        that build's published status (the same answer from every worker)."""
+        if self.stage == "waiting" and self.running:
+            other = published_status(self.id)
+            if other is not None and other["state"] == "building":
+                return other
+        return self.own_status()
+
+    def own_status(self) -> dict[str, Any]:
+        """:meth:`status_json` of this process's build."""
         fraction, left = self.fraction, self.seconds_left
         return {
             "id": self.id,
@@ -289,6 +400,7 @@ class TableStore:
         build.stage, build.how, build.error = stage, how, error
         build.finished = time.monotonic()
         build.event.set()
+        build.publish(force=True)  # its end, where it published its progress
 
     def _end(self, build: Build, stage: str, how: str = "", error: str | None = None) -> None:
         """:meth:`_finish` from the build's thread, the oldest finished let go at once."""

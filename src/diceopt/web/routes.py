@@ -54,8 +54,8 @@ form (an object):
   ``id`` of its build;
 - ``GET /api/tables/status/{id}``: how one build goes (``diceopt.tables.Build.status_json``):
   ``title``, ``state`` (building, ready, failed), ``stage``, ``fraction`` of the stage
-  done, ``elapsed_seconds``, ``seconds_left`` (an estimate) and ``error``; 404 for an id
-  this process does not keep.
+  done, ``elapsed_seconds``, ``seconds_left`` (an estimate) and ``error``; the build of
+  another worker from the status it publishes; 404 for an id no process has.
 
 Stored tables (``GameSpec.tables``, ``diceopt.tables``): an answer that reads a table not
 ready in the process waits for it at most ``table_wait`` seconds (or the ``wait`` of the
@@ -105,7 +105,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from diceopt.errors import InputError, SolveError, one_line
 from diceopt.games.contract import GameSpec
 from diceopt.progress import Cancelled, cancellable
-from diceopt.tables import Table, TableStore
+from diceopt.tables import Table, TableStore, published_status
 from diceopt.web.errors import ApiError, StillBuilding, being_built, field_path, status_path
 from diceopt.web.games import GameTables, has_distribution
 from diceopt.web.middleware import (
@@ -505,12 +505,14 @@ def create_app(
     async def build_status(id: str) -> JSONResponse:
         """How the build of a stored table goes: state (building, ready, failed), stage,
         fraction of the stage done, seconds so far and an estimate of the seconds left.
-        The id is the one a 202 answer (or GET /api/tables) gave; 404 for one this
-        process does not keep (nothing is stored per request)."""
+        The id is the one a 202 answer (or GET /api/tables) gave; a build of another
+        process of the same cache directory (another worker) answers from the status it
+        publishes; 404 for one no process has (nothing is stored per request)."""
         build = tables.store.by_id(id)
-        if build is None:
+        status = build.status_json() if build is not None else published_status(id)
+        if status is None:
             raise ApiError(404, "no table build with that id here (GET /api/tables lists them)")
-        return JSONResponse(build.status_json(), headers={"Cache-Control": "no-store"})
+        return JSONResponse(status, headers={"Cache-Control": "no-store"})
 
     @app.get("/api/health", response_model=HealthOut)
     def health() -> dict[str, Any]:
