@@ -41,6 +41,7 @@ from diceopt import tables as tables_module
 from diceopt.errors import InputError, one_line
 from diceopt.games.contract import GameSpec
 from diceopt.games.registry import games, get_game
+from diceopt.memory import size_words
 from diceopt.progress import Cancelled
 from diceopt.tables import Build, Table, TableStore
 from diceopt.web.errors import ApiError
@@ -82,13 +83,6 @@ def memory_size(text: str, option: str = "DICEOPT_WEB_MAX_MEMORY") -> int:
     if not 0 <= value < 1 << 60 or value != value:
         raise InputError(f"{option}: a size such as 4G or 512M, got {str(text)[:40]!r}")
     return int(value * scale)
-
-
-def size_words(nbytes: float) -> str:
-    """``13.8 GB``, ``420 MB``: a size for people (decimal units)."""
-    if nbytes >= 1e9:
-        return f"{nbytes / 1e9:.1f} GB"
-    return f"{max(nbytes / 1e6, 0.1):.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} KB"
 
 
 # The most memory one request's work may need (bytes, estimated up front by the game's

@@ -349,7 +349,7 @@ class YatzySpec(GameSpec):
         (``games.yatzy.memory``); the target tables have their own bound."""
         from diceopt.games.yatzy.commands.requests import memory_need
 
-        return memory_need(rules, need)
+        return memory_need(rules, need, pos)
 
     def distribution(self, rules: YatzyConfig, pos: Any) -> dict[str, Any]:
         """The exact distribution of the final score from ``pos`` (of the points still to

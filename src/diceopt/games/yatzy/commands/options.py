@@ -141,8 +141,13 @@ def _duel() -> Run:
 
 def _distribution() -> Run:
     from diceopt.games.yatzy.analyses.distribution import run_distribution
+    from diceopt.games.yatzy.commands.requests import check_distribution_memory
 
-    return run_distribution
+    def run(config: YatzyConfig, args: Any) -> CommandOutput:
+        check_distribution_memory(config, args.position)  # before the table is solved
+        return run_distribution(config, args)
+
+    return run
 
 
 def _targets() -> Run:

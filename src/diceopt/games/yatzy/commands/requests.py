@@ -32,7 +32,9 @@ Constant time, no states counted: ``entries`` = sheets x flags x upper totals (s
 
 - a score distribution (``games.yatzy.distribution``): every reachable state's outcomes
   and its vector of points still to come, so about ``entries x points x``
-  :data:`DISTRIBUTION_BYTES` bytes. Measured peaks (resident, less the ~0.25 GB of the
+  :data:`DISTRIBUTION_BYTES` bytes (from a position with f categories filled, the
+  entries of masks that contain it: ``entries / 2^f``). The command line checks it
+  against the memory the machine has available (:func:`check_distribution_memory`). Measured peaks (resident, less the ~0.25 GB of the
   interpreter and kernels): Scandinavian 0.64 GB (2.1 M entries x 375 points: 0.81
   byte each), American 1.06 GB (1.05 M x 1,576: 0.64), Maxi at least 13.6 GB (79.7 M x
   600: 0.28, a server stopped after 95 s); the estimate errs high.
@@ -114,9 +116,11 @@ def table_loaded(config: Any) -> bool:
     return in_memory(config.rules, config.theta, config.dtype)
 
 
-def memory_need(config: Any, need: str) -> int:
+def memory_need(config: Any, need: str, pos: Any = None) -> int:
     """Bytes an answer of kind ``need`` (``distribution``, ``advice``, ``versus``, ...)
-    under ``config`` (a YatzyConfig) takes beyond what the process holds (module doc)."""
+    under ``config`` (a YatzyConfig) takes beyond what the process holds (module doc); a
+    distribution from ``pos`` (an advice ``Position``; None: the start) reaches only the
+    entries whose filled categories include the position's."""
     rules = config.rules
     if rules.saved_rerolls:  # loaded only, never solved on request; no distribution
         return 0
@@ -125,8 +129,26 @@ def memory_need(config: Any, need: str) -> int:
     if not table_loaded(config):
         out += 2 * entries * np.dtype(config.dtype).itemsize
     if need == "distribution":
-        out += int(entries * (rules.max_total + 1) * DISTRIBUTION_BYTES)
+        filled = 0 if pos is None else len(set(pos.filled))
+        reached = entries >> min(filled, rules.num_categories)
+        out += int(reached * (rules.max_total + 1) * DISTRIBUTION_BYTES)
     return out
+
+
+def check_distribution_memory(config: Any, position: str | None) -> None:
+    """InputError (one line) when the distribution from ``position`` (text; None: the
+    start) would need more memory than this machine has available (:func:`memory_need`),
+    before its table is solved; a bad position gets its own one-line error."""
+    from diceopt.games.yatzy.play.advice import parse_position
+    from diceopt.memory import check_available
+
+    pos = parse_position(position, config.rules) if position else None
+    where = "the start" if pos is None else "this position"
+    check_available(
+        memory_need(config, "distribution", pos),
+        f"the {config.variant} distribution from {where}",
+        "give a later position (more categories filled)",
+    )
 
 
 # --- the tables an answer reads -------------------------------------------------------

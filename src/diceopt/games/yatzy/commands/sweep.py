@@ -144,11 +144,13 @@ def run_sweep(config: Any, args: argparse.Namespace) -> CommandOutput:
     import time
 
     from diceopt.games.yatzy.analyses.distribution import warm_up
+    from diceopt.games.yatzy.commands.requests import check_distribution_memory
     from diceopt.output import check_plot_path, write_plot
     from diceopt.progress import notice
 
     thetas = parse_thetas(args.thetas)
     check_plot_path(args.plot)
+    check_distribution_memory(config, None)  # each theta's distribution from the start
     if args.ray is not None:  # a bad address is one line at once, before any compile
         from diceopt.games.yatzy.commands.on_ray import check_ray
 

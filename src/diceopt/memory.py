@@ -1,0 +1,60 @@
+"""Memory: sizes in words, and how much this machine can still give a process.
+
+Role: work whose memory is estimated up front (``GameSpec.memory_need``) is refused
+before it starts when it would not fit: by a server's bound per request
+(``diceopt serve --max-memory``), and on the command line by what the machine has
+available (:func:`check_available`), so that a command too large for the machine ends
+with one line instead of filling the memory and being killed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diceopt.errors import InputError
+
+MEMINFO = Path("/proc/meminfo")
+CGROUP = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of this group
+
+
+def size_words(nbytes: float) -> str:
+    """``13.8 GB``, ``420 MB``: a size (bytes) for people (decimal units)."""
+    if nbytes >= 1e9:
+        return f"{nbytes / 1e9:.1f} GB"
+    return f"{max(nbytes / 1e6, 0.1):.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} KB"
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def available_bytes() -> int | None:
+    """Bytes this process can still take without swapping: the machine's ``MemAvailable``,
+    at most what this control group's limit leaves; None where neither is known."""
+    out = None
+    try:
+        for line in MEMINFO.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                out = int(line.split()[1]) * 1024
+                break
+    except (OSError, ValueError, IndexError):
+        pass
+    limit, used = _read_int(CGROUP / "memory.max"), _read_int(CGROUP / "memory.current")
+    if limit is not None and used is not None:  # ("max": no limit, not a number)
+        left = max(limit - used, 0)
+        out = left if out is None else min(out, left)
+    return out
+
+
+def check_available(need: int, what: str, hint: str) -> None:
+    """InputError (one line) when ``need`` bytes (an estimate made before the work) are
+    more than this machine has available: ``what`` the work, ``hint`` what to do instead."""
+    have = available_bytes()
+    if have is not None and need > have:
+        raise InputError(
+            f"{what} would need about {size_words(need)} of memory and this machine has "
+            f"{size_words(have)} available: {hint}"
+        )

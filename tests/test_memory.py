@@ -1,0 +1,93 @@
+"""Memory known up front (``diceopt.memory``): what the machine has available, and a
+command whose estimate is over it refused in one line before any work starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from diceopt import memory
+from diceopt.cli import main
+from diceopt.errors import InputError
+from diceopt.games.yatzy import SPEC
+from diceopt.games.yatzy.commands.requests import check_distribution_memory, memory_need
+
+
+@pytest.fixture
+def machine(tmp_path, monkeypatch):
+    """A machine whose MemAvailable the test sets (``machine(kib)``), no control group."""
+
+    def set_available(kib: int | None, cgroup: tuple[str, str] | None = None) -> None:
+        meminfo = tmp_path / "meminfo"
+        lines = ["MemTotal:       99999999 kB"]
+        if kib is not None:
+            lines.append(f"MemAvailable:   {kib} kB")
+        meminfo.write_text("\n".join(lines) + "\n")
+        group = tmp_path / "cgroup"
+        group.mkdir(exist_ok=True)
+        for name in ("memory.max", "memory.current"):
+            (group / name).unlink(missing_ok=True)
+        if cgroup is not None:
+            (group / "memory.max").write_text(cgroup[0] + "\n")
+            (group / "memory.current").write_text(cgroup[1] + "\n")
+        monkeypatch.setattr(memory, "MEMINFO", meminfo)
+        monkeypatch.setattr(memory, "CGROUP", group)
+
+    return set_available
+
+
+def test_available_is_meminfo_within_the_control_groups_limit(machine):
+    machine(2_000_000)
+    assert memory.available_bytes() == 2_000_000 * 1024
+    machine(2_000_000, ("max", "123"))  # no limit
+    assert memory.available_bytes() == 2_000_000 * 1024
+    machine(2_000_000, ("1000000000", "400000000"))  # 1 GB limit, 0.4 GB used
+    assert memory.available_bytes() == 600_000_000
+    machine(None, ("1000000000", "1200000000"))  # over its limit already
+    assert memory.available_bytes() == 0
+    machine(None)
+    assert memory.available_bytes() is None
+    memory.check_available(10**15, "anything", "no hint")  # unknown: not refused
+
+
+def test_check_available_says_what_and_how_much_in_one_line(machine):
+    machine(1_000_000)  # 1.0 GB
+    memory.check_available(900_000_000, "a small job", "do less")
+    with pytest.raises(InputError) as err:
+        memory.check_available(3_500_000_000, "a big job", "do less")
+    assert str(err.value) == (
+        "a big job would need about 3.5 GB of memory and this machine has 1.0 GB available: do less"
+    )
+
+
+def test_a_distribution_too_large_for_the_machine_is_refused_before_its_solve(
+    machine, capsys, tmp_path
+):
+    machine(8_000_000)  # 8.2 GB: Maxi from the start needs about 41 GB (module docs)
+    cache = tmp_path / "tables"
+    assert main(["yatzy", "distribution", "--variant", "maxi", "--cache-dir", str(cache)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines() == [
+        "diceopt: error: the maxi distribution from the start would need about 41.3 GB of "
+        "memory and this machine has 8.2 GB available: give a later position (more "
+        "categories filled)"
+    ]
+    assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))  # no solve
+
+
+def test_the_need_shrinks_with_the_filled_categories(machine):
+    config = SPEC.rules("maxi")
+    start = memory_need(config, "distribution")
+    table = memory_need(config, "advice")  # the table's part (not loaded here)
+    assert table > 0 and start > 10 * table
+    late = "dice 1 2 3 4 5 6 | rerolls 2 | filled " + " ".join(config.rules.categories[:10])
+    machine(4_000_000)  # 4.1 GB: enough from ten categories filled on
+    check_distribution_memory(config, late)
+    with pytest.raises(InputError, match="from the start would need"):
+        check_distribution_memory(config, None)
+    from diceopt.games.yatzy.play.advice import parse_position
+
+    pos = parse_position(late, config.rules)
+    assert memory_need(config, "distribution", pos) - table == (start - table) >> 10
+    with pytest.raises(InputError, match="rerolls"):  # a bad position: its own error
+        check_distribution_memory(config, "dice 1 2 3 4 5 6 | rerolls 9")
