@@ -252,7 +252,7 @@ def test_work_over_the_memory_bound_is_refused_up_front(server) -> None:
     body = {"game": "yatzy", "position": yatzy["position_example"]}
     answer = httpx.post(small.url + "api/distribution", json=body, timeout=30)
     assert answer.status_code == 400, answer.text
-    assert "of memory, over this server's bound of 105 MB" in answer.json()["error"]
+    assert "of memory, over this server's bound of 104.9 MB" in answer.json()["error"]
 
 
 def test_serve_help_names_the_bounds() -> None:
@@ -322,7 +322,7 @@ def test_a_rule_file_over_the_memory_bound_is_refused(client) -> None:
         "/api/rules", json={"game": "yatzy", "rules": 'extends = "american"\nname = "am"\n'}
     )
     assert answer.status_code == 400
-    assert "of memory, over this server's bound of 1 MB" in answer.json()["error"]
+    assert "of memory, over this server's bound of 1.0 MB" in answer.json()["error"]
 
 
 # Every POST endpoint, every registered game: generated bodies get no 5xx.

@@ -18,10 +18,12 @@ CGROUP = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of t
 
 
 def size_words(nbytes: float) -> str:
-    """``13.8 GB``, ``420 MB``: a size (bytes) for people (decimal units)."""
-    if nbytes >= 1e9:
-        return f"{nbytes / 1e9:.1f} GB"
-    return f"{max(nbytes / 1e6, 0.1):.0f} MB" if nbytes >= 1e6 else f"{nbytes / 1e3:.0f} KB"
+    """``13.8 GB``, ``8.4 MB``, ``32.8 kB``, ``512 bytes``: a size (bytes) for people
+    (decimal units)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
 
 
 def _read_int(path: Path) -> int | None:

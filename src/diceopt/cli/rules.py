@@ -13,6 +13,7 @@ from typing import Any
 
 from diceopt.cli.common import add_json_flag, print_json
 from diceopt.errors import InputError, one_line
+from diceopt.memory import size_words
 
 
 def register(subparsers: Any) -> None:
@@ -42,14 +43,6 @@ def register(subparsers: Any) -> None:
     listing = sub.add_parser("list", help="the shipped rule files")
     add_json_flag(listing)
     listing.set_defaults(handler=cmd_list)
-
-
-def size_words(n: float) -> str:
-    """A size (bytes) in words: ``8.4 MB``, ``1.3 GB``."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{int(n)} bytes"
 
 
 def seconds_words(s: float) -> str:

@@ -34,10 +34,11 @@ Constant time, no states counted: ``entries`` = sheets x flags x upper totals (s
   and its vector of points still to come, so about ``entries x points x``
   :data:`DISTRIBUTION_BYTES` bytes (from a position with f categories filled, the
   entries of masks that contain it: ``entries / 2^f``). The command line checks it
-  against the memory the machine has available (:func:`check_distribution_memory`). Measured peaks (resident, less the ~0.25 GB of the
-  interpreter and kernels): Scandinavian 0.64 GB (2.1 M entries x 375 points: 0.81
-  byte each), American 1.06 GB (1.05 M x 1,576: 0.64), Maxi at least 13.6 GB (79.7 M x
-  600: 0.28, a server stopped after 95 s); the estimate errs high.
+  against the memory the machine has available (:func:`check_distribution_memory`).
+  Measured peaks (resident, less the ~0.25 GB of the interpreter and kernels):
+  Scandinavian 0.64 GB (2.1 M entries x 375 points: 0.81 byte each), American 1.06 GB
+  (1.05 M x 1,576: 0.64), Maxi at least 13.6 GB (79.7 M x 600: 0.28, a server stopped
+  after 95 s); the estimate errs high.
 - the expected-score table, where it is not loaded yet: ``entries`` values of its dtype,
   and as much again for the solve's work.
 """
