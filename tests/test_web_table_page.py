@@ -244,21 +244,31 @@ def test_the_url_opens_the_same_table_in_a_new_page(browser, page, live_server):
     assert json.loads(json.dumps(t))["rules"] == TINY_RULES
 
 
-def test_at_phone_size_the_mover_sees_dice_and_best_move(browser, live_server):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    phone = context.new_page()
-    phone.set_default_timeout(60_000)
+IN_VIEW = """s => { const r = document.querySelector(s).getBoundingClientRect();
+                     return r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1; }"""
+BOX = "s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.right, r.top]; }"  # noqa: E501
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_the_mover_sees_dice_and_best_move_on_the_first_screen(browser, live_server, width, height):
+    """On a phone the turn comes first and the scorepad follows; on a desktop the turn
+    stands beside the scorepad, whose first rows are in view too."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
     try:
-        start_table(phone, live_server)
-        phone.keyboard.type("33355")
-        phone.wait_for_selector("#table-best-move")
-        phone.evaluate("() => window.scrollTo(0, 0)")
+        start_table(page, live_server)
+        page.keyboard.type("33355")
+        page.wait_for_selector("#table-best-move")
+        page.evaluate("() => window.scrollTo(0, 0)")
         for sel in ("#table-strip", "#table-turn", "#table-dice", "#table-best-move"):
-            assert phone.evaluate(
-                """s => { const r = document.querySelector(s).getBoundingClientRect();
-                          return r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1; }""",
-                sel,
-            ), sel
-        assert phone.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+            assert page.evaluate(IN_VIEW, sel), sel
+        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+        best, pad = page.evaluate(BOX, "#table-best"), page.evaluate(BOX, "#table-pad")
+        if width < 1100:
+            assert pad[2] > best[2]  # below the best move
+        else:
+            assert pad[0] >= best[1] and pad[2] < best[2] + 100  # beside it
+            assert page.evaluate(IN_VIEW, "#table-pad thead, #table-pad tr")
     finally:
         context.close()

@@ -582,9 +582,10 @@ function renderTable() {
     : el("p", { id: "table-turn", class: "table-turn", "data-player": String(t.turn) }, el("strong", { text: mover }),
       ` to move · ${t.rolls ? `roll ${rollNo} of ${tRerolls() + 1}` : "first roll"} · ${tTitle()}`);
   const parts = [bar, tableStrip(), el("p", { id: "table-model", class: "units small", text: TABLE_MODEL }), turnLine, message];
-  if (!t.over) parts.push(diceRow(), entryForm(), bestBox());
-  else parts.push(tableEnd(), tableChart());
-  parts.push(el("div", { class: "scorepad-wrap" }, scorepad()));
+  const pad = el("div", { class: "scorepad-wrap" }, scorepad());
+  // the turn (dice, entry, best move) beside the scorepad where the screen is wide enough
+  if (!t.over) parts.push(el("div", { class: "table-cols" }, el("div", { class: "table-play" }, diceRow(), entryForm(), bestBox()), pad));
+  else parts.push(tableEnd(), tableChart(), pad);
   if (!t.over && t.chances.length > 1) parts.push(tableChart());
   view.replaceChildren(...parts);
   view.dataset.turn = String(t.turn);
