@@ -225,10 +225,12 @@ def save_arrays(
 
 
 @contextmanager
-def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryIO, str]]:
+def _replacing(
+    path: Path, mode: Literal["wb", "r+b"], sync: bool = True
+) -> Iterator[tuple[BinaryIO, str]]:
     """A temporary file beside ``path``, open in ``mode``, and its name: once the block
-    ends without an error it is flushed, synced and renamed to ``path`` (atomically);
-    after an error it is removed and ``path`` left as it was."""
+    ends without an error it is flushed, synced (unless not ``sync``) and renamed to
+    ``path`` (atomically); after an error it is removed and ``path`` left as it was."""
     import tempfile  # (writing only: reading a table does not load it)
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +239,8 @@ def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryI
         with os.fdopen(fd, mode) as fh:
             yield fh, tmp
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         _check_replaceable(path)
         os.replace(tmp, path)
     except BaseException:
@@ -249,24 +252,11 @@ def _replacing(path: Path, mode: Literal["wb", "r+b"]) -> Iterator[tuple[BinaryI
 
 
 def replace_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file beside it, then renamed; not
-    synced: for small notes such as a build's status, not tables); OSError when it cannot
-    be written or ``path`` is not a regular file (never renamed over a device or a link)."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        _check_replaceable(path)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write ``text`` to ``path`` atomically (:func:`_replacing`, not synced: for small
+    notes such as a build's status, not tables); OSError when it cannot be written or
+    ``path`` is not a regular file (never renamed over a device or a link)."""
+    with _replacing(path, "wb", sync=False) as (fh, _):
+        fh.write(text.encode("utf-8"))
 
 
 def _check_replaceable(path: Path) -> None:
