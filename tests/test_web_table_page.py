@@ -187,6 +187,9 @@ def test_a_whole_three_player_table_with_undo_redo_and_a_reload(page, live_serve
     # the chart: one line per player over every turn start and the end
     assert page.locator("#table-chart path.player").count() == 3
     assert int(page.get_attribute("#table-chart", "data-points")) == 10
+    # every label of the chart within its drawing (the axis's "100%" was cut at the left)
+    labels = "[...document.querySelectorAll('#table-chart svg text')]"
+    assert page.evaluate(f"() => {labels}.every(t => t.getBBox().x >= 0)")
     # a new game keeps the players
     page.click("#table-new-game")
     wait_turn_start(page, 0)

@@ -144,7 +144,7 @@ window.DiceoptDraw = (() => {
   // Every player's chance of winning over a table's game: ``history`` [{at, p: [chance per
   // player]}] (at: turns played), one line per player (``names``), 0% to 100%.
   function chancesChart(history, names) {
-    const W = 340, left = 30, right = 8, top = 8, base = 110, H = base + 18 + 12 * Math.ceil(names.length / 3);
+    const W = 340, left = 36, right = 8, top = 8, base = 110, H = base + 18 + 12 * Math.ceil(names.length / 3);
     const n = Math.max(1, history[history.length - 1].at);
     const sx = (x) => (left + (x / n) * (W - left - right)).toFixed(1);
     const sy = (p) => (base - p * (base - top)).toFixed(1);
