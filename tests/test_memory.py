@@ -16,19 +16,23 @@ from diceopt.games.yatzy.commands.requests import check_distribution_memory, mem
 def machine(tmp_path, monkeypatch):
     """A machine whose MemAvailable the test sets (``machine(kib)``), no control group."""
 
-    def set_available(kib: int | None, cgroup: tuple[str, str] | None = None) -> None:
+    def set_available(
+        kib: int | None, cgroup: tuple[str, str] | None = None, version: int = 2
+    ) -> None:
         meminfo = tmp_path / "meminfo"
         lines = ["MemTotal:       99999999 kB"]
         if kib is not None:
             lines.append(f"MemAvailable:   {kib} kB")
         meminfo.write_text("\n".join(lines) + "\n")
         group = tmp_path / "cgroup"
-        group.mkdir(exist_ok=True)
-        for name in ("memory.max", "memory.current"):
-            (group / name).unlink(missing_ok=True)
+        (group / "memory").mkdir(parents=True, exist_ok=True)
+        for pair in memory.CGROUP_FILES:
+            for name in pair:
+                (group / name).unlink(missing_ok=True)
         if cgroup is not None:
-            (group / "memory.max").write_text(cgroup[0] + "\n")
-            (group / "memory.current").write_text(cgroup[1] + "\n")
+            limit, usage = memory.CGROUP_FILES[0 if version == 2 else 1]
+            (group / limit).write_text(cgroup[0] + "\n")
+            (group / usage).write_text(cgroup[1] + "\n")
         monkeypatch.setattr(memory, "MEMINFO", meminfo)
         monkeypatch.setattr(memory, "CGROUP", group)
 
@@ -44,6 +48,10 @@ def test_available_is_meminfo_within_the_control_groups_limit(machine):
     assert memory.available_bytes() == 600_000_000
     machine(None, ("1000000000", "1200000000"))  # over its limit already
     assert memory.available_bytes() == 0
+    machine(2_000_000, ("1000000000", "400000000"), version=1)
+    assert memory.available_bytes() == 600_000_000
+    machine(2_000_000, ("9223372036854771712", "4293820416"), version=1)  # v1: no limit
+    assert memory.available_bytes() == 2_000_000 * 1024
     machine(None)
     assert memory.available_bytes() is None
     memory.check_available(10**15, "anything", "no hint")  # unknown: not refused

@@ -14,7 +14,12 @@ from pathlib import Path
 from diceopt.errors import InputError
 
 MEMINFO = Path("/proc/meminfo")
-CGROUP = Path("/sys/fs/cgroup")  # cgroup v2: memory.max and memory.current of this group
+CGROUP = Path("/sys/fs/cgroup")  # the control group as this process sees it mounted
+# (limit, usage) files of its memory controller: cgroup v2, then v1
+CGROUP_FILES = (
+    ("memory.max", "memory.current"),
+    ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes"),
+)
 
 
 def size_words(nbytes: float) -> str:
@@ -35,7 +40,8 @@ def _read_int(path: Path) -> int | None:
 
 def available_bytes() -> int | None:
     """Bytes this process can still take without swapping: the machine's ``MemAvailable``,
-    at most what this control group's limit leaves; None where neither is known."""
+    at most what its control group's memory limit leaves (cgroup v2 or v1, as mounted
+    in a container); None where neither is known."""
     out = None
     try:
         for line in MEMINFO.read_text().splitlines():
@@ -44,10 +50,11 @@ def available_bytes() -> int | None:
                 break
     except (OSError, ValueError, IndexError):
         pass
-    limit, used = _read_int(CGROUP / "memory.max"), _read_int(CGROUP / "memory.current")
-    if limit is not None and used is not None:  # ("max": no limit, not a number)
-        left = max(limit - used, 0)
-        out = left if out is None else min(out, left)
+    for limit_file, usage_file in CGROUP_FILES:
+        limit, used = _read_int(CGROUP / limit_file), _read_int(CGROUP / usage_file)
+        if limit is not None and used is not None:  # (v2 "max": no limit, not a number)
+            left = max(limit - used, 0)
+            out = left if out is None else min(out, left)
     return out
 
 
