@@ -558,15 +558,18 @@ def check_target(target: int, rules: YatzyRules) -> int:
     return int(target)
 
 
-def warm_up_targets(dtype: str | np.dtype = "float32") -> float:
-    """Compile (or load from numba's cache) the target kernels for ``dtype``; seconds."""
+def warm_up_targets(dtype: str | np.dtype = "float32", advice: bool = True) -> float:
+    """Compile (or load from numba's cache) the target kernels for ``dtype``: the layer
+    kernel of tables and rows and, with ``advice``, the advice's turn (float64, about a
+    third of a cold compile: not for a command that only builds a table); seconds."""
     from diceopt.games.yatzy.rulebook.variants import AMERICAN
 
     t0 = time.perf_counter()
     tiny = AMERICAN.reduced(("ones", "full_house", "yahtzee"), bonus_threshold=3, dice=3)
     table = solve_targets(tiny, dtype=dtype)
-    table.turn(0, 0, 0, 5)
-    solve_target_from(tiny, 0, 0, 0, 5, dtype=dtype).turn(0, 0, 0, 5)
+    if advice:
+        table.turn(0, 0, 0, 5)
+        solve_target_from(tiny, 0, 0, 0, 5, dtype=dtype).turn(0, 0, 0, 5)
     return time.perf_counter() - t0
 
 

@@ -64,7 +64,7 @@ def run_targets(config: Any, args: Any) -> CommandOutput:
         saved = True
     else:
         load_seconds = 0.0
-        compile_seconds = warm_up_targets(dtype)
+        compile_seconds = warm_up_targets(dtype, advice=False)  # only the table's kernel
         label = f"solving the {variant} target table (k = 0 .. {table_kmax(rules)}){place}"
         with Stage(label, "layers") as stage:
             if ray is None:
