@@ -145,3 +145,49 @@ def test_an_oversized_stamp_is_not_read(tmp_path, monkeypatch):
     _add_cache(root)
     assert keep_in_step(root) == 4
     assert stamp.stat().st_size < 1 << 20
+
+
+def test_a_compile_says_so_once_within_the_block_and_a_loaded_kernel_not():
+    import numba
+
+    from diceopt.kernel_cache import COMPILE_NOTICE, compile_notices, listen_for_compiles
+
+    listen_for_compiles()  # (numba has called it already through the entry point: once)
+    said: list[str] = []
+
+    def fresh(offset: int):  # a kernel no cache holds: it compiles at its first call
+        return numba.njit(lambda x: x + offset)
+
+    first, second = fresh(1), fresh(2)
+    with compile_notices(said.append):
+        assert first(1) == 2  # compiles: said
+        assert second(1) == 3  # compiles too: not said again
+        assert first(2) == 3  # already compiled: nothing
+    assert said == [COMPILE_NOTICE]
+    fresh(3)(1)  # outside the block: nothing
+    assert said == [COMPILE_NOTICE]
+
+
+def test_numba_finds_the_listener_through_its_extension_entry_point():
+    from importlib.metadata import entry_points
+
+    found = [e.value for e in entry_points(group="numba_extensions") if e.name == "init"]
+    assert "diceopt.kernel_cache:listen_for_compiles" in found
+
+
+def test_the_command_line_says_so_on_a_terminal_only(monkeypatch, capsys):
+    import diceopt.kernel_cache as kernel_cache
+    from diceopt.cli import main
+
+    outs: list[object] = []
+    real = kernel_cache.compile_notices
+
+    def recorded(out):
+        outs.append(out)
+        return real(out)
+
+    monkeypatch.setattr(kernel_cache, "compile_notices", recorded)
+    assert main(["stick", "solve", "--dice", "2"]) == 0
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    assert main(["stick", "solve", "--dice", "2"]) == 0
+    assert outs[0] is None and callable(outs[1])

@@ -13,6 +13,14 @@ Only numba's cache beside the sources (``__pycache__``, its default where the pa
 is writable) is kept: with ``NUMBA_CACHE_DIR`` set, or a package that cannot be
 written, nothing is done. Costs about a millisecond when nothing has changed (a
 ``stat`` per source file), a few when a file has.
+
+A kernel that is not in the cache compiles for seconds on first use (10 to 25 s for a
+Yatzy command on 2 cores) before the command shows anything. So within
+:func:`compile_notices` (the command line's, on a terminal) the first compile says so
+in one line: numba calls :func:`listen_for_compiles` (the package's ``numba_extensions``
+entry point, numba's hook for extensions) before its first compile in a process, and
+the listener hears numba's compile events (a cache miss; loading from the cache is
+none).
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 STAMP = "kernel-sources.json"  # in the package's own __pycache__
@@ -130,3 +140,49 @@ def _write_stamp(path: Path, stamp: dict) -> None:
                 os.remove(tmp)
             except OSError:
                 pass
+
+
+# --- a command says when numba compiles --------------------------------------------------
+
+COMPILE_NOTICE = (
+    "compiling numba kernels on first use (seconds, once: later runs load them; "
+    "`diceopt warm` compiles every command's ahead) ..."
+)
+_announce: Callable[[str], None] | None = None  # within compile_notices, until said
+_listening = False
+
+
+@contextmanager
+def compile_notices(out: Callable[[str], None] | None) -> Iterator[None]:
+    """Within the block, the first kernel numba compiles (not one it loads from its cache)
+    says :data:`COMPILE_NOTICE` on ``out``, once (None: nothing is said)."""
+    global _announce
+    before, _announce = _announce, out
+    try:
+        yield
+    finally:
+        _announce = before
+
+
+def listen_for_compiles() -> None:
+    """Listen to numba's compile events (once per process): the ``numba_extensions``
+    entry point, which numba calls before its first compile or cache load."""
+    global _listening
+    if _listening:
+        return
+    _listening = True
+    from numba.core import event
+
+    class CompileListener(event.Listener):
+        """At the start of a compile, :data:`COMPILE_NOTICE` to the announcer, once."""
+
+        def on_start(self, ev: event.Event) -> None:
+            global _announce
+            out, _announce = _announce, None  # numba compiles one kernel at a time
+            if out is not None:
+                out(COMPILE_NOTICE)
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", CompileListener())

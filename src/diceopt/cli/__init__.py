@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (2 for bad input)."""
     from diceopt.cli.display import TerminalDisplay
     from diceopt.cli.streams import check_streams, drop_output, stdout_failed
-    from diceopt.progress import shown_on
+    from diceopt.kernel_cache import compile_notices
+    from diceopt.progress import notice, shown_on
 
     closed = check_streams()
     if closed is not None:
@@ -128,8 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
-        # Ctrl-C never lost in a finalizer (numba's, llvmlite's); progress on stderr
-        with interruptible(), shown_on(TerminalDisplay()):
+        # Ctrl-C never lost in a finalizer (numba's, llvmlite's); progress on stderr, and
+        # on a terminal one line when a kernel compiles (seconds of silence otherwise)
+        said = notice if sys.stderr.isatty() else None
+        with interruptible(), shown_on(TerminalDisplay()), compile_notices(said):
             status = int(args.handler(args) or 0)
         sys.stdout.flush()  # a full or failing output is an error, not a lost answer
         return status
