@@ -133,9 +133,7 @@ def main() -> int:
     gen = TimedGenerator(np.random.default_rng(args.seed))
     la0 = load()
     c0 = time.process_time()
-    with timed_calls(
-        sim_module, ["_group", "_decode", "_policies", "_widget_policies", "_play"]
-    ) as acc:
+    with timed_calls(sim_module, ["_group", "_decode", "_policies", "_play"]) as acc:
         timed = simulate(table, args.games, gen)
     core = time.process_time() - c0
     emit(

@@ -22,9 +22,11 @@ reroll (exactly uniform, independent faces). Results depend only on the seed (an
 ``batch``), never on thread scheduling.
 
 Precision and performance: the widget computes in float64 from the table's values
-(float32 or float64); a game is one int64 word; policies are stored as int16; each
-thread's share of steps 2 and 3 is a function of its own (inside the parallel loop
-itself the widget runs at half speed); step 3 reads the rules' arrays as locals and
+(float32 or float64); a game is one int64 word; policies are stored as int16; step 2
+runs as serial shares on a pool of threads (:func:`diceopt.threads.run_shares`: as fast
+as a parallel loop, and half its cold compile, 5.8 s against 11.9 s), step 3 as a
+parallel loop whose share is a function of its own (inside the loop itself the turn
+runs at half speed); step 3 reads the rules' arrays as locals and
 spells out the plain rules' writing (a call that takes the kernel arrays costs more
 than the turn) and finds each roll by one table read (:func:`reroll_tables`). Scandinavian,
 1M games (317,855 distinct states): policies 1.1 s (5.6 s through the widget; half of it
@@ -56,6 +58,7 @@ from diceopt.games.yatzy.kernel.widget import (
     widget_into,
 )
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.threads import run_shares
 
 if TYPE_CHECKING:
     from diceopt.games.yatzy.kernel.saved import SavedTable
@@ -226,7 +229,7 @@ def _decode(gkey: np.ndarray, flags: int, width: int) -> StateArrays:
     return StateArrays(mask, flag, upper)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _policies_of(
     states: StateArrays,
     lo: int,
@@ -238,7 +241,7 @@ def _policies_of(
     pol: np.ndarray,
 ) -> None:
     """pol[i - lo] for the states of batches t, t + nthreads, ... of ``LANES`` states
-    from lo (one thread's share of ``_policies``), through the solver's lanes
+    from lo (the t-th share of :func:`_policies`), through the solver's lanes
     (``policy_lanes``, the widget's policy bit for bit). Not for served scores
     (:func:`_widget_policies_of`)."""
     V, theta, flags, width = tab
@@ -255,7 +258,7 @@ def _policies_of(
                     pol[s0 - lo + ln, a, r] = W.policy[ln, a, r]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _widget_policies_of(
     states: StateArrays,
     lo: int,
@@ -267,8 +270,7 @@ def _widget_policies_of(
     pol: np.ndarray,
 ) -> None:
     """:func:`_policies_of` with served scores (which ``policy_lanes`` does not know): the
-    scalar widget state by state (a function of its own: inside the parallel loop the
-    widget runs at half speed)."""
+    scalar widget state by state."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
@@ -283,10 +285,6 @@ def _widget_policies_of(
                     pol[i - lo, a, r] = B.policy[a, r]
 
 
-# The two parallel loops below differ only in the share they call: one kernel with both
-# shares compiled the widget into every simulation (about 5 s of a cold compile) for the
-# served scores of a few rule files; apart, each is compiled when first needed.
-@numba.njit(cache=True, parallel=True)
 def _policies(
     states: StateArrays,
     lo: int,
@@ -296,28 +294,16 @@ def _policies(
     pol: np.ndarray,
     nthreads: int,
 ) -> None:
-    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi
-    (without served scores: :func:`_widget_policies`)."""
-    nthreads = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
-    for t in numba.prange(nthreads):
-        # int64(t): one type for the share (the loop index is lowered as uint64)
-        _policies_of(states, lo, hi, np.int64(t), nthreads, tab, K, pol)
+    """pol[i - lo] = the turn policy (3, R) of state i of ``states``, lo <= i < hi: one
+    serial share per thread (:func:`diceopt.threads.run_shares`; with served scores the
+    widget's share, compiled only for the rules that have them)."""
+    shares = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
+    share_of = _widget_policies_of if K.served else _policies_of
 
+    def share(t: int) -> None:
+        share_of(states, lo, hi, t, shares, tab, K, pol)
 
-@numba.njit(cache=True, parallel=True)
-def _widget_policies(
-    states: StateArrays,
-    lo: int,
-    hi: int,
-    tab: TableArrays,
-    K: KernelArrays,
-    pol: np.ndarray,
-    nthreads: int,
-) -> None:
-    """:func:`_policies` with served scores."""
-    nthreads = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
-    for t in numba.prange(nthreads):
-        _widget_policies_of(states, lo, hi, np.int64(t), nthreads, tab, K, pol)
+    run_shares(share, shares)
 
 
 @numba.njit(cache=True)
@@ -639,7 +625,6 @@ def simulate(
     yatzy = np.zeros(games, dtype=np.bool_)
     distinct = np.zeros(ncat, dtype=np.int64)
     pol = np.empty((BLOCK, 3, R), dtype=np.int16)
-    policies = _widget_policies if K.served else _policies
     top = rules.sides**rules.dice
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
@@ -655,7 +640,7 @@ def simulate(
             states = _decode(gkey, flags, width)
             for glo in range(0, ngroups, BLOCK):
                 ghi = min(ngroups, glo + BLOCK)
-                policies(states, glo, ghi, tab, K, pol, threads)
+                _policies(states, glo, ghi, tab, K, pol, threads)
                 chunks = max(1, min(4 * threads, (starts[ghi] - starts[glo]) // 256))
                 _play(
                     words, starts, states, glo, ghi, pol, rnd, dice, flags, width, K,
