@@ -284,9 +284,10 @@ def widget_into(
         if K.served and t == levels:  # writing after the first roll: served scores
             if score_now:
                 _score_now_scalar(mask, flag, upper, V, K, B, np.int64(0), np.bool_(True))
-            else:
-                now_v[:] = B.first_value
-                now_c[:] = B.first_cat
+            else:  # element by element: a slice assignment compiles its shape error's text
+                for r in range(R):
+                    now_v[r] = B.first_value[r]
+                    now_c[r] = B.first_cat[r]
             if theta != 0.0:
                 for r in range(R):
                     now_v[r] = sgn * np.exp(theta * (now_v[r] - ref))

@@ -127,7 +127,8 @@ def _games(
                     L = _finals(w, n, full, flags, width, slot, off, length, data, f, G)
                     if calibrate:
                         chances_into(f, G, n, L, ch, poly)
-                        pred[t * n + pl, :] = ch
+                        for j in range(n):  # not a slice assignment: see widget_into
+                            pred[t * n + pl, j] = ch[j]
                 if pl == adv:
                     beat_steps_into(f, G, pl, n, L, dw, poly)
                     p = dw[: L + 1]
