@@ -342,3 +342,60 @@ def test_a_thread_holding_a_table_lock_takes_it_again_at_once(tmp_path):
             assert not waited_again
         assert not free_elsewhere()
     assert free_elsewhere()
+
+
+# --- a mapped table filled in place (MappedDraft) ------------------------------------
+
+SPECS = {"values": (np.float32, (3, 50)), "policy": (np.int16, (5,))}
+
+
+def test_draft_filled_in_place_stores_the_same_file_as_save_mapped(cache):
+    path = storage.mapped_path(MKEY)
+    storage.save_mapped(path, MKEY, mapped_arrays(), {"seconds": 12.25}, block_bytes=64)
+    expected = storage.read_mapped(path, MKEY)
+    path.unlink()
+    with storage.MappedDraft(path, MKEY, block_bytes=64) as draft:
+        arrays = draft.open(SPECS, {"seconds": 0.0})
+        assert arrays["values"].flags.writeable and not arrays["values"].any()
+        arrays["values"][...] = mapped_arrays()["values"]  # computed in place
+        assert not path.exists()  # nothing at the table's path until it is stored
+        # the policy is copied in; a header number longer than the one at open fits
+        assert draft.store({"values": arrays["values"], "policy": np.arange(5)}, {"seconds": 12.25})
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    assert not arrays["values"].flags.writeable  # still readable, never written again
+    got = storage.read_mapped(path, MKEY)
+    for name in ("values", "policy"):
+        np.testing.assert_array_equal(got.arrays[name], expected.arrays[name])
+    assert got.header == expected.header
+
+
+def test_draft_left_without_a_store_leaves_nothing(cache):
+    path = storage.mapped_path(MKEY)
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C while the table is being computed
+        with storage.MappedDraft(path, MKEY) as draft:
+            draft.open(SPECS, {})["values"][0, 0] = 1.0
+            raise KeyboardInterrupt
+    assert list(path.parent.iterdir()) == []
+
+
+def test_draft_where_no_file_can_be_made_computes_in_memory(cache, capsys):
+    blocked = cache / "demo"
+    blocked.write_text("a file where the game's folder should be")
+    path = storage.mapped_path(MKEY)
+    with storage.MappedDraft(path, MKEY) as draft:
+        assert draft.open(SPECS, {}) is None  # the caller computes in memory instead
+        assert draft.store(mapped_arrays(), {}) is False
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not saved" in err
+
+
+def test_draft_is_never_renamed_over_a_directory(cache, capsys):
+    path = storage.mapped_path(MKEY)
+    with storage.MappedDraft(path, MKEY) as draft:
+        arrays = draft.open(SPECS, {})
+        path.mkdir()  # something that is not a regular file took the table's name
+        assert draft.store(arrays, {}) is False
+    assert path.is_dir() and [p.name for p in path.parent.iterdir()] == [path.name]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a regular file" in err
+    np.testing.assert_array_equal(arrays["values"], 0.0)  # readable after the failure

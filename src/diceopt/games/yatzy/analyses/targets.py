@@ -426,13 +426,15 @@ def solve_targets(
     dtype: str | np.dtype = "float32",
     lanes: int = LANES,
     progress: Callable[[int, int], None] | None = None,
+    alloc: Callable[[int, np.dtype], np.ndarray] = np.zeros,
 ) -> TargetTable:
     """The target table of a variant for k = 0 .. ``kmax`` points (default
     :func:`table_kmax`: every target the table holds). ``dtype`` float32 or float64;
     ``progress(done, total)`` after each layer; Ctrl-C stops it within a fraction of a
     second (KeyboardInterrupt). Memory: one value per state and k up to its most points
     to come (:func:`table_layout`; Scandinavian: 0.8 GB of float32) and two int64 row
-    offsets per state key."""
+    offsets per state key. ``alloc(n, dtype)``: the values' array, zeros (e.g. in the
+    pages of the file that will store it, :class:`diceopt.storage.MappedDraft`)."""
     dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -442,7 +444,7 @@ def solve_targets(
     c = rules.num_categories
     width = rules.bonus_threshold + 1
     off, top = table_layout(rules, top_k)
-    data = np.zeros(int((off + top + 1).max()), dtype=dt)
+    data = alloc(int((off + top + 1).max()), dt)
     layers = iter_layer_states(rules, reverse=True)
     last = next(layers)  # every category filled: P(>= 0) = 1, else 0
     data[off[(last.mask * rules.flags + last.flag) * width + last.upper]] = 1.0
@@ -471,6 +473,7 @@ def solve_target_from(
     lanes: int = LANES,
     progress: Callable[[int, int], None] | None = None,
     draw: bool = False,
+    alloc: Callable[[int, np.dtype], np.ndarray] = np.zeros,
 ) -> TargetRows:
     """P(points still to come >= k) from turn-start state (mask, flag, upper) and what its
     turn needs: only the states after it (filled mask containing ``mask``, flag and upper
@@ -480,7 +483,8 @@ def solve_target_from(
 
     ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
     P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
-    same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0."""
+    same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0.
+    ``alloc``: as for :func:`solve_targets`."""
     dt = check_dtype(dtype)
     most = rules.max_total + (1 if draw else 0)
     if k < 0 or k > most:
@@ -529,7 +533,7 @@ def solve_target_from(
         elif sm.size:
             plan.append((sm, sf, su))
             copies.append((st.copy_dst[alias], st.copy_src[alias]))
-    data = np.zeros(cursor, dtype=dt)
+    data = alloc(cursor, dt)
     band = empty_bands(nkeys)
     for keys in ends:
         data[off[keys]] = 1.0

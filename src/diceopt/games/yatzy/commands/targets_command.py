@@ -18,7 +18,12 @@ from diceopt.games.yatzy.analyses.targets import (
     table_kmax,
     warm_up_targets,
 )
-from diceopt.games.yatzy.stored.store import load_targets, store_targets, targets_path
+from diceopt.games.yatzy.stored.store import (
+    load_targets,
+    store_targets,
+    target_draft,
+    targets_path,
+)
 
 
 def size_text(nbytes: int) -> str:
@@ -66,17 +71,18 @@ def run_targets(config: Any, args: Any) -> CommandOutput:
         load_seconds = 0.0
         compile_seconds = warm_up_targets(dtype, advice=False)  # only the table's kernel
         label = f"solving the {variant} target table (k = 0 .. {table_kmax(rules)}){place}"
-        with Stage(label, "layers") as stage:
-            if ray is None:
-                table = solve_targets(rules, dtype=dtype, progress=stage.update)
-            else:
-                table = targets_on_ray(rules, dtype, ray, stage.update)
-        t1 = time.perf_counter()
-        with Stage(f"storing it ({size_text(table.nbytes)})") as stage:
-            saved = store_targets(table)
-            if not saved:
-                stage.fail()  # the warning above says why: no "done"
-        store_seconds = time.perf_counter() - t1
+        with target_draft(rules, dtype) as (draft, alloc):  # solved into its file's pages
+            with Stage(label, "layers") as stage:
+                if ray is None:
+                    table = solve_targets(rules, dtype=dtype, progress=stage.update, alloc=alloc)
+                else:
+                    table = targets_on_ray(rules, dtype, ray, stage.update)
+            t1 = time.perf_counter()
+            with Stage(f"storing it ({size_text(table.nbytes)})") as stage:
+                saved = store_targets(table, draft=draft)
+                if not saved:
+                    stage.fail()  # the warning above says why: no "done"
+            store_seconds = time.perf_counter() - t1
     size = path.stat().st_size if saved else table.nbytes
     p_at = {k: table.probability(0, 0, 0, k) for k in START_TARGETS if k <= table.kmax}
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2

@@ -85,6 +85,7 @@ _LAZY = {
     "get_targets": "target_files",
     "load_targets": "target_files",
     "store_targets": "target_files",
+    "target_draft": "target_files",
 }
 
 
@@ -376,19 +377,18 @@ def build_rows(rules: YatzyRules, dtype: str = "float32", report: Build | None =
     in this process (the stored copy, memory-mapped, when it could be written); whether
     they were stored. ``report``: progress (layers), then the ``storing`` stage."""
     from diceopt.games.yatzy.analyses.targets import solve_target_from
+    from diceopt.games.yatzy.stored.target_files import draft_alloc, target_meta
 
     progress = None if report is None else report.update
-    rows = solve_target_from(rules, 0, 0, 0, rules.max_total, dtype=dtype, progress=progress)
-    if report is not None:
-        report.set_stage("storing")
-    meta = {
-        "seconds": rows.seconds,
-        "states": rows.states,
-        "kmax": rows.kmax,
-        "rules": rules_header(rules),
-    }
-    arrays = {"values": rows.data, "off": rows.off, "top": rows.top}
-    saved = storage.store(rows_key(rules, dtype), arrays, meta, mapped=True)
+    kmax = rules.max_total
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    with storage.MappedDraft(rows_path(rules, dtype), rows_key(rules, dtype)) as draft:
+        alloc = draft_alloc(draft, rules, kmax, nkeys)  # solved into the file's pages
+        rows = solve_target_from(rules, 0, 0, 0, kmax, dtype=dtype, progress=progress, alloc=alloc)
+        if report is not None:
+            report.set_stage("storing")
+        arrays = {"values": rows.data, "off": rows.off, "top": rows.top}
+        saved = draft.store(arrays, target_meta(rules, rows.kmax, rows.seconds, rows.states))
     memo = _memo(rules, dtype)
     _ROWS.pop(memo, None)
     if saved and load_rows(rules, dtype) is not None:

@@ -10,7 +10,8 @@ imports this module.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -59,8 +60,7 @@ def load_targets(
         why = str(exc)
     nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
     reached = reached_keys(rules)
-    held = nkeys if reached is None else reached.size
-    why = why or check_layout(a["values"], a["off"], a["top"], held, kmax)
+    why = why or check_layout(a["values"], a["off"], a["top"], held_keys(rules), kmax)
     if why:
         storage.warn(f"ignoring cached table {path}: {why}; {then}")
         return None
@@ -73,24 +73,67 @@ def load_targets(
     return table, time.perf_counter() - t0
 
 
-def store_targets(table: TargetTable, directory: str | None = None) -> bool:
-    """Save a full target table (memory-mappable); one warning line and False if it
-    cannot be written (or is not a full table)."""
+def target_meta(rules: YatzyRules, kmax: int, seconds: float = 0.0, states: int = 0) -> dict:
+    """The header fields of a stored target table or of target rows: solve ``seconds``,
+    ``states`` solved, ``kmax`` and the rules."""
+    return {"seconds": seconds, "states": states, "kmax": kmax, "rules": rules_header(rules)}
+
+
+@contextmanager
+def target_draft(
+    rules: YatzyRules, dtype: str = "float32", directory: str | None = None
+) -> Iterator[tuple[storage.MappedDraft, Callable[[int, np.dtype], np.ndarray]]]:
+    """The file of a variant's full target table to solve into: ``(draft, alloc)``, the
+    draft for :func:`store_targets` and the ``alloc`` of
+    :func:`~diceopt.games.yatzy.analyses.targets.solve_targets` (:func:`draft_alloc`).
+    Left without a store, the file is removed."""
+    key = target_key(rules, dtype)
+    with storage.MappedDraft(storage.mapped_path(key, directory), key) as draft:
+        yield draft, draft_alloc(draft, rules, table_kmax(rules), held_keys(rules))
+
+
+def draft_alloc(
+    draft: storage.MappedDraft, rules: YatzyRules, kmax: int, keys: int
+) -> Callable[[int, np.dtype], np.ndarray]:
+    """The ``alloc`` of a target solve (:func:`~diceopt.games.yatzy.analyses.targets.solve_targets`,
+    ``solve_target_from``): its values in the pages of ``draft``'s file, beside room for
+    ``keys`` row offsets and tops; in memory where the file cannot be made."""
+
+    def alloc(n: int, dtype: np.dtype) -> np.ndarray:
+        specs = {"values": (dtype, (n,)), "off": (np.int64, (keys,)), "top": (np.int64, (keys,))}
+        arrays = draft.open(specs, target_meta(rules, kmax))
+        return np.zeros(n, dtype=dtype) if arrays is None else arrays["values"]
+
+    return alloc
+
+
+def held_keys(rules: YatzyRules) -> int:
+    """How many state keys a stored full target table holds row offsets for (under the
+    forced order only those a game reaches: :func:`reached_keys`)."""
+    reached = reached_keys(rules)
+    nkeys = (1 << rules.num_categories) * rules.flags * (rules.bonus_threshold + 1)
+    return nkeys if reached is None else int(reached.size)
+
+
+def store_targets(
+    table: TargetTable, directory: str | None = None, draft: storage.MappedDraft | None = None
+) -> bool:
+    """Save a full target table (memory-mappable; ``draft``: the file it was solved into,
+    :func:`target_draft`); one warning line and False if it cannot be written (or is not
+    a full table)."""
     if table.kmax != table_kmax(table.rules):
         raise InputError(f"only full tables are stored (k up to {table_kmax(table.rules)})")
-    key = target_key(table.rules, table.data.dtype.name)
-    meta = {
-        "seconds": table.seconds,
-        "states": table.states,
-        "kmax": table.kmax,
-        "rules": rules_header(table.rules),
-    }
+    meta = target_meta(table.rules, table.kmax, table.seconds, table.states)
     reached = reached_keys(table.rules)  # the forced order: only the keys a game reaches
     off, top = (
         (table.off, table.top) if reached is None else (table.off[reached], table.top[reached])
     )
     arrays = {"values": table.data, "off": off, "top": top}
-    return storage.store(key, arrays, meta, directory, mapped=True)
+    if draft is not None:
+        return draft.store(arrays, meta)
+    return storage.store(
+        target_key(table.rules, table.data.dtype.name), arrays, meta, directory, mapped=True
+    )
 
 
 def get_targets(
@@ -114,8 +157,9 @@ def get_targets(
         return table, storage.TableInfo(path, True, seconds, table.seconds)
 
     def solved() -> tuple[TargetTable, storage.TableInfo]:
-        table = solve_targets(rules, dtype=dtype, progress=progress)
-        saved = store_targets(table, directory)
+        with target_draft(rules, dtype, directory) as (draft, alloc):
+            table = solve_targets(rules, dtype=dtype, progress=progress, alloc=alloc)
+            saved = store_targets(table, directory, draft)
         return table, storage.TableInfo(path, False, table.seconds, table.seconds, saved)
 
     return storage.load_or_solve(path, loaded, solved, force=force)[0]
