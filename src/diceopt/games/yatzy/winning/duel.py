@@ -57,6 +57,7 @@ from diceopt.games.yatzy.winning.win import (
     win_buffers,
     win_turn,
 )
+from diceopt.threads import run_shares
 
 STRATEGIES = "expected, win, theta:T (e.g. theta:0.05)"
 BATCH = 1 << 15  # games whose random numbers are drawn together
@@ -97,7 +98,7 @@ def parse_strategy(text: str) -> Strategy:
 # numba kernels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _games(
     g0: int, g1: int, batch0: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray,
     V1: np.ndarray, Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray,
@@ -139,7 +140,6 @@ def _games(
             out[g, pl] = (w[pl] >> KEY_BITS) & SCORE_MASK
 
 
-@numba.njit(cache=True, parallel=True)
 def _play_batch(
     g0: int, g1: int, kinds: np.ndarray, thetas: np.ndarray, V0: np.ndarray, V1: np.ndarray,
     Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray, off: np.ndarray,
@@ -147,9 +147,10 @@ def _play_batch(
     one: np.ndarray, K: KernelArrays, flags: int, width: int, rnd: np.ndarray,
     digits: np.ndarray, ksize: np.ndarray, out: np.ndarray, nchunks: int,
 ) -> None:  # fmt: skip
-    """Games g0..g1-1 in ``nchunks`` parallel chunks (each a call of ``_games``)."""
+    """Games g0..g1-1 in ``nchunks`` chunks on the threads (each a call of ``_games``)."""
     size = (g1 - g0 + nchunks - 1) // nchunks
-    for ch in numba.prange(nchunks):
+
+    def share(ch: int) -> None:
         a = g0 + ch * size
         b = min(g1, a + size)
         if a < b:
@@ -157,6 +158,8 @@ def _play_batch(
                 a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
                 K, flags, width, rnd, digits, ksize, out,
             )  # fmt: skip
+
+    run_shares(share, nchunks)
 
 
 # ---------------------------------------------------------------------------------------

@@ -173,18 +173,39 @@ def win_turn(
     ok = np.empty(ncat, dtype=np.bool_)
     for c in range(ncat):
         ok[c] = may_write(mask, c, K)
+    # the rules' arrays as locals: a call or an attribute of K per roll and category costs
+    # atomic reference counts on its arrays, more than the work (measured: half the turn)
+    upper_face, roll_cnt, needs = K.upper_face, K.roll_cnt, K.needs
+    score_of, yz_face, yz_cat, ybonus = K.score, K.yz_face, K.yz_cat, K.ybonus
+    plain = K.ubonus == 0  # no Kniffel bonus: roll_shift is spelled out below
     for r in range(R):
         allowed = ok
         use_joker = False
-        if K.yz_face[r] >= 0 and K.joker_code != 0:
+        if yz_face[r] >= 0 and K.joker_code != 0:
             allowed, use_joker = allowed_categories(mask, r, K)
+        yb = ybonus if (flag == 1 and yz_face[r] >= 0) else 0
         for first in range(2 if K.served else 1):  # served: again for the first roll
             best = -1.0
             bc = 0
             for c in range(ncat):
                 if not allowed[c]:
                     continue
-                row, pts = roll_shift(mask, flag, r, c, use_joker, first == 1, K)
+                if plain and not use_joker and first == 0:
+                    # twin of roll_shift (category_row's row and points, the Yahtzee
+                    # bonus) for a normal write: no call, no attribute of K
+                    f = upper_face[c]
+                    if f >= 0:
+                        row, pts = c * stride + roll_cnt[r, f], 0
+                    else:
+                        got = np.int64(score_of[r, c])
+                        if needs[c] >= 0:
+                            row, pts = c * stride + (1 if got > 0 else 0), 0
+                        else:
+                            row = c * stride + (1 if (c == yz_cat and got > 0) else 0)
+                            pts = got
+                    pts += yb
+                else:
+                    row, pts = roll_shift(mask, flag, r, c, use_joker, first == 1, K)
                 v = cache[row, pts]
                 if v < 0.0:
                     b = score + rowpts[row] + pts
