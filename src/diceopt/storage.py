@@ -42,6 +42,7 @@ import fcntl
 import json
 import mmap
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -505,6 +506,7 @@ def save_mapped(
 
 
 META_SLACK = 256  # bytes a draft's header keeps for the numbers known only at its commit
+MADV_POPULATE_WRITE = 23  # Linux 5.14 on (not in Python 3.11's mmap module)
 
 
 class MappedDraft:
@@ -570,6 +572,11 @@ class MappedDraft:
         except OSError:
             self._let_go()
             return None
+        if isinstance(view, mmap.mmap) and sys.platform.startswith("linux"):
+            try:  # every page made writable at once: 0.2 s for 0.8 GB instead of a fault
+                view.madvise(MADV_POPULATE_WRITE)  # each as it is written (1.7 s, contended)
+            except OSError:  # a kernel before 5.14: the pages fault in as they are written
+                pass
         payload = np.frombuffer(view, dtype=np.uint8)
         for (name, spec), at in zip(items, header["offsets"], strict=True):
             part = payload[at : at + spec.nbytes]

@@ -13,12 +13,13 @@ each taking the next share; numba releases the GIL inside each call. The split i
 caller's, so results do not depend on which thread runs which share.
 
 Kernels that run faster as a parallel loop keep ``prange``: the games of a table played
-in numba and the target kernel. There the outlined loop body's array arguments do not
-alias, and code inlined into it is optimized knowing so: measured on one thread, the
-target layer took 8% longer as a serial share. The simulation's turns run as fast
-either way on 2 threads (0.21 s for 1M games), and a duel's games 4-5% slower as shares
-(they took twice as long until the win-seeking turn stopped reading the rules' arrays
-through calls in its inner loop), for 5 s less of cold compile: both are shares.
+in numba. There the outlined loop body's array arguments do not alias, and code
+inlined into it is optimized knowing so. The simulation's turns run as fast either way
+on 2 threads (0.21 s for 1M games), a duel's games 4-5% slower as shares (they took
+twice as long until the win-seeking turn stopped reading the rules' arrays through
+calls in its inner loop), the target layer faster (the Scandinavian rows 33.4-35.4 s
+against 37.2-38.2 s, alternating in one process): all three are shares, for 5-6 s less
+of cold compile each.
 
 The number of threads is numba's (:func:`numba.get_num_threads`: ``NUMBA_NUM_THREADS``,
 or ``numba.set_num_threads`` in the calling thread). A Ctrl-C (or an error) stops the

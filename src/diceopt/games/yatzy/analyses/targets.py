@@ -400,11 +400,10 @@ def _solve_layer(
     S = margin(K)
 
     def solve(lo: int, hi: int) -> None:
-        with numba.parallel_chunksize(1):
-            target_layer(
-                st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
-                lanes, blocks, band[0], band[1],
-            )  # fmt: skip
+        target_layer(
+            st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
+            lanes, blocks, band[0], band[1],
+        )  # fmt: skip
 
     run_chunks(solve, st_mask.size, align=blocks, pace=pace)
 

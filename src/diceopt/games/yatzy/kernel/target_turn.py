@@ -59,6 +59,7 @@ from diceopt.games.yatzy.kernel.turn import (
     served_extra,
     upper_bonus,
 )
+from diceopt.threads import run_shares
 
 
 @numba.njit(cache=True)
@@ -533,7 +534,19 @@ def set_bands(
         _own_band(Vd, off[key], max(0, top[key]), key, lo, hi)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
+def _target_block(
+    b: int, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
+    off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
+    nblocks: int, lo: np.ndarray, hi: np.ndarray,
+) -> None:  # fmt: skip
+    """Block b of :func:`target_layer` (states b, b + nblocks, ...), with work arrays of
+    its own."""
+    W = _target_work(K, S, lanes, 0, Vd)
+    for i in range(b, st_mask.size, nblocks):
+        _target_state(st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi)
+
+
 def target_layer(
     st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
     off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
@@ -543,17 +556,17 @@ def target_layer(
 
     The states are dealt into ``nblocks`` interleaved blocks (state i in block i mod
     nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
-    take blocks as they finish (the caller sets numba's parallel chunk size to 1), each
-    block with its own work arrays. ``lo``, ``hi``: the states' bands (read for the later
-    layers', written for this one's: :func:`_target_state`).
+    take blocks as they finish (serial shares, :func:`diceopt.threads.run_shares`: faster
+    than the parallel loop they replace, the full Scandinavian rows 33.4-35.4 s against
+    37.2-38.2 s, and half its cold compile). ``lo``, ``hi``: the states'
+    bands (read for the later layers', written for this one's: :func:`_target_state`).
     """
     nblocks = max(1, min(st_mask.size, nblocks))
-    for b in numba.prange(nblocks):
-        W = _target_work(K, S, lanes, 0, Vd)
-        for i in range(b, st_mask.size, nblocks):
-            _target_state(
-                st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi
-            )
+
+    def share(b: int) -> None:
+        _target_block(b, st_mask, st_flag, st_u, Vd, off, top, flags, K, S, lanes, nblocks, lo, hi)
+
+    run_shares(share, nblocks)
 
 
 @numba.njit(cache=True)
