@@ -72,7 +72,11 @@ def main() -> int:
     from diceopt.games.yatzy.kernel.layers import iter_layer_states
     from diceopt.games.yatzy.play.advice import parse_position, state_of
     from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
-    from diceopt.games.yatzy.stored.target_files import load_targets, store_targets
+    from diceopt.games.yatzy.stored.target_files import (
+        load_targets,
+        store_targets,
+        target_draft,
+    )
 
     rules = SCANDINAVIAN
     split = {"imports": time.perf_counter() - t0}
@@ -94,26 +98,30 @@ def main() -> int:
     if not args.full:
         emit(benchmark="yatzy_targets_split", seconds=split)
         return 0
-    marks = [time.perf_counter()]
-    c0 = time.process_time()
-    t = solve_targets(rules, progress=lambda done, total: marks.append(time.perf_counter()))
-    cpu = time.process_time() - c0
-    peak = peak_gb()
-    split["full table compute"] = t.seconds
-    pairs = [
-        int(np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), t.kmax).sum())
-        for st in list(iter_layer_states(rules, reverse=True))[1:]
-    ]
-    p_at_least = {k: t.probability(0, 0, 0, k) for k in (200, 250, 300)}
-    emit(benchmark="yatzy_targets_full", seconds=t.seconds, cpu_seconds=cpu, states=t.states,
-         gb=t.nbytes / 1e9, peak_rss_gb=peak, pairs=sum(pairs),
-         layer_seconds=[round(b - a, 2) for a, b in zip(marks, marks[1:])],
-         layer_pairs=pairs, p_at_least=p_at_least)  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         where = args.cache_dir or tmp
-        t1 = time.perf_counter()
-        assert store_targets(t, where)
-        stored = time.perf_counter() - t1
+        # as `yatzy targets` does: solved into the pages of its file, then stored
+        with target_draft(rules, "float32", where) as (draft, alloc):
+            marks = [time.perf_counter()]
+            c0 = time.process_time()
+            t = solve_targets(
+                rules, progress=lambda done, total: marks.append(time.perf_counter()), alloc=alloc
+            )
+            cpu = time.process_time() - c0
+            peak = peak_gb()
+            split["full table compute"] = t.seconds
+            pairs = [
+                int(np.minimum(max_to_come(rules, st.mask, st.flag, st.upper), t.kmax).sum())
+                for st in list(iter_layer_states(rules, reverse=True))[1:]
+            ]
+            p_at_least = {k: t.probability(0, 0, 0, k) for k in (200, 250, 300)}
+            emit(benchmark="yatzy_targets_full", seconds=t.seconds, cpu_seconds=cpu,
+                 states=t.states, gb=t.nbytes / 1e9, peak_rss_gb=peak, pairs=sum(pairs),
+                 layer_seconds=[round(b - a, 2) for a, b in zip(marks, marks[1:])],
+                 layer_pairs=pairs, p_at_least=p_at_least)  # fmt: skip
+            t1 = time.perf_counter()
+            assert store_targets(t, where, draft)
+            stored = time.perf_counter() - t1
         del t
         got = load_targets(SCANDINAVIAN, "float32", where)
         assert got is not None
