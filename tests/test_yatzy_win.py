@@ -479,3 +479,32 @@ def test_the_state_distributions_build_stores_the_early_rows_of_its_table():
     flag, upper = divmod(rest, got.threshold + 1)
     want = got.pmf(mask, flag, upper).astype(np.float32)
     assert np.array_equal(sd.pmf(mask, flag, upper), want.astype(np.float64))
+
+
+@pytest.mark.parametrize("variant", ["scandinavian-forced", "american-forced-joker"])
+def test_the_turns_writes_read_the_rows_roll_shift_names(variant):
+    # win_turn spells out roll_shift for a normal write (a hot-loop twin); every write's
+    # estimate read back through roll_shift (cat) must give the keep value with one
+    # reroll of every die: sum over rolls of P(roll) x its best write
+    rules = get_rules(variant)
+    rows = solve_target_from(rules, 0, 0, 0, 120, dtype="float64", draw=True)
+    K = kernel_arrays(rules, np.float64)
+    rng = np.random.default_rng(3)
+    full = (1 << rules.num_categories) - 1
+    for i in range(6):
+        mask = int(rng.integers(0, full))
+        flag = i % rules.flags  # American: the Yahtzee bonus's flag set every other state
+        if flag:
+            mask = (mask | 1 << int(K.yz_cat)) & ~1  # the Yahtzee box filled, ones open
+        upper = int(rng.integers(0, rules.bonus_threshold + 1))
+        p = np.zeros(150)
+        p[40:100] = rng.random(60)
+        p /= p.sum()
+        score, so = int(rng.integers(0, 60)), int(rng.integers(0, 60))
+        args = (mask, flag, upper, score, so, p)
+        best = []
+        for r in range(K.roll_p.size):
+            keep, cat, _ = win_detail(*args, r, *rows.flat, K, rules.flags, True)
+            best.append(cat.max())
+        assert min(best) >= 0.0  # every roll has a write whose row the turn filled
+        assert keep[1, 0] == pytest.approx(float(np.dot(K.roll_p, best)), abs=1e-12)
