@@ -346,7 +346,7 @@ def write_value(
     return v
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # per chunk and state: no reference counts on K
 def joker_rules(mask: int, K: KernelArrays) -> bool:
     """Whether a Yatzy roll is scored category by category (:func:`joker_best`): the
     Yatzy box is filled and a joker rule or the Kniffel bonus rule applies."""
