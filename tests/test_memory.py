@@ -99,3 +99,30 @@ def test_the_need_shrinks_with_the_filled_categories(machine):
     assert memory_need(config, "distribution", pos) - table == (start - table) >> 10
     with pytest.raises(InputError, match="rerolls"):  # a bad position: its own error
         check_distribution_memory(config, "dice 1 2 3 4 5 6 | rerolls 9")
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (bytes), from /proc."""
+    import os
+
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.parametrize(
+    "n, dtype", [(10, "float32"), (memory.ZEROED_MIN_BYTES // 4 + 3, "float32")]
+)
+def test_zeroed_arrays_are_writable_zeros_of_their_dtype(n, dtype):
+    """Small arrays from numpy, large ones from anonymous memory whose pages are all
+    present before anything is written (Linux): both zeros, writable, ``n`` long."""
+    import numpy as np
+
+    before = resident_bytes()
+    a = memory.zeroed(n, dtype)
+    grew = resident_bytes() - before
+    if a.nbytes >= memory.ZEROED_MIN_BYTES:
+        assert grew >= 0.9 * a.nbytes  # present at once, not page by page as written
+    assert a.dtype == np.dtype(dtype) and a.shape == (n,) and a.flags.writeable
+    assert not a.any()
+    a[-1] = 2.5
+    assert a[-1] == 2.5 and a[:-1].sum() == 0

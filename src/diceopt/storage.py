@@ -42,7 +42,6 @@ import fcntl
 import json
 import mmap
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -61,6 +60,7 @@ from diceopt.blocks import (
 )
 from diceopt.errors import TableFileError
 from diceopt.lazy import numpy as np
+from diceopt.memory import populate
 from diceopt.names import MAX_VARIANT_CHARS, bounded_name
 
 T = TypeVar("T")
@@ -506,7 +506,6 @@ def save_mapped(
 
 
 META_SLACK = 256  # bytes a draft's header keeps for the numbers known only at its commit
-MADV_POPULATE_WRITE = 23  # Linux 5.14 on (not in Python 3.11's mmap module)
 
 
 class MappedDraft:
@@ -572,13 +571,8 @@ class MappedDraft:
         except OSError:
             self._let_go()
             return None
-        if isinstance(view, mmap.mmap) and sys.platform.startswith("linux"):
-            # every page made writable at once (0.2 s for 0.8 GB) instead of one fault per
-            # page as the solve's threads write it (1.7 s, and they contend)
-            try:
-                view.madvise(MADV_POPULATE_WRITE)
-            except OSError:  # a kernel before 5.14: the pages fault in as they are written
-                pass
+        if isinstance(view, mmap.mmap):  # every page at once, not a fault per page
+            populate(view)
         payload = np.frombuffer(view, dtype=np.uint8)
         for (name, spec), at in zip(items, header["offsets"], strict=True):
             part = payload[at : at + spec.nbytes]

@@ -61,6 +61,7 @@ from diceopt.games.yatzy.kernel.layers import iter_layer_states, layer_masks, ma
 from diceopt.games.yatzy.kernel.target_turn import margin, set_bands, target_layer, target_turn
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.interrupt import Pace, interruptible, run_chunks
+from diceopt.memory import zeroed
 
 LANES = 384  # most values of k per batch (measured best: the work arrays fill the L2 cache)
 
@@ -425,15 +426,16 @@ def solve_targets(
     dtype: str | np.dtype = "float32",
     lanes: int = LANES,
     progress: Callable[[int, int], None] | None = None,
-    alloc: Callable[[int, np.dtype], np.ndarray] = np.zeros,
+    alloc: Callable[[int, np.dtype], np.ndarray] = zeroed,
 ) -> TargetTable:
     """The target table of a variant for k = 0 .. ``kmax`` points (default
     :func:`table_kmax`: every target the table holds). ``dtype`` float32 or float64;
     ``progress(done, total)`` after each layer; Ctrl-C stops it within a fraction of a
     second (KeyboardInterrupt). Memory: one value per state and k up to its most points
     to come (:func:`table_layout`; Scandinavian: 0.8 GB of float32) and two int64 row
-    offsets per state key. ``alloc(n, dtype)``: the values' array, zeros (e.g. in the
-    pages of the file that will store it, :class:`diceopt.storage.MappedDraft`)."""
+    offsets per state key. ``alloc(n, dtype)``: the values' array, zeros (default: in
+    memory with every page present, :func:`diceopt.memory.zeroed`; or in the pages of
+    the file that will store it, :class:`diceopt.storage.MappedDraft`)."""
     dt = check_dtype(dtype)
     top_k = table_kmax(rules) if kmax is None else int(kmax)
     if top_k < 0 or top_k > rules.max_total:
@@ -472,7 +474,7 @@ def solve_target_from(
     lanes: int = LANES,
     progress: Callable[[int, int], None] | None = None,
     draw: bool = False,
-    alloc: Callable[[int, np.dtype], np.ndarray] = np.zeros,
+    alloc: Callable[[int, np.dtype], np.ndarray] = zeroed,
 ) -> TargetRows:
     """P(points still to come >= k) from turn-start state (mask, flag, upper) and what its
     turn needs: only the states after it (filled mask containing ``mask``, flag and upper
