@@ -126,3 +126,9 @@ def test_zeroed_arrays_are_writable_zeros_of_their_dtype(n, dtype):
     assert not a.any()
     a[-1] = 2.5
     assert a[-1] == 2.5 and a[:-1].sum() == 0
+
+
+def test_zeroed_beyond_any_machine_is_numpys_memory_error():
+    """A size no mapping can hold ends as numpy's zeros would: a MemoryError."""
+    with pytest.raises(MemoryError):
+        memory.zeroed(10**15, "float64")

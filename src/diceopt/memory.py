@@ -99,6 +99,9 @@ def zeroed(n: int, dtype: Any) -> np.ndarray:
     nbytes = int(n) * dt.itemsize
     if nbytes < ZEROED_MIN_BYTES:
         return np.zeros(n, dtype=dt)
-    view = mmap.mmap(-1, nbytes)
+    try:
+        view = mmap.mmap(-1, nbytes)
+    except OSError:  # no such mapping to be had: numpy's zeros (its MemoryError, if any)
+        return np.zeros(n, dtype=dt)
     populate(view)
     return np.frombuffer(view, dtype=dt)
