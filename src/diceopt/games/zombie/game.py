@@ -103,7 +103,7 @@ def race_table(rules: ZombieRules) -> Table:
         ready=lambda: rules in _SOLVED,
         load=load,
         build=build,
-        cost="about 10 s on 2 cores for the race to 13" if rules.goal > 5 else "a few seconds",
+        cost="about 5 s on 2 cores for the race to 13" if rules.goal > 5 else "a few seconds",
     )
 
 

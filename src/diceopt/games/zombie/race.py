@@ -21,7 +21,7 @@ Both players ending a round with nothing (or a tie repeating) returns to the sam
 state: each such cycle is a scalar fixed point x = F(x), F increasing with slope below
 1, found by safeguarded Newton steps (slopes from ``turn.solve``) to machine precision.
 The cells of one diagonal a + b are independent: they are solved at once, one per
-thread (:func:`diceopt.threads.run_shares`), the race to 13 in about 9 s on 2 cores.
+thread (:func:`diceopt.threads.run_shares`), the race to 13 in about 5 s on 2 cores.
 
 The lead is counted up to ``lead_cap``: a larger lead is treated as that lead. It only
 matters in the one round that ends the game, so it changes any win probability by at
