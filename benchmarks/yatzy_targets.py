@@ -1,8 +1,9 @@
 """Benchmark: Scandinavian Yatzy target tables (the highest P(points to come >= k)).
 
 Prints one JSON object per line, each with the load average (1, 5, 15 min) when it was
-taken: import time, numba compile time; single targets solved on demand (only the states
-after the position, only the k they need): from the start for each ``--targets`` K and
+taken: import time, numba compile time; single targets solved on demand as ``advise``
+solves them (only the states after the position, only the k a game from it toward K can
+need there: ``only_target``): from the start for each ``--targets`` K and
 from a mid-game position (7 categories filled), seconds, states, (state, k) values, peak
 resident memory; with ``--full`` the table for every k = 0 .. 374 (seconds, target at
 most 45 s on 2 cores; peak resident memory, target at most 3.2 GB; seconds per layer),
@@ -89,11 +90,12 @@ def main() -> int:
     runs += [(mid, 250 - 75, "mid-game (7 filled, score 75)"), (mid, 300 - 75, "mid-game")]
     for (mask, flag, upper), k, where in runs:
         c0 = time.process_time()
-        t = solve_target_from(rules, mask, flag, upper, k)
+        t = solve_target_from(rules, mask, flag, upper, k, only_target=True)  # as `advise`
         split[f"target {k} from {where}"] = t.seconds
         emit(benchmark="yatzy_target_single", position=where, k=k, seconds=t.seconds,
              cpu_seconds=time.process_time() - c0,
-             states=t.states, pairs=t.pairs, p_at_least=t.probability(mask, flag, upper, k),
+             states=t.states, pairs=t.pairs,
+             p_at_least=t.probability(mask, flag, upper, k),
              peak_rss_gb=peak_gb())  # fmt: skip
     if not args.full:
         emit(benchmark="yatzy_targets_split", seconds=split)

@@ -190,6 +190,51 @@ def test_target_from_a_state_is_the_full_table(name, targets64):
                 np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize(
+    "name", ["scandinavian-5d6", "scandinavian-3d4", "scandinavian-4d6-forced"]
+)
+def test_one_target_rows_hold_the_full_tables_values_wherever_a_game_can_read(name, targets64):
+    """``only_target``: from the start and from later states, every value a game toward
+    k can read (each state's k from its ``kmin`` up) is the full table's, bit for bit, as
+    are the turn and the probability at the start; values below are not computed (the
+    rows say where) and reads there are refused."""
+    rules = REDUCED[name]
+    table = targets64[name]
+    width = rules.bonus_threshold + 1
+    cut = 0
+    for start in _states(rules, table)[::4]:
+        for k in sorted({1, 17, rules.max_total // 2}):
+            rows = solve_target_from(rules, *start, k, dtype="float64", only_target=True)
+            assert rows.kmin is not None
+            assert rows.probability(*start, k) == table.probability(*start, k)
+            for got, want in zip(rows.turn(*start, k), table.turn(*start, k)):
+                np.testing.assert_array_equal(got, want)
+            for key in np.flatnonzero(rows.top >= 1):
+                mask, flag, upper = (
+                    key // width // rules.flags,
+                    (key // width) % rules.flags,
+                    key % width,
+                )
+                low = int(rows.kmin[key])
+                cut += max(0, min(low, int(rows.top[key]) + 1) - 1)
+                for kk in range(max(low, 1), int(rows.top[key]) + 1):
+                    assert rows.data[rows.off[key] + kk] == table.probability(mask, flag, upper, kk)
+                if low > 1:
+                    with pytest.raises(InputError, match="more points than its boxes"):
+                        rows.probability(mask, flag, upper, low - 1)
+    assert cut > 0  # some values were below what a game can read
+
+
+def test_one_target_rows_of_rules_with_bonuses_hold_every_k(targets64):
+    """Where a box can score more than its listed points (the Yahtzee bonus), no bound:
+    ``only_target`` solves every k, the same rows."""
+    rules = REDUCED["american-4d6-free"]
+    rows = solve_target_from(rules, 0, 0, 0, 30, dtype="float64", only_target=True)
+    plain = solve_target_from(rules, 0, 0, 0, 30, dtype="float64")
+    assert rows.kmin is None
+    np.testing.assert_array_equal(rows.data, plain.data)
+
+
 def test_target_from_a_later_state_visits_fewer_states():
     rules = REDUCED["scandinavian-5d6"]
     start = solve_target_from(rules, 0, 0, 0, 60)

@@ -98,6 +98,56 @@ def _gain_floor(
     return out
 
 
+def _ceiling_known(rules: YatzyRules) -> bool:
+    """Whether no box scores beyond its listed points (no served scores, no Yahtzee or
+    Kniffel bonus): :func:`_gain_ceiling` bounds the points scored then."""
+    return not (rules.has_served or rules.american_bonus or rules.upper_bonus)
+
+
+def _box_most(rules: YatzyRules) -> np.ndarray:
+    """The most points each box can score (normal or joker; int64 per category)."""
+    return np.maximum(rules.score, rules.joker_score).max(axis=0).astype(np.int64)
+
+
+def _new_boxes_most(
+    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, upper: bool
+) -> np.ndarray:
+    """Per state, the most points of the boxes filled since ``start``: its upper boxes
+    (``upper``) or its lower ones (vectorised, points)."""
+    most = _box_most(rules)
+    out = np.zeros(mask.size, dtype=np.int64)
+    for c in range(rules.num_categories):
+        if not (start[0] >> c) & 1 and (rules.upper_face[c] >= 0) == upper:
+            out += ((mask >> c) & 1) * most[c]
+    return out
+
+
+def _gain_ceiling(
+    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, u: np.ndarray
+) -> np.ndarray:
+    """An upper bound on the points scored from turn-start state ``start`` to each state
+    (the mirror of :func:`_gain_floor`: the upper total's growth, or, once it is capped,
+    the most of the newly filled upper boxes; the upper bonus; the most of the newly
+    filled lower boxes): a game from ``start`` needing k points reaches a state needing
+    at least ``k - ceiling``, and the bound grows by at least a move's points (rules with
+    :func:`_ceiling_known`; states with :func:`_upper_possible`; vectorised, points)."""
+    T, u0 = rules.bonus_threshold, start[2]
+    up = np.where(u < T, u - u0, _new_boxes_most(rules, start, mask, True))
+    bonus = np.where(u >= T, rules.bonus, 0) if u0 < T else 0
+    return up + bonus + _new_boxes_most(rules, start, mask, False)
+
+
+def _upper_possible(
+    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, u: np.ndarray
+) -> np.ndarray:
+    """Whether the boxes filled since ``start`` can account for a state's upper total (a
+    solve from a mid-game start also holds states of its own layer with more upper
+    points, which no game from it reaches)."""
+    T, u0 = rules.bonus_threshold, start[2]
+    gained = np.where(u < T, u - u0, max(T - u0, 0))
+    return gained <= _new_boxes_most(rules, start, mask, True)
+
+
 def mask_rows(rules: YatzyRules) -> np.ndarray:
     """Row of each filled mask in a full table (first axis of ``values``), -1 for a mask
     no game reaches: every mask in order, or only the masks of the categories' order
@@ -356,6 +406,7 @@ class TargetRows:
     seconds: float = 0.0
     states: int = 0
     pairs: int = 0
+    kmin: np.ndarray | None = None  # only_target: per key, the least k it holds exactly
 
     @property
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -363,12 +414,23 @@ class TargetRows:
         data, off, top = read_only(self.data, self.off, self.top)
         return data, off, top
 
+    def _key(self, mask: int, flag: int, upper: int, k: int) -> int:
+        """The state's key; InputError where the rows of one target do not hold k there
+        (more points than its filled boxes can have scored since the start)."""
+        u = min(upper, self.rules.bonus_threshold)
+        key = (mask * self.rules.flags + flag) * (self.rules.bonus_threshold + 1) + u
+        if self.kmin is not None and 0 < k < int(self.kmin[key]):
+            raise InputError(
+                f"{k} points still needed is fewer than this position can need on the way "
+                f"to {self.kmax} from the start: more points than its boxes can hold"
+            )
+        return key
+
     def probability(self, mask: int, flag: int, upper: int, k: int) -> float:
         """P(points still to come >= k) from a state the solve covered (k <= its top)."""
         if k <= 0:
             return 1.0
-        u = min(upper, self.rules.bonus_threshold)
-        key = (mask * self.rules.flags + flag) * (self.rules.bonus_threshold + 1) + u
+        key = self._key(mask, flag, upper, k)
         if k > self.top[key]:
             return 0.0
         return float(self.data[self.off[key] + k])
@@ -378,6 +440,7 @@ class TargetRows:
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """:func:`target_turn` for the start state (or a later one) and k <= kmax
         (``first``: the categories written straight after the first roll)."""
+        self._key(mask, flag, upper, k)
         return _turn(self, kernel_arrays(self.rules, np.float64), mask, flag, upper, k, first)
 
 
@@ -392,18 +455,21 @@ def _solve_layer(
     rules: YatzyRules, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray,
     Vd: np.ndarray, off: np.ndarray, top: np.ndarray, K: KernelArrays, lanes: int,
     band: tuple[np.ndarray, np.ndarray], pace: Pace | None = None,
+    kmin: np.ndarray | None = None,
 ) -> None:  # fmt: skip
     """Solve one layer's states into ``Vd`` (see :func:`target_layer`; ``band``: the
-    states' ``(lo, hi)``, see :func:`empty_bands`), in chunks of states so that Ctrl-C stops
-    it between two (:func:`diceopt.interrupt.run_chunks`)."""
+    states' ``(lo, hi)``, see :func:`empty_bands`; ``kmin``: per key the least k read, see
+    :func:`solve_target_from`), in chunks of states so that Ctrl-C stops it between two
+    (:func:`diceopt.interrupt.run_chunks`)."""
     threads = numba.get_num_threads()
     blocks = 8 * threads
     S = margin(K)
+    least = np.zeros(0, dtype=np.int16) if kmin is None else kmin
 
     def solve(lo: int, hi: int) -> None:
         target_layer(
             st_mask[lo:hi], st_flag[lo:hi], st_u[lo:hi], Vd, off, top, rules.flags, K, S,
-            lanes, blocks, band[0], band[1],
+            lanes, blocks, band[0], band[1], least,
         )  # fmt: skip
 
     run_chunks(solve, st_mask.size, align=blocks, pace=pace)
@@ -475,6 +541,7 @@ def solve_target_from(
     progress: Callable[[int, int], None] | None = None,
     draw: bool = False,
     alloc: Callable[[int, np.dtype], np.ndarray] = zeroed,
+    only_target: bool = False,
 ) -> TargetRows:
     """P(points still to come >= k) from turn-start state (mask, flag, upper) and what its
     turn needs: only the states after it (filled mask containing ``mask``, flag and upper
@@ -485,11 +552,20 @@ def solve_target_from(
     ``draw``: the draw-aware table instead, the highest P(points to come >= k) + 1/2
     P(points to come = k - 1) (k points to beat a finished opponent, k - 1 to tie): the
     same recursion with the end of the game worth 1/2 at k = 1 (a tie) instead of 0.
-    ``alloc``: as for :func:`solve_targets`."""
+    ``alloc``: as for :func:`solve_targets`.
+
+    ``only_target``: rows for this one k from the start state only (the advice of one
+    target): a state needs no k below ``k`` less the most points scored on the way there
+    (:func:`_gain_ceiling`), so below that its values are not computed (Scandinavian
+    from the start, k = 250: 55% of the values); the rows' ``kmin`` says so and their
+    reads refuse a k below it. Rules where a box can score beyond its listed points
+    (:func:`_ceiling_known`) solve every k as without it."""
     dt = check_dtype(dtype)
     most = rules.max_total + (1 if draw else 0)
     if k < 0 or k > most:
         raise InputError(f"the target must be between 0 and {most} points, got {k}")
+    if only_target and draw:
+        raise ValueError("the draw-aware rows serve every k: not only_target")
     t0 = time.perf_counter()
     T = rules.bonus_threshold
     width = T + 1
@@ -505,6 +581,7 @@ def solve_target_from(
     ends: list[np.ndarray] = []  # draw: the keys of the rows of the game's end
     cursor = 0
     full = (1 << rules.num_categories) - 1
+    kmin = np.zeros(nkeys, dtype=np.int16) if only_target and _ceiling_known(rules) else None
     for st in iter_layer_states(rules, reverse=True):
         if bin(int(st.mask[0])).count("1") < bin(int(mask)).count("1"):
             break  # the layers before the start's
@@ -528,6 +605,12 @@ def solve_target_from(
         alias = (dst_mask & mask) == mask
         off[st.copy_dst[alias]] = off[st.copy_src[alias]]
         top[st.copy_dst[alias]] = top[st.copy_src[alias]]
+        if kmin is not None:
+            kmin[keys] = _least_k(rules, start, k, sm, su, sl)
+            dst = st.copy_dst[alias]  # a shared row holds the least k of every state sharing it
+            least = _least_k(rules, start, k, dst // width // rules.flags, dst % width, top[dst])
+            np.minimum.at(kmin, st.copy_src[alias], least)
+            kmin[dst] = kmin[st.copy_src[alias]]
         if int(st.mask[0]) == full:
             dst = st.copy_dst[alias]
             ends.append(np.concatenate((keys, dst[top[dst] >= 1])))  # rows (1, 1/2): below
@@ -545,15 +628,29 @@ def solve_target_from(
     pace = Pace()
     with interruptible():
         for i, ((sm, sf, su), (dst, src)) in enumerate(zip(plan, copies, strict=True)):
-            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes, band, pace)
+            _solve_layer(rules, sm, sf, su, data, off, top, K, lanes, band, pace, kmin)
             for b in band:
                 b[dst] = b[src]
             states += sm.size
             if progress is not None:
                 progress(i + 1, len(plan))
     return TargetRows(
-        rules, data, off, top, k, start, time.perf_counter() - t0, states, int(cursor)
+        rules, data, off, top, k, start, time.perf_counter() - t0, states, int(cursor), kmin
     )
+
+
+def _least_k(
+    rules: YatzyRules, start: tuple[int, int, int], k: int, mask: np.ndarray, u: np.ndarray,
+    top: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """Per state, the least k a game from ``start`` needing ``k`` can need there (0 to the
+    state's ``top``, int16): ``k`` less the most points scored on the way; ``top + 1``
+    where no game from ``start`` gets (the reads there are refused)."""
+    most = np.maximum(top, 0)
+    least = np.clip(k - _gain_ceiling(rules, start, mask, u), 0, most)
+    # a state no game from the start reaches: its one value at its top, reads refused
+    least = np.where(_upper_possible(rules, start, mask, u), least, most + 1)
+    return np.minimum(least, np.iinfo(np.int16).max).astype(np.int16)
 
 
 def check_target(target: int, rules: YatzyRules) -> int:

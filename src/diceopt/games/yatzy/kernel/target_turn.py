@@ -471,11 +471,13 @@ def _roll_ones(K: KernelArrays, W: TargetWork, S: int) -> np.int64:
 def _target_state(
     mask: int, flag: int, u: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
     flags: int, K: KernelArrays, S: int, lanes: int, W: TargetWork, lo: np.ndarray,
-    hi: np.ndarray,
+    hi: np.ndarray, kmin: np.ndarray,
 ) -> None:  # fmt: skip
     """One state's values for k = 0 .. its ``top`` (1 at k = 0), in equal chunks of at
     most ``lanes`` values of k (whole vectors of 16), and its band (``lo``, ``hi``:
-    :func:`_read_band`).
+    :func:`_read_band`). ``kmin[key]`` (when ``kmin`` has entries): the least k anyone
+    will read of this state; below it the value at ``kmin`` is copied (a lower bound,
+    since P(>= k) never falls as k falls: exact where it is 1).
 
     Only the band where the values read differ from k to k is computed: at every k up to
     the successors' ones every value read is exactly 1, above their zeros (plus the
@@ -491,6 +493,8 @@ def _target_state(
         return
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
     ones, zeros = _read_band(mask, flag, u, flags, K, W, S, lo, hi)
+    if kmin.size:
+        ones = max(ones, np.int64(kmin[key]))  # below kmin: never read
     first = max(1, min(ones, n))  # every k <= ones: the value at ``first``
     last = max(first, min(n, zeros + S + 1))  # every k > zeros + S: the value at ``last``
     m = last + 1 - first
@@ -542,21 +546,24 @@ def set_bands(
 def _target_block(
     b: int, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
     off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
-    nblocks: int, lo: np.ndarray, hi: np.ndarray,
+    nblocks: int, lo: np.ndarray, hi: np.ndarray, kmin: np.ndarray,
 ) -> None:  # fmt: skip
     """Block b of :func:`target_layer` (states b, b + nblocks, ...), with work arrays of
     its own."""
     W = _target_work(K, S, lanes, 0, Vd)
     for i in range(b, st_mask.size, nblocks):
-        _target_state(st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi)
+        _target_state(
+            st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi, kmin
+        )
 
 
 def target_layer(
     st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
     off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
-    nblocks: int, lo: np.ndarray, hi: np.ndarray,
+    nblocks: int, lo: np.ndarray, hi: np.ndarray, kmin: np.ndarray,
 ) -> None:  # fmt: skip
-    """One layer's states (k = 0 .. ``top[key]`` at ``Vd[off[key]:]``) from later layers'.
+    """One layer's states (k = 0 .. ``top[key]`` at ``Vd[off[key]:]``) from later layers'
+    (``kmin``: see :func:`_target_state`; no entries: every k).
 
     The states are dealt into ``nblocks`` interleaved blocks (state i in block i mod
     nblocks, so the blocks carry similar work whatever the spread of ``top``); threads
@@ -568,7 +575,9 @@ def target_layer(
     nblocks = max(1, min(st_mask.size, nblocks))
 
     def share(b: int) -> None:
-        _target_block(b, st_mask, st_flag, st_u, Vd, off, top, flags, K, S, lanes, nblocks, lo, hi)
+        _target_block(
+            b, st_mask, st_flag, st_u, Vd, off, top, flags, K, S, lanes, nblocks, lo, hi, kmin
+        )
 
     run_shares(share, nblocks)
 

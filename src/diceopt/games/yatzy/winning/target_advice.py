@@ -38,7 +38,8 @@ def target_turn_for(
     stored full table when there is one and it holds k (the blocks read are checked:
     a bad one is reported in one line and the table not used), else from the stored
     target rows from the start (``store.load_rows``), else solved now for
-    this state and k only (:func:`solve_target_from`, progress on stderr)."""
+    this state and k only (:func:`solve_target_from` with ``only_target``, progress on
+    stderr)."""
     rules = config.rules
     table = stored_table(rules, config.dtype)
     if table is not None and k <= table.kmax:
@@ -61,8 +62,9 @@ def target_turn_for(
     label = f"{why}: solving P(>= {k} more points) from this position"
     with Stage(label, "layers") as stage:
         rows = solve_target_from(
-            rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update
-        )
+            rules, mask, flag, upper, max(0, k), dtype=config.dtype, progress=stage.update,
+            only_target=True,
+        )  # fmt: skip
     return rows.turn(mask, flag, upper, k, first)
 
 
