@@ -34,7 +34,10 @@ row per reachable mask only (:func:`mask_rows`). A single target from one positi
 (:func:`solve_target_from`) visits only the states whose filled mask contains the
 position's (upper total and Yahtzee flag not below its own) and, per state, only k up
 to the target less the least points scored on the way (:func:`_gain_floor`), stored in
-rows of their own length (:class:`TargetRows`). Within a state's k range, only the
+rows of their own length (:class:`TargetRows`); for that one target alone
+(``only_target``, as the advice asks), not below the target less the most points
+scored on the way (:func:`_gain_ceiling`) either: the values there are not computed and
+their reads refused. Within a state's k range, only the
 band where the values it reads differ from k to k is computed: at the k where every
 successor value read is exactly 0, or where each roll has a write reading exactly 1,
 the state's values are all the same, so the band's end is copied there
