@@ -94,8 +94,7 @@ def main() -> int:
         split[f"target {k} from {where}"] = t.seconds
         emit(benchmark="yatzy_target_single", position=where, k=k, seconds=t.seconds,
              cpu_seconds=time.process_time() - c0,
-             states=t.states, pairs=t.pairs,
-             p_at_least=t.probability(mask, flag, upper, k),
+             states=t.states, pairs=t.pairs, p_at_least=t.probability(mask, flag, upper, k),
              peak_rss_gb=peak_gb())  # fmt: skip
     if not args.full:
         emit(benchmark="yatzy_targets_split", seconds=split)
