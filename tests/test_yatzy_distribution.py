@@ -196,6 +196,84 @@ def test_lane_policy_six_dice():
     _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
 
 
+def _reference_outcomes(K, mask, flag, u, pol, F, flags, width):
+    """A turn's outcomes as the kernel documents them, in Python (plain rules): rolls
+    grouped by (category, points) and summed roll by roll; per category, the group whose
+    first roll with mass is the latest first."""
+    T = int(K.threshold)
+    groups: dict[tuple[int, int], list] = {}
+    for r in range(F.size):
+        if F[r] == 0.0:
+            continue
+        c = -int(pol[0, r]) - 1
+        got = int(K.score[r, c])
+        up = K.upper_face[c] >= 0
+        cross = bool(up and u < T <= u + got)
+        yzw = c == K.yz_cat and got > 0
+        u2 = min(T, u + got) if up else u
+        key = (c, got)
+        if key not in groups:
+            succ = ((mask | (1 << c)) * flags + flag) * width + u2
+            pts = 4 * (got + (int(K.bonus) if cross else 0)) + cross + 2 * yzw
+            groups[key] = [r, 0.0, succ, pts]
+        groups[key][1] += float(F[r])
+    order = sorted(groups, key=lambda k: (k[0], -groups[k][0]))
+    return [tuple(groups[k][2:]) + (groups[k][1],) for k in order]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        REDUCED["scandinavian"],
+        MAXI.reduced(("ones", "sixes", "three_pairs", "chance"), bonus_threshold=8),
+    ],
+    ids=["scandinavian", "maxi"],
+)
+def test_turn_outcomes_group_rolls_by_category_and_points(rules):
+    # the plain rules' grouping (a table of groups, not the general path's search) gives
+    # the outcomes a direct grouping of the rolls gives: the same successors, points,
+    # order and sums, bit for bit
+    from diceopt.games.yatzy.kernel.turn_outcomes import (
+        LANES,
+        _outcome_work,
+        finish_turn,
+        turn_outcomes,
+    )
+
+    table = solve_table(rules, dtype="float32", theta=0.05)
+    K, tab = table.arrays64, table.policy_arrays
+    W = policy_buffers(K, LANES)
+    P, F, mass, out, first, scratch = _outcome_work(K, LANES)
+    checked = 0
+    for st in layer_states(rules)[:-1]:
+        n = st.mask.size
+        states = StateArrays(st.mask, st.flag, st.upper)
+        bound_off = np.arange(n + 1, dtype=np.int64) * (K.score.size + 1)
+        o_key = np.zeros(bound_off[-1], dtype=np.int64)
+        o_pts, o_q, count = np.zeros_like(o_key), np.zeros(bound_off[-1]), np.zeros_like(o_key)
+        for lo in range(0, n, LANES):
+            nb = min(LANES, n - lo)
+            policy_lanes(states, lo, nb, tab.V, K, W, tab.theta)
+            P[:, :nb] = K.roll_p[:, None]
+            finish_turn(P, 2, W.policy, nb, K, F, mass, out, first)
+            turn_outcomes(
+                states, lo, nb, W.policy, out, first, K, tab.flags, tab.width, scratch,
+                o_key, o_pts, o_q, bound_off, count,
+            )  # fmt: skip
+            for ln in range(nb):
+                i = lo + ln
+                want = _reference_outcomes(
+                    K, int(st.mask[i]), int(st.flag[i]), int(st.upper[i]), W.policy[ln],
+                    out[ln], tab.flags, tab.width,
+                )  # fmt: skip
+                a, m = bound_off[i], count[i]
+                got = list(zip(o_key[a : a + m].tolist(), o_pts[a : a + m].tolist(),
+                               o_q[a : a + m].tolist()))  # fmt: skip
+                assert got == want, (st.mask[i], st.flag[i], st.upper[i])
+                checked += 1
+    assert checked == sum(st.mask.size for st in layer_states(rules)[:-1])
+
+
 def test_state_distributions_are_the_distributions(table64):
     rules = table64.rules
     sd = state_distributions(table64)
