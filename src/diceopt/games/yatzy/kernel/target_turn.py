@@ -21,10 +21,11 @@ state's k range in equal chunks of whole 16-lane vectors):
    :func:`roll_shift`).
 3. Rerolls and the first roll: the solver's lane functions
    (:func:`~diceopt.games.yatzy.kernel.turn.chance_rows`,
-   :func:`~diceopt.games.yatzy.kernel.solve.first_roll`; the choice step through a scratch row,
-   :func:`_choose_via`), the lanes now values of k. With served scores (Generala) the
-   rolls are scored again with the served points before the choice after the first
-   roll, as the solver does. Same values as the solver's, bit for bit.
+   :func:`~diceopt.games.yatzy.kernel.solve.first_roll`,
+   :func:`~diceopt.games.yatzy.kernel.solve.choose_rows`), the lanes now values of k.
+   With served scores (Generala) the rolls are scored again with the served points
+   before the choice after the first roll, as the solver does. Same values as the
+   solver's, bit for bit.
 
 Performance: values at k above a state's most points still to come are 0 and not
 computed, nor those at the k where every value read is exactly 0, or where each
@@ -53,7 +54,7 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays
-from diceopt.games.yatzy.kernel.solve import first_roll
+from diceopt.games.yatzy.kernel.solve import choose_rows, first_roll
 from diceopt.games.yatzy.kernel.turn import (
     allowed_categories,
     category_row,
@@ -201,48 +202,12 @@ def _score_now(
                 )
 
 
-@numba.njit(cache=True)
-def _choose_via(
-    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray
-) -> None:  # fmt: skip
-    """The kernel's ``_choose`` (M[i] = max(A[i], M[i - f]), the best sub-multiset), each
-    row built in ``T`` then copied: LLVM vectorises a row of M read and written through
-    the same array only on its scalar path, a third as fast (measured). Rows indexed in
-    place: a view per row costs reference counts (atomic), more than its lanes' work."""
-    nk = A.shape[0] - 1
-    six = rem_pad.shape[1] == 6
-    for ln in range(nb):
-        M[0, ln] = A[0, ln]
-    for i in range(1, nk):
-        if six:
-            j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
-            if rem_n[i] <= 3:
-                for ln in range(nb):
-                    T[ln] = max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln]))
-            else:
-                j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
-                for ln in range(nb):
-                    T[ln] = max(
-                        max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln])),
-                        max(max(M[j3, ln], M[j4, ln]), M[j5, ln]),
-                    )
-        else:
-            for ln in range(nb):
-                T[ln] = A[i, ln]
-            for e in range(rem_n[i]):
-                j = rem_pad[i, e]
-                for ln in range(nb):
-                    T[ln] = max(T[ln], M[j, ln])
-        for ln in range(nb):
-            M[i, ln] = T[ln]
-
-
 @numba.njit(cache=True, inline="always")  # per chunk: no call's reference counts
 def _target_rerolls(
     mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork
 ) -> None:  # fmt: skip
-    """The kernel's ``_rerolls`` (step 4, both reroll levels) with :func:`_choose_via`:
-    the same values, bit for bit. With served scores (``K.served``) the roll rows of A
+    """The kernel's ``_rerolls`` (step 4, both reroll levels): the same values, bit for
+    bit. With served scores (``K.served``) the roll rows of A
     are scored again straight after the first roll (:func:`_score_rolls` with ``first``)
     before the last choice, as the kernel does."""
     A, M = W.A, W.M
@@ -258,7 +223,7 @@ def _target_rerolls(
                     W.E1[i, ln] = A[i, ln]
         if level == 1 and K.served:
             _score_rolls(mask, flag, S, nw, K, W, np.bool_(True))
-        _choose_via(A, M, W.T, nw, K.rem_pad, K.rem_n)
+        choose_rows(A, M, W.T, nw, K.rem_pad, K.rem_n)
 
 
 class TargetWork(NamedTuple):
