@@ -34,6 +34,11 @@ import tempfile
 import threading
 import time
 
+# as the command line (``serve --prepare``) does: numba's OpenMP threads sleep between
+# parallel loops, numpy's large arrays on small pages (set before numpy loads)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+
 
 def emit(**data: object) -> None:
     data["loadavg"] = [round(x, 2) for x in os.getloadavg()]
