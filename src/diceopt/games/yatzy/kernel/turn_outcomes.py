@@ -199,8 +199,8 @@ def turn_outcomes(
     first, roll by roll; the outcomes are written category by category (rows of one
     category are mostly the same successor: it is read once from memory when
     combining), within one the latest first roll with mass first. One call for a batch
-    of states: a call per state cost a third of the grouping in reference counts on
-    its arrays.
+    of states: a call per state counts references on its arrays (the grouping 1.5
+    microseconds a state with a call per state, 1.1 per batch, measured).
     """
     idx, oq, opts, oev, osucc, onext, head, gid, gval, goff, gq, gfirst, order = scratch
     st_mask, st_flag, st_u = states
