@@ -126,29 +126,31 @@ def _new_boxes_most(
 
 
 def _gain_ceiling(
-    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, u: np.ndarray
-) -> np.ndarray:
+    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, u: np.ndarray,
+    upper_most: np.ndarray,
+) -> np.ndarray:  # fmt: skip
     """An upper bound on the points scored from turn-start state ``start`` to each state
     (the mirror of :func:`_gain_floor`: the upper total's growth, or, once it is capped,
     the most of the newly filled upper boxes; the upper bonus; the most of the newly
     filled lower boxes): a game from ``start`` needing k points reaches a state needing
     at least ``k - ceiling``, and the bound grows by at least a move's points (rules with
-    :func:`_ceiling_known`; states with :func:`_upper_possible`; vectorised, points)."""
+    :func:`_ceiling_known`; states with :func:`_upper_possible`; vectorised, points;
+    ``upper_most``: :func:`_new_boxes_most` of the upper boxes)."""
     T, u0 = rules.bonus_threshold, start[2]
-    up = np.where(u < T, u - u0, _new_boxes_most(rules, start, mask, True))
+    up = np.where(u < T, u - u0, upper_most)
     bonus = np.where(u >= T, rules.bonus, 0) if u0 < T else 0
     return up + bonus + _new_boxes_most(rules, start, mask, False)
 
 
 def _upper_possible(
-    rules: YatzyRules, start: tuple[int, int, int], mask: np.ndarray, u: np.ndarray
+    rules: YatzyRules, start: tuple[int, int, int], u: np.ndarray, upper_most: np.ndarray
 ) -> np.ndarray:
-    """Whether the boxes filled since ``start`` can account for a state's upper total (a
-    solve from a mid-game start also holds states of its own layer with more upper
-    points, which no game from it reaches)."""
+    """Whether the upper boxes filled since ``start`` (their most points ``upper_most``)
+    can account for a state's upper total (a solve from a mid-game start also holds
+    states of its own layer with more upper points, which no game from it reaches)."""
     T, u0 = rules.bonus_threshold, start[2]
     gained = np.where(u < T, u - u0, max(T - u0, 0))
-    return gained <= _new_boxes_most(rules, start, mask, True)
+    return gained <= upper_most
 
 
 def mask_rows(rules: YatzyRules) -> np.ndarray:
@@ -650,9 +652,10 @@ def _least_k(
     state's ``top``, int16): ``k`` less the most points scored on the way; ``top + 1``
     where no game from ``start`` gets (the reads there are refused)."""
     most = np.maximum(top, 0)
-    least = np.clip(k - _gain_ceiling(rules, start, mask, u), 0, most)
+    upper_most = _new_boxes_most(rules, start, mask, True)
+    least = np.clip(k - _gain_ceiling(rules, start, mask, u, upper_most), 0, most)
     # a state no game from the start reaches: its one value at its top, reads refused
-    least = np.where(_upper_possible(rules, start, mask, u), least, most + 1)
+    least = np.where(_upper_possible(rules, start, u, upper_most), least, most + 1)
     return np.minimum(least, np.iinfo(np.int16).max).astype(np.int16)
 
 
