@@ -207,9 +207,9 @@ def _target_rerolls(
     mask: int, flag: int, S: int, nw: int, K: KernelArrays, W: TargetWork
 ) -> None:  # fmt: skip
     """The kernel's ``_rerolls`` (step 4, both reroll levels): the same values, bit for
-    bit. With served scores (``K.served``) the roll rows of A
-    are scored again straight after the first roll (:func:`_score_rolls` with ``first``)
-    before the last choice, as the kernel does."""
+    bit. With served scores (``K.served``) the roll rows of A are scored again straight
+    after the first roll (:func:`_score_rolls` with ``first``) before the last choice,
+    as the kernel does."""
     A, M = W.A, W.M
     add_die, offset, fprob = K.add_die, K.offset, K.fprob
     nd = offset.size - 2
