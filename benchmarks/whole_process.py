@@ -23,13 +23,13 @@ def child_cpu() -> float:
 def time_command(argv: list[str], cache: str, runs: int) -> dict[str, Any]:
     """``diceopt ARGV --cache-dir CACHE --json`` as fresh processes (one untimed run first,
     for the caches): the best run's wall and core seconds, every run's, the command, its
-    JSON answer (``answer``) and the load average before and after."""
+    JSON answer of the best run (``answer``) and the load average before and after."""
     env = dict(os.environ, DICEOPT_CACHE=cache)
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "diceopt", *argv, "--cache-dir", cache, "--json"]
     subprocess.run(cmd, env=env, capture_output=True, check=True)
-    walls, cores, answer = [], [], None
+    walls, cores, answers = [], [], []
     before = os.getloadavg()[0]
     for _ in range(runs):
         c0 = child_cpu()
@@ -37,7 +37,7 @@ def time_command(argv: list[str], cache: str, runs: int) -> dict[str, Any]:
         out = subprocess.run(cmd, env=env, capture_output=True, check=True, text=True)
         walls.append(time.perf_counter() - t0)
         cores.append(child_cpu() - c0)
-        answer = json.loads(out.stdout)
+        answers.append(json.loads(out.stdout))
     best = min(range(len(walls)), key=walls.__getitem__)
     return {
         "whole_seconds": walls[best],
@@ -45,7 +45,7 @@ def time_command(argv: list[str], cache: str, runs: int) -> dict[str, Any]:
         "whole_core_seconds": cores[best],
         "whole_core_seconds_all": cores,
         "command": " ".join(["diceopt", *argv]),
-        "answer": answer,
+        "answer": answers[best],
         "load_average": [before, os.getloadavg()[0]],
     }
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from diceopt.cli import main
+from diceopt.cli import run
 
-sys.exit(main())
+sys.exit(run())

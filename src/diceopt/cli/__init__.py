@@ -8,6 +8,7 @@ Games come from the registry (``diceopt.games.registry``); each gets ``solve``,
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import sys
@@ -153,5 +154,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def run() -> int:
+    """The ``diceopt`` command as a process: :func:`main`, then the collector's objects
+    frozen for the exit. The interpreter's final collections over numba's objects would
+    otherwise take about 0.15 s of a 0.7 s command (measured on ``yatzy solve --force``);
+    the process ends, so the memory goes back either way. In-process callers use
+    :func:`main`, which leaves the collector as it was."""
+    status = main()
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
