@@ -142,8 +142,10 @@ def main() -> int:
         seconds=timed.seconds,
         core_seconds=core,
         kernels=split_of(acc | {"dice": gen.acc}),
-        note="dice: the Generator's integers; _policies: the turn policies of the distinct "
-        "states; _play: the turns; _group: the counting sort by state",
+        note="dice: the Generator's integers (a turn ahead on a pool thread, beside _group: "
+        "their seconds overlap it, and their core seconds count every thread); _policies: "
+        "the turn policies of the distinct states; _play: the turns; _group: the counting "
+        "sort by state",
         load_average=[la0, load()],
     )
     t0 = time.perf_counter()

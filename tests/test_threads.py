@@ -1,5 +1,5 @@
 """Shares of serial kernels on threads (``diceopt.threads``): each share runs once, on at
-most numba's number of threads, and errors come back."""
+most numba's number of threads, and errors come back; work in the background likewise."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 import numba
 import pytest
 
-from diceopt.threads import run_shares, threads
+from diceopt.threads import in_background, run_shares, threads
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
@@ -73,3 +73,31 @@ def test_on_one_thread_an_error_stops_the_rest():
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert ran == [0, 1, 2]
+
+
+def test_background_work_runs_on_the_pool_or_here_on_one_thread():
+    here = threading.get_ident()
+    got = in_background(lambda: (threading.get_ident(), 6 * 7)).result()
+    assert got[1] == 42
+    assert (got[0] != here) == (threads() > 1)
+    numba.set_num_threads(1)
+    try:
+        ahead = in_background(lambda: threading.get_ident())
+        assert ahead.done() and ahead.result() == here
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("one_thread", [False, True])
+def test_an_error_in_background_work_comes_back(one_thread):
+    def work() -> int:
+        raise ValueError("the draw failed")
+
+    if one_thread:
+        numba.set_num_threads(1)
+    try:
+        ahead = in_background(work)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    with pytest.raises(ValueError, match="the draw failed"):
+        ahead.result()

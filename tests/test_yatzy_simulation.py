@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numba
 import numpy as np
 import pytest
 
@@ -156,6 +157,24 @@ def test_same_seed_same_games_and_batches(american32, monkeypatch):
     assert e.distinct_states[0] == 4  # one start state per batch
     with pytest.raises(InputError):
         simulate(american32, 0, np.random.default_rng(5))
+
+
+def test_same_games_on_one_thread(american32):
+    # the dice are drawn a turn ahead on a pool thread (or here, on one thread): the same
+    # numbers in the same order either way, so the same games
+    a = simulate(american32, 2500, np.random.default_rng(9), batch=1000)
+    numba.set_num_threads(1)
+    try:
+        b = simulate(american32, 2500, np.random.default_rng(9), batch=1000)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.yatzy, b.yatzy)
+    # and the numbers a game used are the generator's in order: turn by turn, batch by batch
+    rng = np.random.default_rng(9)
+    draws = list(sim._dice_ahead(np.random.default_rng(9), 7776, iter([4, 4, 2])))
+    assert [d.shape for d in draws] == [(4, 3), (4, 3), (2, 3)]
+    for d in draws:
+        assert np.array_equal(d, rng.integers(0, 7776, size=d.shape, dtype=np.int32))
 
 
 def test_distinct_states_counted(scand64):

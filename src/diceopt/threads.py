@@ -33,8 +33,11 @@ import itertools
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
 
 import numba
+
+T = TypeVar("T")
 
 _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
@@ -85,3 +88,17 @@ def run_shares(share: Callable[[int], object], n: int) -> None:
     except BaseException:  # Ctrl-C while waiting, or a share's error: no new shares
         stop.set()
         raise
+
+
+def in_background(work: Callable[[], T]) -> Future[T]:
+    """``work()`` on a thread of the pool while the caller goes on (its result or error
+    through the future); done at once, on this thread, when the kernels have one thread
+    (:func:`threads`). For numpy work that releases the GIL beside a serial step."""
+    if threads() <= 1:
+        done: Future[T] = Future()
+        try:
+            done.set_result(work())
+        except Exception as exc:  # the future carries it, as the pool's futures do
+            done.set_exception(exc)
+        return done
+    return _executor().submit(work)
