@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from diceopt.engine import Objective, compile_game, solve
+from diceopt.games.yatzy.kernel.arrays import NEG, kernel_arrays
 from diceopt.games.yatzy.kernel.layers import count_states, reachable_uppers
-from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.kernel.solve import choose_rows, solve_table
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
-from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN, VARIANT_RULES
 
 PUBLISHED = {
     "scandinavian": 248.4399893778553,
@@ -135,3 +137,29 @@ def test_theta_stable_at_one():
     assert np.isfinite(table.value)
     table = solve_table(SCANDINAVIAN.reduced(("ones", "sixes", "yatzy", "chance")), theta=-1.0)
     assert np.isfinite(table.value)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [SCANDINAVIAN, MAXI, YatzyRules(categories=("ones", "twos", "fours", "chance"), sides=4)],
+    ids=["five dice", "six dice", "four sides"],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_choice_is_the_best_sub_multiset(rules, dtype):
+    # the solver's choice against a direct maximum over every sub-multiset, on random
+    # values with ties: each roll's row is the best of its sub-multisets (itself included)
+    K = kernel_arrays(rules, np.dtype(dtype))
+    lat = rules.lattice
+    nk = int(lat.offset[-1])
+    lanes = 24
+    rng = np.random.default_rng(5)
+    A = rng.integers(0, 40, size=(nk + 1, lanes)).astype(dtype)  # small integers: ties
+    A[nk] = NEG
+    M = np.full((2 * (nk + 1), lanes), np.nan, dtype=dtype)
+    M[nk] = NEG
+    choose_rows(A, M, lanes - 3, K.rem_pad, K.rem_n, K.offset)  # not every lane
+    counts = lat.counts
+    for i in range(int(lat.offset[rules.dice]), nk):  # the rolls
+        subs = np.all(counts <= counts[i], axis=1)
+        assert np.array_equal(M[i, : lanes - 3], A[:nk][subs, : lanes - 3].max(axis=0))
+        assert np.isnan(M[i, lanes - 3 :]).all()  # lanes beyond nb untouched

@@ -498,7 +498,7 @@ def _run_lanes(
     lanes = LANES[np.dtype(np.float64)]
     nk = int(rules.lattice.offset[-1])
     As = np.empty((nchunks, nk + 1, lanes))
-    Ms = np.empty((nchunks, nk + 1, lanes))
+    Ms = np.empty((nchunks, 2 * (nk + 1), lanes))  # the choice's rows (solve.choose_rows)
     E1s = np.empty((nchunks, nk + 1, lanes))
     SRs = np.empty((nchunks, rules.num_categories * (rules.dice + 1) + 1, lanes))
     SRs[:, -1, :] = K.neg

@@ -32,7 +32,7 @@ class PolicyBuffers(NamedTuple):
     """Work arrays of :func:`policy_lanes` (float64, ``lanes`` states at a time)."""
 
     A: np.ndarray  # (nk + 1, lanes): the solver's values (see solve_batch)
-    M: np.ndarray  # (nk + 1, lanes): the solver's choice; then the best sub-multiset values
+    M: np.ndarray  # (2 (nk + 1), lanes): the solver's choice; then the best sub-multisets
     E1: np.ndarray  # (nk + 1, lanes): keep values with one reroll left
     SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
     vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
@@ -52,7 +52,7 @@ def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
     SR[rows - 1, :] = NEG
     return PolicyBuffers(
         np.empty((nk + 1, lanes)),
-        np.empty((nk + 1, lanes)),
+        np.empty((2 * (nk + 1), lanes)),
         np.empty((nk + 1, lanes)),
         SR,
         np.empty((4, lanes)),

@@ -201,45 +201,68 @@ def _score_rows(
 
 
 @numba.njit(cache=True)
-def choose_rows(
-    A: np.ndarray, M: np.ndarray, T: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray
+def _choose_size(
+    A: np.ndarray, D: np.ndarray, S: np.ndarray, lo: int, hi: int, nb: int,
+    rem_pad: np.ndarray, rem_n: np.ndarray,
 ) -> None:  # fmt: skip
-    """Step 4 choice, M[i] = max(A[i], M[i - f]): the best sub-multiset, per lane; each
-    row built in the work row ``T`` (at least nb long) then copied.
-
-    Deliberate twin of the scalar choice in ``widget_into`` (which tracks the argmax and
-    its tie-break): here only the maximum, branch-free over contiguous lanes. Through
-    ``T``: LLVM vectorises a row of M read and written through the same array only on
-    its scalar path (measured: Scandinavian, 256 float32 lanes 62 ns a lane instead of
-    255, 64 float64 lanes 151 instead of 283). Rows indexed in place: a view per row
-    costs reference counts (atomic), more than its lanes' work.
-    """
-    nk = A.shape[0] - 1
+    """:func:`choose_rows` for the multisets lo .. hi - 1 (one size): D[i] = max(A[i],
+    S[i - f]), the rows one die smaller read from ``S``, written to ``D``."""
     six = rem_pad.shape[1] == 6
-    for ln in range(nb):
-        M[0, ln] = A[0, ln]
-    for i in range(1, nk):
+    for i in range(lo, hi):
         if six:
             j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
             if rem_n[i] <= 3:
                 for ln in range(nb):
-                    T[ln] = max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln]))
+                    D[i, ln] = max(max(A[i, ln], S[j0, ln]), max(S[j1, ln], S[j2, ln]))
             else:
                 j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
                 for ln in range(nb):
-                    T[ln] = max(
-                        max(max(A[i, ln], M[j0, ln]), max(M[j1, ln], M[j2, ln])),
-                        max(max(M[j3, ln], M[j4, ln]), M[j5, ln]),
+                    D[i, ln] = max(
+                        max(max(A[i, ln], S[j0, ln]), max(S[j1, ln], S[j2, ln])),
+                        max(max(S[j3, ln], S[j4, ln]), S[j5, ln]),
                     )
         else:
             for ln in range(nb):
-                T[ln] = A[i, ln]
+                D[i, ln] = A[i, ln]
             for e in range(rem_n[i]):
                 j = rem_pad[i, e]
                 for ln in range(nb):
-                    T[ln] = max(T[ln], M[j, ln])
-        for ln in range(nb):
-            M[i, ln] = T[ln]
+                    D[i, ln] = max(D[i, ln], S[j, ln])
+
+
+@numba.njit(cache=True)
+def choose_rows(
+    A: np.ndarray, M: np.ndarray, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray,
+    offset: np.ndarray,
+) -> None:  # fmt: skip
+    """Step 4 choice, M[i] = max(A[i], M[i - f]): the best sub-multiset, per lane. ``M``
+    has 2 (nk + 1) rows: its first nk + 1 hold the multisets of nd, nd - 2, ... dice (the
+    rolls among them: a roll's row is its value; row nk NEG, set by the caller), the
+    other sizes go to the second half, which is work space.
+
+    Deliberate twin of the scalar choice in ``widget_into`` (which tracks the argmax and
+    its tie-break): here only the maximum, branch-free over contiguous lanes. Each size
+    reads the size below from the other half: LLVM vectorises a row read through one view
+    and written through another, but takes its scalar path for rows of one array read and
+    written in one loop, and a row built in a work row costs a copy per row (measured,
+    Scandinavian, per lane: 256 float32 lanes 48 ns against 60 through a work row and
+    255 within one array; 64 float64 lanes 88 against 142 and 283). Rows indexed in place:
+    a view per row costs reference counts (atomic), more than its lanes' work.
+    """
+    nk = A.shape[0] - 1
+    nd = offset.size - 2
+    own = M[: nk + 1]
+    other = M[nk + 1 : 2 * nk + 2]
+    for ln in range(nb):
+        other[nk, ln] = own[nk, ln]  # the padding of the edges: NEG in both halves
+    empty = own if nd % 2 == 0 else other
+    for ln in range(nb):
+        empty[0, ln] = A[0, ln]
+    for size in range(1, nd + 1):
+        if (nd - size) % 2 == 0:
+            _choose_size(A, own, other, offset[size], offset[size + 1], nb, rem_pad, rem_n)
+        else:
+            _choose_size(A, other, own, offset[size], offset[size + 1], nb, rem_pad, rem_n)
 
 
 @numba.njit(cache=True)
@@ -331,12 +354,12 @@ def _keep_chance(
 
 
 @numba.njit(cache=True)
-def _keep_choose(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays, T: np.ndarray) -> None:
+def _keep_choose(A: np.ndarray, M: np.ndarray, nb: int, K: KernelArrays) -> None:
     """Step 4 choice of one reroll level per lane: the best sub-multiset of every multiset
-    into M (:func:`choose_rows`, ``T`` its work row); a roll's row of M is its value (the
+    (:func:`choose_rows`: M has 2 (nk + 1) rows); a roll's row of M is its value (the
     roll rows of A hold scoring now: keeping all dice is never better than the best of
     scoring now and a proper keep, so max(score now, proper keeps) is the roll's value)."""
-    choose_rows(A, M, T, nb, K.rem_pad, K.rem_n)
+    choose_rows(A, M, nb, K.rem_pad, K.rem_n, K.offset)
 
 
 @numba.njit(cache=True)
@@ -367,13 +390,13 @@ def _rerolls(
         for i in range(base):
             for ln in range(nb):
                 E1[i, ln] = A[i, ln]
-    _keep_choose(A, M, nb, K, TMP)
+    _keep_choose(A, M, nb, K)
     _keep_chance(A, M, nb, K, np.bool_(False))
     if K.served:
         _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(True))
         if theta != 0.0:
             _utilities(A, REF, nb, K, theta)
-    _keep_choose(A, M, nb, K, TMP)
+    _keep_choose(A, M, nb, K)
 
 
 @numba.njit(cache=True)
@@ -419,7 +442,7 @@ def solve_batch_saved(
         if t <= K.saved_cap:  # (the chance above has read the previous level's rows)
             rows_at(ADD, IDX, flat, t, SR, Z, nb, K)
             _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(False))
-        _keep_choose(A, M, nb, K, TMP)
+        _keep_choose(A, M, nb, K)
         if t >= 2:
             first_roll(M, out[t - 2], nb, K)
 
@@ -623,12 +646,13 @@ def lane_buffers(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Work arrays of the lane solvers, one set per numba thread (axis 0), ``lanes``
     states side by side (None: :data:`LANES`): ``(As, Ms, SRs, vecs)``, the keep values
-    (lattice + NEG row), the successor rows (+ NEG row) and ``nvec`` vectors."""
+    (lattice + NEG row), the choice (twice that: :func:`choose_rows`), the successor rows
+    (+ NEG row) and ``nvec`` vectors."""
     width = lanes or LANES[dt]
     nchunks = max(1, numba.get_num_threads())
     nk = int(rules.lattice.offset[-1])
     As = np.empty((nchunks, nk + 1, width), dtype=dt)
-    Ms = np.empty((nchunks, nk + 1, width), dtype=dt)
+    Ms = np.empty((nchunks, 2 * (nk + 1), width), dtype=dt)
     SRs = np.empty((nchunks, rules.num_categories * (rules.dice + 1) + 1, width), dtype=dt)
     SRs[:, -1, :] = NEG
     return As, Ms, SRs, np.empty((nchunks, nvec, width), dtype=dt)

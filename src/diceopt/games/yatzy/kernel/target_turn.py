@@ -223,7 +223,7 @@ def _target_rerolls(
                     W.E1[i, ln] = A[i, ln]
         if level == 1 and K.served:
             _score_rolls(mask, flag, S, nw, K, W, np.bool_(True))
-        choose_rows(A, M, W.T, nw, K.rem_pad, K.rem_n)
+        choose_rows(A, M, nw, K.rem_pad, K.rem_n, K.offset)
 
 
 class TargetWork(NamedTuple):
@@ -231,9 +231,8 @@ class TargetWork(NamedTuple):
 
     G: np.ndarray  # (C * (dice + 1) + 1, lanes + S): successor rows, the last one -1
     A: np.ndarray  # (nk + 1, lanes): keep and roll values
-    M: np.ndarray  # (nk + 1, lanes): best sub-multisets
+    M: np.ndarray  # (2 (nk + 1), lanes): best sub-multisets (solve.choose_rows)
     out: np.ndarray  # (lanes,)
-    T: np.ndarray  # (lanes,): one row in the making
     E1: np.ndarray  # (rows, lanes): keep values with one reroll left (no rows: not kept)
     live: np.ndarray  # (C,) bool: categories open to a normal roll
     ent_i: np.ndarray  # (R, width) int64: per roll, the G rows where it scores
@@ -256,8 +255,7 @@ def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.nda
     return TargetWork(
         G,
         np.empty((nk + 1, lanes), dtype=dtype),
-        np.empty((nk + 1, lanes), dtype=dtype),
-        np.empty(lanes, dtype=dtype),
+        np.empty((2 * (nk + 1), lanes), dtype=dtype),
         np.empty(lanes, dtype=dtype),
         np.empty((e1_rows, lanes), dtype=dtype),
         np.zeros(ncat, dtype=np.bool_),
