@@ -21,6 +21,9 @@ calls in its inner loop), the target layer faster (the Scandinavian rows 33.4-35
 against 37.2-38.2 s, alternating in one process): all three are shares, for 5-6 s less
 of cold compile each.
 
+:func:`in_background` runs one piece of numpy work (which releases the GIL) on a pool
+thread beside the caller's serial step: the simulation draws a turn's dice so.
+
 The number of threads is numba's (:func:`numba.get_num_threads`: ``NUMBA_NUM_THREADS``,
 or ``numba.set_num_threads`` in the calling thread). A Ctrl-C (or an error) stops the
 shares not yet taken; those running finish their call, each a part of a short chunk of

@@ -568,17 +568,16 @@ def _dice_ahead(rng: np.random.Generator, top: int, sizes: Iterator[int]) -> Ite
     while the games are sorted by state), one draw at a time and in order: the same
     numbers as drawing them here."""
 
-    def draw(n: int) -> Future[np.ndarray]:
+    def draw(n: int | None) -> Future[np.ndarray] | None:
+        if n is None:
+            return None
         return in_background(lambda: rng.integers(0, top, size=(n, 3), dtype=np.int32))
 
-    ahead = None
-    for n in sizes:
-        rnd = None if ahead is None else ahead.result()
-        ahead = draw(n)
-        if rnd is not None:
-            yield rnd
-    if ahead is not None:
-        yield ahead.result()
+    ahead = draw(next(sizes, None))
+    while ahead is not None:
+        rnd = ahead.result()
+        ahead = draw(next(sizes, None))
+        yield rnd
 
 
 def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarray:
