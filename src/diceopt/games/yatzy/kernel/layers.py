@@ -113,13 +113,12 @@ def upper_plan(rules: YatzyRules) -> UpperPlan:
     rep = np.full((nsub, T + 1), -1, dtype=np.int64)  # u -> solved u with the same value
     for s in range(nsub):
         us = lanes_u[s, : lanes_n[s]]
-        live = us[us + max_left[s] >= T]
-        dead = us[us + max_left[s] < T]
-        chosen = list(live) + ([int(dead[0])] if len(dead) else [])
+        alive = us + max_left[s] >= T
+        dead = us[~alive]
+        chosen = list(us[alive]) + ([int(dead[0])] if len(dead) else [])
         solve_n[s] = len(chosen)
         solve_u[s, : len(chosen)] = chosen
-        for u in us:
-            rep[s, u] = u if u in live or (len(dead) and u == dead[0]) else dead[0]
+        rep[s, us] = np.where(alive, us, dead[0]) if len(dead) else us
     copies = [np.flatnonzero((rep[s] >= 0) & (rep[s] != np.arange(T + 1))) for s in range(nsub)]
     copy_n = np.array([len(c) for c in copies], dtype=np.int64)
     copy_u = np.concatenate(copies).astype(np.int64)
