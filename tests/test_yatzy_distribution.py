@@ -196,6 +196,12 @@ def test_lane_policy_six_dice():
     _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
 
 
+def test_lane_policy_four_sides():
+    # dice of four sides: the keep choice's generic loop over a multiset's edges
+    rules = YatzyRules(categories=("ones", "twos", "fours", "chance"), sides=4)
+    _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
+
+
 def _reference_outcomes(K, mask, flag, u, pol, F, flags, width):
     """A turn's outcomes as the kernel documents them, in Python (plain rules): rolls
     grouped by (category, points) and summed roll by roll; per category, the group whose
@@ -243,7 +249,7 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
     table = solve_table(rules, dtype="float32", theta=0.05)
     K, tab = table.arrays64, table.policy_arrays
     W = policy_buffers(K, LANES)
-    P, F, mass, out, first, scratch = _outcome_work(K, LANES)
+    P, mass, out, first, scratch = _outcome_work(K, LANES)
     checked = 0
     for st in layer_states(rules)[:-1]:
         n = st.mask.size
@@ -255,7 +261,7 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
             nb = min(LANES, n - lo)
             policy_lanes(states, lo, nb, tab.V, K, W, tab.theta)
             P[:, :nb] = K.roll_p[:, None]
-            finish_turn(P, 2, W.policy, nb, K, F, mass, out, first)
+            finish_turn(P, 2, W.policy, nb, K, mass, out, first)
             turn_outcomes(
                 states, lo, nb, W.policy, out, first, K, tab.flags, tab.width, scratch,
                 o_key, o_pts, o_q, bound_off, count,
