@@ -230,6 +230,8 @@ def turn_outcomes(
                 gfirst[g] = r if gq[g] == 0.0 else gfirst[g]  # the first roll with mass
                 gq[g] += F[ln, r]
             for c in range(ncat):
+                if (mask >> c) & 1:
+                    continue  # a filled box: no roll is written there, no group has mass
                 m = 0  # the groups of c with mass, latest first roll first (insertion sort)
                 for g in range(goff[c], goff[c + 1]):
                     if gq[g] != 0.0:
