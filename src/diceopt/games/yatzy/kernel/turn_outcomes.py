@@ -22,8 +22,9 @@ the backward combination of the successors' vectors. ``K`` is the float64
 
 Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
 128: the same); ``prange`` over states. Scandinavian from the start (451,969 states, 13.4
-million outcomes; CPU seconds on 2 busy cores, load average 4-9): the policies 1.9,
-``finish_turn`` 0.8-1.0, ``turn_outcomes`` 0.9, ``combine`` 0.9-1.5. The grouping of
+million outcomes; per state on one thread): the policies 1.9-2.2 microseconds,
+``finish_turn`` 0.95 (its work arrays' columns padded: ``LANE_PAD``), ``turn_outcomes``
+0.9; ``combine`` 0.8 CPU seconds in all (2 cores, load average 1). The grouping of
 the rolls into outcomes (``turn_outcomes``) reads, under the plain rules, a table of
 each category's groups of equal points, and takes a batch of states per call: 1.1
 microseconds a state instead of 2.0 (the 201,456 states with 7 boxes filled, one
