@@ -324,6 +324,23 @@ def test_state_distributions_of_the_first_layers_only(table64):
             assert first.slot[first.key(mask, flag, upper)] < 0
 
 
+def test_float32_rows_with_float64_first_layers(table64):
+    """``early`` beside float32 rows: the float64 rows of the first layers are those of a
+    float64 pass with ``filled``, bit for bit, and the float32 rows are the float64 pass's
+    rounded (what the page stores, in one pass)."""
+    every = state_distributions(table64)
+    both = state_distributions(table64, dtype="float32", early=1)
+    first = state_distributions(table64, filled=1)
+    assert both.data.dtype == np.float32 and both.early is not None
+    assert np.array_equal(both.data, every.data.astype(np.float32))
+    for name in ("slot", "off", "length", "bonus_rate", "yatzy_rate"):
+        assert np.array_equal(getattr(both, name), getattr(every, name)), name
+        assert np.array_equal(getattr(both.early, name), getattr(first, name)), name
+    assert both.early.data.dtype == np.float64
+    assert np.array_equal(both.early.data, first.data)
+    assert every.early is None and first.early is None
+
+
 def test_unreachable_state_is_refused(table64):
     with pytest.raises(InputError, match="no reachable turn-start state"):
         distribution(table64, mask=0, upper=1)

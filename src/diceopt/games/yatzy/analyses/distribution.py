@@ -185,7 +185,8 @@ def _pass(
     position: tuple[int, int, int, int, int] | None,
     store: str | np.dtype = "float64",
     keep: int | None = None,
-) -> tuple[_Rows, int, _Keeper | None]:
+    early: int | None = None,
+) -> tuple[_Rows, int, list[_Keeper]]:
     """The pass over turn-start states, layer by layer (module docstring, steps 1-4).
 
     ``position`` ``(mask, flag, upper, roll, rerolls)``: first a forward pass from it
@@ -194,8 +195,10 @@ def _pass(
     returns the position's layer (one row: the position). ``None``: every state of every
     layer, each layer's outcomes computed just before it is combined, and the rows of
     layers 0 .. ``keep`` (default: every layer) kept in ``store`` dtype
-    (``state_distributions``: the ``_Keeper``). Also returns the number of states
-    combined.
+    (``state_distributions``: the ``_Keeper``), with ``early`` those of layers 0 ..
+    ``early`` in float64 too (a second keeper, first in the list: combined into it, then
+    copied into the other). Also returns the number of states combined and the keepers
+    (none from a position).
     """
     rules = table.rules
     tab, K = table.policy_arrays, table.arrays64
@@ -273,9 +276,12 @@ def _pass(
         np.zeros(n),
     )
     last = ncat if keep is None else min(keep, ncat)
-    kept = None if position is not None else _Keeper(rules, layers, store, last)
-    if kept is not None and kept.last == ncat:
-        kept.add(ncat, rows)
+    keepers = [] if position is not None else [_Keeper(rules, layers, store, last)]
+    if keepers and early is not None and np.dtype(store) != np.float64:
+        keepers.insert(0, _Keeper(rules, layers, "float64", min(early, last)))
+    for kept in keepers:
+        if kept.last == ncat:
+            kept.add(ncat, rows)
     # float64 rows of layers j (even j, odd j) in two arrays reused from layer to layer,
     # allocated at a bound (pages are touched only as rows are written; fresh pages cost
     # about as much as the combining itself): layer j reads j + 1's and overwrites j + 2's
@@ -300,18 +306,23 @@ def _pass(
         ln = support(start, succ, pts, rank, rows.ln)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
-        data = None if kept is None or j > kept.last else kept.buffer(int(off[-1]))
+        # combined into the first keeper that keeps this layer in float64, if any
+        data = None
+        for kept in keepers:
+            if data is None and j <= kept.last:
+                data = kept.buffer(int(off[-1]))
         if data is None:
             if pingpong[j % 2].size < off[-1]:  # not reached: the bound holds (safety)
                 pingpong[j % 2] = np.empty(int(off[-1]))
             data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
         _combine_chunked(start, succ, pts, q, rank, rows, new, threads, paces[1])
-        if kept is not None and j <= kept.last:
-            kept.add(j, new)
+        for kept in keepers:
+            if j <= kept.last:
+                kept.add(j, new)
         rows = new
         states += n
-    return rows, states, kept
+    return rows, states, keepers
 
 
 def distribution(
@@ -393,6 +404,7 @@ class StateDistributions:
     threshold: int
     theta: float = 0.0
     seconds: float = 0.0
+    early: StateDistributions | None = None  # float64 rows of the first layers (see early=)
 
     def key(self, mask: int, flag: int, upper: int) -> int:
         """The flat state key of (mask, flag, upper) (upper in points, capped here)."""
@@ -431,6 +443,7 @@ def state_distributions(
     *,
     dtype: str | np.dtype = "float64",
     filled: int | None = None,
+    early: int | None = None,
 ) -> StateDistributions:
     """The distribution of the points still to come from every turn-start state that
     some play reaches (every state of every layer of ``layer_states``, bonus-dead
@@ -438,8 +451,10 @@ def state_distributions(
     :func:`distribution` keeping every layer (``filled``: only the states with at most
     that many categories filled; every state is still combined). ``dtype``: storage of
     the rows, float64 (default) or float32 (half the memory, values rounded to float32).
-    Scandinavian: 958,976 rows, 200.7 million values, 1.53 GB in float64 (0.77 GB in
-    float32), 7-8 s on 2 cores.
+    ``early`` with float32 rows: the rows of the states with at most that many
+    categories filled in float64 as well, as ``.early`` (what a float64 pass with
+    ``filled=early`` gives, in the same pass). Scandinavian: 958,976 rows, 200.7 million
+    values, 1.53 GB in float64 (0.77 GB in float32), 4-8 s on 2 cores.
     """
     table = expected_table(table, "the state distributions")
     t0 = time.perf_counter()
@@ -447,8 +462,16 @@ def state_distributions(
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise InputError(f"dtype must be float32 or float64, got {dtype}")
     with interruptible():  # Ctrl-C: between two chunks of states
-        _, _, kept = _pass(table, None, dt, filled)
-    assert kept is not None
+        _, _, keepers = _pass(table, None, dt, filled, early)
+    seconds = time.perf_counter() - t0
+    out = [_kept_distributions(kept, table, seconds) for kept in keepers]
+    if len(out) > 1:
+        out[-1].early = out[0]
+    return out[-1]
+
+
+def _kept_distributions(kept: _Keeper, table: YatzyTable, seconds: float) -> StateDistributions:
+    """The rows a keeper holds as :class:`StateDistributions`."""
     off, length, pb, py = (np.concatenate(a) for a in zip(*kept.parts, strict=True))
     rules = table.rules
     return StateDistributions(
@@ -461,7 +484,7 @@ def state_distributions(
         rules.flags,
         rules.bonus_threshold,
         float(table.theta),
-        time.perf_counter() - t0,
+        seconds,
     )
 
 

@@ -718,15 +718,17 @@ def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None =
     """Compute the state distributions (float32 rows), store them and keep them in this
     process (the stored copy when it could be written); whether they were stored. The
     distributions are computed in float64 (the float32 rows are their rounding), so the
-    early rows of the same table come with them: stored too, unless they are already
-    loaded (one pass instead of two)."""
+    early rows of the same table come with them, kept in float64 in the same pass: stored
+    too, unless they are already loaded (one pass instead of two; the later layers go
+    straight to float32 rows: 0.8 GB less than float64 rows and their copy)."""
     from diceopt.games.yatzy.analyses.distribution import state_distributions
 
     solved = get_solved(rules, 0.0, dtype)
-    sd = state_distributions(solved, dtype="float64")
-    early = None if early_rows(solved) is not None else _early_arrays(sd)
+    need_early = early_rows(solved) is None
+    sd = state_distributions(solved, dtype="float32", early=EARLY_FILLED if need_early else None)
+    early = None if sd.early is None else _early_arrays(sd.early)
     arrays: dict[str, np.ndarray] = {
-        "values": sd.data.astype(np.float32),
+        "values": sd.data,
         "off": sd.off.astype(np.int64),
         "length": sd.length.astype(np.int64),
         "slot": sd.slot.astype(np.int64),
