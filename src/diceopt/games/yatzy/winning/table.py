@@ -46,7 +46,7 @@ says by how much: the chance of winning lost by playing for the expected score
 
 Distributions of the points still to come come from the stored distributions of every
 turn-start state when they are loaded (``store.state_pmfs_table``: objective
-``state-pmfs``, float32 rows, Scandinavian 0.8 GB memory-mapped, about 30 s to build on
+``state-pmfs``, float32 rows, Scandinavian 0.8 GB memory-mapped, about 10 s to build on
 2 cores; rounded to float32, so chances from them differ from the float64 pass by about
 1e-7), else from :func:`diceopt.games.yatzy.winning.win.points_to_come` (kept per state; the
 first turns' stored rows; else one pass from the state: 0.1-5 s).
