@@ -36,7 +36,7 @@ class PolicyBuffers(NamedTuple):
     """Work arrays of :func:`policy_lanes` (float64, ``lanes`` states at a time)."""
 
     A: np.ndarray  # (nk + 1, lanes): the solver's values (see solve_batch)
-    M: np.ndarray  # (2 (nk + 1), lanes): the solver's choice; then the best sub-multisets
+    M: np.ndarray  # (2 (nk + 1), lanes): the solver's choice (best sub-multisets, 2 rerolls)
     E1: np.ndarray  # (nk + 1, lanes): keep values with one reroll left (rolls: score now)
     M1: np.ndarray  # (2 (nk + 1), lanes): the best sub-multisets with one reroll left
     SR: np.ndarray  # (C * (dice + 1) + 1, lanes): successor rows, the last one NEG
