@@ -145,31 +145,19 @@ def _lowest_best_size(
     six = rem_pad.shape[1] == 6
     for i in range(lo, hi):
         own = float(i)  # a sub-multiset's index is below its own: i only when none matches
-        if six:
-            j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
-            if rem_n[i] <= 3:
+        for ln in range(nb):
+            X[i, ln] = own
+        if six:  # six faces: three edges a pass (padded with row nk), a second for 4 to 6
+            for e in range(0, 3 if rem_n[i] <= 3 else 6, 3):
+                j0, j1, j2 = rem_pad[i, e], rem_pad[i, e + 1], rem_pad[i, e + 2]
                 for ln in range(nb):
                     m = M[i, ln]
-                    a = own
+                    a = X[i, ln]
                     a = min(a, XS[j0, ln]) if MS[j0, ln] == m else a
                     a = min(a, XS[j1, ln]) if MS[j1, ln] == m else a
                     a = min(a, XS[j2, ln]) if MS[j2, ln] == m else a
-                    X[i, ln] = a
-            else:
-                j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
-                for ln in range(nb):
-                    m = M[i, ln]
-                    a = own
-                    a = min(a, XS[j0, ln]) if MS[j0, ln] == m else a
-                    a = min(a, XS[j1, ln]) if MS[j1, ln] == m else a
-                    a = min(a, XS[j2, ln]) if MS[j2, ln] == m else a
-                    a = min(a, XS[j3, ln]) if MS[j3, ln] == m else a
-                    a = min(a, XS[j4, ln]) if MS[j4, ln] == m else a
-                    a = min(a, XS[j5, ln]) if MS[j5, ln] == m else a
                     X[i, ln] = a
         else:
-            for ln in range(nb):
-                X[i, ln] = own
             for e in range(rem_n[i]):
                 j = rem_pad[i, e]
                 for ln in range(nb):
