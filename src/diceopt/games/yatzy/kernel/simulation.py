@@ -33,8 +33,9 @@ spells out the plain rules' writing (a call that takes the kernel arrays costs m
 than the turn) and finds each roll by one table read (:func:`reroll_tables`). Scandinavian,
 1M games (317,855 distinct states): policies 0.79 s (5.6 s through the widget; about
 two fifths of it the solver's values, the rest the choices), the games' turns 0.45 s (3.0
-s), grouping and dice 0.14 s (CPU seconds, 2 cores, load average 1.2; 0.70-0.73 s wall, the
-dice beside the grouping; the whole command 1.17-1.30 s; ``benchmarks/yatzy_simulate.py``).
+s), the grouping 0.12-0.15 s and the dice 0.16-0.18 s (CPU seconds, 2 cores, load average
+1.2; 0.70-0.73 s wall, the dice beside the grouping; the whole command 1.17-1.30 s;
+``benchmarks/yatzy_simulate.py``).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
 bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
