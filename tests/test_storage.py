@@ -288,9 +288,10 @@ def test_a_table_being_solved_by_another_process_is_waited_for_and_loaded(tmp_pa
     ) = threading.Event(), threading.Event()
 
     def load() -> str | None:
+        found = path.read_text() if path.exists() else None
         if threading.current_thread().name == "second":
-            second_looked.set()
-        return path.read_text() if path.exists() else None
+            second_looked.set()  # after its look: the first writes only once it has looked
+        return found
 
     def solve(who: str) -> str:
         solves.append(who)
