@@ -5,20 +5,23 @@ By default the tables ``diceopt serve --prepare`` builds for every game's defaul
 ``--variant`` those of ``needed(config, "all")`` for that Yatzy variant only
 (:mod:`diceopt.games.yatzy.commands.requests`): the expected-score table, the two risk
 tables, the target rows from the start, the state distributions and the early rows of
-theta 0, -0.05 and 0.05. Each is built through the store's
-:class:`~diceopt.tables.Table` as the page's builds do, in an empty cache directory (a
-temporary one unless ``--cache-dir``). Prints one JSON object per line, each with the
-load average (1, 5, 15 min) when it was taken:
+theta 0, -0.05 and 0.05. They are made ready as ``serve --prepare`` does
+(:func:`diceopt.tables.prepare` on a :class:`~diceopt.tables.TableStore`: one build
+computing at a time, the next one starting while the one before stores its table), in an
+empty cache directory (a temporary one unless ``--cache-dir``). Prints one JSON object
+per line, each with the load average (1, 5, 15 min) when it was taken:
 
 - ``imports``: seconds to import the package's modules the builds use;
 - ``compile``: seconds to compile (or load from numba's cache) the kernels, on tiny
   variants (``--no-compile``: left to the first build);
-- one line per table: ``seconds`` (compute until the ``storing`` stage, ``store``
-  after it; a table an earlier build made too, as the state distributions make the
-  early rows of theta 0: its load, ``made``), ``cpu_seconds`` (all threads), peak
-  resident memory of the process during its build (sampled every 10 ms) and the sha256
-  of the arrays of the target rows (``--fingerprint``);
-- ``total``: the builds' seconds in all, the process's peak resident memory.
+- one line per table, in order: ``how`` it was made ready (``already loaded``: an earlier
+  build made it too, as the state distributions make the early rows of theta 0),
+  ``seconds`` from its start (queued included) to ready, ``compute_seconds`` (building)
+  and ``store_seconds`` (storing: the next build runs meanwhile), the peak resident
+  memory of the process while it ran (sampled every 10 ms) and the sha256 of the arrays
+  of the target rows (``--fingerprint``);
+- ``total``: the wall seconds of the whole preparation (the goal: under 60 s on 2
+  cores), its CPU seconds (all threads) and the process's peak resident memory.
 
     .venv/bin/python benchmarks/page_tables.py [--variant scandinavian] [--fingerprint]
 """
@@ -56,22 +59,26 @@ def rss_gb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1024**3
 
 
-class PeakSampler:
-    """The peak resident memory of this process between :meth:`reset` calls."""
+class Watcher:
+    """Samples every 10 ms, for each build of a store: when it was first seen in each
+    stage (monotonic seconds, as :class:`diceopt.tables.Build` keeps its times) and the
+    process's peak resident memory while it ran."""
 
-    def __init__(self) -> None:
-        self.peak = rss_gb()
+    def __init__(self, store: object) -> None:
+        self.store = store
+        self.marks: dict[str, dict[str, float]] = {}  # build id -> stage -> first seen
+        self.peaks: dict[str, float] = {}  # build id -> GB
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(0.01):
-            self.peak = max(self.peak, rss_gb())
-
-    def reset(self) -> float:
-        peak, self.peak = max(self.peak, rss_gb()), rss_gb()
-        return peak
+            now, rss = time.monotonic(), rss_gb()
+            for build in self.store.status():
+                self.marks.setdefault(build.id, {}).setdefault(build.stage, now)
+                if build.running:
+                    self.peaks[build.id] = max(self.peaks.get(build.id, 0.0), rss)
 
     def stop(self) -> None:
         self._stop.set()
@@ -105,7 +112,7 @@ def main() -> int:
     from diceopt.games.yatzy.commands.requests import needed
     from diceopt.games.yatzy.rulebook.variants import get_rules
     from diceopt.games.yatzy.stored import store
-    from diceopt.tables import Build
+    from diceopt.tables import TableStore, prepare
 
     emit(benchmark="page_tables_imports", seconds=time.perf_counter() - t0,
          threads=numba.get_num_threads(), cpus=os.cpu_count())  # fmt: skip
@@ -129,42 +136,31 @@ def main() -> int:
 
         tables = page_tables(False)
     tables = [t for t in tables if args.only in t.name]
-    sampler = PeakSampler()
-    total = 0.0
-    for table in tables:
-        marks: dict[str, float] = {}
-        build = Build(table)
-        set_stage = build.set_stage
-
-        def stage(name: str, set_stage=set_stage, marks=marks) -> None:
-            marks.setdefault(name, time.perf_counter())
-            set_stage(name)
-
-        build.set_stage = stage  # type: ignore[method-assign]
-        sampler.reset()
-        c0 = cpu_seconds()
-        t0 = time.perf_counter()
-        if table.ready() or table.load():  # made by an earlier build (as the store does)
-            end = time.perf_counter()
-            total += end - t0
-            emit(benchmark="page_tables_build", table=table.name, seconds=end - t0,
-                 made="with an earlier table", peak_rss_gb=sampler.reset())  # fmt: skip
-            continue
-        stored = table.build(build)
-        end = time.perf_counter()
-        cut = marks.get("storing", end)
-        line = {"table": table.name, "seconds": end - t0, "compute_seconds": cut - t0,
-                "store_seconds": end - cut, "cpu_seconds": cpu_seconds() - c0, "stored": stored,
-                "peak_rss_gb": sampler.reset()}  # fmt: skip
-        if args.fingerprint and "target rows" in table.name:
+    table_store = TableStore()
+    watcher = Watcher(table_store)
+    c0 = cpu_seconds()
+    t0 = time.perf_counter()
+    builds = prepare(tables, table_store, out=lambda line: None)  # as serve --prepare
+    total = time.perf_counter() - t0
+    cpu = cpu_seconds() - c0
+    watcher.stop()
+    for build in builds:
+        marks = watcher.marks.get(build.id, {})
+        line = {"table": build.table.name, "how": build.how, "error": build.error,
+                "seconds": build.elapsed}  # fmt: skip
+        if "building" in marks:
+            storing = marks.get("storing", build.finished)
+            line |= {"compute_seconds": storing - marks["building"],
+                     "store_seconds": build.finished - storing}  # fmt: skip
+        line["peak_rss_gb"] = watcher.peaks.get(build.id)
+        if args.fingerprint and "target rows" in build.table.name:
             rules = get_rules(args.variant or "scandinavian")  # the page's default variant
             line["sha256"] = fingerprint(store.load_rows(rules, "float32"))
-        total += end - t0
         emit(benchmark="page_tables_build", **line)
-    sampler.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     emit(benchmark="page_tables_total", variant=args.variant or "every game's default",
-         tables=len(tables), seconds=total, peak_rss_gb=peak, goal_seconds=60)  # fmt: skip
+         tables=len(tables), seconds=total, cpu_seconds=cpu, peak_rss_gb=peak,
+         goal_seconds=60)  # fmt: skip
     tmp.cleanup()
     return 0
 

@@ -16,7 +16,10 @@ carries the split of one run in this process (``imports``, ``compile``: numba's 
 code and the warm-up, ``load``: the stored table, ``compute``: the distribution, wall
 and core seconds, ``print``: its summary and lines) and the whole command ``diceopt
 yatzy distribution --json`` as a fresh process (``--whole`` timed runs after an untimed
-one, the table stored in a temporary cache directory): wall and core seconds.
+one, the table stored in a temporary cache directory): wall and core seconds. Then
+(``yatzy_distribution_stored``) the rows of the first turns are built into that directory
+as the page's tables do, and the whole command is timed again: read from them, the same
+pmf and rates bit for bit (``same``).
 
     .venv/bin/python benchmarks/yatzy_distribution.py [--games 1000000] [--american]
         [--states float64]
@@ -65,6 +68,34 @@ def whole_process(cache: str, runs: int) -> dict:
         "command_seconds": answer.get("seconds"),
         "target_whole_seconds": TARGET_WHOLE,
         "load_average_whole": load_average,
+    }
+
+
+def stored_whole(cache: str, runs: int, computed) -> dict:
+    """The whole command again once the page's rows of the first turns are stored in
+    ``cache`` (built here, timed): read from them, its pmf and rates those of ``computed``
+    bit for bit (``same``)."""
+    from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
+    from diceopt.games.yatzy.stored import store
+
+    os.environ["DICEOPT_CACHE"] = cache
+    la0 = load()
+    t0 = time.perf_counter()
+    store.early_table(SCANDINAVIAN).build(None)
+    build_seconds = time.perf_counter() - t0
+    got = time_command(["yatzy", "distribution"], cache, runs)
+    answer = got.pop("answer") or {}
+    same = (
+        answer.get("pmf") == computed.pmf.tolist()
+        and answer.get("bonus_rate") == computed.bonus_rate
+        and answer.get("yatzy_rate") == computed.yatzy_rate
+    )
+    return got | {
+        "rows_build_seconds": build_seconds,
+        "states": answer.get("states"),
+        "same": same,
+        "target_whole_seconds": TARGET_WHOLE,
+        "load_average_build": [la0, load()],
     }
 
 
@@ -167,6 +198,8 @@ def main() -> int:
                     else {"mean": 254.5896, "std": 59.6117, "median": 248}
                 ),
             )  # fmt: skip
+            if scand and args.whole > 0:
+                emit(benchmark="yatzy_distribution_stored", **stored_whole(tmp, args.whole, dist))
             if args.states:
                 load_before = load()
                 sd = state_distributions(table, dtype=args.states)

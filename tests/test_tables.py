@@ -4,6 +4,8 @@ Yatzy's stored target rows from the start, built by one process and loaded by an
 
 from __future__ import annotations
 
+import dataclasses
+import fcntl
 import json
 import os
 import subprocess
@@ -483,3 +485,54 @@ def test_builds_run_one_at_a_time(tmp_path):
     gate.set()
     assert store.ensure(second.table()).stage == "ready" and a.stage == "ready"
     assert (first.builds, second.builds) == (1, 1)
+
+
+class StoringTable(FileTable):
+    """A :class:`FileTable` whose build moves to ``storing`` and waits there for ``gate``."""
+
+    def build(self, report: Build) -> bool:
+        with self.lock:
+            self.builds += 1
+        report.update(1, 1)
+        report.set_stage("storing")
+        assert self.gate is not None and self.gate.wait(60), "the test never let it store"
+        self.path.write_text("42")
+        self.loaded = "42"
+        return True
+
+
+def test_the_next_build_computes_while_the_one_before_stores(tmp_path):
+    gate = threading.Event()
+    first = StoringTable(tmp_path / "a.tbl", gate)
+    second = FileTable(tmp_path / "b.tbl")
+    store = TableStore()
+    a = store.start(first.table())
+    while a.stage != "storing":
+        a.wait(0.01)
+    b = store.ensure(second.table(), timeout=60)  # built while the first still stores
+    assert b.stage == "ready" and second.builds == 1
+    assert a.running and a.stage == "storing"
+    with pytest.raises(BlockingIOError):  # the first's table stays locked until stored
+        with open(lock_path(first.path), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    gate.set()
+    assert a.wait(60) and a.stage == "ready" and first.builds == 1
+
+
+def test_prepare_reports_in_order_when_builds_overlap(tmp_path):
+    stored = threading.Event()
+    first = StoringTable(tmp_path / "a.tbl", stored)
+    second = FileTable(tmp_path / "b.tbl")
+    plain = second.table()
+
+    def build_then_let_the_first_store(report: Build) -> bool:
+        assert first.builds == 1 and not first.path.exists()  # the first is still storing
+        ok = plain.build(report)
+        stored.set()
+        return ok
+
+    lines: list[str] = []
+    tables = [first.table(), dataclasses.replace(plain, build=build_then_let_the_first_store)]
+    builds = prepare(tables, TableStore(), lines.append)
+    assert [b.stage for b in builds] == ["ready", "ready"]
+    assert [line.split(":")[0] for line in lines] == ["the a table", "the b table"]

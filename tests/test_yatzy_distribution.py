@@ -394,6 +394,34 @@ def test_cli_json_text_and_plot(cache, capsys, tmp_path):
     assert "mean" in out and "p99" in out and "P(>= 300)" in out and "upper bonus" in out
 
 
+def test_cli_from_the_start_reads_the_stored_first_turns(cache, capsys):
+    # once the page's rows of the first turns are stored, the distribution from the start
+    # is read from them: the very numbers of the pass, no pass run (states null)
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store
+
+    rules = get_rules("scandinavian-forced")
+    store.forget(rules)  # none of this process's rows (an earlier test's)
+    code, out, _ = run(capsys, *FORCED, "--json")
+    assert code == 0
+    computed = json.loads(out)
+    assert computed["states"] > 0
+    assert store.early_table(rules).build(None) is True
+    store.forget(rules)  # read back from the file
+    code, out, _ = run(capsys, *FORCED, "--json")
+    assert code == 0
+    stored = json.loads(out)
+    assert stored["states"] is None and stored["compile_seconds"] == 0.0
+    for key in ("seconds", "compile_seconds", "states"):
+        del stored[key], computed[key]
+    assert stored == computed
+    code, out, _ = run(capsys, *FORCED)
+    assert code == 0 and "read from the stored rows of the first turns" in out
+    pos = "dice 1 2 6 6 6 | rerolls 1 | filled ones twos | upper 6 | score 6"
+    code, out, _ = run(capsys, *FORCED, pos, "--json")  # a position: computed
+    assert code == 0 and json.loads(out)["states"] > 0
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

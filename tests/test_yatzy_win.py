@@ -434,13 +434,14 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
         mask, rest = divmod(int(key), per)
         flag, upper = divmod(rest, rows.threshold + 1)
         assert bin(mask).count("1") <= early_module.EARLY_FILLED
-        want = distribution(solved, mask=mask, flag=flag, upper=upper, base=None).pmf
-        assert np.array_equal(rows.pmf(mask, flag, upper), want)
-        assert np.array_equal(points_to_come(solved, mask, flag, upper), want)
+        full = distribution(solved, mask=mask, flag=flag, upper=upper, base=None)
+        assert np.array_equal(rows.pmf(mask, flag, upper), full.pmf)
+        assert rows.rates(mask, flag, upper) == (full.bonus_rate, full.yatzy_rate)
+        assert np.array_equal(points_to_come(solved, mask, flag, upper), full.pmf)
         seen += 1
     assert seen >= 10
     late = (1 << (early_module.EARLY_FILLED + 1)) - 1  # more boxes filled: not stored
-    assert rows.pmf(late, 0, 0) is None
+    assert rows.pmf(late, 0, 0) is None and rows.rates(late, 0, 0) is None
     spec = get_game("yatzy")
     config = spec.rules(rules.name)
     names = [t.name for t in spec.tables(config, "versus", strategy="win")]
@@ -469,7 +470,7 @@ def test_the_state_distributions_build_stores_the_early_rows_of_its_table():
     store._EARLY.clear()
     assert early.load()
     got = store.early_rows(solved)
-    for name in ("values", "off", "length", "keys", "rows"):
+    for name in ("values", "off", "length", "keys", "rows", "bonus_rate", "yatzy_rate"):
         assert np.array_equal(getattr(got, name), getattr(own, name)), name
     sd = store.loaded_pmfs(rules)
     assert sd is not None and sd.data.dtype == np.float32

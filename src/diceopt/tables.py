@@ -14,7 +14,9 @@ them ready, whoever asks and however many ask at once:
    then loads what the first stored instead of building it again.
 
 Builds run in background threads (:meth:`TableStore.start`), one at a time in a process
-(a solve keeps every core busy; the others wait, ``queued``), and report their stage
+(a solve keeps every core busy; the others wait, ``queued``) until the build storing its
+table: the next one computes while the first writes and syncs its file (that takes the
+disk, not the cores; its file lock is held until it is stored). They report their stage
 (``loading``, ``queued``, ``waiting`` for another process's build, ``building``,
 ``storing``, ``ready``, ``failed``), the units done of their total and the seconds since
 they started (:meth:`TableStore.status`). A build goes on when the request that started
@@ -176,6 +178,8 @@ class Build:
     published: float | None = None  # when its status was last published (monotonic s)
     trailing: threading.Timer | None = None  # publishes a report made too soon after one
     publishing: threading.Lock = field(default_factory=threading.Lock)
+    # called once when it moves to "storing" (set by the store: the next build may start)
+    on_storing: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self.id = build_id(self.table)
@@ -196,6 +200,9 @@ class Build:
 
     def set_stage(self, stage: str) -> None:
         """Move to another stage (one of :data:`STAGES`); progress starts again."""
+        if stage == "storing" and self.on_storing is not None:
+            leave, self.on_storing = self.on_storing, None
+            leave()
         self.step = (0, None, 0.0)
         self.stage_started = time.monotonic()
         self.stage, self.done, self.total = stage, 0, None
@@ -417,13 +424,14 @@ class TableStore:
                 return
             build.set_stage("queued")
             with (
-                self._building,
+                _Slot(self._building) as slot,
                 file_lock(lock_path(table.path), lambda: build.set_stage("waiting")),
             ):
                 build.set_stage("loading")  # another process may have stored it meanwhile
                 if table.load():
                     self._end(build, "ready", "loaded (built by another process)")
                     return
+                build.on_storing = slot.release  # its store overlaps the next build
                 build.set_stage("building")
                 with watching_parts(build.update_part):  # the kernel's slices of a step
                     stored = table.build(build)
@@ -435,6 +443,31 @@ class TableStore:
             self._end(build, "failed", error=f"{type(exc).__name__}: {text}"[:300])
 
 
+class _Slot:
+    """One of a store's build slots (its semaphore), held by a build from the queue until
+    it stores its table or ends: released once, whichever comes first."""
+
+    def __init__(self, slots: threading.Semaphore) -> None:
+        self._slots = slots
+        self._held = False
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> _Slot:
+        self._slots.acquire()
+        self._held = True
+        return self
+
+    def release(self) -> None:
+        """Give the slot back (again: nothing)."""
+        with self._lock:
+            if self._held:
+                self._held = False
+                self._slots.release()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
 DEFAULT = TableStore()
 
 
@@ -443,21 +476,33 @@ def prepare(
     store: TableStore | None = None,
     out: Callable[[str], None] = print,
 ) -> list[Build]:
-    """Make every table ready (loaded, else built and stored), one after the other, with
-    progress on stderr (a rich bar on a terminal); one line each on ``out``: how it was
-    made ready, or why it failed. The builds, in order."""
+    """Make every table ready (loaded, else built and stored), in order, with progress on
+    stderr (a rich bar on a terminal); the next build starts once the one before is
+    storing its table. One line each on ``out``, in order: how it was made ready, or why
+    it failed. The builds, in order."""
     store = store or DEFAULT
-    done = []
+    builds: list[Build] = []
+    told = 0  # the builds reported on ``out`` so far
     for table in tables:
         build = store.start(table)
         if build.running:
             label = table.title + (f" ({table.cost})" if table.cost else "")
             with Stage(label, "") as stage:
-                while not build.wait(0.2):
+                while not build.wait(0.2) and build.stage != "storing":
                     stage.update(build.done, build.total)
-        if build.stage == "ready":
-            out(f"{table.title}: ready ({build.how}, {build.elapsed:.1f} s)")
-        else:
-            out(f"{table.title}: failed: {build.error}")
-        done.append(build)
-    return done
+        builds.append(build)
+        while told < len(builds) and not builds[told].running:
+            _tell(builds[told], out)
+            told += 1
+    for build in builds[told:]:
+        build.wait()
+        _tell(build, out)
+    return builds
+
+
+def _tell(build: Build, out: Callable[[str], None]) -> None:
+    """The line :func:`prepare` gives for a finished build."""
+    if build.stage == "ready":
+        out(f"{build.table.title}: ready ({build.how}, {build.elapsed:.1f} s)")
+    else:
+        out(f"{build.table.title}: failed: {build.error}")

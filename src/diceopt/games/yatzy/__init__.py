@@ -359,11 +359,12 @@ class YatzySpec(GameSpec):
         no_saved_rerolls(rules, "distribution")
         from diceopt.games.yatzy.analyses.distribution import position_distribution, warm_up
 
+        first_turns = rules.first_turns() if pos is None else None  # stored: no pass to run
         compile_seconds = 0.0
-        if rules.dtype not in _DISTRIBUTION_READY:
+        if first_turns is None and rules.dtype not in _DISTRIBUTION_READY:
             compile_seconds = warm_up(rules.dtype)
             _DISTRIBUTION_READY.add(rules.dtype)
-        dist = position_distribution(rules.table(), pos)
+        dist = position_distribution(rules.table(), pos, first_turns)
         return {
             "variant": rules.variant,
             "theta": rules.theta,

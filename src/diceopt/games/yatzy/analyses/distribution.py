@@ -496,16 +496,38 @@ def _value_of(table: YatzyTable, mask: int, flag: int, upper: int, roll: int, re
     return float(rv[rerolls, roll])
 
 
+def start_from_rows(table: YatzyTable, rows: Any) -> ScoreDistribution | None:
+    """The final-score distribution from the start of the game read from ``rows``, the
+    stored first turns' rows under ``table`` (:meth:`pmf` and :meth:`rates` of a turn-start
+    state, as ``YatzyConfig.first_turns`` gives them): :func:`state_distributions` made
+    them, so they are :func:`distribution`'s numbers bit for bit (``states`` None: no pass
+    ran). None when they lack the start."""
+    t0 = time.perf_counter()
+    pmf, rates = rows.pmf(0, 0, 0), rows.rates(0, 0, 0)
+    if pmf is None or rates is None:
+        return None
+    nz = np.flatnonzero(pmf > 0)
+    pmf = pmf[: nz[-1] + 1] if nz.size else pmf[:1]
+    bonus = 0.0 if table.rules.bonus <= 0 else rates[0]
+    value = _value_of(table, 0, 0, 0, -1, 2)
+    return ScoreDistribution(
+        pmf, 0.0, bonus, rates[1], value, theta=float(table.theta),
+        seconds=time.perf_counter() - t0, states=None,
+    )  # fmt: skip
+
+
 def position_distribution(
-    table: YatzyTable | SavedTable, pos: Any | None = None
+    table: YatzyTable | SavedTable, pos: Any | None = None, first_turns: Any | None = None
 ) -> ScoreDistribution:
-    """The distribution from an advice ``Position`` (None: the start of the game)."""
+    """The distribution from an advice ``Position`` (None: the start of the game, read
+    from ``first_turns`` when given and holding it: :func:`start_from_rows`)."""
     from diceopt.games.yatzy.play.advice import dice_counts, state_of, validate
 
     table = expected_table(table, "the distribution")
     rules = table.rules
     if pos is None:
-        return distribution(table)
+        stored = None if first_turns is None else start_from_rows(table, first_turns)
+        return stored if stored is not None else distribution(table)
     validate(pos, rules)
     if pos.over(rules):
         raise InputError("the game is over: every category is filled")
@@ -562,9 +584,10 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
     rules = config.rules
     pos = parse_position(args.position, rules) if args.position else None
     table = config.table()
-    compile_seconds = warm_up(config.dtype, table)
+    first_turns = config.first_turns() if pos is None else None  # stored: no pass to run
+    compile_seconds = 0.0 if first_turns is not None else warm_up(config.dtype, table)
     try:
-        dist = position_distribution(table, pos)
+        dist = position_distribution(table, pos, first_turns)
     except MemoryError:
         raise InputError(
             f"not enough memory for the {config.variant} distribution from this position: "
@@ -594,7 +617,9 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
         f"{config.variant}, exact distribution from {where}",
         f"policy: the {config.dtype} table's ({what}); table value {dist.value:.6f} points",
         *(f"  {line}" for line in summary_lines(dist, rules.yatzy_box)),
-        f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)",
+        f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)"
+        if dist.states is not None
+        else f"  read from the stored rows of the first turns in {dist.seconds:.2f} s",
     ]
     if args.plot:
         lines.append(f"plot written to {args.plot}")

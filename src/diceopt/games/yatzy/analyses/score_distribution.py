@@ -29,6 +29,7 @@ class ScoreDistribution:
     game ends with the upper bonus / with 50 in the Yatzy box (counting what the
     position already holds, when it tells). ``value``: the table's value of the
     position (points; a certainty equivalent for theta != 0). ``seconds``: wall time.
+    ``states``: the turn-start states the pass visited (None: read from stored rows).
     """
 
     pmf: np.ndarray
@@ -38,7 +39,7 @@ class ScoreDistribution:
     value: float
     theta: float = 0.0
     seconds: float = 0.0
-    states: int = 0
+    states: int | None = 0
 
     @property
     def support(self) -> np.ndarray:

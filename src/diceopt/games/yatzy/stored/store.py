@@ -35,8 +35,11 @@ still to come of each side's turn-start state; from the first turns' states one 
 seconds, so the rows of every reachable state with at most :data:`EARLY_FILLED` boxes
 filled are computed once in one backward pass
 (:func:`~diceopt.games.yatzy.analyses.distribution.state_distributions`, float64) and
-stored memory-mapped (objective ``early-pmfs``). Scandinavian: about 7 s per table
-on 2 cores (the first layers kept in memory, not all 1.5 GB), 17 MB stored.
+stored memory-mapped (objective ``early-rows``) with each row's chances of the upper
+bonus and of a Yatzy 50. Scandinavian: about 4 s per table on 2 cores (the first layers
+kept in memory, not all 1.5 GB), 17 MB stored. The row of the start is the distribution
+``yatzy distribution`` gives from the start, bit for bit: read from here when stored
+(:meth:`YatzyConfig.first_turns`).
 """
 
 from __future__ import annotations
@@ -289,6 +292,19 @@ class YatzyConfig:
                 )
         return TABLES[key]
 
+    def first_turns(self) -> EarlyRows | None:
+        """The first turns' rows under this table (:func:`early_table`): those this
+        process holds, else the stored ones, loaded (checked); None when they are not
+        stored (they are not built here; the table is loaded or solved as :meth:`table`
+        does)."""
+        if self.rules.saved_rerolls:
+            return None
+        solved = self.table()
+        rows = early_rows(solved)
+        if rows is None and load_early(self.rules, self.theta, self.dtype):
+            rows = early_rows(solved)
+        return rows
+
     def table(self) -> YatzyTable | SavedTable:
         """The solved table (loaded or solved once per process; progress on a terminal;
         saved-rerolls variants: loaded only, see :func:`saved_table`)."""
@@ -514,7 +530,7 @@ def forget_target_tables() -> None:
 
 
 EARLY_FILLED = 3  # turn-start states with at most this many boxes filled are stored
-EARLY_OBJECTIVE = "early-pmfs"
+EARLY_OBJECTIVE = "early-rows"  # (before the rates were stored: "early-pmfs")
 _EARLY: dict[int, tuple[Any, Any]] = {}  # id(solved table) -> (solved table, EarlyRows)
 _EARLY_LOCK = threading.Lock()
 
@@ -529,32 +545,49 @@ def forget_early(rules: YatzyRules) -> None:
 
 
 class EarlyRows:
-    """The stored rows: P(points still to come = x) of each state with few boxes filled."""
+    """The stored rows: P(points still to come = x) of each state with few boxes filled,
+    and the chances of the upper bonus and of a Yatzy 50 from it."""
 
     def __init__(self, arrays: dict[str, np.ndarray], flags: int, threshold: int) -> None:
         self.values, self.off, self.length = arrays["values"], arrays["off"], arrays["length"]
         self.keys, self.rows = arrays["keys"], arrays["rows"]
+        self.bonus_rate, self.yatzy_rate = arrays["bonus_rate"], arrays["yatzy_rate"]
         self.flags, self.threshold = int(flags), int(threshold)
 
-    def pmf(self, mask: int, flag: int, upper: int) -> np.ndarray | None:
-        """P(points still to come = x), x = 0, 1, ... points (a float64 copy), from the
-        turn-start state; None when it is not stored (more boxes filled, unreachable)."""
+    def row(self, mask: int, flag: int, upper: int) -> int | None:
+        """The row of the turn-start state; None when it is not stored (more boxes filled,
+        unreachable)."""
         key = (int(mask) * self.flags + int(flag)) * (self.threshold + 1) + min(
             int(upper), self.threshold
         )
         i = int(np.searchsorted(self.keys, key))
         if i >= self.keys.size or int(self.keys[i]) != key:
             return None
-        row = int(self.rows[i])
+        return int(self.rows[i])
+
+    def pmf(self, mask: int, flag: int, upper: int) -> np.ndarray | None:
+        """P(points still to come = x), x = 0, 1, ... points (a float64 copy), from the
+        turn-start state; None when it is not stored."""
+        row = self.row(mask, flag, upper)
+        if row is None:
+            return None
         o = int(self.off[row])
         return np.array(self.values[o : o + int(self.length[row])], dtype=np.float64)
+
+    def rates(self, mask: int, flag: int, upper: int) -> tuple[float, float] | None:
+        """The chances (0-1) of the upper bonus and of a Yatzy 50 written from the
+        turn-start state on; None when it is not stored."""
+        row = self.row(mask, flag, upper)
+        if row is None:
+            return None
+        return float(self.bonus_rate[row]), float(self.yatzy_rate[row])
 
 
 def early_key(rules: YatzyRules, theta: float, dtype: str) -> storage.TableKey:
     """The storage key of a variant's early rows under the (rules, theta, dtype) table
     (filed under ``rules.file_key``)."""
     objective = f"{EARLY_OBJECTIVE}-{np.dtype(dtype).name}-policy"
-    extra = ("off", "length", "keys", "rows")
+    extra = ("off", "length", "keys", "rows", "bonus_rate", "yatzy_rate")
     return rules_key(rules, objective, "float64", extra=extra, theta=theta)
 
 
@@ -603,6 +636,8 @@ def _early_arrays(sd: Any) -> dict[str, np.ndarray]:
         "length": length,
         "keys": keys.astype(np.int64),
         "rows": rows.astype(np.int64),
+        "bonus_rate": sd.bonus_rate[old_rows].astype(np.float64),
+        "yatzy_rate": sd.yatzy_rate[old_rows].astype(np.float64),
     }
 
 
@@ -734,6 +769,8 @@ def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None =
         "slot": sd.slot.astype(np.int64),
     }
     del sd
+    if early is not None:  # kept before the storing stage, where the next build may start
+        _keep_early(solved, early)
     if report is not None:
         report.set_stage("storing")
     if early is not None:
