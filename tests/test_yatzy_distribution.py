@@ -420,6 +420,15 @@ def test_cli_from_the_start_reads_the_stored_first_turns(cache, capsys):
     pos = "dice 1 2 6 6 6 | rerolls 1 | filled ones twos | upper 6 | score 6"
     code, out, _ = run(capsys, *FORCED, pos, "--json")  # a position: computed
     assert code == 0 and json.loads(out)["states"] > 0
+    path = store.early_table(rules).path  # damaged: one warning, then the pass
+    data = bytearray(path.read_bytes())
+    data[-64:] = bytes(64)
+    path.write_bytes(bytes(data))
+    store.forget(rules)
+    code, out, err = run(capsys, *FORCED, "--json")
+    assert code == 0 and json.loads(out)["states"] > 0
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "not reading them" in warnings[0], err
 
 
 @pytest.mark.parametrize(
