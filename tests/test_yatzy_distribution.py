@@ -341,6 +341,35 @@ def test_float32_rows_with_float64_first_layers(table64):
     assert every.early is None and first.early is None
 
 
+def test_a_position_combined_from_the_stored_first_turns(table64):
+    # the rows of the first turns as the page stores them: a position whose turn leads to
+    # states they hold combines its turn from them, the very numbers of the whole pass
+    from diceopt.games.yatzy.stored.store import EARLY_FILLED, EarlyRows, _early_arrays
+
+    sd = state_distributions(table64, filled=EARLY_FILLED)
+    rows = EarlyRows(_early_arrays(sd), sd.flags, sd.threshold)
+    per = rows.flags * (rows.threshold + 1)
+    R = len(table64.rules.roll_counts)
+    ncat = table64.rules.num_categories
+    seen = {"stored": 0, "computed": 0}
+    for key in rows.keys[:: max(1, rows.keys.size // 9)]:
+        mask, rest = divmod(int(key), per)
+        flag, upper = divmod(rest, rows.threshold + 1)
+        for roll, rerolls in ((0, 2), (R // 2, 1), (R - 1, 0), (-1, 2)):
+            where = dict(mask=mask, flag=flag, upper=upper, roll=roll, rerolls=rerolls)
+            want = distribution(table64, **where, base=None)
+            got = distribution(table64, **where, base=None, first_turns=rows)
+            assert np.array_equal(got.pmf, want.pmf)
+            assert (got.bonus_rate, got.yatzy_rate, got.value) == (
+                want.bonus_rate, want.yatzy_rate, want.value,
+            )  # fmt: skip
+            filled = bin(mask).count("1")
+            stored = filled + 1 <= EARLY_FILLED and filled + 1 < ncat
+            assert (got.states is None) == stored and want.states > 0
+            seen["stored" if stored else "computed"] += 1
+    assert seen["stored"] >= 12
+
+
 def test_unreachable_state_is_refused(table64):
     with pytest.raises(InputError, match="no reachable turn-start state"):
         distribution(table64, mask=0, upper=1)
@@ -396,30 +425,37 @@ def test_cli_json_text_and_plot(cache, capsys, tmp_path):
 
 def test_cli_from_the_start_reads_the_stored_first_turns(cache, capsys):
     # once the page's rows of the first turns are stored, the distribution from the start
-    # is read from them: the very numbers of the pass, no pass run (states null)
+    # is read from them and a position of the first turns combines its turn from them:
+    # the very numbers of the pass (states null); a later position runs the pass
     from diceopt.games.yatzy.rulebook.variants import get_rules
     from diceopt.games.yatzy.stored import store
 
     rules = get_rules("scandinavian-forced")
+    early = "dice 1 2 6 6 6 | rerolls 1 | filled ones twos | upper 6 | score 6"
+    later = "dice 1 2 3 3 6 | rerolls 2 | filled ones twos threes | upper 9 | score 9"
     store.forget(rules)  # none of this process's rows (an earlier test's)
-    code, out, _ = run(capsys, *FORCED, "--json")
-    assert code == 0
-    computed = json.loads(out)
-    assert computed["states"] > 0
+
+    def answers() -> list[dict]:
+        got = []
+        for where in ([], [early], [later]):
+            code, out, _ = run(capsys, *FORCED, *where, "--json")
+            assert code == 0
+            got.append(json.loads(out))
+        return got
+
+    computed = answers()
+    assert all(a["states"] > 0 for a in computed)
     assert store.early_table(rules).build(None) is True
     store.forget(rules)  # read back from the file
-    code, out, _ = run(capsys, *FORCED, "--json")
-    assert code == 0
-    stored = json.loads(out)
-    assert stored["states"] is None and stored["compile_seconds"] == 0.0
-    for key in ("seconds", "compile_seconds", "states"):
-        del stored[key], computed[key]
-    assert stored == computed
+    stored = answers()
+    assert [a["states"] is None for a in stored] == [True, True, False]
+    assert stored[0]["compile_seconds"] == 0.0
+    for a, b in zip(stored, computed, strict=True):
+        for key in ("seconds", "compile_seconds", "states"):
+            del a[key], b[key]
+        assert a == b
     code, out, _ = run(capsys, *FORCED)
-    assert code == 0 and "read from the stored rows of the first turns" in out
-    pos = "dice 1 2 6 6 6 | rerolls 1 | filled ones twos | upper 6 | score 6"
-    code, out, _ = run(capsys, *FORCED, pos, "--json")  # a position: computed
-    assert code == 0 and json.loads(out)["states"] > 0
+    assert code == 0 and "from the stored rows of the first turns" in out
     path = store.early_table(rules).path  # damaged: one warning, then the pass
     data = bytearray(path.read_bytes())
     data[-64:] = bytes(64)

@@ -180,13 +180,33 @@ def _combine_chunked(
     run_chunks(part, start.size - 1, align=threads, pace=pace)
 
 
+def _stored_rows(st: LayerStates, i: np.ndarray, first_turns: Any) -> _Rows | None:
+    """The rows of the states ``i`` of a layer read from the stored first turns' rows
+    (``first_turns``: ``pmf`` and ``rates`` of a turn-start state), as the pass would have
+    combined them (the same numbers: the pass made them); None if one is not stored."""
+    pmfs, pb, py = [], [], []
+    for mask, flag, upper in zip(st.mask[i], st.flag[i], st.upper[i], strict=True):
+        pmf, rates = first_turns.pmf(mask, flag, upper), first_turns.rates(mask, flag, upper)
+        if pmf is None or rates is None:
+            return None
+        pmfs.append(pmf)
+        pb.append(rates[0])
+        py.append(rates[1])
+    ln = np.array([p.size for p in pmfs], dtype=np.int64)
+    off = np.zeros(ln.size + 1, dtype=np.int64)
+    np.cumsum(ln, out=off[1:])
+    data = np.concatenate(pmfs) if pmfs else np.zeros(0)
+    return _Rows(off, ln, data, np.array(pb), np.array(py))
+
+
 def _pass(
     table: YatzyTable,
     position: tuple[int, int, int, int, int] | None,
     store: str | np.dtype = "float64",
     keep: int | None = None,
     early: int | None = None,
-) -> tuple[_Rows, int, list[_Keeper]]:
+    first_turns: Any | None = None,
+) -> tuple[_Rows, int | None, list[_Keeper]]:
     """The pass over turn-start states, layer by layer (module docstring, steps 1-4).
 
     ``position`` ``(mask, flag, upper, roll, rerolls)``: first a forward pass from it
@@ -198,7 +218,9 @@ def _pass(
     (``state_distributions``: the ``_Keeper``), with ``early`` those of layers 0 ..
     ``early`` in float64 too (a second keeper, first in the list: combined into it, then
     copied into the other). Also returns the number of states combined and the keepers
-    (none from a position).
+    (none from a position). From a position, ``first_turns`` (the stored first turns'
+    rows, :func:`_stored_rows`): when they hold every state the position's turn leads to,
+    only the position is combined, from them (the number of states returned: None).
     """
     rules = table.rules
     tab, K = table.policy_arrays, table.arrays64
@@ -245,6 +267,7 @@ def _pass(
     # outcomes (the position itself is layer j0's only state)
     sel: dict[int, np.ndarray] = {ncat: np.arange(layers[ncat].mask.size)}
     outs: dict[int, tuple[np.ndarray, ...]] = {}
+    stored: _Rows | None = None  # the rows of layer j0 + 1 from ``first_turns``
     if position is None:
         j0 = 0
         for j in range(ncat):
@@ -259,16 +282,23 @@ def _pass(
         sel[j0] = np.zeros(1, dtype=np.int64)
         first = (np.array([mask]), np.array([flag]), np.array([upper]))
         outs[j0] = outcomes(*first, roll, rerolls)
-        for j in range(j0 + 1, ncat):
+        if first_turns is not None and j0 + 1 < ncat:
+            seen = np.zeros(layers[j0 + 1].mask.size, dtype=np.bool_)
+            seen[outs[j0][1]] = True
+            sel[j0 + 1] = np.flatnonzero(seen)
+            stored = _stored_rows(layers[j0 + 1], sel[j0 + 1], first_turns)
+        for j in range(j0 + 1, ncat if stored is None else j0 + 1):
             seen = np.zeros(layers[j].mask.size, dtype=np.bool_)
             seen[outs[j - 1][1]] = True
             sel[j] = np.flatnonzero(seen)
             st = layers[j]
             i = sel[j]
             outs[j] = outcomes(st.mask[i], st.flag[i], st.upper[i])
-    # the last layer: nothing more to come
-    n = sel[ncat].size
-    rows = _Rows(
+    # the rows the combining starts from: the last layer's (nothing more to come), or
+    # the stored ones of the layer after the position's
+    top = ncat if stored is None else j0 + 1
+    n = sel[top].size
+    rows = stored or _Rows(
         np.arange(n + 1, dtype=np.int64),
         np.ones(n, dtype=np.int64),
         np.ones(n),
@@ -286,7 +316,7 @@ def _pass(
     # allocated at a bound (pages are touched only as rows are written; fresh pages cost
     # about as much as the combining itself): layer j reads j + 1's and overwrites j + 2's
     most = [0, 0]
-    for j in range(j0, ncat):
+    for j in range(j0, top):
         st = layers[j]
         i = sel[j]
         sm, sf, su = (st.mask[i], st.flag[i], st.upper[i]) if j > j0 else first
@@ -294,7 +324,7 @@ def _pass(
         most[j % 2] = max(most[j % 2], bound)
     pingpong = [np.empty(m) for m in most]
     states = n
-    for j in range(ncat - 1, j0 - 1, -1):
+    for j in range(top - 1, j0 - 1, -1):
         rank = np.full(layers[j + 1].mask.size, -1, dtype=np.int64)
         rank[sel[j + 1]] = np.arange(sel[j + 1].size)
         if j in outs:
@@ -322,7 +352,7 @@ def _pass(
                 kept.add(j, new)
         rows = new
         states += n
-    return rows, states, keepers
+    return rows, (states if stored is None else None), keepers
 
 
 def distribution(
@@ -336,6 +366,7 @@ def distribution(
     base: float | None = 0.0,
     bonus_done: bool = False,
     yatzy_done: bool = False,
+    first_turns: Any | None = None,
 ) -> ScoreDistribution:
     """The exact final-score distribution from a position, under ``table``'s policy.
 
@@ -346,8 +377,11 @@ def distribution(
     ``yatzy_done``: the position already holds the upper bonus / a Yatzy 50 (for the
     rates). Defaults: the start of the game. Time: Scandinavian from the start visits
     451,969 states (a policy and a shifted vector sum per outcome each), 7-8.5 s on 2
-    busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. InputError
-    if the game is over or no play reaches the state.
+    busy cores (load average 5); see ``benchmarks/yatzy_distribution.py``. With
+    ``first_turns``, the stored first turns' rows (``YatzyConfig.first_turns``): when
+    they hold every state the position's turn leads to, only the position's turn is
+    combined, from them (the same numbers; ``states`` None). InputError if the game is
+    over or no play reaches the state.
     """
     t0 = time.perf_counter()
     rules = table.rules
@@ -356,7 +390,7 @@ def distribution(
     if bin(mask).count("1") >= rules.num_categories:
         raise InputError("the game is over: every category is filled")
     with interruptible():  # Ctrl-C: between two chunks of states
-        rows, states, _ = _pass(table, (mask, flag, upper, roll, rerolls))
+        rows, states, _ = _pass(table, (mask, flag, upper, roll, rerolls), first_turns=first_turns)
     out = rows.data[: rows.ln[0]].copy()
     b, y = float(rows.pb[0]), float(rows.py[0])
     value = _value_of(table, mask, flag, upper, roll, rerolls)
@@ -520,7 +554,8 @@ def position_distribution(
     table: YatzyTable | SavedTable, pos: Any | None = None, first_turns: Any | None = None
 ) -> ScoreDistribution:
     """The distribution from an advice ``Position`` (None: the start of the game, read
-    from ``first_turns`` when given and holding it: :func:`start_from_rows`)."""
+    from ``first_turns`` when given and holding it: :func:`start_from_rows`; a position
+    whose turn leads to states they hold: its turn combined from them)."""
     from diceopt.games.yatzy.play.advice import dice_counts, state_of, validate
 
     table = expected_table(table, "the distribution")
@@ -545,6 +580,7 @@ def position_distribution(
         base=pos.score,
         bonus_done=pos.upper >= rules.bonus_threshold,
         yatzy_done=bool(pos.yahtzee_bonus) and yz >= 0,
+        first_turns=first_turns,
     )
 
 
@@ -584,8 +620,9 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
     rules = config.rules
     pos = parse_position(args.position, rules) if args.position else None
     table = config.table()
-    first_turns = config.first_turns() if pos is None else None  # stored: no pass to run
-    compile_seconds = 0.0 if first_turns is not None else warm_up(config.dtype, table)
+    first_turns = config.first_turns()  # stored: the start read, a position's turn from them
+    read = pos is None and first_turns is not None  # no kernel runs
+    compile_seconds = 0.0 if read else warm_up(config.dtype, table)
     try:
         dist = position_distribution(table, pos, first_turns)
     except MemoryError:
@@ -619,7 +656,8 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
         *(f"  {line}" for line in summary_lines(dist, rules.yatzy_box)),
         f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)"
         if dist.states is not None
-        else f"  read from the stored rows of the first turns in {dist.seconds:.2f} s",
+        else f"  from the stored rows of the first turns in {dist.seconds:.2f} s"
+        + ("" if read else f" (compile {compile_seconds:.2f} s)"),
     ]
     if args.plot:
         lines.append(f"plot written to {args.plot}")
