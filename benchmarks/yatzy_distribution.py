@@ -19,7 +19,8 @@ yatzy distribution --json`` as a fresh process (``--whole`` timed runs after an 
 one, the table stored in a temporary cache directory): wall and core seconds. Then
 (``yatzy_distribution_stored``) the rows of the first turns are built into that directory
 as the page's tables do, and the whole command is timed again: read from them, the same
-pmf and rates bit for bit (``same``).
+pmf and rates bit for bit (``same``), and from a position of the first turns
+(``position_whole_seconds``: its turn combined from those rows, ``position_states`` null).
 
     .venv/bin/python benchmarks/yatzy_distribution.py [--games 1000000] [--american]
         [--states float64]
@@ -47,6 +48,8 @@ from timed_calls import split_of, timed_calls  # noqa: E402
 from whole_process import time_command  # noqa: E402
 
 TARGET_WHOLE = 1.0  # seconds, the whole command on 2 cores
+# a position of the first turns (two boxes filled): its turn combined from the stored rows
+EARLY_POSITION = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 
 def emit(**data):
@@ -85,12 +88,16 @@ def stored_whole(cache: str, runs: int, computed) -> dict:
     build_seconds = time.perf_counter() - t0
     got = time_command(["yatzy", "distribution"], cache, runs)
     answer = got.pop("answer") or {}
+    position = time_command(["yatzy", "distribution", EARLY_POSITION], cache, runs)
     same = (
         answer.get("pmf") == computed.pmf.tolist()
         and answer.get("bonus_rate") == computed.bonus_rate
         and answer.get("yatzy_rate") == computed.yatzy_rate
     )
     return got | {
+        "position": EARLY_POSITION,
+        "position_whole_seconds": position["whole_seconds"],
+        "position_states": position["answer"].get("states"),
         "rows_build_seconds": build_seconds,
         "states": answer.get("states"),
         "same": same,

@@ -310,7 +310,7 @@ async function pumpDistribution() {
       D.want = null;
       if (!$("#distribution-chart").children.length) {
         $("#distribution-box").hidden = false;
-        $("#distribution-summary").textContent = "working… (exact: seconds early in a game)";
+        $("#distribution-summary").textContent = "working… (exact; at most a few seconds)";
       }
       try {
         const data = await api("/api/distribution", req);
