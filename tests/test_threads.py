@@ -8,7 +8,7 @@ import threading
 import numba
 import pytest
 
-from diceopt.threads import in_background, run_shares, threads
+from diceopt.threads import in_background, run_shares, run_wavefront, threads
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 64])
@@ -101,3 +101,34 @@ def test_an_error_in_background_work_comes_back(one_thread):
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     with pytest.raises(ValueError, match="the draw failed"):
         ahead.result()
+
+
+@pytest.mark.parametrize("rows, cols", [(0, 3), (1, 1), (1, 5), (4, 1), (6, 6), (3, 7)])
+def test_a_wavefront_runs_each_cell_once_after_its_two_neighbours(rows, cols):
+    done: dict[tuple[int, int], int] = {}
+    order = iter(range(rows * cols))
+    lock = threading.Lock()
+
+    def cell(a: int, b: int) -> None:
+        with lock:
+            for after in ((a + 1, b), (a, b + 1)):
+                if after[0] < rows and after[1] < cols:
+                    assert after in done, (a, b, after)  # a neighbour not done yet
+            assert (a, b) not in done
+            done[(a, b)] = next(order)
+
+    run_wavefront(rows, cols, cell)
+    assert sorted(done) == [(a, b) for a in range(rows) for b in range(cols)]
+
+
+def test_an_error_in_a_wavefront_stops_the_cells_not_taken():
+    seen: list[tuple[int, int]] = []
+
+    def cell(a: int, b: int) -> None:
+        seen.append((a, b))
+        if (a, b) == (3, 3):
+            raise ValueError("cell (3, 3)")
+
+    with pytest.raises(ValueError, match="cell"):
+        run_wavefront(5, 5, cell)
+    assert (0, 0) not in seen and len(seen) < 25

@@ -24,6 +24,10 @@ of cold compile each.
 :func:`in_background` runs one piece of numpy work (which releases the GIL) on a pool
 thread beside the caller's serial step: the simulation draws a turn's dice so.
 
+:func:`run_wavefront` runs a grid of such calls where each cell waits for its two
+neighbours toward the far corner (a race's cells: a player's chance at (a, b) reads the
+cells with more points): the threads take the cells as they become ready.
+
 The number of threads is numba's (:func:`numba.get_num_threads`: ``NUMBA_NUM_THREADS``,
 or ``numba.set_num_threads`` in the calling thread). A Ctrl-C (or an error) stops the
 shares not yet taken; those running finish their call, each a part of a short chunk of
@@ -91,6 +95,47 @@ def run_shares(share: Callable[[int], object], n: int) -> None:
     except BaseException:  # Ctrl-C while waiting, or a share's error: no new shares
         stop.set()
         raise
+
+
+def run_wavefront(rows: int, cols: int, cell: Callable[[int, int], object]) -> None:
+    """``cell(a, b)`` for every 0 <= a < rows, 0 <= b < cols, on :func:`threads` threads,
+    each once ``cell(a + 1, b)`` and ``cell(a, b + 1)`` are done (where they exist):
+    from the far corner (rows - 1, cols - 1) to (0, 0), a thread taking the next ready
+    cell as it finishes one. The first exception (a Ctrl-C included) stops the cells not
+    yet taken and is raised."""
+    if rows <= 0 or cols <= 0:
+        return
+    waiting = [[(a + 1 < rows) + (b + 1 < cols) for b in range(cols)] for a in range(rows)]
+    ready = [(rows - 1, cols - 1)]
+    left = [rows * cols]  # cells not done
+    change = threading.Condition()
+    failed = threading.Event()
+
+    def work(_: int) -> None:
+        try:
+            while True:
+                with change:
+                    while not ready and left[0] and not failed.is_set():
+                        change.wait()
+                    if failed.is_set() or not left[0]:
+                        return
+                    a, b = ready.pop()
+                cell(a, b)
+                with change:
+                    left[0] -= 1
+                    for na, nb in ((a - 1, b), (a, b - 1)):
+                        if na >= 0 and nb >= 0:
+                            waiting[na][nb] -= 1
+                            if not waiting[na][nb]:
+                                ready.append((na, nb))
+                    change.notify_all()
+        except BaseException:
+            failed.set()
+            with change:
+                change.notify_all()
+            raise
+
+    run_shares(work, min(threads(), rows * cols))
 
 
 def in_background(work: Callable[[], T]) -> Future[T]:
