@@ -1341,6 +1341,28 @@ def test_distribution_is_the_cli_json(client, capsys):
     assert as_json["pmf"] == got["pmf"] and as_json["position"] == MID
 
 
+def test_a_first_turns_distribution_is_combined_from_the_stored_rows(client):
+    # with the page's rows of the first turns stored, a position of the first turns
+    # combines only its turn from them: the numbers of the whole pass, states null
+    from diceopt.games.yatzy.analyses.distribution import position_distribution
+    from diceopt.games.yatzy.play.advice import parse_position
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store
+
+    rules = get_rules("scandinavian-forced")
+    pos = "dice 2 2 4 5 6 | rerolls 2 | filled ones | upper 1 | score 1"
+    config = store.YatzyConfig(rules)
+    want = position_distribution(config.table(), parse_position(pos, rules))  # the pass
+    assert want.states > 0
+    early = store.early_table(rules)
+    assert early.ready() or early.load() or early.build(None)
+    got = client.post("/api/distribution", json={**FORCED, "position": pos})
+    assert got.status_code == 200, got.text
+    got = got.json()
+    assert got["states"] is None and got["pmf"] == want.pmf.tolist()
+    assert (got["bonus_rate"], got["yatzy_rate"]) == (want.bonus_rate, want.yatzy_rate)
+
+
 def test_distribution_bad_requests(client):
     over = " ".join(YATZY_CATS)
     for body, status, words in (
