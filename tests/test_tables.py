@@ -33,11 +33,16 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 
 
 class FileTable:
-    """A table stored as a small file: built when asked (counted), loaded when stored."""
+    """A table stored as a small file: built when asked (counted), loaded when stored.
+    ``gate``: each of its three steps waits for it; ``storing``: one step, then the
+    ``storing`` stage, which waits for the gate."""
 
-    def __init__(self, path: Path, gate: threading.Event | None = None) -> None:
+    def __init__(
+        self, path: Path, gate: threading.Event | None = None, storing: bool = False
+    ) -> None:
         self.path = path
         self.gate = gate
+        self.storing = storing
         self.builds = 0
         self.loaded: str | None = None
         self.lock = threading.Lock()
@@ -61,8 +66,10 @@ class FileTable:
     def build(self, report: Build) -> bool:
         with self.lock:
             self.builds += 1
-        for i in range(3):
-            report.update(i + 1, 3)
+        for i in range(1 if self.storing else 3):
+            report.update(i + 1, 1 if self.storing else 3)
+            if self.storing:
+                report.set_stage("storing")
             if self.gate is not None:
                 assert self.gate.wait(60), "the test never let the build finish"
         self.path.write_text("42")
@@ -487,23 +494,9 @@ def test_builds_run_one_at_a_time(tmp_path):
     assert (first.builds, second.builds) == (1, 1)
 
 
-class StoringTable(FileTable):
-    """A :class:`FileTable` whose build moves to ``storing`` and waits there for ``gate``."""
-
-    def build(self, report: Build) -> bool:
-        with self.lock:
-            self.builds += 1
-        report.update(1, 1)
-        report.set_stage("storing")
-        assert self.gate is not None and self.gate.wait(60), "the test never let it store"
-        self.path.write_text("42")
-        self.loaded = "42"
-        return True
-
-
 def test_the_next_build_computes_while_the_one_before_stores(tmp_path):
     gate = threading.Event()
-    first = StoringTable(tmp_path / "a.tbl", gate)
+    first = FileTable(tmp_path / "a.tbl", gate, storing=True)
     second = FileTable(tmp_path / "b.tbl")
     store = TableStore()
     a = store.start(first.table())
@@ -521,7 +514,7 @@ def test_the_next_build_computes_while_the_one_before_stores(tmp_path):
 
 def test_prepare_reports_in_order_when_builds_overlap(tmp_path):
     stored = threading.Event()
-    first = StoringTable(tmp_path / "a.tbl", stored)
+    first = FileTable(tmp_path / "a.tbl", stored, storing=True)
     second = FileTable(tmp_path / "b.tbl")
     plain = second.table()
 
