@@ -400,3 +400,29 @@ def test_draft_is_never_renamed_over_a_directory(cache, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a regular file" in err
     np.testing.assert_array_equal(arrays["values"], 0.0)  # readable after the failure
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_table_path_that_is_no_regular_file_is_one_warning_never_a_wait(
+    cache, capsys, mapped, kind
+):
+    import os
+
+    key = TableKey("demo", "odd", "win", 0.0, "float64", extra=("policy",))
+    path = storage.mapped_path(key) if mapped else table_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)  # opening it to read would wait for a writer
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(load(key, mapped=mapped)), daemon=True)
+    reader.start()
+    reader.join(30)
+    assert not reader.is_alive(), "the load waited on the path"
+    assert got == [None]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ignoring cached table" in err[0], err

@@ -343,6 +343,23 @@ def read_header(data: bytes | mmap.mmap, key: TableKey) -> tuple[dict[str, Any],
     return check_key(header, key, FORMAT_VERSION), pos + size
 
 
+def open_table_file(path: Path) -> BinaryIO:
+    """``path`` open for reading, a regular file: OSError for anything else (a FIFO is
+    opened without waiting for a writer, then refused; a device is refused before it is
+    read)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_rows(path: Path, key: TableKey) -> RowReader | None:
     """The rows of a table file's main array (float32 or float64, ``key.shape`` given),
     read and checked a block at a time without numpy (:class:`RowReader`), or None where
@@ -352,7 +369,7 @@ def read_rows(path: Path, key: TableKey) -> RowReader | None:
     if key.shape is None or dtype not in STRUCT_CODES:
         raise ValueError("rows are read from a float32 or float64 table of known shape")
     try:
-        with open(path, "rb") as fh:
+        with open_table_file(path) as fh:
             data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise TableFileError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
@@ -392,7 +409,7 @@ def read_arrays(path: Path, key: TableKey) -> Stored:
     """
     data: mmap.mmap | bytes = b""
     try:
-        with open(path, "rb") as fh:
+        with open_table_file(path) as fh:
             if os.fstat(fh.fileno()).st_size:
                 data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError) as exc:
@@ -636,7 +653,7 @@ def read_mapped(path: Path, key: TableKey, verify: str = "full") -> Stored:
 
     pre = len(MAPPED_MAGIC) + 40
     try:
-        with open(path, "rb") as fh:
+        with open_table_file(path) as fh:
             total = os.fstat(fh.fileno()).st_size
             first = fh.read(pre)
             if not first.startswith(MAPPED_MAGIC):
