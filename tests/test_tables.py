@@ -529,3 +529,51 @@ def test_prepare_reports_in_order_when_builds_overlap(tmp_path):
     builds = prepare(tables, TableStore(), lines.append)
     assert [b.stage for b in builds] == ["ready", "ready"]
     assert [line.split(":")[0] for line in lines] == ["the a table", "the b table"]
+
+
+class SlowTable(FileTable):
+    """A build that writes a draft beside its file and works in slices (checkpoints)
+    until stopped, removing the draft as it stops (as the Yatzy drafts do)."""
+
+    def build(self, report: Build) -> bool:
+        from diceopt.progress import checkpoint
+
+        draft = self.path.with_suffix(".tmp")
+        draft.write_text("half")
+        try:
+            if self.storing:
+                report.set_stage("storing")
+            for _ in range(3000):
+                checkpoint()
+                time.sleep(0.01)
+            raise AssertionError("the build was never stopped")
+        finally:
+            draft.unlink()
+
+
+def test_stop_ends_the_running_builds_at_their_next_slice(tmp_path):
+    slow = SlowTable(tmp_path / "s.tbl")
+    store = TableStore()
+    build = store.start(slow.table())
+    while build.stage != "building":
+        build.wait(0.01)
+    store.stop()
+    assert not build.running and build.stage == "failed" and "KeyboardInterrupt" in build.error
+    assert list(tmp_path.glob("*.tmp")) == []
+    after = FileTable(tmp_path / "t.tbl")  # the store builds again
+    assert store.ensure(after.table(), timeout=60).stage == "ready"
+
+
+def test_an_interrupted_prepare_stops_its_builds_before_it_raises(tmp_path):
+    slow = SlowTable(tmp_path / "s.tbl", storing=True)  # the next table is asked for
+    store = TableStore()
+
+    def tables():
+        yield slow.table()
+        raise KeyboardInterrupt  # Ctrl-C while the first one works
+
+    with pytest.raises(KeyboardInterrupt):
+        prepare(tables(), store, out=lambda line: None)
+    (build,) = store.status()
+    assert not build.running and build.stage == "failed"
+    assert list(tmp_path.glob("*.tmp")) == []

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from diceopt.progress import Stage, watching_parts
+from diceopt.progress import Stage, cancellable, watching_parts
 from diceopt.storage import cache_root, file_lock, lock_path, replace_text
 
 STAGES = ("queued", "loading", "waiting", "building", "storing", "ready", "failed")
@@ -68,6 +68,7 @@ PUBLISH_SECONDS = 0.5  # a running build's status file is written at most this o
 STATUS_FOLDER = "builds"  # <cache directory>/builds/<build id>.json
 STATUS_MAX_BYTES = 16_384  # a larger status file is not one of ours: not read
 STATUS_MAX_AGE = 600.0  # seconds: an older status file is not read (a build long gone)
+STOP_SECONDS = 15.0  # the most :meth:`TableStore.stop` waits for the builds to stop
 
 
 @dataclass(frozen=True)
@@ -348,6 +349,7 @@ class TableStore:
         self._lock = threading.Lock()
         # builds at once (a solve keeps every core busy): the others wait, stage "queued"
         self._building = threading.Semaphore(max_builds)
+        self._stopping = threading.Event()  # set by stop(): builds stop at their next slice
         self.built = 0  # tables this store has built (not loaded): for tests and logs
 
     @staticmethod
@@ -398,6 +400,25 @@ class TableStore:
         build.wait(timeout)
         return build
 
+    def stop(self, wait: float = STOP_SECONDS) -> None:
+        """Stop the running builds at their next slice of work (a build that is storing
+        its table finishes that) and wait for them, at most ``wait`` seconds in all, so
+        that each removes the files it had not stored (a Ctrl-C of ``prepare``); builds
+        asked for later run again."""
+        self._stopping.set()
+        try:
+            deadline = time.monotonic() + wait
+            for build in self.status():
+                build.wait(max(0.0, deadline - time.monotonic()))
+        finally:
+            self._stopping.clear()
+
+    def _check_stop(self) -> None:
+        """The builds' checkpoint (:func:`diceopt.progress.cancellable`): raises
+        KeyboardInterrupt once :meth:`stop` is called."""
+        if self._stopping.is_set():
+            raise KeyboardInterrupt
+
     def status(self) -> list[Build]:
         """Every build of this process, oldest first."""
         with self._lock:
@@ -427,13 +448,15 @@ class TableStore:
                 _Slot(self._building) as slot,
                 file_lock(lock_path(table.path), lambda: build.set_stage("waiting")),
             ):
+                self._check_stop()  # (stopped while it was queued)
                 build.set_stage("loading")  # another process may have stored it meanwhile
                 if table.load():
                     self._end(build, "ready", "loaded (built by another process)")
                     return
                 build.on_storing = slot.release  # its store overlaps the next build
                 build.set_stage("building")
-                with watching_parts(build.update_part):  # the kernel's slices of a step
+                # the kernel's slices of a step; a stop() between two
+                with watching_parts(build.update_part), cancellable(self._check_stop):
                     stored = table.build(build)
             with self._lock:
                 self.built += 1
@@ -479,24 +502,29 @@ def prepare(
     """Make every table ready (loaded, else built and stored), in order, with progress on
     stderr (a rich bar on a terminal); the next build starts once the one before is
     storing its table. One line each on ``out``, in order: how it was made ready, or why
-    it failed. The builds, in order."""
+    it failed. The builds, in order. Interrupted (Ctrl-C), it stops the builds
+    (:meth:`TableStore.stop`) before it raises."""
     store = store or DEFAULT
     builds: list[Build] = []
     told = 0  # the builds reported on ``out`` so far
-    for table in tables:
-        build = store.start(table)
-        if build.running:
-            label = table.title + (f" ({table.cost})" if table.cost else "")
-            with Stage(label, "") as stage:
-                while not build.wait(0.2) and build.stage != "storing":
-                    stage.update(build.done, build.total)
-        builds.append(build)
-        while told < len(builds) and not builds[told].running:
-            _tell(builds[told], out)
-            told += 1
-    for build in builds[told:]:
-        build.wait()
-        _tell(build, out)
+    try:
+        for table in tables:
+            build = store.start(table)
+            if build.running:
+                label = table.title + (f" ({table.cost})" if table.cost else "")
+                with Stage(label, "") as stage:
+                    while not build.wait(0.2) and build.stage != "storing":
+                        stage.update(build.done, build.total)
+            builds.append(build)
+            while told < len(builds) and not builds[told].running:
+                _tell(builds[told], out)
+                told += 1
+        for build in builds[told:]:
+            build.wait()
+            _tell(build, out)
+    except BaseException:  # Ctrl-C: the builds stop and remove what they had not stored
+        store.stop()
+        raise
     return builds
 
 

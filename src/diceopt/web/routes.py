@@ -341,6 +341,9 @@ def create_app(
             else:
                 threading.Thread(target=warm_all, name="diceopt-warm", daemon=True).start()
         yield
+        # shutting down: the tables being built stop at their next slice and remove what
+        # they had not stored (a table being stored is finished), within the graceful time
+        await anyio.to_thread.run_sync(tables.store.stop, GRACEFUL_SECONDS)
 
     app = FastAPI(
         title="diceopt advisor",
