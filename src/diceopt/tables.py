@@ -20,7 +20,9 @@ disk, not the cores; its file lock is held until it is stored). They report thei
 (``loading``, ``queued``, ``waiting`` for another process's build, ``building``,
 ``storing``, ``ready``, ``failed``), the units done of their total and the seconds since
 they started (:meth:`TableStore.status`). A build goes on when the request that started
-it is gone: its table is shared, and a later request finds it ready.
+it is gone: its table is shared, and a later request finds it ready. Only
+:meth:`TableStore.stop` (a Ctrl-C of :func:`prepare`, a server's shutdown) stops the
+builds, at their next slice of work, each removing the file it had not stored.
 
 Progress: a build reports its steps (``Build.update(done, total)``: e.g. the layers of a
 solve, after each), and within a step the kernel's own slices
