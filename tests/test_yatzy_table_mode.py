@@ -510,3 +510,28 @@ def test_a_control_table_plays_for_the_expected_score_everywhere(table_inputs):
     for row in res.to_json()["calibration"]["others"]:
         if row["count"] >= 5000:
             assert row["ci95"][0] - 0.01 <= row["predicted"] <= row["ci95"][1] + 0.01
+
+
+def test_chances_read_the_stored_rows_of_the_first_turns(tmp_path, monkeypatch):
+    # with the rows of the first turns stored, the sheets of the first turns are read, not
+    # computed: the same chances, bit for bit
+    import diceopt.games.yatzy.winning.win as win_module
+    from diceopt.games.yatzy.stored import store
+
+    monkeypatch.setenv("DICEOPT_CACHE", str(tmp_path))
+    store.forget(DUEL)
+    win_module._PMFS.clear()
+    cfg = config(DUEL)
+    seats = sheets(DUEL, SHEETS[:4])  # at most two boxes filled: their turns lead to rows
+    computed = table_chances(cfg, seats)
+    assert store.early_table(DUEL, 0.0, "float64").build(None) is True
+    store.forget(DUEL)
+    win_module._PMFS.clear()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a distribution was computed")
+
+    monkeypatch.setattr("diceopt.games.yatzy.analyses.distribution.distribution", no_pass)
+    assert np.array_equal(table_chances(config(DUEL), seats), computed)
+    store.forget(DUEL)
+    win_module._PMFS.clear()

@@ -321,7 +321,8 @@ def sheet_text(pos: Position, rules: YatzyRules) -> str:
 def points_to_come(config: Any, mask: int, flag: int, upper: int) -> np.ndarray:
     """P(points still to come = x), x = 0, 1, ..., from a turn-start state under the
     expected-score policy: the stored state distributions when loaded, else
-    :func:`diceopt.games.yatzy.winning.win.points_to_come`."""
+    :func:`diceopt.games.yatzy.winning.win.points_to_come` (which reads the stored rows of
+    the first turns, loaded here when they are stored: the numbers it would compute)."""
     from diceopt.games.yatzy.stored.store import get_solved, loaded_pmfs
     from diceopt.games.yatzy.winning.win import points_to_come as one_state
 
@@ -330,6 +331,7 @@ def points_to_come(config: Any, mask: int, flag: int, upper: int) -> np.ndarray:
         got = rows.pmf(mask, flag, upper)
         if got is not None:
             return got
+    config.first_turns()
     return one_state(get_solved(config.rules, 0.0, config.dtype), mask, flag, upper)
 
 
