@@ -518,13 +518,19 @@ def test_prepare_reports_in_order_when_builds_overlap(tmp_path):
     second = FileTable(tmp_path / "b.tbl")
     plain = second.table()
 
+    lines: list[str] = []
+
     def build_then_let_the_first_store(report: Build) -> bool:
         assert first.builds == 1 and not first.path.exists()  # the first is still storing
         ok = plain.build(report)
         stored.set()
+        for _ in range(3000):  # the first's line comes while this one still builds
+            if lines:
+                break
+            time.sleep(0.01)
+        assert lines and lines[0].startswith("the a table: ready"), lines
         return ok
 
-    lines: list[str] = []
     tables = [first.table(), dataclasses.replace(plain, build=build_then_let_the_first_store)]
     builds = prepare(tables, TableStore(), lines.append)
     assert [b.stage for b in builds] == ["ready", "ready"]

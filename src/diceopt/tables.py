@@ -512,15 +512,14 @@ def prepare(
     try:
         for table in tables:
             build = store.start(table)
+            builds.append(build)
             if build.running:
                 label = table.title + (f" ({table.cost})" if table.cost else "")
                 with Stage(label, "") as stage:
                     while not build.wait(0.2) and build.stage != "storing":
                         stage.update(build.done, build.total)
-            builds.append(build)
-            while told < len(builds) and not builds[told].running:
-                _tell(builds[told], out)
-                told += 1
+                        told = _tell_finished(builds, told, out)  # one stored meanwhile
+            told = _tell_finished(builds, told, out)
         for build in builds[told:]:
             build.wait()
             _tell(build, out)
@@ -528,6 +527,15 @@ def prepare(
         store.stop()
         raise
     return builds
+
+
+def _tell_finished(builds: list[Build], told: int, out: Callable[[str], None]) -> int:
+    """:func:`_tell` the builds from ``told`` on that have finished, in order (up to the
+    first still running); the number told in all."""
+    while told < len(builds) and not builds[told].running:
+        _tell(builds[told], out)
+        told += 1
+    return told
 
 
 def _tell(build: Build, out: Callable[[str], None]) -> None:
