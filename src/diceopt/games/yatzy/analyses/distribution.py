@@ -391,22 +391,33 @@ def distribution(
         raise InputError("the game is over: every category is filled")
     with interruptible():  # Ctrl-C: between two chunks of states
         rows, states, _ = _pass(table, (mask, flag, upper, roll, rerolls), first_turns=first_turns)
-    out = rows.data[: rows.ln[0]].copy()
-    b, y = float(rows.pb[0]), float(rows.py[0])
     value = _value_of(table, mask, flag, upper, roll, rerolls)
+    return _answer(
+        table, rows.data[: rows.ln[0]].copy(), (float(rows.pb[0]), float(rows.py[0])), value,
+        base, bonus_done, yatzy_done, t0, states,
+    )  # fmt: skip
+
+
+def _answer(
+    table: YatzyTable, pmf: np.ndarray, rates: tuple[float, float], value: float,
+    base: float | None, bonus_done: bool, yatzy_done: bool, t0: float, states: int | None,
+) -> ScoreDistribution:  # fmt: skip
+    """The distribution of a position from its row of points still to come (``pmf``, a
+    fresh array), its bonus and Yatzy rates and the table's value of it: shifted by
+    ``base`` points, trailing zeros cut, the rates of what the position already holds."""
     if base is not None:
         shift = int(round(base))
-        out = np.concatenate([np.zeros(shift), out])
+        pmf = np.concatenate([np.zeros(shift), pmf])
         value += shift
-    nz = np.flatnonzero(out > 0)
-    out = out[: nz[-1] + 1] if nz.size else out[:1]
+    nz = np.flatnonzero(pmf > 0)
+    pmf = pmf[: nz[-1] + 1] if nz.size else pmf[:1]
     return ScoreDistribution(
-        out,
+        pmf,
         base,
         # rules without an upper bonus (e.g. Generala) never earn one, whatever upper
         # total the states track
-        0.0 if rules.bonus <= 0 else 1.0 if bonus_done else b,
-        1.0 if yatzy_done else y,
+        0.0 if table.rules.bonus <= 0 else 1.0 if bonus_done else rates[0],
+        1.0 if yatzy_done else rates[1],
         value,
         theta=float(table.theta),
         seconds=time.perf_counter() - t0,
@@ -540,14 +551,8 @@ def start_from_rows(table: YatzyTable, rows: Any) -> ScoreDistribution | None:
     pmf, rates = rows.pmf(0, 0, 0), rows.rates(0, 0, 0)
     if pmf is None or rates is None:
         return None
-    nz = np.flatnonzero(pmf > 0)
-    pmf = pmf[: nz[-1] + 1] if nz.size else pmf[:1]
-    bonus = 0.0 if table.rules.bonus <= 0 else rates[0]
     value = _value_of(table, 0, 0, 0, -1, 2)
-    return ScoreDistribution(
-        pmf, 0.0, bonus, rates[1], value, theta=float(table.theta),
-        seconds=time.perf_counter() - t0, states=None,
-    )  # fmt: skip
+    return _answer(table, pmf, rates, value, 0.0, False, False, t0, None)
 
 
 def position_distribution(
