@@ -6,6 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from diceopt.games.families import push_luck_solo
 from diceopt.games.families.push_luck import load_rules
 from diceopt.games.families.push_luck_solo import fixed_policy_gain, solve_solo, solved
 
@@ -23,7 +24,7 @@ points = [1, 0]
 
 @pytest.fixture(scope="module")
 def zilch():
-    return solved(load_rules("zilch"))
+    return solved("zilch", load_rules("zilch"))
 
 
 def test_zilch_published_value(zilch):
@@ -41,6 +42,31 @@ def test_zilch_policy_depends_on_the_streak(zilch):
     assert summary["0"]["5"] > summary["1"]["5"] > summary["2"]["5"]  # bolder with no zilch
     for s in range(3):
         assert all(zilch.rolls_above(s, n) == [] for n in range(1, 7))  # thresholds
+
+
+def test_a_stored_solution_loads_as_solved(tmp_path, monkeypatch, zilch):
+    """Solved once and stored: a later process (the memo cleared) loads the same gain,
+    h and turn arrays bit for bit without solving; a damaged file is solved again."""
+    rules = zilch.rules
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    first = solved("zilch", rules, tmp_path)
+    files = list((tmp_path / "zilch").glob("solo-*.tbl"))
+    assert len(files) == 1
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    monkeypatch.setattr(push_luck_solo, "solve_solo", lambda *a, **k: pytest.fail("solved"))
+    again = solved("zilch", rules, tmp_path)
+    assert (again.gain, again.h, again.cap) == (first.gain, first.h, first.cap)
+    assert (again.iterations, again.residual) == (first.iterations, first.residual)
+    for a, b in zip(again.turns, first.turns, strict=True):
+        for name in push_luck_solo.TURN_ARRAYS:
+            assert np.array_equal(getattr(a, name), getattr(b, name))
+    assert again.policy_summary() == first.policy_summary()
+    data = bytearray(files[0].read_bytes())
+    data[-9] ^= 0xFF  # a flipped byte in the arrays: the checksum fails
+    files[0].write_bytes(bytes(data))
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    monkeypatch.setattr(push_luck_solo, "solve_solo", lambda r: zilch)
+    assert solved("zilch", rules, tmp_path) is zilch
 
 
 def test_raising_the_cap_changes_nothing(zilch):

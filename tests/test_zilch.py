@@ -22,6 +22,23 @@ def test_solve_json_prints_the_published_value(capsys):
     assert data["bank_at"]["0"]["6"] is None and data["bank_at"]["2"]["4"] == 550
 
 
+def test_advice_stores_the_solution_for_the_next_command(tmp_path, monkeypatch, capsys):
+    """The first command solves and stores the solution under --cache-dir; the next one
+    (a fresh process: the memo cleared) loads it and prints the same advice."""
+    from diceopt.games.families import push_luck_solo
+
+    args = ["zilch", "advise", "--cache-dir", str(tmp_path), "streak 1 | turn 350 | dice 1 5"]
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert len(list((tmp_path / "zilch").glob("solo-*.tbl"))) == 1
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    monkeypatch.setattr(push_luck_solo, "solve_solo", lambda *a, **k: pytest.fail("solved"))
+    assert main(args) == 0
+    assert capsys.readouterr().out == first
+    assert "set aside 1 5" in first
+
+
 def test_advice_after_a_set_aside(rules):
     pos = SPEC.parse(rules, "streak 1 | turn 350 | dice 1 2 3 3 6")
     advice = SPEC.advise(rules, pos)

@@ -89,7 +89,7 @@ class ZilchSpec(PushLuckSpec):
     def _solution(self, rules: PushLuckRules) -> Any:
         from diceopt.games.families.push_luck_solo import solved
 
-        return solved(rules)
+        return solved(self.id, rules)
 
     def choice_values(
         self, rules: PushLuckRules, pos: PushLuckPosition, total: int, left: int

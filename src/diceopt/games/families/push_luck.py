@@ -432,18 +432,28 @@ def combination_vectors(rules: PushLuckRules) -> list[tuple[tuple[int, ...], int
 def best_partition(rules: PushLuckRules) -> dict[tuple[int, ...], int]:
     """The most points of each multiset of at most ``dice`` dice (counts by face) that is
     exactly a disjoint union of combinations (points); multisets that are not are absent."""
-    combos = combination_vectors(rules)
-    best: dict[tuple[int, ...], int] = {tuple([0] * rules.sides): 0}
+    k = rules.sides
+    digit = [(rules.dice + 1) ** f for f in range(k)]  # a multiset as one number: counts
+    # as digits, so that taking a combination out is one subtraction (no tuple per try)
+    combos = [
+        (sum(c * d for c, d in zip(cvec, digit)), [(f, c) for f, c in enumerate(cvec) if c], pts)
+        for cvec, pts, _ in combination_vectors(rules)
+    ]
+    best: dict[tuple[int, ...], int] = {tuple([0] * k): 0}
+    by_code = {0: 0}  # the same, keyed by the multiset's number
     for total in range(1, rules.dice + 1):
-        for faces in itertools.combinations_with_replacement(range(rules.sides), total):
-            vec = tuple(faces.count(f) for f in range(rules.sides))
+        for faces in itertools.combinations_with_replacement(range(k), total):
+            vec = tuple(faces.count(f) for f in range(k))
+            code = sum(c * d for c, d in zip(vec, digit))
             top = -1
-            for cvec, points, _ in combos:
-                rest = tuple(a - b for a, b in zip(vec, cvec))
-                if min(rest) >= 0 and rest in best:
-                    top = max(top, points + best[rest])
+            for ccode, needs, points in combos:
+                if all(vec[f] >= c for f, c in needs):
+                    rest = by_code.get(code - ccode)
+                    if rest is not None:
+                        top = max(top, points + rest)
             if top >= 0:
                 best[vec] = top
+                by_code[code] = top
     return best
 
 

@@ -23,9 +23,8 @@ turn plus E h(streak after) - h(streak before), so every turn start is worth g.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Any
 
-import numba
 import numpy as np
 
 from diceopt.errors import InputError, SolveError
@@ -40,91 +39,6 @@ from diceopt.interrupt import run_chunks
 
 TAIL_TOLERANCE = 1e-14
 POLICY_ITERATIONS_MAX = 50
-
-
-@numba.njit(cache=True)
-def turn_kernel(
-    outcome_start: np.ndarray,
-    outcome_prob: np.ndarray,
-    option_start: np.ndarray,
-    option_points: np.ndarray,
-    option_dice: np.ndarray,
-    dice: int,
-    cap: int,
-    span: int,
-    bank_min: int,
-    step: float,
-    bank_add: float,
-    bust_value: float,
-    tail: np.ndarray,
-    fixed_bank_at: np.ndarray,
-    value: np.ndarray,
-    roll: np.ndarray,
-    points: np.ndarray,
-    busts: np.ndarray,
-    t_top: int,
-    t_stop: int,
-) -> None:
-    """Backward induction over the turn total t (steps) of one turn, for t = t_top down to
-    t_stop + 1 (a slice: the rows above it already filled in; the whole turn is t =
-    span - 1 down to 0), into ``value``, ``roll``, ``points`` and ``busts`` (span x dice + 1).
-
-    Terminal values: banking t steps is worth t * step + bank_add, a bust bust_value.
-    Fills value[t, n] (the best of bank and roll with n dice to roll), roll[t, n] (the
-    value of rolling), points[t, n] (expected points banked) and busts[t, n] (bust
-    probability) under the chosen decisions, for t = 0..span-1 (rows above ``cap``: bank
-    when the dice can bust, else roll; ``tail[n]``: the expected points of that). With
-    ``fixed_bank_at[1] >= 0`` the decisions are fixed instead: bank at t >=
-    fixed_bank_at[n] (and t >= bank_min), set aside the most points.
-    """
-    fixed = fixed_bank_at[1] >= 0
-    for t in range(t_top, t_stop, -1):
-        bank = t * step + bank_add
-        for n in range(1, dice + 1):
-            if t > cap:
-                value[t, n] = bank + tail[n]
-                roll[t, n] = value[t, n]
-                points[t, n] = t * step + tail[n]
-                continue
-            r = 0.0
-            e = 0.0
-            b = 0.0
-            for o in range(outcome_start[n], outcome_start[n + 1]):
-                p = outcome_prob[o]
-                lo = option_start[o]
-                hi = option_start[o + 1]
-                if lo == hi:
-                    r += p * bust_value
-                    b += p
-                    continue
-                best = lo
-                best_v = -1e300
-                for k in range(lo, hi):
-                    nd = option_dice[k] if option_dice[k] > 0 else dice
-                    tt = min(t + option_points[k], span - 1)
-                    v = option_points[k] if fixed else value[tt, nd]
-                    if v > best_v:
-                        best_v = v
-                        best = k
-                nd = option_dice[best] if option_dice[best] > 0 else dice
-                tt = min(t + option_points[best], span - 1)
-                r += p * value[tt, nd]
-                e += p * points[tt, nd]
-                b += p * busts[tt, nd]
-            roll[t, n] = r
-            may_bank = t >= bank_min and t > 0
-            if fixed:
-                banks = may_bank and t >= fixed_bank_at[n]
-            else:
-                banks = may_bank and bank >= r
-            if banks:
-                value[t, n] = bank
-                points[t, n] = t * step
-                busts[t, n] = 0.0
-            else:
-                value[t, n] = r
-                points[t, n] = e
-                busts[t, n] = b
 
 
 def bust_chance(table: RollTable, n: int) -> float:
@@ -262,7 +176,10 @@ def solve_turn(
     cap: int | None = None,
     fixed_bank_at: np.ndarray | None = None,
 ) -> TurnSolution:
-    """One turn by backward induction (see :func:`turn_kernel`; values in points)."""
+    """One turn by backward induction (values in points; the kernel:
+    :func:`~diceopt.games.families.solo_kernels.turn_kernel`)."""
+    from diceopt.games.families.solo_kernels import turn_kernel  # numba: only to solve
+
     table = compile_rolls(rules)
     cap = turn_cap(rules) if cap is None else cap
     span = cap + max_roll_points(rules) // rules.step + 2
@@ -364,10 +281,50 @@ def solve_solo(rules: PushLuckRules, cap: int | None = None) -> SoloSolution:
     )
 
 
-@lru_cache(maxsize=4)
-def solved(rules: PushLuckRules) -> SoloSolution:
-    """The solution of one-player rules, solved once per process."""
-    return solve_solo(rules)
+_SOLVED: dict[Any, SoloSolution] = {}
+TURN_ARRAYS = ("value", "roll", "points", "busts")  # a TurnSolution's, stored per streak
+
+
+def stored_name(field: str) -> str:
+    """A TurnSolution array's name in the stored table (the main array is ``values``)."""
+    return "values" if field == "value" else field
+
+
+def solved(game: str, rules: PushLuckRules, cache_dir: Any = None) -> SoloSolution:
+    """The solution of one-player rules solved once: loaded from the table cache (stored
+    under ``game``, keyed by the rules' hash), else solved (:func:`solve_solo`) and stored,
+    so that a later process loads it instead of solving it again (Zilch: 1.1 s)."""
+    from diceopt import storage
+    from diceopt.games.families.race import rules_hash
+
+    def to_table(sol: SoloSolution) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays = {
+            stored_name(name): np.stack([getattr(turn, name) for turn in sol.turns])
+            for name in TURN_ARRAYS
+        }
+        header = {"value": sol.gain, "h": list(sol.h), "cap": sol.cap}
+        return arrays, {**header, "iterations": sol.iterations, "residual": sol.residual}
+
+    def from_table(stored: storage.Stored) -> SoloSolution:
+        arrays, head = stored.arrays, stored.header
+        streaks = arrays["values"].shape[0]
+        turns = tuple(
+            TurnSolution(*(arrays[stored_name(name)][s] for name in TURN_ARRAYS))
+            for s in range(streaks)
+        )
+        h = tuple(float(x) for x in head["h"])
+        return SoloSolution(
+            rules, float(head["value"]), h, turns, int(head["cap"]), int(head["iterations"]),
+            float(head["residual"]),
+        )  # fmt: skip
+
+    key = storage.TableKey(
+        game, f"solo-{rules_hash(rules)[:16]}", "long-run", 0.0, "float64", None,
+        extra=TURN_ARRAYS[1:],
+    )  # fmt: skip
+    return storage.solved_once(
+        _SOLVED, (game, rules), key, lambda: solve_solo(rules), to_table, from_table, cache_dir
+    )
 
 
 def fixed_policy_gain(
