@@ -48,13 +48,14 @@ def turn_summary() -> dict[str, Any]:
     t = transitions()
     tv = best.policy
     thresholds = {}
+    out = t.configs.sum(axis=1)
+    aside = t.aside_count.tolist()  # (a property that sums every configuration: once)
     for shots in range(3):
         # configurations of a turn in progress (3 dice or more out of the cup) before
         # any recycling (brains = brain dice set aside)
-        out = t.configs.sum(axis=1)
         rows = []
         for c in np.flatnonzero((t.shots == shots) & (out >= 3)).tolist():
-            g0 = int(t.aside_count[c])
+            g0 = aside[c]
             banks = [g for g in range(g0, g0 + 1) if tv.values[g, c] <= tv.h[g]]
             rows.append((g0, bool(banks)))
         rolled = [g for g, bank in rows if not bank]
