@@ -450,6 +450,43 @@ def test_early_rows_are_the_distributions_of_the_first_turns():
     assert sum("early distributions" in n for n in names) == 1
 
 
+def test_an_opponents_first_turns_are_read_from_the_stored_rows(monkeypatch):
+    # an opponent with at most EARLY_FILLED boxes filled: its distribution comes from the
+    # stored rows of the first turns (loaded on the way, not built), the very numbers of
+    # a pass, for each table the win-seeking opponent tries; a table that is not this
+    # process's own (a fresh solve) loads nothing
+    import diceopt.games.yatzy.winning.win as win_module
+    from diceopt.games.registry import get_game
+    from diceopt.games.yatzy import get_solved
+    from diceopt.games.yatzy.stored import store
+
+    spec = get_game("yatzy")
+    config = spec.rules("scandinavian-forced")
+    rules = config.rules
+    for theta in (0.0, -RISK_THETA, RISK_THETA):
+        assert store.early_table(rules, theta).build(None) is True
+    mine = parse_opponent("filled ones twos | upper 5 | score 5", rules)
+    opponent = parse_opponent("filled ones twos threes | upper 9 | score 9", rules)
+    plays_all = ("expected", "win")
+    win_module._PMFS.clear()
+    computed = {plays: opponent_distribution(config, opponent, mine, plays) for plays in plays_all}
+    store._EARLY.clear()
+    win_module._PMFS.clear()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a distribution was computed")
+
+    monkeypatch.setattr("diceopt.games.yatzy.analyses.distribution.distribution", no_pass)
+    for plays in plays_all:
+        assert np.array_equal(opponent_distribution(config, opponent, mine, plays), computed[plays])
+    solved = get_solved(rules, 0.0, "float32")
+    assert store.stored_early_rows(solved) is store.early_rows(solved) is not None
+    store._EARLY.clear()
+    other = solve_table(rules, dtype="float32")
+    assert store.stored_early_rows(other) is None and store.early_rows(solved) is None
+    win_module._PMFS.clear()
+
+
 def test_the_state_distributions_build_stores_the_early_rows_of_its_table():
     # one float64 pass gives both: the state distributions (rounded to float32) and the
     # early rows of the theta 0 table, the very bytes of the early rows' own build

@@ -106,6 +106,7 @@ __all__ = [
     "build_early",
     "build_rows",
     "early_rows",
+    "stored_early_rows",
     "early_table",
     "load_pmfs",
     "loaded_pmfs",
@@ -299,11 +300,7 @@ class YatzyConfig:
         does)."""
         if self.rules.saved_rerolls:
             return None
-        solved = self.table()
-        rows = early_rows(solved)
-        if rows is None and load_early(self.rules, self.theta, self.dtype, "not reading them"):
-            rows = early_rows(solved)
-        return rows
+        return stored_early_rows(self.table())
 
     def table(self) -> YatzyTable | SavedTable:
         """The solved table (loaded or solved once per process; progress on a terminal;
@@ -596,6 +593,21 @@ def early_rows(table: Any) -> EarlyRows | None:
     with _EARLY_LOCK:
         got = _EARLY.get(id(table))
     return got[1] if got is not None and got[0] is table else None
+
+
+def stored_early_rows(table: Any) -> EarlyRows | None:
+    """The early rows of a solved table: those this process holds, else the stored ones,
+    loaded (checked) when ``table`` is this process's table of its rules; None when they
+    are not stored (they are not built here) or ``table`` is another one."""
+    rows = early_rows(table)
+    if rows is not None or table.rules.saved_rerolls:
+        return rows
+    rules, theta, dtype = table.rules, table.theta, table.values.dtype.name
+    if TABLES.get(table_memo(rules, theta, dtype)) is not table:
+        return None
+    if load_early(rules, theta, dtype, "not reading them"):
+        return early_rows(table)
+    return None
 
 
 def _keep_early(solved: Any, arrays: dict[str, np.ndarray]) -> None:

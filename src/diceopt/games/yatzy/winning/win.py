@@ -346,8 +346,9 @@ def points_to_come(table: Any, mask: int, flag: int, upper: int) -> np.ndarray:
     (:func:`diceopt.games.yatzy.analyses.distribution.distribution`), kept for the process's
     next asks (the last PMF_CACHE_SIZE states; a read-only array). From the start of a
     Scandinavian game about 3 s, after one turn about 1 s, after five 0.1 s (2 cores),
-    unless the stored rows of the first turns are loaded
-    (:mod:`diceopt.games.yatzy.stored.store`): then at once."""
+    unless the stored rows of the first turns hold the state
+    (:func:`~diceopt.games.yatzy.stored.store.stored_early_rows`, loaded here when they
+    are stored): then at once."""
     from diceopt.games.yatzy.analyses.distribution import distribution
 
     key = (id(table), int(mask), int(flag), int(upper))
@@ -356,9 +357,11 @@ def points_to_come(table: Any, mask: int, flag: int, upper: int) -> np.ndarray:
         if hit is not None and hit[0] is table:
             _PMFS.move_to_end(key)
             return hit[1]
-    from diceopt.games.yatzy.stored.store import early_rows as lookup
+    from diceopt.games.yatzy.stored.store import EARLY_FILLED, stored_early_rows
 
-    early = lookup(table)  # the first turns' rows, when they are loaded (the same numbers)
+    early = None  # the first turns' rows (the same numbers), read for the states they hold
+    if bin(int(mask)).count("1") <= EARLY_FILLED:
+        early = stored_early_rows(table)
     pmf = early.pmf(mask, flag, upper) if early is not None else None
     if pmf is None:
         pmf = distribution(table, mask=mask, flag=flag, upper=upper, base=None).pmf
