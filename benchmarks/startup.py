@@ -6,7 +6,9 @@ writes the bytecode caches) ``diceopt --help``, every ``diceopt GAME --help``, `
 table (solved once into a temporary cache directory first, unless ``--cache-dir``
 names one that holds it); for scale also ``python -c pass`` and ``python -c "import
 numpy"``, the floor of any command that computes. Targets: 0.15 s for a help, 0.1 s
-for the advice (start-up, table load and checks, the advice). Prints one JSON object
+for the advice (start-up, table load and checks, the advice). Then every other game's
+``diceopt GAME advise EXAMPLE`` (its position example), the game's default table stored
+by the untimed first run: target 1 s. Prints one JSON object
 per line: wall seconds (median, min), the child's CPU seconds (median) and pass/fail
 against the target (the median wall time); then a summary line with the load average.
 On a shared machine compare with the numpy row of the same run.
@@ -29,6 +31,7 @@ from pathlib import Path
 
 HELP_TARGET = 0.15
 ADVISE_TARGET = 0.10
+GAME_ADVISE_TARGET = 1.0  # another game's advice, a whole process: no wait a user can feel
 POSITION = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos | upper 3 | score 3"
 
 
@@ -103,6 +106,14 @@ def main() -> int:
             subprocess.run([*cli, "yatzy", "solve"], env=env, capture_output=True, check=True)
         advise = [*cli, "yatzy", "advise", POSITION]
         rows.append(report("diceopt yatzy advise POSITION", advise, env, args.runs, ADVISE_TARGET))
+        # every other game's advice on its position example, its default table stored by
+        # the untimed first run (as make run's sections store them)
+        for game, spec in games().items():
+            if game == "yatzy" or not spec.position_example:
+                continue
+            cmd = [*cli, game, "advise", spec.position_example]
+            name = f"diceopt {game} advise EXAMPLE"
+            rows.append(report(name, cmd, env, args.runs, GAME_ADVISE_TARGET))
 
     checked = [r for r in rows if "pass" in r]
     emit(
