@@ -11,7 +11,7 @@ import pytest
 import diceopt.games.yatzy.kernel.simulation as sim
 from diceopt.cli import main
 from diceopt.errors import InputError
-from diceopt.games.yatzy.commands.sweep import parse_thetas, sweep, sweep_tables
+from diceopt.games.yatzy.commands.sweep import SweepRow, parse_thetas, sweep, sweep_tables
 from diceopt.games.yatzy.kernel.simulation import simulate, summarize, turn_policy
 from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
@@ -364,6 +364,33 @@ def test_sweep_risk_attitude_moves_the_spread(sweep_rows):
     # certainty equivalents: below the mean when averse, above when seeking
     assert sweep_rows[0].value < averse["mean"] and sweep_rows[2].value > seeking["mean"]
     assert all(r.summary()["total"] == pytest.approx(1.0, abs=1e-9) for r in sweep_rows)
+
+
+def test_sweep_reads_a_thetas_start_from_the_stored_rows(cache, monkeypatch):
+    # the rows of the first turns stored (as make run stores the page's thetas): that
+    # theta's row is read from them, the very numbers of the distribution's pass
+    from diceopt.games.yatzy.analyses.distribution import distribution
+    from diceopt.games.yatzy.commands import sweep as sweep_module
+    from diceopt.games.yatzy.stored import store
+    from diceopt.games.yatzy.stored.files import get_table
+
+    rules = get_rules("scandinavian-forced")
+    assert store.early_table(rules, 0.05).build(None) is True
+    table, _ = get_table(rules, 0.05)
+    want = distribution(table)
+    store._EARLY.clear()
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a distribution was computed")
+
+    monkeypatch.setattr(sweep_module, "distribution", no_pass)
+    (row,) = sweep(rules, [0.05])
+    assert row.value == table.value and row.dist.states is None
+    assert np.array_equal(row.dist.pmf, want.pmf)
+    assert (row.dist.bonus_rate, row.dist.yatzy_rate) == (want.bonus_rate, want.yatzy_rate)
+    assert row.to_json() == SweepRow(0.05, table.value, want).to_json()
+    with pytest.raises(AssertionError, match="computed"):  # another theta: computed
+        sweep(rules, [0.02])
 
 
 def test_frontier_png(sweep_rows, tmp_path):

@@ -103,6 +103,12 @@ def sweep(
                 solved[table.theta] = table
     rows = []
     for theta in thetas:
+        stored = stored_start(rules, theta, dtype) if cache_dir is None else None
+        if stored is not None:  # the page's thetas after make run: the same numbers
+            if progress is not None:
+                progress(f"exact distribution for theta {theta:g} (stored rows)")
+            rows.append(SweepRow(float(theta), stored[0].value, stored[1]))
+            continue
         got = solved.get(float(theta))
         if got is not None:
             table = got
@@ -114,6 +120,28 @@ def sweep(
             progress(f"exact distribution for theta {theta:g}")
         rows.extend(sweep_tables([table]))
     return rows
+
+
+def stored_start(
+    rules: YatzyRules, theta: float, dtype: str
+) -> tuple[YatzyTable, ScoreDistribution] | None:
+    """The (theta, dtype) table and its distribution from the start, read from the stored
+    rows of the first turns (:func:`~diceopt.games.yatzy.analyses.distribution.start_from_rows`:
+    :func:`distribution`'s numbers bit for bit) when they are stored in the default cache
+    directory (``make run`` stores those of theta 0 and +-0.05), else None. Only then is
+    the table kept in this process (with its rows), so that a long sweep holds no more."""
+    from diceopt import storage
+    from diceopt.games.yatzy.analyses.distribution import start_from_rows
+    from diceopt.games.yatzy.stored.store import early_key, get_solved, stored_early_rows
+
+    if rules.saved_rerolls or not storage.mapped_path(early_key(rules, theta, dtype)).exists():
+        return None
+    table = get_solved(rules, theta, dtype)
+    if not isinstance(table, YatzyTable):  # (saved rerolls: not stored)
+        return None
+    rows = stored_early_rows(table)
+    dist = None if rows is None else start_from_rows(table, rows)
+    return None if dist is None else (table, dist)
 
 
 def frontier_png(rows: Sequence[SweepRow], path: str, title: str) -> None:
