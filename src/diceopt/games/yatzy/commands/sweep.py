@@ -130,11 +130,10 @@ def stored_start(
     :func:`distribution`'s numbers bit for bit) when they are stored in the default cache
     directory (``make run`` stores those of theta 0 and +-0.05), else None. Only then is
     the table kept in this process (with its rows), so that a long sweep holds no more."""
-    from diceopt import storage
     from diceopt.games.yatzy.analyses.distribution import start_from_rows
-    from diceopt.games.yatzy.stored.store import early_key, get_solved, stored_early_rows
+    from diceopt.games.yatzy.stored.store import early_stored, get_solved, stored_early_rows
 
-    if rules.saved_rerolls or not storage.mapped_path(early_key(rules, theta, dtype)).exists():
+    if not early_stored(rules, theta, dtype):
         return None
     table = get_solved(rules, theta, dtype)
     if not isinstance(table, YatzyTable):  # (saved rerolls: not stored)

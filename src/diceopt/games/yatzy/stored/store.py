@@ -107,6 +107,7 @@ __all__ = [
     "build_rows",
     "early_rows",
     "stored_early_rows",
+    "early_stored",
     "early_table",
     "load_pmfs",
     "loaded_pmfs",
@@ -593,6 +594,12 @@ def early_rows(table: Any) -> EarlyRows | None:
     with _EARLY_LOCK:
         got = _EARLY.get(id(table))
     return got[1] if got is not None and got[0] is table else None
+
+
+def early_stored(rules: YatzyRules, theta: float, dtype: str) -> bool:
+    """Whether the early rows of the (rules, theta, dtype) table are stored in the default
+    cache directory (a file there; :func:`load_early` checks it)."""
+    return not rules.saved_rerolls and storage.mapped_path(early_key(rules, theta, dtype)).exists()
 
 
 def stored_early_rows(table: Any) -> EarlyRows | None:
