@@ -69,6 +69,20 @@ def test_a_stored_solution_loads_as_solved(tmp_path, monkeypatch, zilch):
     assert solved("zilch", rules, tmp_path) is zilch
 
 
+def test_the_process_keeps_a_few_solutions(tmp_path, monkeypatch):
+    """Solutions kept in the process are bounded (the oldest let go), each still stored."""
+    monkeypatch.setattr(push_luck_solo, "_SOLVED", {})
+    rules = []
+    for penalty in range(push_luck_solo.KEEP_SOLVED + 1):
+        path = tmp_path / f"coin{penalty}.toml"
+        path.write_text(COIN.format(penalty=penalty))
+        rules.append(load_rules(str(path)))
+        solved("zilch", rules[-1], tmp_path / "cache")
+    kept = push_luck_solo._SOLVED
+    assert len(kept) == push_luck_solo.KEEP_SOLVED and ("zilch", rules[0]) not in kept
+    assert len(list((tmp_path / "cache" / "zilch").glob("solo-*.tbl"))) == len(rules)
+
+
 def test_raising_the_cap_changes_nothing(zilch):
     wider = solve_solo(zilch.rules, cap=2 * zilch.cap)
     assert wider.gain == pytest.approx(zilch.gain, abs=1e-9)

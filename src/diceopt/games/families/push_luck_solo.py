@@ -281,7 +281,8 @@ def solve_solo(rules: PushLuckRules, cap: int | None = None) -> SoloSolution:
     )
 
 
-_SOLVED: dict[Any, SoloSolution] = {}
+_SOLVED: dict[Any, SoloSolution] = {}  # solutions kept in this process, oldest first
+KEEP_SOLVED = 4  # at most this many (each a few MB)
 TURN_ARRAYS = ("value", "roll", "points", "busts")  # a TurnSolution's, stored per streak
 
 
@@ -322,9 +323,12 @@ def solved(game: str, rules: PushLuckRules, cache_dir: Any = None) -> SoloSoluti
         game, f"solo-{rules_hash(rules)[:16]}", "long-run", 0.0, "float64", None,
         extra=TURN_ARRAYS[1:],
     )  # fmt: skip
-    return storage.solved_once(
+    sol = storage.solved_once(
         _SOLVED, (game, rules), key, lambda: solve_solo(rules), to_table, from_table, cache_dir
     )
+    while len(_SOLVED) > KEEP_SOLVED:  # the oldest let go (a script may try many rule files)
+        del _SOLVED[next(iter(_SOLVED))]
+    return sol
 
 
 def fixed_policy_gain(
