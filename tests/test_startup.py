@@ -47,6 +47,18 @@ def test_import_diceopt_loads_nothing_heavy():
     assert loaded_after(code) == []
 
 
+@pytest.mark.parametrize("user", [None, "1"])
+def test_import_diceopt_asks_numpy_for_small_pages_unless_the_user_says(user):
+    env = dict(os.environ, PYTHONPATH=SRC)
+    env.pop("NUMPY_MADVISE_HUGEPAGE", None)
+    if user is not None:
+        env["NUMPY_MADVISE_HUGEPAGE"] = user
+    code = "import os, diceopt\nprint(os.environ['NUMPY_MADVISE_HUGEPAGE'])\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == (user or "0")
+
+
 def test_the_whole_command_line_parser_loads_nothing_heavy(plugin_site):  # noqa: F811
     code = (
         "from diceopt.cli import build_parser\n"

@@ -119,11 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # numpy's OpenBLAS starts a thread per core as numpy loads (half the CPU of importing
     # numpy); no command does BLAS work worth threads, so one unless the user sets it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # (numba's OpenMP threads sleep between parallel loops: set as diceopt is imported)
-    # numpy asks for transparent huge pages on its large arrays; the fresh arrays of a
-    # score distribution then cost a second of system time in page faults (of 6 s,
-    # measured; the solver the same either way): small pages unless the user says so
-    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+    # (numba's OpenMP threads sleep between parallel loops and numpy's large arrays take
+    # small pages: both set as diceopt is imported)
     argv = join_negative_values(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv[0] = argv[0].lower()  # game ids are case-insensitive
