@@ -3,15 +3,17 @@
 Times (median of ``--runs`` runs, each a fresh subprocess, after one untimed run that
 writes the bytecode caches) ``diceopt --help``, every ``diceopt GAME --help``, ``python
 -c "import diceopt"`` and ``diceopt yatzy advise POSITION`` with a stored Scandinavian
-table (solved once into a temporary cache directory first, unless ``--cache-dir``
-names one that holds it); for scale also ``python -c pass`` and ``python -c "import
-numpy"``, the floor of any command that computes. Targets: 0.15 s for a help, 0.1 s
-for the advice (start-up, table load and checks, the advice). Then every other game's
-``diceopt GAME advise EXAMPLE`` (its position example), the game's default table stored
-by the untimed first run: target 1 s. Prints one JSON object
-per line: wall seconds (median, min), the child's CPU seconds (median) and pass/fail
-against the target (the median wall time); then a summary line with the load average.
-On a shared machine compare with the numpy row of the same run.
+table (solved once into a temporary cache directory first, unless ``--cache-dir`` names
+one that holds it); for scale also ``python -c pass`` and ``python -c "import numpy"``,
+the floor of any command that computes, ``python -c "import numpy, numba"``, the floor
+of any that runs a kernel, and the fixed part of Yatzy's commands that compute (``yatzy
+solve`` of the stored table, ``yatzy simulate --games 1``). Targets: 0.15 s for a help,
+0.1 s for the advice (start-up, table load and checks, the advice). Then every other
+game's ``diceopt GAME advise EXAMPLE`` (its position example), the game's default table
+stored by the untimed first run: target 1 s. Prints one JSON object per line: wall
+seconds (median, min), the child's CPU seconds (median) and pass/fail against the target
+(the median wall time); then a summary line with the load average. On a shared machine
+compare with the numpy row of the same run.
 
     .venv/bin/python benchmarks/startup.py [--runs 15] [--cache-dir DIR]
 """
@@ -93,6 +95,10 @@ def main() -> int:
     # its rows without it: games.yatzy.plain)
     rows.append(report("import numpy", [*py, "-c", "import numpy"], env, args.runs, None))
     rows.append(report("import diceopt", [*py, "-c", "import diceopt"], env, args.runs, None))
+    # the floor of any command that runs a kernel (then numba's registries and the cached
+    # kernels load: "yatzy simulate --games 1" below)
+    numba_floor = [*py, "-c", "import numpy, numba"]
+    rows.append(report("import numpy, numba", numba_floor, env, args.runs, None))
     rows.append(report("diceopt --help", [*cli, "--help"], env, args.runs, HELP_TARGET))
     for game in games():
         rows.append(
@@ -106,6 +112,12 @@ def main() -> int:
             subprocess.run([*cli, "yatzy", "solve"], env=env, capture_output=True, check=True)
         advise = [*cli, "yatzy", "advise", POSITION]
         rows.append(report("diceopt yatzy advise POSITION", advise, env, args.runs, ADVISE_TARGET))
+        # the fixed part of the Yatzy commands that compute: the stored table without
+        # numba, then one game (numba, its registries, the simulation's cached kernels)
+        solve = [*cli, "yatzy", "solve"]
+        rows.append(report("diceopt yatzy solve (stored)", solve, env, args.runs, None))
+        one_game = [*cli, "yatzy", "simulate", "--games", "1"]
+        rows.append(report("diceopt yatzy simulate --games 1", one_game, env, args.runs, None))
         # every other game's advice on its position example, its default table stored by
         # the untimed first run (as make run's sections store them)
         for game, spec in games().items():
