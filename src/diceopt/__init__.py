@@ -22,9 +22,9 @@ __version__ = "0.1.0"
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # numpy asks for transparent huge pages on its large arrays; where the kernel compacts
 # memory for them on demand, the fresh arrays of a Yatzy score distribution cost seconds
-# of page faults (the first from the start: 2.9-3.9 s against 2.0 s, measured; the solver
-# the same either way). Small pages, unless the user says otherwise; read as numpy is
-# imported, so only where diceopt is imported first (the command line always is).
+# of page faults (the first from the start: 2.9-4.1 s against 2.0-2.1 s, measured; the
+# solver the same either way). Small pages, unless the user says otherwise; read as numpy
+# is imported, so only where diceopt is imported first (the command line always is).
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 # numba's cached kernels removed when a file with numba code has changed: numba checks a
