@@ -133,7 +133,8 @@ def main() -> int:
     gen = TimedGenerator(np.random.default_rng(args.seed))
     la0 = load()
     c0 = time.process_time()
-    with timed_calls(sim_module, ["_group", "_decode", "_policies", "_play"]) as acc:
+    kernels = ["_group", "_decode", "_direct", "_policies", "_play"]
+    with timed_calls(sim_module, kernels) as acc:
         timed = simulate(table, args.games, gen)
     core = time.process_time() - c0
     emit(
@@ -143,9 +144,10 @@ def main() -> int:
         core_seconds=core,
         kernels=split_of(acc | {"dice": gen.acc}),
         note="dice: the Generator's integers (a turn ahead on a pool thread, beside _group: "
-        "their seconds overlap it, and their core seconds count every thread); _policies: "
-        "the turn policies of the distinct states; _play: the turns; _group: the counting "
-        "sort by state",
+        "their seconds overlap it, and their core seconds count every thread); _direct: the "
+        f"turns of the states fewer than {sim_module.DIRECT_BELOW} games reach, each roll's "
+        "choice as it comes; _policies: the whole turn policies of the other states; "
+        "_play: their turns; _group: the counting sort by state",
         load_average=[la0, load()],
     )
     t0 = time.perf_counter()

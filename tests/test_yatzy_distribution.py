@@ -16,7 +16,7 @@ from diceopt.games.yatzy.analyses.distribution import (
 )
 from diceopt.games.yatzy.kernel.arrays import StateArrays, kernel_arrays
 from diceopt.games.yatzy.kernel.layers import layer_states
-from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
+from diceopt.games.yatzy.kernel.policy import category_of, lowest_best, policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.simulation import simulate
 from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.kernel.widget import (
@@ -155,10 +155,11 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
         K = table.arrays64
         W = policy_buffers(K, 8)
         B = widget_buffers(K)
+        lane_states = StateArrays(mask, flag, upper)
         for lo in range(0, mask.size, 8):
             nb = min(8, mask.size - lo)
             theta = float(table.theta)
-            policy_lanes(StateArrays(mask, flag, upper), lo, nb, table.values, K, W, theta)
+            policy_lanes(lane_states, lo, nb, table.values, K, W, theta, W.policy, 0)
             for ln in range(nb):
                 i = lo + ln
                 widget_into(
@@ -166,6 +167,29 @@ def _check_lane_policy(rules: YatzyRules, tables: list) -> None:
                     TURN_REROLLS, SCORE_NOW,
                 )  # fmt: skip
                 assert np.array_equal(W.policy[ln], B.policy), states[i]
+                if table.values.dtype == np.float64:  # the same kernels read float32 tables
+                    _check_direct_choices(K, W, ln, int(mask[i]), states[i])
+
+
+def _check_direct_choices(K, W, ln: int, mask: int, state) -> None:
+    """The choices the simulation finds roll by roll for states that few games reach
+    (``category_of``, ``lowest_best`` from the lane buffers ``policy_lanes`` left) are the
+    whole policy's, for every roll: the category, and with 2 and 1 rerolls left scoring
+    now or the keep."""
+    A, M, _, M1, SR, vecs, _, tmp, pols = W
+    nd = K.offset.size - 2
+    base = int(K.offset[nd])
+    stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
+    for r in range(K.roll_p.size):
+        c = category_of(mask, r, ln, K, SR, vecs[0], tmp[2])
+        assert pols[ln, 0, r] == -c - 1, (state, r)
+        k = base + r
+        for t, best in ((2, M), (1, M1)):
+            want = pols[ln, t, r]
+            if A[k, ln] >= best[k, ln]:
+                assert want == pols[ln, 0, r], (state, r, t)
+            else:
+                assert want == lowest_best(k, best, ln, K, stack), (state, r, t)
 
 
 def test_lane_policy_is_the_widget_policy(table64):
@@ -259,7 +283,7 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
         o_pts, o_q, count = np.zeros_like(o_key), np.zeros(bound_off[-1]), np.zeros_like(o_key)
         for lo in range(0, n, LANES):
             nb = min(LANES, n - lo)
-            policy_lanes(states, lo, nb, tab.V, K, W, tab.theta)
+            policy_lanes(states, lo, nb, tab.V, K, W, tab.theta, W.policy, 0)
             P[:, :nb] = K.roll_p[:, None]
             finish_turn(P, 2, W.policy, nb, K, mass, out, first)
             turn_outcomes(

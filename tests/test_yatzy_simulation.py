@@ -14,6 +14,8 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.commands.sweep import SweepRow, parse_thetas, sweep, sweep_tables
 from diceopt.games.yatzy.kernel.simulation import simulate, summarize, turn_policy
 from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.rulebook.compiler import load_rules
+from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
 
 SCANDINAVIAN_VALUE = 248.4399893778553
@@ -140,13 +142,15 @@ def test_flags_consistent_with_scores(scand64, american32):
 
 
 def test_same_seed_same_games_and_batches(american32, monkeypatch):
+    monkeypatch.setattr(sim, "COUNTING_KEYS_PER_GAME", 1 << 40)  # the counting sort here
     a = simulate(american32, 3000, np.random.default_rng(5))
     b = simulate(american32, 3000, np.random.default_rng(5))
     c = simulate(american32, 3000, np.random.default_rng(6))
     assert np.array_equal(a.scores, b.scores) and np.array_equal(a.bonus, b.bonus)
     assert np.array_equal(a.yatzy, b.yatzy)
     assert not np.array_equal(a.scores, c.scores)
-    # the argsort grouping (large state spaces) gives exactly the counting sort's games
+    # the argsort grouping (large state spaces, few games) gives exactly the counting
+    # sort's games
     monkeypatch.setattr(sim, "MAX_COUNTING_KEYS", 0)
     d = simulate(american32, 3000, np.random.default_rng(5))
     assert np.array_equal(a.scores, d.scores) and np.array_equal(a.yatzy, d.yatzy)
@@ -270,6 +274,35 @@ def test_simulation_policies_are_the_widgets(rules):
         assert np.array_equal(pol[i], want), (i, states.mask[i], states.upper[i])
 
 
+DIRECT_CASES = {
+    "am": (SMALL_AMERICAN, 0.0),  # jokers and the Yahtzee bonus
+    "sc": (SMALL_SCANDINAVIAN, 0.0),
+    "sc-theta": (SMALL_SCANDINAVIAN, -0.05),
+    "kniffel": (load_rules("kniffel").reduced(("twos", "full_house", "kniffel", "chance")), 0.0),
+    "generala": (load_rules("generala").reduced(("ones", "generala", "doble_generala")), 0.0),
+    "maxi": (get_rules("maxi").reduced(("ones", "sixes", "three_pairs", "chance")), 0.0),
+    "four-sides": (YatzyRules(categories=("ones", "twos", "fours", "chance"), sides=4), 0.0),
+}
+
+
+@pytest.mark.parametrize("key", sorted(DIRECT_CASES))
+def test_direct_play_is_the_policys(key, monkeypatch):
+    """States few games reach play each roll's choice as it comes (the category and the
+    lowest best keep of that roll alone), the others from their whole policy: the same
+    games either way, for every game (all direct, none direct; served scores, Generala,
+    always from the whole policy)."""
+    rules, theta = DIRECT_CASES[key]
+    table = solve_table(rules, dtype="float64", theta=theta)
+    games = {}
+    for below in (0, 1 << 40):
+        monkeypatch.setattr(sim, "DIRECT_BELOW", below)
+        games[below] = simulate(table, 4000, np.random.default_rng(3))
+    a, b = games.values()
+    assert np.array_equal(a.scores, b.scores)
+    assert np.array_equal(a.bonus, b.bonus) and np.array_equal(a.yatzy, b.yatzy)
+    assert a.scores.std() > 0
+
+
 @pytest.mark.parametrize("variant", ["scandinavian", "maxi"])
 def test_reroll_tables_add_the_digits(variant):
     """The table lookup of the simulation's dice gives the roll the chain of added dice
@@ -326,6 +359,22 @@ def test_summarize_hand_case():
     assert s["mean"] == 25 and s["std"] == pytest.approx(np.std([10, 20, 30, 40], ddof=1))
     assert s["std_error"] == pytest.approx(s["std"] / 2) and s["bonus_rate"] == 0.25
     assert s["min"] == 10 and s["max"] == 40 and s["percentiles"]["50"] == 25
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 1000, 100_001])
+def test_summarize_from_counts_is_numpys(n):
+    """The summary from the count of each score: numpy's mean exactly, its std and linear
+    percentiles to rounding."""
+    rng = np.random.default_rng(n)
+    scores = rng.integers(40, 380, size=n)
+    flags = rng.random(n) < 0.5
+    s = summarize(scores, flags, ~flags)
+    x = scores.astype(np.float64)
+    assert s["mean"] == x.mean() and s["min"] == x.min() and s["max"] == x.max()
+    assert s["std"] == pytest.approx(x.std(ddof=1) if n > 1 else 0.0, rel=1e-12)
+    want = np.percentile(x, sim.PERCENTILES)
+    assert list(s["percentiles"].values()) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert s["bonus_rate"] == flags.mean() and s["yatzy_rate"] == (~flags).mean()
 
 
 def test_text_histogram():

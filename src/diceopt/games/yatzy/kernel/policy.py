@@ -43,7 +43,7 @@ class PolicyBuffers(NamedTuple):
     vecs: np.ndarray  # (4, lanes): the solver's per-lane vectors
     arg: np.ndarray  # (2 (nk + 1), lanes): the lowest flat index of the best sub-multiset
     tmp: np.ndarray  # (3, lanes): step 2's best value and category, zc
-    policy: np.ndarray  # (lanes, 3, R) int64: each lane's policy, as WidgetBuffers.policy
+    policy: np.ndarray  # (lanes, 3, R) int16: each lane's policy, as WidgetBuffers.policy
 
 
 @numba.njit(cache=True)
@@ -66,8 +66,90 @@ def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
         np.empty((4, lanes)),
         np.empty((2 * (nk + 1), lanes)),
         np.empty((3, lanes)),
-        np.empty((lanes, 3, R), dtype=np.int64),
+        np.empty((lanes, 3, R), dtype=np.int16),
     )
+
+
+@numba.njit(cache=True)
+def zero_categories(
+    nb: int, K: KernelArrays, SR: np.ndarray, Z: np.ndarray, zc: np.ndarray
+) -> None:
+    """``zc[ln]``: the lowest category whose h = 0 successor row is the best zero, ``Z[ln]``
+    (the solver's; rows not allowed are NEG), for lanes 0 .. nb - 1: where the category
+    choice starts."""
+    stride = K.offset.size - 1
+    for c in range(K.upper_face.size - 1, -1, -1):
+        h0 = c * stride
+        for ln in range(nb):
+            zc[ln] = c if SR[h0, ln] == Z[ln] else zc[ln]
+
+
+@numba.njit(cache=True, inline="always")
+def category_of(
+    mask: int, r: int, ln: int, K: KernelArrays, SR: np.ndarray, Z: np.ndarray, zc: np.ndarray
+) -> int:
+    """The category roll r is written into in lane ln (a state of mask ``mask``), from the
+    successor rows SR, the best zeros Z and their categories zc (:func:`zero_categories`).
+
+    Deliberate twin of one (r, ln) of ``_score_now_lanes`` (the same argmax and
+    tie-break), for a simulation that needs the choice of a few rolls only: there the
+    lanes loop runs over all rolls at once (SIMD) and costs more than a few calls of this.
+    """
+    pos_id, pos_s, pos_c = K.pos_id, K.pos_s, K.pos_c
+    pad = SR.shape[0] - 1
+    best = Z[ln]
+    bc = int(zc[ln])
+    for e in range(pos_id.shape[1]):
+        i = pos_id[r, e]
+        if e > 0 and i == pad:
+            break  # only padding left
+        v = pos_s[r, e] + SR[i, ln]
+        c = pos_c[r, e]
+        take = (v > best) | ((v == best) & (c < bc))  # selects: no mispredicted branch
+        bc = c if take else bc
+        best = v if take else best
+    if (K.joker_code != 0 or K.ubonus != 0) and K.yz_face[r] >= 0 and joker_rules(mask, K):
+        _, bc = joker_best(mask, r, K, SR, ln)
+    return bc
+
+
+@numba.njit(cache=True, inline="always")
+def lowest_best(i: int, M: np.ndarray, ln: int, K: KernelArrays, stack: np.ndarray) -> int:
+    """The lowest flat index among the sub-multisets of multiset i (i included) whose value
+    is i's best, ``M`` (:func:`~diceopt.games.yatzy.kernel.solve.choose_rows`' 2 (nk + 1)
+    rows in halves), in lane ln: what :func:`_lowest_best_size` gives ``X[i]``, found by
+    following only the edges that keep the best (usually one path down; ``stack``, int64,
+    at least dice (dice + 1) / 2 + 1 long, is work space).
+
+    Deliberate twin of ``_lowest_best_size`` for a simulation that needs the keep of a few
+    rolls only (that one finds it for every multiset of a lane batch at once, SIMD)."""
+    rem_pad, rem_n, offset = K.rem_pad, K.rem_n, K.offset
+    nd = offset.size - 2
+    nk = offset[nd + 1]
+    size = nd
+    while offset[size] > i:
+        size -= 1
+    m = M[((nd - size) % 2) * (nk + 1) + i, ln]
+    found = i
+    stack[0] = i
+    top = 1
+    while top > 0:
+        top -= 1
+        j = stack[top]
+        s = 0
+        while offset[s + 1] <= j:
+            s += 1
+        below = ((nd - s + 1) % 2) * (nk + 1)  # the half of the sub-multisets one die smaller
+        leaf = True
+        for e in range(rem_n[j]):
+            c = rem_pad[j, e]
+            if M[below + c, ln] == m:
+                stack[top] = c
+                top += 1
+                leaf = False
+        if leaf:
+            found = min(found, j)
+    return found
 
 
 @numba.njit(cache=True)
@@ -80,9 +162,10 @@ def _score_now_lanes(
     Z: np.ndarray,
     tmp: np.ndarray,
     pols: np.ndarray,
+    at: int,
 ) -> None:
-    """Step 2's category choice for lanes 0 .. nb - 1 (states lo ..): ``pols[ln, 0, r] =
-    -c - 1``, c the category roll r is written into, from the successor rows SR and the
+    """Step 2's category choice for lanes 0 .. nb - 1 (states lo ..): ``pols[at + ln, 0, r]
+    = -c - 1``, c the category roll r is written into, from the successor rows SR and the
     best h = 0 row values Z (the solver's); ``tmp`` (3, lanes) is work space.
 
     Deliberate twin of step 2 in ``widget_into`` (the same argmax and tie-break: the
@@ -93,14 +176,9 @@ def _score_now_lanes(
     pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
     R = pos_id.shape[0]
     width = pos_id.shape[1]
-    stride = K.offset.size - 1
     pad = SR.shape[0] - 1
     best, bc, zc = tmp[0], tmp[1], tmp[2]
-    # zc: the lowest category whose h = 0 row is the best (rows not allowed are NEG)
-    for c in range(K.upper_face.size - 1, -1, -1):
-        h0 = c * stride
-        for ln in range(nb):
-            zc[ln] = c if SR[h0, ln] == Z[ln] else zc[ln]
+    zero_categories(nb, K, SR, Z, zc)
     for r in range(R):
         for ln in range(nb):
             best[ln] = Z[ln]
@@ -120,7 +198,7 @@ def _score_now_lanes(
                 bc[ln] = c if take else bc[ln]
                 best[ln] = v if take else best[ln]
         for ln in range(nb):
-            pols[ln, 0, r] = -np.int64(bc[ln]) - 1
+            pols[at + ln, 0, r] = -np.int64(bc[ln]) - 1
     if K.joker_code != 0 or K.ubonus != 0:
         for ln in range(nb):
             mask = st_mask[lo + ln]
@@ -128,7 +206,7 @@ def _score_now_lanes(
                 for r in range(R):
                     if yz_face[r] >= 0:
                         _, jc = joker_best(mask, r, K, SR, ln)
-                        pols[ln, 0, r] = -jc - 1
+                        pols[at + ln, 0, r] = -jc - 1
 
 
 @numba.njit(cache=True)
@@ -168,7 +246,7 @@ def _lowest_best_size(
 @numba.njit(cache=True)
 def _keep_policy(
     S0: np.ndarray, M: np.ndarray, X: np.ndarray, nb: int, K: KernelArrays, pols: np.ndarray,
-    t: int,
+    at: int, t: int,
 ) -> None:  # fmt: skip
     """Step 4's choice with the argmax for t rerolls left, per lane, from the best values
     ``M`` of :func:`~diceopt.games.yatzy.kernel.solve.choose_rows` (2 (nk + 1) rows in
@@ -208,7 +286,7 @@ def _keep_policy(
         i = base + r
         for ln in range(nb):
             now = S0[i, ln] >= M0[i, ln]
-            pols[ln, t, r] = pols[ln, 0, r] if now else np.int64(X0[i, ln])
+            pols[at + ln, t, r] = pols[at + ln, 0, r] if now else np.int64(X0[i, ln])
 
 
 @numba.njit(cache=True)
@@ -220,10 +298,12 @@ def policy_lanes(
     K: KernelArrays,
     W: PolicyBuffers,
     theta: float,
+    pols: np.ndarray,
+    at: int,
 ) -> None:
     """The policy of ``states`` lo .. lo + nb - 1 (nb <= lanes) under the table of
-    ``theta``: ``W.policy[ln]`` is ``widget_into``'s ``B.policy`` for state lo + ln, bit
-    for bit.
+    ``theta``: ``pols[at + ln]`` (int16, (3, R); ``W.policy`` with ``at`` 0) is
+    ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
 
     The values through the solver's lanes (``solve_batch`` in float64: the widget's
     numbers; with theta != 0 the roll and keep values are the widget's utilities, from
@@ -232,11 +312,11 @@ def policy_lanes(
     the keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
     category after the first roll differs): the distribution reads the widget there.
     """
-    A, M, E1, M1, SR, vecs, arg, tmp, pols = W
+    A, M, E1, M1, SR, vecs, arg, tmp, _ = W
     st_mask, st_flag, st_u = states
     gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
     solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
-    _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols)
+    _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols, at)
     # one reroll left: the solver's choice again over E1 (its own choice is overwritten
     # by the one of two rerolls left), the rolls' rows scoring now
     offset = K.offset
@@ -245,5 +325,5 @@ def policy_lanes(
             E1[i, ln] = A[i, ln]
     choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
     # int(): int64 to numba, not literals (each literal compiles a variant of its own)
-    _keep_policy(A, M1, arg, nb, K, pols, int(1))  # noqa: UP018
-    _keep_policy(A, M, arg, nb, K, pols, int(2))  # noqa: UP018
+    _keep_policy(A, M1, arg, nb, K, pols, at, int(1))  # noqa: UP018
+    _keep_policy(A, M, arg, nb, K, pols, at, int(2))  # noqa: UP018

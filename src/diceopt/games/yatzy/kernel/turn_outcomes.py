@@ -386,7 +386,7 @@ def outcomes_share(
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
         nb = min(lanes, n - lo)
-        policy_lanes(states, lo, nb, V, K, W, theta)
+        policy_lanes(states, lo, nb, V, K, W, theta, W.policy, int(0))  # noqa: UP018
         _batch_outcomes(
             states, lo, nb, W.policy, roll, t0, K, flags, width, work, bound_off, count,
             o_key, o_pts, o_q,
@@ -414,7 +414,7 @@ def widget_outcomes_share(
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     B = widget_buffers(K)
-    pols = np.empty((lanes, 3, K.roll_p.size), dtype=np.int64)
+    pols = np.empty((lanes, 3, K.roll_p.size), dtype=np.int16)  # as PolicyBuffers.policy
     work = _outcome_work(K, lanes)
     n = st_mask.size
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
