@@ -47,7 +47,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
@@ -55,6 +55,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.kernel.policy import (
+    PolicyBuffers,
     category_of,
     lowest_best,
     policy_buffers,
@@ -261,8 +262,29 @@ def _decode(gkey: np.ndarray, flags: int, width: int) -> StateArrays:
     return StateArrays(mask, flag, upper)
 
 
+class Games(NamedTuple):
+    """Games that :func:`_lanes_share` plays from its lanes: those of group
+    ``groups[i]`` for state i, at positions ``starts[g] .. starts[g + 1] - 1`` of
+    ``words`` with the random integers ``rnd`` and the dice tables ``dice``
+    (:func:`reroll_tables`). Empty ``groups``: none (the policies are written instead)."""
+
+    groups: np.ndarray  # int64
+    starts: np.ndarray  # int64
+    words: np.ndarray  # int64
+    rnd: np.ndarray  # (games, 3) int32
+    dice: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def no_games() -> Games:
+    """No games (:class:`Games` of empty arrays of its dtypes): :func:`_lanes_share` writes
+    the policies."""
+    z = np.zeros(0, dtype=np.int64)
+    dice = (np.zeros(0, np.int16), z, z, np.zeros((0, 0), np.int32))
+    return Games(z, z, z, np.zeros((0, 3), dtype=np.int32), dice)
+
+
 @numba.njit(cache=True, nogil=True)
-def _policies_of(
+def _lanes_share(
     states: StateArrays,
     lo: int,
     hi: int,
@@ -271,18 +293,92 @@ def _policies_of(
     tab: TableArrays,
     K: KernelArrays,
     pol: np.ndarray,
+    games: Games,
 ) -> None:
-    """pol[i - lo] for the states of batches t, t + nthreads, ... of ``LANES`` states
-    from lo (the t-th share of :func:`_policies`), through the solver's lanes
-    (``policy_lanes``, the widget's policy bit for bit). Not for served scores
-    (:func:`_widget_policies_of`)."""
+    """The states lo .. hi - 1 of ``states`` through the solver's lanes, batches t, t +
+    nthreads, ... of ``LANES`` (the t-th share): without ``games``, their policies into
+    ``pol[i - lo]`` (``policy_lanes``, the widget's policy bit for bit); with them, their
+    games played from the lanes' values (:func:`_play_lanes`). Not for served scores
+    (:func:`_widget_policies_of`). One kernel for both: each cached kernel carries its
+    own copy of the lanes' code (0.6 MB), and loading one took 15 ms."""
     V, theta, flags, width = tab
     lanes = int(LANES)  # not the global's literal: policy_buffers' one variant
     W = policy_buffers(K, lanes)
+    A, M, E1, M1, SR, vecs, _, tmp, _ = W
+    offset = K.offset
+    nd = offset.size - 2
+    stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
         nb = min(lanes, hi - s0)
-        policy_lanes(states, s0, nb, V, K, W, theta, pol, s0 - lo)  # written in place
+        if games.groups.size == 0:
+            policy_lanes(states, s0, nb, V, K, W, theta, pol, s0 - lo)  # written in place
+            continue
+        # the values as policy_lanes computes them (see there)
+        st_mask, st_flag, st_u = states
+        gather(st_mask, st_flag, st_u, s0, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
+        solve_batch(st_mask, s0, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
+        for i in range(offset[nd], offset[nd + 1]):
+            for ln in range(nb):
+                E1[i, ln] = A[i, ln]
+        choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
+        zero_categories(nb, K, SR, vecs[0], tmp[2])
+        _play_lanes(states, s0, nb, games, W, K, flags, width, stack)
+
+
+@numba.njit(cache=True)
+def _play_lanes(
+    states: StateArrays,
+    s0: int,
+    nb: int,
+    games: Games,
+    W: PolicyBuffers,
+    K: KernelArrays,
+    flags: int,
+    width: int,
+    stack: np.ndarray,
+) -> None:
+    """The games of states s0 .. s0 + nb - 1 (lanes 0 .. nb - 1 of ``W``, as
+    :func:`_lanes_share` leaves them), each roll's choice found as it comes
+    (:func:`~diceopt.games.yatzy.kernel.policy.category_of`,
+    :func:`~diceopt.games.yatzy.kernel.policy.lowest_best`) instead of the whole policy:
+    for states that few games reach (a whole policy's choices cost about 1.2
+    microseconds of a state's 2.0, a game's three choices about 0.3-0.45; Scandinavian,
+    one thread). ``stack``: work space of ``lowest_best``."""
+    groups, starts, words, rnd, dice = games
+    rolled, koff, kroll, mods = dice
+    A, M, _, M1, SR, vecs, _, tmp, _ = W
+    st_mask, st_flag, st_u = states
+    score, upper_face = K.score, K.upper_face
+    T, bon, yz_cat = K.threshold, K.bonus, K.yz_cat
+    special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0  # write_state
+    base = K.offset[K.offset.size - 2]
+    for ln in range(nb):
+        i = s0 + ln
+        ms, fl, u = st_mask[i], st_flag[i], st_u[i]
+        g = groups[i]
+        for p in range(starts[g], starts[g + 1]):
+            # the turn as _play_share plays it with the policy's choices (_keep_policy:
+            # scoring now where its value reaches the best)
+            r = rolled[rnd[p, 0]] + 0
+            level = 2
+            k = base + r
+            if A[k, ln] < M[k, ln]:
+                k = lowest_best(k, M, ln, K, stack)
+                level = 1
+                r = rolled[koff[k] + mods[rnd[p, 1], kroll[k]]] + 0
+                k = base + r
+                if A[k, ln] < M1[k, ln]:
+                    k = lowest_best(k, M1, ln, K, stack)
+                    level = 0
+                    r = rolled[koff[k] + mods[rnd[p, 2], kroll[k]]] + 0
+            c = category_of(ms, r, ln, K, SR, vecs[0], tmp[2])
+            if special:
+                words[p] = write_state(words[p], ms, fl, u, r, c, level == 2, K, flags, width)
+            else:
+                words[p] = write_plain(
+                    words[p], ms, fl, u, r, c, score, upper_face, T, bon, yz_cat, flags, width
+                )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -296,8 +392,8 @@ def _widget_policies_of(
     K: KernelArrays,
     pol: np.ndarray,
 ) -> None:
-    """:func:`_policies_of` with served scores (which ``policy_lanes`` does not know): the
-    scalar widget state by state."""
+    """:func:`_lanes_share`'s policies with served scores (which ``policy_lanes`` does not
+    know): the scalar widget state by state."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
@@ -325,10 +421,29 @@ def _policies(
     serial share per thread (:func:`diceopt.threads.run_shares`; with served scores the
     widget's share, compiled only for the rules that have them)."""
     shares = max(1, min(nthreads, (hi - lo + LANES - 1) // LANES))
-    share_of = _widget_policies_of if K.served else _policies_of
+    none = no_games()
 
     def share(t: int) -> None:
-        share_of(states, lo, hi, t, shares, tab, K, pol)
+        if K.served:
+            _widget_policies_of(states, lo, hi, t, shares, tab, K, pol)
+        else:
+            _lanes_share(states, lo, hi, t, shares, tab, K, pol, none)
+
+    run_shares(share, shares)
+
+
+def _direct(
+    states: StateArrays, games: Games, tab: TableArrays, K: KernelArrays, pol: np.ndarray,
+    nthreads: int,
+) -> None:  # fmt: skip
+    """Play one turn for ``games`` (group ``games.groups[i]`` in state i of ``states``)
+    without their whole policies (:func:`_lanes_share`), one serial share per thread;
+    ``pol`` is only passed on (the kernel's one signature)."""
+    n = states.mask.size
+    shares = max(1, min(nthreads, (n + LANES - 1) // LANES))
+
+    def share(t: int) -> None:
+        _lanes_share(states, 0, n, t, shares, tab, K, pol, games)
 
     run_shares(share, shares)
 
@@ -459,7 +574,7 @@ def _play_share(
     """Games at positions a .. b - 1 of groups glo..ghi (one chunk of ``_play``; a
     function of its own: inside the parallel loop the same code runs slower); group gi
     plays with policy ``pol[prow[gi - glo]]``, or not at all where that is -1 (its games
-    were played by :func:`_direct_share`)."""
+    were played by :func:`_play_lanes`)."""
     st_mask, st_flag, st_u = states
     # the rules' arrays as locals: a call that takes K costs more than the turn (its
     # arrays' reference counts)
@@ -538,101 +653,6 @@ def _play(
             )
 
     run_shares(share, nchunks)
-
-
-@numba.njit(cache=True, nogil=True)
-def _direct_share(
-    states: StateArrays,
-    groups: np.ndarray,
-    starts: np.ndarray,
-    t: int | np.integer,
-    nthreads: int,
-    tab: TableArrays,
-    K: KernelArrays,
-    words: np.ndarray,
-    rnd: np.ndarray,
-    dice: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-) -> None:
-    """The games of the groups ``groups`` (their states ``states``, in order) played
-    straight from the solver's lanes, batches t, t + nthreads, ... of ``LANES`` states:
-    each roll's choice found as it comes (:func:`~diceopt.games.yatzy.kernel.policy.
-    category_of`, :func:`~diceopt.games.yatzy.kernel.policy.lowest_best`) instead of the
-    whole policy, the values as ``policy_lanes`` has them. For states that few games
-    reach: a whole policy's choices cost about 1.2 microseconds a state, a game's three
-    about 0.1 (Scandinavian, one thread). Not for served scores."""
-    V, theta, flags, width = tab
-    st_mask, st_flag, st_u = states
-    rolled, koff, kroll, mods = dice
-    score, upper_face = K.score, K.upper_face
-    T, bon, yz_cat = K.threshold, K.bonus, K.yz_cat
-    special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0  # write_state
-    offset = K.offset
-    nd = offset.size - 2
-    base = offset[nd]
-    nk = offset[nd + 1]
-    lanes = int(LANES)  # not the global's literal: policy_buffers' one variant
-    W = policy_buffers(K, lanes)
-    A, M, E1, M1, SR, vecs, _, tmp, _ = W
-    stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
-    n = groups.size
-    for b in range(t, (n + lanes - 1) // lanes, nthreads):
-        s0 = b * lanes
-        nb = min(lanes, n - s0)
-        # the values as policy_lanes computes them (see there)
-        gather(st_mask, st_flag, st_u, s0, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
-        solve_batch(st_mask, s0, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
-        for i in range(base, nk):
-            for ln in range(nb):
-                E1[i, ln] = A[i, ln]
-        choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
-        zero_categories(nb, K, SR, vecs[0], tmp[2])
-        for ln in range(nb):
-            i = s0 + ln
-            ms, fl, u = st_mask[i], st_flag[i], st_u[i]
-            g = groups[i]
-            for p in range(starts[g], starts[g + 1]):
-                # the turn as _play_share plays it with the policy's choices (_keep_policy:
-                # scoring now where its value reaches the best)
-                r = rolled[rnd[p, 0]] + 0
-                level = 2
-                k = base + r
-                if A[k, ln] < M[k, ln]:
-                    k = lowest_best(k, M, ln, K, stack)
-                    level = 1
-                    r = rolled[koff[k] + mods[rnd[p, 1], kroll[k]]] + 0
-                    k = base + r
-                    if A[k, ln] < M1[k, ln]:
-                        k = lowest_best(k, M1, ln, K, stack)
-                        level = 0
-                        r = rolled[koff[k] + mods[rnd[p, 2], kroll[k]]] + 0
-                c = category_of(ms, r, ln, K, SR, vecs[0], tmp[2])
-                if special:
-                    words[p] = write_state(words[p], ms, fl, u, r, c, level == 2, K, flags, width)
-                else:
-                    words[p] = write_plain(
-                        words[p], ms, fl, u, r, c, score, upper_face, T, bon, yz_cat, flags, width
-                    )
-
-
-def _direct(
-    states: StateArrays,
-    groups: np.ndarray,
-    starts: np.ndarray,
-    tab: TableArrays,
-    K: KernelArrays,
-    words: np.ndarray,
-    rnd: np.ndarray,
-    dice: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    nthreads: int,
-) -> None:
-    """Play one turn for the games of ``groups`` (states ``states``) without their whole
-    policies (:func:`_direct_share`), one serial share per thread."""
-    shares = max(1, min(nthreads, (groups.size + LANES - 1) // LANES))
-
-    def share(t: int) -> None:
-        _direct_share(states, groups, starts, t, shares, tab, K, words, rnd, dice)
-
-    run_shares(share, shares)
 
 
 def die_digits(dice: int, sides: int) -> np.ndarray:
@@ -814,7 +834,7 @@ def simulate(
             direct = np.flatnonzero(few)
             if direct.size:
                 some = StateArrays(*(a[direct] for a in states))
-                _direct(some, direct, starts, tab, K, words, rnd, dice, threads)
+                _direct(some, Games(direct, starts, words, rnd, dice), tab, K, pol, threads)
             rich = np.flatnonzero(~few)
             for blo in range(0, rich.size, BLOCK):
                 block = rich[blo : blo + BLOCK]
