@@ -5,36 +5,43 @@ first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget.widget_into`,
 documented tie-break). All games of a batch advance together, one turn at a time:
 
 1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
-   on the table index; argsort for key spaces too large to count).
-2. For every distinct state, the widget's policy for the turn (what to keep with 2 and
-   1 rerolls left for every roll, which category to write for every final roll), in
-   parallel over the states, ``BLOCK`` states at a time: without served scores from the
-   solver's lanes (any theta), ``LANES`` states together
+   on the table index; argsort for key spaces too large to count, or few games).
+2. States that ``DIRECT_BELOW`` or more games reach: the widget's policy for the turn
+   (what to keep with 2 and 1 rerolls left for every roll, which category to write for
+   every final roll), in parallel over the states, ``BLOCK`` states at a time: without
+   served scores from the solver's lanes (any theta), ``LANES`` states together
    (:func:`~diceopt.games.yatzy.kernel.policy.policy_lanes`: the widget's policy bit for
-   bit at a quarter of its cost), else state by state from the widget.
-3. Every game of a state plays its turn with its own pre-drawn random numbers, in
-   parallel over the games, and its word (state, points, events) is updated.
+   bit at a quarter of its cost), else state by state from the widget. Then every game
+   of such a state plays its turn with its own pre-drawn random numbers, in parallel
+   over the games, and its word (state, points, events) is updated.
+3. States that fewer games reach (without served scores): the same lanes' values, and
+   each game's turn played from them, every choice found only for the roll it meets
+   (:func:`_play_lanes`: the policy's argmax and tie-break for that roll, the same
+   games as step 2 would play). Of 318,000 distinct states in a million games, 131,000
+   are reached by fewer than 5 games; for them a whole policy's 756 choices cost more
+   than the few games' own.
 
 Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
 with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
 leading digits of the second and third give the dice rerolled at the first and second
 reroll (exactly uniform, independent faces). Each turn's are drawn a turn ahead on a
 pool thread, beside step 1 (:func:`_dice_ahead`: one draw at a time, in order). Results
-depend only on the seed (and ``batch``), never on thread scheduling.
+depend only on the seed (and ``batch``), never on thread scheduling or on which of steps 2
+and 3 plays a state.
 
 Precision and performance: the widget computes in float64 from the table's values
-(float32 or float64); a game is one int64 word; policies are stored as int16; step 2
-and step 3 run as serial shares on a pool of threads (:func:`diceopt.threads.run_shares`:
+(float32 or float64); a game is one int64 word; policies are stored as int16; steps 2
+and 3 run as serial shares on a pool of threads (:func:`diceopt.threads.run_shares`:
 as fast as a parallel loop, and half its cold compile: the policies 5.8 s against 11.9
 s, the turns 1.6 s against 3.0 s; 1M games' turns 0.21 s either way, the same games;
-inside a parallel loop's own body the turn ran at half speed); step 3 reads the rules'
-arrays as locals and
-spells out the plain rules' writing (a call that takes the kernel arrays costs more
-than the turn) and finds each roll by one table read (:func:`reroll_tables`). Scandinavian,
-1M games (317,855 distinct states): policies 0.79 s (5.6 s through the widget; about
-two fifths of it the solver's values, the rest the choices), the games' turns 0.45 s (3.0
-s), the grouping 0.12-0.15 s and the dice 0.16-0.18 s (CPU seconds, 2 cores, load average
-1.2; 0.70-0.73 s wall, the dice beside the grouping; the whole command 1.17-1.30 s;
+inside a parallel loop's own body the turn ran at half speed); the turns read the rules'
+arrays as locals and inline the plain rules' writing (a call that takes the kernel
+arrays costs more than the turn) and find each roll by one table read
+(:func:`reroll_tables`). Scandinavian, 1M games (318,247 distinct states), CPU seconds
+on 2 cores, load average 0.5-0.6: the whole policies of 187,000 states 0.46, their games'
+turns 0.33, the 131,000 states played roll by roll 0.23, the grouping 0.09-0.11 and the
+dice 0.14-0.17 (beside the grouping); 0.58-0.61 s wall, the whole command 0.996-1.014 s
+(before step 3: policies 0.79, turns 0.45, 0.70-0.73 s wall, the command 1.09-1.25 s;
 ``benchmarks/yatzy_simulate.py``).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
