@@ -13,6 +13,10 @@ it for one, at a quarter of its cost; the exact score distribution
    choice (``choose_rows``; with one reroll left taken again over ``E1``), only the
    index is searched.
 
+For a simulation whose state few games reach, :func:`category_of` and :func:`lowest_best`
+give the choices of one roll from the same lanes (:func:`lane_values`), without the
+whole policy.
+
 Precision and performance: float64 throughout (the widget's numbers, so that the policy
 is the widget's); the loops run over contiguous lanes (SIMD) and are the tagged twins of
 the widget's scalar loops. Scandinavian, one thread, 64 lanes, per state: the values
@@ -290,6 +294,34 @@ def _keep_policy(
 
 
 @numba.njit(cache=True)
+def lane_values(
+    states: StateArrays,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    W: PolicyBuffers,
+    theta: float,
+) -> None:
+    """The values the choices of states lo .. lo + nb - 1 come from, in ``W``: the
+    solver's batch in float64 (``solve_batch``: the widget's numbers; with theta != 0 its
+    utilities) leaves the keep values with two rerolls left in ``A`` (the rolls' rows:
+    scoring now), their best sub-multisets in ``M``, the successor rows in ``SR`` and the
+    best zeros in ``vecs[0]``; with one reroll left the keep values are ``E1`` and the
+    solver's choice is taken again over them into ``M1`` (its own choice is overwritten
+    by the one of two rerolls left), the rolls' rows scoring now."""
+    A, M, E1, M1, SR, vecs, _, _, _ = W
+    st_mask, st_flag, st_u = states
+    gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
+    solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
+    offset = K.offset
+    for i in range(offset[offset.size - 2], offset[offset.size - 1]):
+        for ln in range(nb):
+            E1[i, ln] = A[i, ln]
+    choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
+
+
+@numba.njit(cache=True)
 def policy_lanes(
     states: StateArrays,
     lo: int,
@@ -305,25 +337,16 @@ def policy_lanes(
     ``theta``: ``pols[at + ln]`` (int16, (3, R); ``W.policy`` with ``at`` 0) is
     ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
 
-    The values through the solver's lanes (``solve_batch`` in float64: the widget's
-    numbers; with theta != 0 the roll and keep values are the widget's utilities, from
-    the same reference), then the choices over lanes: the categories
+    The values through the solver's lanes (:func:`lane_values`; with theta != 0 the roll
+    and keep values are the widget's utilities, from the same reference), then the
+    choices over lanes: the categories
     (``_score_now_lanes``, in points: the widget chooses them before its utilities) and
     the keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
     category after the first roll differs): the distribution reads the widget there.
     """
     A, M, E1, M1, SR, vecs, arg, tmp, _ = W
-    st_mask, st_flag, st_u = states
-    gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
-    solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
-    _score_now_lanes(st_mask, lo, nb, K, SR, vecs[0], tmp, pols, at)
-    # one reroll left: the solver's choice again over E1 (its own choice is overwritten
-    # by the one of two rerolls left), the rolls' rows scoring now
-    offset = K.offset
-    for i in range(offset[offset.size - 2], offset[offset.size - 1]):
-        for ln in range(nb):
-            E1[i, ln] = A[i, ln]
-    choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
+    lane_values(states, lo, nb, V, K, W, theta)
+    _score_now_lanes(states.mask, lo, nb, K, SR, vecs[0], tmp, pols, at)
     # int(): int64 to numba, not literals (each literal compiles a variant of its own)
     _keep_policy(A, M1, arg, nb, K, pols, at, int(1))  # noqa: UP018
     _keep_policy(A, M, arg, nb, K, pols, at, int(2))  # noqa: UP018

@@ -64,12 +64,12 @@ from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableAr
 from diceopt.games.yatzy.kernel.policy import (
     PolicyBuffers,
     category_of,
+    lane_values,
     lowest_best,
     policy_buffers,
     policy_lanes,
     zero_categories,
 )
-from diceopt.games.yatzy.kernel.solve import choose_rows, gather, solve_batch
 from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
 from diceopt.games.yatzy.kernel.turn import box_points, upper_bonus
 from diceopt.games.yatzy.kernel.widget import (
@@ -312,9 +312,7 @@ def _lanes_share(
     V, theta, flags, width = tab
     lanes = int(LANES)  # not the global's literal: policy_buffers' one variant
     W = policy_buffers(K, lanes)
-    A, M, E1, M1, SR, vecs, _, tmp, _ = W
-    offset = K.offset
-    nd = offset.size - 2
+    nd = K.offset.size - 2
     stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
@@ -322,15 +320,8 @@ def _lanes_share(
         if games.groups.size == 0:
             policy_lanes(states, s0, nb, V, K, W, theta, pol, s0 - lo)  # written in place
             continue
-        # the values as policy_lanes computes them (see there)
-        st_mask, st_flag, st_u = states
-        gather(st_mask, st_flag, st_u, s0, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
-        solve_batch(st_mask, s0, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
-        for i in range(offset[nd], offset[nd + 1]):
-            for ln in range(nb):
-                E1[i, ln] = A[i, ln]
-        choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
-        zero_categories(nb, K, SR, vecs[0], tmp[2])
+        lane_values(states, s0, nb, V, K, W, theta)  # as policy_lanes has them
+        zero_categories(nb, K, W.SR, W.vecs[0], W.tmp[2])
         _play_lanes(states, s0, nb, games, W, K, flags, width, stack)
 
 
