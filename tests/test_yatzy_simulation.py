@@ -12,6 +12,7 @@ import diceopt.games.yatzy.kernel.simulation as sim
 from diceopt.cli import main
 from diceopt.errors import InputError
 from diceopt.games.yatzy.commands.sweep import SweepRow, parse_thetas, sweep, sweep_tables
+from diceopt.games.yatzy.kernel.dice_stream import dice_stream
 from diceopt.games.yatzy.kernel.simulation import simulate, summarize, turn_policy
 from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.rulebook.compiler import load_rules
@@ -173,12 +174,37 @@ def test_same_games_on_one_thread(american32):
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert np.array_equal(a.scores, b.scores) and np.array_equal(a.yatzy, b.yatzy)
-    # and the numbers a game used are the generator's in order: turn by turn, batch by batch
-    rng = np.random.default_rng(9)
-    draws = list(sim._dice_ahead(np.random.default_rng(9), 7776, iter([4, 4, 2])))
-    assert [d.shape for d in draws] == [(4, 3), (4, 3), (2, 3)]
-    for d in draws:
-        assert np.array_equal(d, rng.integers(0, 7776, size=d.shape, dtype=np.int32))
+    # and the numbers a game used are the generator's in order: turn by turn, batch by
+    # batch, however many draws may wait (one, or all)
+    for most in (1, 1 << 20):
+        rng = np.random.default_rng(9)
+        stream = dice_stream(np.random.default_rng(9), 7776, 10, 2, batch=4, most_bytes=most)
+        draws = list(stream)
+        assert [d.shape[0] for d in draws] == [4, 4, 4, 4, 2, 2]
+        for d in draws:
+            assert np.array_equal(d, rng.integers(0, 7776, size=d.shape, dtype=np.int32))
+        stream.thread.join(timeout=60)  # a hang guard, not a timing
+        assert not stream.thread.is_alive()
+
+
+def test_dice_drawn_ahead_play_the_same_games(american32):
+    """A command starts the dice before it loads the kernels: the same games; a stream
+    for other games is refused, and one closed before its games ends its thread."""
+    a = simulate(american32, 2500, np.random.default_rng(4), batch=1000)
+    rng = np.random.default_rng(4)
+    ncat = american32.rules.num_categories
+    b = simulate(american32, 2500, rng, batch=1000, drawn=dice_stream(rng, 7776, 2500, ncat, 1000))
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.yatzy, b.yatzy)
+    rng = np.random.default_rng(4)
+    other = dice_stream(rng, 7776, 2400, ncat, 1000)
+    with pytest.raises(ValueError, match="other games"):
+        simulate(american32, 2500, rng, batch=1000, drawn=other)
+    other.thread.join(timeout=60)  # closed by the refusal: the thread ends
+    assert not other.thread.is_alive()
+    unused = dice_stream(np.random.default_rng(4), 7776, 10**6, ncat, most_bytes=1)
+    unused.close()
+    unused.thread.join(timeout=60)
+    assert not unused.thread.is_alive()
 
 
 def test_distinct_states_counted(scand64):

@@ -466,19 +466,29 @@ class YatzySpec(GameSpec):
         **options: Any,
     ) -> Report:
         """Optimal games grouped by state: mean, std, percentiles, rates and a histogram."""
-        from diceopt.games.yatzy.kernel.simulation import (
-            histogram_lines,
-            histogram_png,
-            simulate,
-            warm_up,
-        )
+        from diceopt.games.yatzy.kernel.dice_stream import dice_stream
         from diceopt.output import check_plot_path, write_plot
 
         no_saved_rerolls(rules, "simulate")
         check_plot_path(plot)
-        table = rules.table()
-        compile_seconds = warm_up(rules.dtype, table)
-        result = simulate(table, games, rng)
+        r = rules.rules
+        # the dice drawn on a thread of their own while numba is imported and the kernels
+        # load (one core's work): the games then find them drawn
+        drawn = dice_stream(rng, r.sides**r.dice, games, r.num_categories)
+        try:
+            from diceopt.games.yatzy.kernel.simulation import (
+                histogram_lines,
+                histogram_png,
+                simulate,
+                warm_up,
+            )
+
+            table = rules.table()
+            compile_seconds = warm_up(rules.dtype, table)
+        except BaseException:
+            drawn.close()
+            raise
+        result = simulate(table, games, rng, drawn=drawn)
         summary = result.summary()
         if plot:
             title = f"{rules.variant}: {games:,} optimal games" + (

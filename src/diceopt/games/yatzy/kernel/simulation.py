@@ -24,8 +24,10 @@ documented tie-break). All games of a batch advance together, one turn at a time
 Random numbers: per game and turn, three integers uniform in ``[0, sides**dice)``, drawn
 with the numpy Generator; the base-``sides`` digits of the first give the first roll, the
 leading digits of the second and third give the dice rerolled at the first and second
-reroll (exactly uniform, independent faces). Each turn's are drawn a turn ahead on a
-pool thread, beside step 1 (:func:`_dice_ahead`: one draw at a time, in order). Results
+reroll (exactly uniform, independent faces). They are drawn ahead on a thread of their
+own, one draw at a time and in order
+(:func:`~diceopt.games.yatzy.kernel.dice_stream.dice_stream`; a command starts it before
+it loads the kernels, so that the games find their dice drawn). Results
 depend only on the seed (and ``batch``), never on thread scheduling or on which of steps 2
 and 3 plays a state.
 
@@ -51,8 +53,6 @@ bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -61,6 +61,7 @@ import numpy as np
 
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
+from diceopt.games.yatzy.kernel.dice_stream import DEFAULT_BATCH, DiceStream, dice_stream
 from diceopt.games.yatzy.kernel.policy import (
     PolicyBuffers,
     category_of,
@@ -79,13 +80,12 @@ from diceopt.games.yatzy.kernel.widget import (
     widget_into,
 )
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
-from diceopt.threads import in_background, run_shares
+from diceopt.threads import run_shares
 
 if TYPE_CHECKING:
     from diceopt.games.yatzy.kernel.saved import SavedTable
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
-DEFAULT_BATCH = 1 << 21  # games advanced together (memory about 60 bytes per game)
 LANES = 64  # states whose policies the solver's lanes compute together
 BLOCK = 2048  # distinct states whose policies are computed before their games play
 MAX_COUNTING_KEYS = 1 << 24  # larger state spaces are grouped with argsort
@@ -730,25 +730,6 @@ def _group_numpy(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return words, starts, keys[starts[:-1]].copy()
 
 
-def _dice_ahead(rng: np.random.Generator, top: int, sizes: Iterator[int]) -> Iterator[np.ndarray]:
-    """The turns' random integers, ``rng.integers(0, top, size=(n, 3))`` (int32) for each
-    n of ``sizes`` in turn: each drawn on a pool thread while the caller works on the one
-    before (numpy releases the GIL as it draws, so a turn's dice, 6 ms for 1M games, come
-    while the games are sorted by state), one draw at a time and in order: the same
-    numbers as drawing them here."""
-
-    def draw(n: int | None) -> Future[np.ndarray] | None:
-        if n is None:
-            return None
-        return in_background(lambda: rng.integers(0, top, size=(n, 3), dtype=np.int32))
-
-    ahead = draw(next(sizes, None))
-    while ahead is not None:
-        rnd = ahead.result()
-        ahead = draw(next(sizes, None))
-        yield rnd
-
-
 def turn_policy(table: YatzyTable, mask: int, flag: int, upper: int) -> np.ndarray:
     """The optimal turn the simulation plays from a turn-start state, shape (3, R) int64.
 
@@ -794,12 +775,30 @@ def simulate(
     rng: np.random.Generator,
     *,
     batch: int = DEFAULT_BATCH,
+    drawn: DiceStream | None = None,
 ) -> SimulationResult:
     """Play ``games`` games with the optimal policy of ``table`` (its variant and theta).
 
     ``rng``: the seeded numpy Generator all dice come from. ``batch``: games advanced
-    together (memory bound); results depend on the seed and ``batch`` only.
+    together (memory bound); results depend on the seed and ``batch`` only. ``drawn``: the
+    dice of these games already being drawn from ``rng``
+    (:func:`~diceopt.games.yatzy.kernel.dice_stream.dice_stream`, started by a command
+    before it loads the kernels); by default they are drawn from here on.
     """
+    try:
+        return _simulate(table, games, rng, batch, drawn)
+    finally:
+        if drawn is not None:
+            drawn.close()  # also where the games never started
+
+
+def _simulate(
+    table: YatzyTable | SavedTable,
+    games: int,
+    rng: np.random.Generator,
+    batch: int,
+    drawn: DiceStream | None,
+) -> SimulationResult:
     if not isinstance(games, (int, np.integer)) or games < 1:
         raise InputError(f"the number of games must be at least 1, got {games}")
     if batch < 1:
@@ -823,8 +822,13 @@ def simulate(
     counting = nkeys <= min(MAX_COUNTING_KEYS, COUNTING_KEYS_PER_GAME * min(batch, games))
     count = np.empty(nkeys if counting else 0, dtype=np.int32)
     spare = np.empty(min(batch, games), dtype=np.int64)  # the sorted words' next home
-    sizes = (min(batch, games - lo) for lo in range(0, games, batch) for _ in range(ncat))
-    draws = _dice_ahead(rng, rules.sides**rules.dice, sizes)
+    top = rules.sides**rules.dice
+    if drawn is None:
+        drawn = dice_stream(rng, top, games, ncat, batch)
+    elif (drawn.top, drawn.games, drawn.turns, drawn.batch) != (top, games, ncat, batch):
+        drawn.close()
+        raise ValueError("the dice stream was started for other games")
+    draws = iter(drawn)
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
         words = np.zeros(n, dtype=np.int64)
