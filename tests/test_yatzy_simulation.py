@@ -15,6 +15,7 @@ from diceopt.games.yatzy.commands.sweep import SweepRow, parse_thetas, sweep, sw
 from diceopt.games.yatzy.kernel.dice_stream import dice_stream
 from diceopt.games.yatzy.kernel.simulation import simulate, summarize, turn_policy
 from diceopt.games.yatzy.kernel.solve import solve_table
+from diceopt.games.yatzy.kernel.turn import box_points, scores_plainly
 from diceopt.games.yatzy.rulebook.compiler import load_rules
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, SCANDINAVIAN, VARIANT_RULES, get_rules
@@ -327,6 +328,68 @@ def test_direct_play_is_the_policys(key, monkeypatch):
     assert np.array_equal(a.scores, b.scores)
     assert np.array_equal(a.bonus, b.bonus) and np.array_equal(a.yatzy, b.yatzy)
     assert a.scores.std() > 0
+
+
+@numba.njit  # not cached: a cached test kernel keeps the package code it inlined
+def _plain_writes_agree(K, masks, uppers, width, flags):
+    """Over every roll r, category c (open), first and flag, and the given masks and
+    upper totals, where ``scores_plainly`` holds: the number of writes checked, and of those
+    where ``write_plain`` (or ``K.score``) differs from ``write_state`` (``box_points``)."""
+    R, C = K.score.shape
+    checked = 0
+    wrong = 0
+    for ms in masks:
+        for fl in range(flags):
+            for u in uppers:
+                w = np.int64(7) << sim.KEY_BITS  # 7 points so far
+                for r in range(R):
+                    for c in range(C):
+                        if (ms >> c) & 1:
+                            continue
+                        for first in (False, True):
+                            if not scores_plainly(r, c, first, K.yz_face, K.needs):
+                                continue
+                            checked += 1
+                            full = sim.write_state(w, ms, fl, u, r, c, first, K, flags, width)
+                            plain = sim.write_plain(
+                                w, ms, fl, u, r, c, K.score, K.upper_face, K.threshold,
+                                K.bonus, K.yz_cat, flags, width,
+                            )  # fmt: skip
+                            points = box_points(ms, fl, r, c, first, K)
+                            wrong += (full != plain) | (points != K.score[r, c])
+    return checked, wrong
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        AMERICAN,
+        get_rules("american-forced-joker"),
+        load_rules("kniffel"),
+        load_rules("generala"),
+        get_rules("maxi"),
+        SCANDINAVIAN,
+    ],
+    ids=lambda r: r.name,
+)
+def test_plain_writes_are_the_rules(rules):
+    """Where a roll scores plainly (``scores_plainly``: no Yatzy roll, no needs_yatzy box,
+    not straight after the first roll), the simulation writes it without the rules' calls
+    (``write_plain``) and the distribution scores it ``K.score``: the same game word and
+    points as the full rules (``write_state``, ``box_points``) give, on random masks
+    (the Yatzy box filled and not), upper totals about the bonus, every flag, roll and
+    category."""
+    from diceopt.games.yatzy.kernel.arrays import kernel_arrays
+
+    K = kernel_arrays(rules)
+    C = rules.num_categories
+    rng = np.random.default_rng(11)
+    masks = rng.integers(0, (1 << C) - 1, size=12)
+    T = rules.bonus_threshold
+    uppers = np.unique(np.clip([0, 1, T // 2, T - 6, T - 1, T], 0, T))  # crossing the bonus
+    checked, wrong = _plain_writes_agree(K, masks, uppers, T + 1, rules.flags)
+    assert wrong == 0
+    assert checked > 10_000
 
 
 @pytest.mark.parametrize("variant", ["scandinavian", "maxi"])

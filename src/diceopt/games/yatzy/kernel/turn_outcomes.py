@@ -38,7 +38,7 @@ import numpy as np
 
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
-from diceopt.games.yatzy.kernel.turn import box_points, roll_span, upper_bonus
+from diceopt.games.yatzy.kernel.turn import box_points, roll_span, scores_plainly, upper_bonus
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
@@ -211,7 +211,7 @@ def turn_outcomes(
     ncat = head.size
     # the rules' arrays as locals (a call or attribute per roll costs more than the work)
     T, bon, ybonus, yz_cat, track = K.threshold, K.bonus, K.ybonus, K.yz_cat, K.track
-    yz_face, upper_face, score = K.yz_face, K.upper_face, K.score
+    yz_face, upper_face, score, needs = K.yz_face, K.upper_face, K.score, K.needs
     # rules where a box's points are more than K.score (jokers, served scores, needs_yatzy,
     # the Kniffel bonus): box_points; the plain path reads the score (box_points on every
     # roll doubled the Scandinavian distribution's time, measured)
@@ -270,13 +270,14 @@ def turn_outcomes(
             # selects rather than branches: the category changes from roll to roll)
             yzr = yz_face[r] >= 0
             got = np.int64(score[r, c])
-            if special:
+            plain = scores_plainly(r, c, served, yz_face, needs)  # else the calls with K
+            if not plain:
                 got = np.int64(box_points(mask, flag, r, c, served, K))
             up = upper_face[c] >= 0
             cross = up & (u < T) & (u + got >= T)
             yzw = (c == yz_cat) & (got > 0)
             pts = got + (bon if cross else 0) + (yb if yzr else 0)
-            if K.ubonus != 0:
+            if K.ubonus != 0 and not plain:
                 pts += np.int64(upper_bonus(mask, r, c, K))
             e = idx[c, pts]
             if e < 0:
