@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -9,7 +10,9 @@ from diceopt.engine import Objective, compile_game, solve
 from diceopt.games.yatzy.kernel.arrays import NEG, kernel_arrays
 from diceopt.games.yatzy.kernel.layers import count_states, reachable_uppers
 from diceopt.games.yatzy.kernel.solve import choose_rows, solve_table
+from diceopt.games.yatzy.kernel.turn import joker_best, joker_rolls
 from diceopt.games.yatzy.play.engine_game import YatzyEngineGame
+from diceopt.games.yatzy.rulebook.compiler import load_rules
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.games.yatzy.rulebook.variants import AMERICAN, MAXI, SCANDINAVIAN, VARIANT_RULES
 
@@ -163,3 +166,45 @@ def test_choice_is_the_best_sub_multiset(rules, dtype):
         subs = np.all(counts <= counts[i], axis=1)
         assert np.array_equal(M[i, : lanes - 3], A[:nk][subs, : lanes - 3].max(axis=0))
         assert np.isnan(M[i, lanes - 3 :]).all()  # lanes beyond nb untouched
+
+
+@numba.njit  # not cached: a cached test kernel keeps the package code it called
+def _joker_rolls_differ(K, SR, masks):
+    """Over the masks, lanes and Yahtzee rolls: where ``joker_rolls`` gives another value
+    (bit for bit) or category than ``joker_best``; and the (mask, roll) pairs checked."""
+    vals = np.empty(K.yz_face.size)
+    cats = np.empty(K.yz_face.size, dtype=np.int64)
+    differ = 0
+    checked = 0
+    for mask in masks:
+        for ln in range(SR.shape[1]):
+            joker_rolls(mask, K, SR, ln, vals, cats)
+            for r in range(K.yz_face.size):
+                if K.yz_face[r] >= 0:
+                    best, bc = joker_best(mask, r, K, SR, ln)
+                    differ += (vals[r] != best) | (cats[r] != bc)
+                    checked += 1
+    return differ, checked
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "rules",
+    [AMERICAN, VARIANT_RULES["american-forced-joker"], load_rules("kniffel"), SCANDINAVIAN],
+    ids=lambda r: r.name,
+)
+def test_joker_rolls_are_joker_best(rules, dtype):
+    """The lanes' Yahtzee rolls under the joker and Kniffel rules (``joker_rolls``, one
+    call per lane) score as the widget's ``joker_best`` does roll by roll: the same value
+    bit for bit and the same category, on every mask, with successor rows of whole
+    points (many ties: the lowest category wins) and of random fractions."""
+    K = kernel_arrays(rules, dtype)
+    rng = np.random.default_rng(8)
+    rows = K.upper_face.size * (rules.dice + 1) + 1
+    whole = rng.integers(0, 6, size=(rows, 3)).astype(dtype)
+    SR = np.concatenate([whole, (rng.random((rows, 3)) * 50).astype(dtype)], axis=1)
+    SR[rows - 1] = NEG
+    masks = np.arange(1 << rules.num_categories, dtype=np.int64)
+    differ, checked = _joker_rolls_differ(K, SR, masks)
+    assert differ == 0
+    assert checked == masks.size * SR.shape[1] * rules.sides  # one Yahtzee roll per face

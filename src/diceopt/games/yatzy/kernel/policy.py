@@ -33,7 +33,7 @@ import numpy as np
 
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, StateArrays
 from diceopt.games.yatzy.kernel.solve import choose_rows, gather, solve_batch
-from diceopt.games.yatzy.kernel.turn import joker_best, joker_rules
+from diceopt.games.yatzy.kernel.turn import joker_best, joker_rolls, joker_rules
 
 
 class PolicyBuffers(NamedTuple):
@@ -175,7 +175,7 @@ def _score_now_lanes(
     Deliberate twin of step 2 in ``widget_into`` (the same argmax and tie-break: the
     lowest category index among equal values), here over contiguous lanes: per lane the
     scalar loop costs more than the rest of ``policy_lanes``. Yahtzee rolls under the
-    joker rule go through the widget's ``joker_best`` per lane.
+    joker rule go through ``joker_rolls`` (the widget's ``joker_best`` of each) per lane.
     """
     pos_id, pos_s, pos_c, yz_face = K.pos_id, K.pos_s, K.pos_c, K.yz_face
     R = pos_id.shape[0]
@@ -204,13 +204,15 @@ def _score_now_lanes(
         for ln in range(nb):
             pols[at + ln, 0, r] = -np.int64(bc[ln]) - 1
     if K.joker_code != 0 or K.ubonus != 0:
+        vals = np.empty(R)
+        cats = np.empty(R, dtype=np.int64)
         for ln in range(nb):
             mask = st_mask[lo + ln]
             if joker_rules(mask, K):
+                joker_rolls(mask, K, SR, ln, vals, cats)  # joker_best of every Yatzy roll
                 for r in range(R):
                     if yz_face[r] >= 0:
-                        _, jc = joker_best(mask, r, K, SR, ln)
-                        pols[at + ln, 0, r] = -jc - 1
+                        pols[at + ln, 0, r] = -cats[r] - 1
 
 
 @numba.njit(cache=True)

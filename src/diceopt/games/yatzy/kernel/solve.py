@@ -63,7 +63,7 @@ from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import (
     SavedLayer,
     chance_rows,
-    joker_best,
+    joker_rolls,
     joker_rules,
     roll_span,
     rows_at,
@@ -160,16 +160,20 @@ def _joker_rows(
     K: KernelArrays,
 ) -> None:
     """Step 2 for Yahtzee rolls in lanes where the joker rule (or the Kniffel bonus rule)
-    applies (per lane)."""
+    applies (per lane: :func:`~diceopt.games.yatzy.kernel.turn.joker_rolls`, what
+    ``joker_best`` gives each roll)."""
     base = K.offset[K.offset.size - 2]
+    yz_face = K.yz_face
+    vals = np.empty(yz_face.size)
+    cats = np.empty(yz_face.size, dtype=np.int64)
     for ln in range(nb):
         mask = st_mask[lo + ln]
         if not joker_rules(mask, K):
             continue
-        for r in range(K.yz_face.size):
-            if K.yz_face[r] >= 0:
-                best, _ = joker_best(mask, r, K, SR, ln)
-                A[base + r, ln] = best
+        joker_rolls(mask, K, SR, ln, vals, cats)
+        for r in range(yz_face.size):
+            if yz_face[r] >= 0:
+                A[base + r, ln] = vals[r]
 
 
 @numba.njit(cache=True)
