@@ -16,7 +16,13 @@ from diceopt.games.yatzy.analyses.distribution import (
 )
 from diceopt.games.yatzy.kernel.arrays import StateArrays, kernel_arrays
 from diceopt.games.yatzy.kernel.layers import layer_states
-from diceopt.games.yatzy.kernel.policy import category_of, lowest_best, policy_buffers, policy_lanes
+from diceopt.games.yatzy.kernel.policy import (
+    category_of,
+    joker_categories,
+    lowest_best,
+    policy_buffers,
+    policy_lanes,
+)
 from diceopt.games.yatzy.kernel.simulation import simulate
 from diceopt.games.yatzy.kernel.solve import solve_table
 from diceopt.games.yatzy.kernel.widget import (
@@ -180,8 +186,10 @@ def _check_direct_choices(K, W, ln: int, mask: int, state) -> None:
     nd = K.offset.size - 2
     base = int(K.offset[nd])
     stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
+    joker = np.full(K.roll_p.size, -1, dtype=np.int64)
+    joker_categories(mask, K, SR, ln, np.empty(K.roll_p.size), joker)
     for r in range(K.roll_p.size):
-        c = category_of(mask, r, ln, K, SR, vecs[0], tmp[2])
+        c = category_of(r, ln, K, SR, vecs[0], tmp[2], joker)
         assert pols[ln, 0, r] == -c - 1, (state, r)
         k = base + r
         for t, best in ((2, M), (1, M1)):

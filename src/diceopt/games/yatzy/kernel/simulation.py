@@ -67,6 +67,7 @@ from diceopt.games.yatzy.kernel.dice_stream import DEFAULT_BATCH, DiceStream, di
 from diceopt.games.yatzy.kernel.policy import (
     PolicyBuffers,
     category_of,
+    joker_categories,
     lane_values,
     lowest_best,
     policy_buffers,
@@ -355,10 +356,15 @@ def _play_lanes(
     # rules where a box's points can be more than K.score: write_state where a roll does not
     # score plainly (a call that takes K costs more than the turn)
     special = K.joker_code != 0 or K.served != 0 or K.track != 0 or K.ubonus != 0
+    jokers = K.joker_code != 0 or K.ubonus != 0
     base = K.offset[K.offset.size - 2]
+    joker = np.full(yz_face.size, -1, dtype=np.int64)  # the lane's joker categories
+    vals = np.empty(yz_face.size)
     for ln in range(nb):
         i = s0 + ln
         ms, fl, u = st_mask[i], st_flag[i], st_u[i]
+        if jokers:
+            joker_categories(ms, K, SR, ln, vals, joker)
         g = groups[i]
         for p in range(starts[g], starts[g + 1]):
             # the turn as _play_share plays it with the policy's choices (_keep_policy:
@@ -375,7 +381,7 @@ def _play_lanes(
                     k = lowest_best(k, M1, ln, K, stack)
                     level = 0
                     r = rolled[koff[k] + mods[rnd[p, 2], kroll[k]]] + 0
-            c = category_of(ms, r, ln, K, SR, vecs[0], tmp[2])
+            c = category_of(r, ln, K, SR, vecs[0], tmp[2], joker)
             if special and not scores_plainly(r, c, level == 2, yz_face, needs):
                 words[p] = write_state(words[p], ms, fl, u, r, c, level == 2, K, flags, width)
             else:
