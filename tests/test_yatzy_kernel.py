@@ -190,7 +190,13 @@ def _joker_rolls_differ(K, SR, masks):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "rules",
-    [AMERICAN, VARIANT_RULES["american-forced-joker"], load_rules("kniffel"), SCANDINAVIAN],
+    [
+        AMERICAN,
+        VARIANT_RULES["american-forced-joker"],
+        load_rules("kniffel"),
+        SCANDINAVIAN,
+        VARIANT_RULES["scandinavian-forced"],  # categories in order: the open boxes
+    ],
     ids=lambda r: r.name,
 )
 def test_joker_rolls_are_joker_best(rules, dtype):
