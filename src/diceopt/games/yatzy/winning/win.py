@@ -177,7 +177,9 @@ def win_turn(
     # atomic reference counts on its arrays, more than the work (measured: half the turn)
     upper_face, roll_cnt, needs = K.upper_face, K.roll_cnt, K.needs
     score_of, yz_face, yz_cat, ybonus = K.score, K.yz_face, K.yz_cat, K.ybonus
-    plain = K.ubonus == 0  # no Kniffel bonus: roll_shift is spelled out below
+    pos_c, pos_s = K.pos_c, K.pos_s
+    width = pos_c.shape[1]
+    kniffel = K.ubonus != 0  # the Kniffel bonus: a Yatzy roll's writes through roll_shift
     for r in range(R):
         allowed = ok
         use_joker = False
@@ -190,9 +192,11 @@ def win_turn(
             for c in range(ncat):
                 if not allowed[c]:
                     continue
-                if plain and not use_joker and first == 0:
+                if not use_joker and not (kniffel and yz_face[r] >= 0):
                     # twin of roll_shift (category_row's row and points, the Yahtzee
-                    # bonus) for a normal write: no call, no attribute of K
+                    # bonus, served points) for a write that is no joker and earns no
+                    # Kniffel bonus: no call, no attribute of K (a call per write was
+                    # most of the turn under the Kniffel and Generala rules)
                     f = upper_face[c]
                     if f >= 0:
                         row, pts = c * stride + roll_cnt[r, f], 0
@@ -204,6 +208,11 @@ def win_turn(
                             row = c * stride + (1 if (c == yz_cat and got > 0) else 0)
                             pts = got
                     pts += yb
+                    if first == 1:  # straight after the first roll: served_extra
+                        for e in range(width):
+                            if pos_c[r, e] == c:
+                                pts += np.int64(pos_s[r, width + e] - pos_s[r, e])
+                                break
                 else:
                     row, pts = roll_shift(mask, flag, r, c, use_joker, first == 1, K)
                 v = cache[row, pts]
