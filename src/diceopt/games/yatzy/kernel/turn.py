@@ -114,17 +114,33 @@ def may_write(mask: int, c: int, K: KernelArrays) -> bool:
 
 
 @numba.njit(cache=True)
+def uses_joker(mask: int, r: int, K: KernelArrays) -> bool:
+    """Whether roll r (-1: any non-Yahtzee roll) is written as a joker from a state of mask
+    ``mask``: a Yahtzee roll, a joker rule, the Yahtzee box filled, and under the free
+    choice the matching upper box used too (the flag :func:`allowed_categories` returns)."""
+    f = K.yz_face[r] if r >= 0 else -1
+    if not (K.joker_code != 0 and f >= 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1):
+        return False
+    if K.joker_code == 2:  # forced joker
+        return True
+    for c in range(K.upper_face.size):  # free choice: once the matching upper box is used
+        if K.upper_face[c] == f and not (mask >> c) & 1:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def allowed_categories(mask: int, r: int, K: KernelArrays) -> tuple[np.ndarray, bool]:
-    """Categories roll r (-1: any non-Yahtzee roll) may be written into, and whether as joker."""
+    """Categories roll r (-1: any non-Yahtzee roll) may be written into, and whether as
+    joker (:func:`uses_joker`)."""
     upper_face = K.upper_face
     ncat = upper_face.size
     ok = np.zeros(ncat, dtype=np.bool_)
     for c in range(ncat):
         ok[c] = may_write(mask, c, K)
-    use_joker = False
+    use_joker = uses_joker(mask, r, K)
     f = K.yz_face[r] if r >= 0 else -1
-    if K.joker_code != 0 and f >= 0 and K.yz_cat >= 0 and (mask >> K.yz_cat) & 1:
-        use_joker = True
+    if use_joker:
         if K.joker_code == 2:  # forced joker: matching upper box, else a lower one, else any
             match = -1
             lower_open = False
@@ -141,10 +157,6 @@ def allowed_categories(mask: int, r: int, K: KernelArrays) -> tuple[np.ndarray, 
                 for c in range(ncat):
                     if upper_face[c] >= 0:
                         ok[c] = False
-        else:  # free choice: any open box; joker points once the matching upper box is used
-            for c in range(ncat):
-                if upper_face[c] == f and not (mask >> c) & 1:
-                    use_joker = False
     return ok, use_joker
 
 
@@ -390,8 +402,7 @@ def box_points(
     For the plain rules without jokers this is ``K.score[r, c]``."""
     got = np.int64(K.score[r, c])
     if K.joker_code != 0 and K.yz_face[r] >= 0 and K.upper_face[c] < 0:
-        _, use_joker = allowed_categories(mask, r, K)
-        got = np.int64(K.joker[r, c]) if use_joker else got
+        got = np.int64(K.joker[r, c]) if uses_joker(mask, r, K) else got
     if K.needs[c] >= 0 and flag != 1:
         got = np.int64(0)
     if first and K.served != 0:  # never with jokers (the rules refuse the combination)
