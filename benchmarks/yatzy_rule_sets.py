@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import tempfile
 
 from whole_process import time_command
@@ -77,7 +78,14 @@ def main() -> int:
         for name in args.rules:
             for kind, argv in commands.items():
                 la0 = os.getloadavg()[0]
-                got = time_command([*argv, *rule_args(name)], cache, args.whole)
+                try:
+                    got = time_command([*argv, *rule_args(name)], cache, args.whole)
+                except subprocess.CalledProcessError as exc:  # e.g. unknown rules: one line
+                    err = exc.stderr or ""
+                    err = err.decode(errors="replace") if isinstance(err, bytes) else err
+                    last = err.strip().splitlines()[-1:]
+                    emit(benchmark="yatzy_rule_sets", rules=name, command=kind, error=last)
+                    continue
                 answer = got.pop("answer") or {}
                 work, compute = work_of(kind, answer, args.games)
                 unit = compute / work if work and compute else None
