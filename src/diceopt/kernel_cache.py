@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from diceopt.collector import resume
+
 STAMP = "kernel-sources.json"  # in the package's own __pycache__
 CACHED_KERNEL = (".nbi", ".nbc")  # numba's index and data files
 MAX_STAMP_BYTES = 1 << 20  # a stamp holds one short entry per source file (about 10 kB)
@@ -174,10 +176,12 @@ def listen_for_compiles() -> None:
     from numba.core import event
 
     class CompileListener(event.Listener):
-        """At the start of a compile, :data:`COMPILE_NOTICE` to the announcer, once."""
+        """At the start of a compile, :data:`COMPILE_NOTICE` to the announcer, once, and
+        the collector back (:func:`diceopt.collector.resume`)."""
 
         def on_start(self, ev: event.Event) -> None:
             global _announce
+            resume()  # a compile leaves cyclic garbage: the collector back if held
             out, _announce = _announce, None  # numba compiles one kernel at a time
             if out is not None:
                 out(COMPILE_NOTICE)

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from diceopt import __version__
 from diceopt.cli.common import HelpFormatter
+from diceopt.collector import hold_for_start
 from diceopt.errors import InputError, SolveError, one_line
 from diceopt.interrupt import interruptible
 
@@ -152,11 +153,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The ``diceopt`` command as a process: :func:`main`, then the collector's objects
-    frozen for the exit. The interpreter's final collections over numba's objects would
-    otherwise take about 0.15 s of a 0.7 s command (measured on ``yatzy solve --force``);
-    the process ends, so the memory goes back either way. In-process callers use
-    :func:`main`, which leaves the collector as it was."""
+    """The ``diceopt`` command as a process: the collector held while it starts
+    (:mod:`diceopt.collector`), :func:`main`, then the collector's objects frozen for the
+    exit. The interpreter's final collections over numba's objects would otherwise take
+    about 0.15 s of a 0.7 s command (measured on ``yatzy solve --force``); the process
+    ends, so the memory goes back either way. In-process callers use :func:`main`, which
+    leaves the collector as it was."""
+    hold_for_start()
     status = main()
     gc.freeze()
     return status
