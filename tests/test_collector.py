@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 
 import numba
 import pytest
@@ -67,5 +68,24 @@ def test_a_numba_compile_ends_the_hold():
 
         assert doubled(21) == 42  # compiled now
         assert not collector.held() and gc.isenabled()
+    finally:
+        timer.cancel()
+
+
+def test_a_child_forked_during_the_hold_collects():
+    timer = collector.hold_for_start(seconds=600)
+    assert timer is not None
+    try:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report whether its collector is on, then leave at once
+            os.write(write, b"1" if gc.isenabled() and not collector.held() else b"0")
+            os._exit(0)
+        os.close(write)
+        got = os.read(read, 1)
+        os.close(read)
+        os.waitpid(pid, 0)
+        assert got == b"1"
+        assert collector.held()  # the parent still holds it
     finally:
         timer.cancel()

@@ -17,12 +17,14 @@ The collector comes back (:func:`resume`) at the first of:
 
 Everything made until then is frozen out of the collector's reach (:func:`gc.freeze`:
 never examined again, freed with the process), so the start-up's objects cost no later
-full collection either.
+full collection either. A child forked while the collector is held (no timer there) gets
+it back at once.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import threading
 
 HOLD_SECONDS = 3.0  # the longest the collector is held (seconds from the process start)
@@ -56,6 +58,17 @@ def resume() -> None:
         _held = False
         gc.freeze()
         gc.enable()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has no timer, and a lock another thread held at the fork stays
+    held there: a fresh lock, then :func:`resume`."""
+    global _lock
+    _lock = threading.Lock()
+    resume()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def held() -> bool:
