@@ -59,7 +59,12 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import KernelArrays
 from diceopt.games.yatzy.kernel.solve import LANES, gather, lane_batches, solve_batch
 from diceopt.games.yatzy.kernel.table import YatzyTable
-from diceopt.games.yatzy.kernel.turn import allowed_categories, successor_rows, write_value
+from diceopt.games.yatzy.kernel.turn import (
+    allowed_categories,
+    row_of,
+    successor_rows,
+    write_value,
+)
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
@@ -258,14 +263,32 @@ def _fill_situation(
     (``E[k, ln]``: keeping k with t rerolls left; utilities when theta != 0), the best
     code and the regrets."""
     codes, values, regret, count, best, best_value = rows
-    ncat = K.upper_face.size
-    ok, use_joker = allowed_categories(mask, r, K)
+    upper_face = K.upper_face
+    ncat = upper_face.size
     n = 0
-    for c in range(ncat):
-        if ok[c]:
+    if K.yz_face[r] < 0 and not (t == 2 and K.served != 0):
+        # no Yatzy roll, no served points: every open box (the first under a forced order)
+        # at its points plus its successor row, what write_value gives there, from the
+        # rules' arrays held here (a call per box that takes K cost more than the row's
+        # other work: 200,000 situations on as many states 0.36 s against 0.19 s)
+        score, roll_cnt, needs = K.score, K.roll_cnt, K.needs
+        yz_cat, stride, zero, forced = K.yz_cat, K.offset.size - 1, K.zero, K.forced
+        for c in range(ncat):
+            if (mask >> c) & 1:
+                continue
+            row, s = row_of(r, c, score[r, c], upper_face, roll_cnt, needs, yz_cat, stride, zero)
             codes[i, n] = c
-            values[i, n] = write_value(mask, flag, r, c, use_joker, t == 2, K, SR, ln)
+            values[i, n] = s + SR[row, ln]
             n += 1
+            if forced:
+                break
+    else:
+        ok, use_joker = allowed_categories(mask, r, K)
+        for c in range(ncat):
+            if ok[c]:
+                codes[i, n] = c
+                values[i, n] = write_value(mask, flag, r, c, use_joker, t == 2, K, SR, ln)
+                n += 1
     if t > 0:
         sgn = 1.0 if theta > 0.0 else -1.0
         for e in range(subs.shape[1]):

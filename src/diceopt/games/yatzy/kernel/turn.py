@@ -283,14 +283,25 @@ def category_row(
     """Successor row and the points beside it of writing roll r into (allowed) category
     c: ``(row, s)``; the row of an upper category, and of a needs_yatzy one, holds its
     points (s = 0). Served scores: :func:`served_extra`."""
-    stride = K.offset.size - 1
-    f = K.upper_face[c]
-    if f >= 0:
-        return c * stride + K.roll_cnt[r, f], K.zero
     s = K.joker[r, c] if use_joker else K.score[r, c]
-    if K.needs[c] >= 0:
-        return c * stride + (1 if s > 0 else 0), K.zero
-    h = 1 if (c == K.yz_cat and s > 0) else 0
+    return row_of(r, c, s, K.upper_face, K.roll_cnt, K.needs, K.yz_cat, K.offset.size - 1, K.zero)
+
+
+@numba.njit(cache=True, inline="always")
+def row_of(
+    r: int, c: int, s: float | np.floating, upper_face: np.ndarray, roll_cnt: np.ndarray,
+    needs: np.ndarray, yz_cat: int, stride: int, zero: float | np.floating,
+) -> tuple[int, float | np.floating]:  # fmt: skip
+    """:func:`category_row` from the rules' arrays (no ``K``: a loop that holds them calls
+    this without a call's reference counts on ``K``), ``s`` the points roll r scores in
+    category c (its normal or joker points), ``stride`` the rows per category
+    (``K.offset.size - 1``) and ``zero`` 0 in the table's dtype."""
+    f = upper_face[c]
+    if f >= 0:
+        return c * stride + roll_cnt[r, f], zero
+    if needs[c] >= 0:
+        return c * stride + (1 if s > 0 else 0), zero
+    h = 1 if (c == yz_cat and s > 0) else 0
     return c * stride + h, s
 
 
