@@ -23,13 +23,13 @@ import time
 
 import httpx
 
-SERVE = "import sys; from diceopt.cli import main; sys.exit(main())"
+SERVE = ["-m", "diceopt", "serve"]  # the process as the command runs it (diceopt.cli.run)
 GAME = {"game": "yatzy", "variant": "scandinavian"}
 
 
 def main() -> int:
     t0 = time.perf_counter()
-    cmd = [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0"]
+    cmd = [sys.executable, *SERVE, "--host", "127.0.0.1", "--port", "0"]
     proc = subprocess.Popen([*cmd, "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
     try:
         url = ""

@@ -38,7 +38,7 @@ import time
 import httpx
 import numpy as np
 
-SERVE = "import sys; from diceopt.cli import main; sys.exit(main())"
+SERVE = ["-m", "diceopt", "serve"]  # the process as the command runs it (diceopt.cli.run)
 MOVE_TARGET_MS = 200.0  # a new game and every move, p95
 WIN_TARGET_MS = 2000.0  # the win probability / the hint to beat the computer, p95
 
@@ -47,7 +47,7 @@ def start_server(variant: str, env: dict[str, str]) -> tuple[subprocess.Popen, s
     """``diceopt serve --prepare`` (Yatzy only) on 127.0.0.1, any free port; (process,
     base URL). ``--prepare`` loads or builds every table the page reads for the default
     variant; another variant's tables are made ready by ``warm_up``."""
-    cmd = [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0"]
+    cmd = [sys.executable, *SERVE, "--host", "127.0.0.1", "--port", "0"]
     cmd += ["--warm", "yatzy", "--log-level", "warning"]
     if variant == "scandinavian":
         cmd += ["--prepare"]

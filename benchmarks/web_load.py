@@ -30,7 +30,7 @@ import numpy as np
 
 from diceopt.games.yatzy.rulebook.variants import get_rules
 
-SERVE = "import sys; from diceopt.cli import main; sys.exit(main())"
+SERVE = ["-m", "diceopt", "serve"]  # the process as the command runs it (diceopt.cli.run)
 YATZY_CATEGORIES = (
     "ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind four_of_a_kind "
     "small_straight large_straight full_house chance yatzy"
@@ -183,7 +183,7 @@ def start_server(
     Every worker loads the measured games' tables before it accepts a connection, and no
     other table is built in the background during the measurement.
     """
-    cmd = [sys.executable, "-c", SERVE, "serve", "--host", "127.0.0.1", "--port", "0"]
+    cmd = [sys.executable, *SERVE, "--host", "127.0.0.1", "--port", "0"]
     cmd += ["--workers", str(workers), "--log-level", "warning"]
     cmd += ["--warm", ",".join(games), "--wait-warm"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
