@@ -11,7 +11,8 @@ Two calls, both vectorised (no Python loop per situation):
   distinct states go through the solver's lanes (``solve_batch`` in float64, 32 states
   at a time, which also hands back the keep values with one reroll left), with theta !=
   0 through the scalar widget (:func:`widget_into`); scoring values come from
-  ``successor_rows``, ``allowed_categories`` and ``write_value``. The numbers are those of
+  ``successor_rows``, ``allowed_categories`` and ``write_value`` (a roll that is no Yatzy
+  and not served: ``row_of`` on the rules' arrays the kernel holds). The numbers are those of
   ``advise_position`` (the advice) bit for bit (tests), for every rule the solver knows
   (Generala's served scores and Doble Generala, Kniffel's bonus included).
 
