@@ -43,6 +43,8 @@ def peak_rss_mb() -> float:
 FRESH = """
 import json, time
 t0 = time.perf_counter()
+from diceopt.collector import hold_for_start
+hold_for_start()  # as the command's process does (diceopt.cli.run)
 from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
 from diceopt.games.yatzy.rulebook.variants import SCANDINAVIAN
 t1 = time.perf_counter()
