@@ -129,6 +129,40 @@ def test_bad_situations_name_the_first_one():
         roll_index(rules, np.array([[0, 1, 2, 3, 4]]))
 
 
+def test_situations_must_be_whole_numbers_of_one_length():
+    rules = SCANDINAVIAN.reduced(("ones", "chance"), bonus_threshold=3)
+    table = solve_table(rules, dtype="float64")
+    zeros = [0, 0]
+    with pytest.raises(InputError, match="situation 1: mask must be a whole number, got 0.5"):
+        option_values(table, [0, 0.5], zeros, zeros, zeros, zeros)
+    with pytest.raises(InputError, match="situation 0: upper must be a whole number, got nan"):
+        state_values(table, [0], [0], [np.nan])
+    with pytest.raises(InputError, match="situation 0: roll must be a whole number, got inf"):
+        option_values(table, [0], [0], [0], [np.inf], [2])
+    with pytest.raises(InputError, match="roll must be whole numbers"):
+        option_values(table, [0], [0], [0], [10**44], [2])  # beyond int64: an object array
+    with pytest.raises(InputError, match="flag must be whole numbers"):
+        state_values(table, [0], ["0"], [0])
+    with pytest.raises(InputError, match="differ in length: mask \\(2,\\), .* roll \\(3,\\)"):
+        option_values(table, zeros, zeros, zeros, [0, 1, 2], zeros)
+    with pytest.raises(InputError, match="must be 1-D"):
+        option_values(table, [[0]], [[0]], [[0]], [[0]], [[2]])
+    with pytest.raises(InputError, match="situation 0: dice must be a whole number, got 1.5"):
+        roll_index(rules, np.array([[1.5, 2, 3, 4, 5]]))
+    with pytest.raises(InputError, match="situation 1: roll index out of range"):
+        roll_dice(rules, [0, -1])  # not the last roll counted from the end
+    with pytest.raises(InputError, match="situation 0: roll index out of range"):
+        roll_dice(rules, [len(rules.roll_counts)])
+    # whole numbers in a float array are the same situations
+    as_int = option_values(table, [0, 1], [0, 0], [0, 0], [3, 7], [2, 0])
+    as_float = option_values(table, [0.0, 1.0], [0.0, 0.0], [0, 0], [3.0, 7.0], [2.0, 0.0])
+    assert np.array_equal(as_int.codes, as_float.codes)
+    assert np.array_equal(as_int.values, as_float.values, equal_nan=True)
+    assert (
+        roll_index(rules, np.array([[6.0, 1, 3, 3, 5]])) == roll_index(rules, [[1, 3, 3, 5, 6]])
+    ).all()
+
+
 # --- Generala and Kniffel: served scores, Doble Generala, the Kniffel bonus ------------------
 
 PRESETS = {

@@ -20,7 +20,9 @@ Units: every value is in points, the expected points still to come from the situ
 (bonuses included, the score so far excluded), or with a table of ``theta != 0`` their
 certainty equivalent; ``regret`` is the best value minus the action's value (points, >= 0).
 
-Situations (arrays of one length n, any integer dtype):
+Situations (arrays of one length n, or scalars; whole numbers of any integer or float
+dtype: a fraction, NaN, an infinity, a number beyond int64, a non-number or arrays of
+different lengths is an InputError naming the first such situation):
 
 - ``mask``: bit mask of the filled categories (bit c = category c of the rules' order);
 - ``flag``: 1 when the Yahtzee box holds its points where the state tracks it (American
@@ -52,6 +54,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numba
 import numpy as np
@@ -107,6 +110,39 @@ def action_names(rules: YatzyRules) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _whole_numbers(name: str, values: Any) -> np.ndarray:
+    """``values`` (any shape) as int64; InputError naming the first entry that is not a
+    whole number within int64 (a fraction, NaN, an infinity, a number too large) or
+    when they are not numbers at all. A float array of whole numbers is taken."""
+    a = np.asarray(values)
+    if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.signedinteger):
+        return a.astype(np.int64)
+    if np.issubdtype(a.dtype, np.unsignedinteger):
+        ok = a <= np.iinfo(np.int64).max
+    elif np.issubdtype(a.dtype, np.floating):
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(a) & (np.floor(a) == a) & (np.abs(a) < 2.0**62)
+    else:
+        raise InputError(f"{name} must be whole numbers, got an array of {a.dtype}")
+    if not ok.all():
+        i = int(np.flatnonzero(~ok.reshape(-1))[0])
+        raise InputError(f"situation {i}: {name} must be a whole number, got {a.flat[i]}")
+    return a.astype(np.int64)
+
+
+def _same_length(**arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays broadcast to one 1-D length (scalars repeat); InputError naming their
+    shapes when they do not fit together."""
+    try:
+        out = np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise InputError(f"the situations' arrays differ in length: {shapes}") from None
+    if out[0].ndim > 1:
+        raise InputError(f"the situations' arrays must be 1-D, got shape {out[0].shape}")
+    return tuple(np.ascontiguousarray(np.atleast_1d(a)) for a in out)
+
+
 @lru_cache(maxsize=32)
 def roll_lookup(rules: YatzyRules) -> np.ndarray:
     """Roll index of every count vector, by its base-(dice + 1) key (-1: not a roll)."""
@@ -122,7 +158,7 @@ def roll_index(rules: YatzyRules, dice: np.ndarray) -> np.ndarray:
 
     InputError if a die is outside 1..sides or a row has the wrong number of dice.
     """
-    d = np.asarray(dice)
+    d = _whole_numbers("dice", dice)
     if d.ndim != 2 or d.shape[1] != rules.dice:
         raise InputError(f"dice must have shape (n, {rules.dice}), got {d.shape}")
     if d.size and (d.min() < 1 or d.max() > rules.sides):
@@ -135,8 +171,15 @@ def roll_index(rules: YatzyRules, dice: np.ndarray) -> np.ndarray:
 
 
 def roll_dice(rules: YatzyRules, roll: np.ndarray) -> np.ndarray:
-    """Sorted pips (uint8, shape ``(n, dice)``) of roll indices."""
-    counts = rules.roll_counts[np.asarray(roll, dtype=np.int64)]
+    """Sorted pips (uint8, shape ``(n, dice)``) of roll indices (InputError for an index
+    outside 0 .. R-1)."""
+    r = _whole_numbers("roll", roll)
+    bad = (r < 0) | (r >= len(rules.roll_counts))
+    if bad.any():
+        raise InputError(
+            f"situation {int(np.flatnonzero(bad.reshape(-1))[0])}: roll index out of range"
+        )
+    counts = rules.roll_counts[r]
     faces = np.arange(1, rules.sides + 1, dtype=np.uint8)
     return (
         np.stack([np.repeat(faces, c) for c in counts])
@@ -170,10 +213,13 @@ def state_index(
     """Flat indices into ``table.values`` of turn-start states (upper capped); InputError
     naming the first state out of range or unreachable."""
     rules = table.rules
-    m = np.asarray(mask, dtype=np.int64)
-    f = np.asarray(flag, dtype=np.int64)
-    u = np.asarray(upper, dtype=np.int64)
-    m, f, u = np.broadcast_arrays(m, f, u)
+    m, f, u = (_whole_numbers(k, v) for k, v in (("mask", mask), ("flag", flag), ("upper", upper)))
+    try:
+        m, f, u = np.broadcast_arrays(m, f, u)
+    except ValueError:
+        raise InputError(
+            f"the states' arrays differ in shape: mask {m.shape}, flag {f.shape}, upper {u.shape}"
+        ) from None
     T = rules.bonus_threshold
     bad = (m < 0) | (m >= 1 << rules.num_categories) | (f < 0) | (f >= rules.flags) | (u < 0)
     if bad.any():
@@ -449,15 +495,16 @@ def option_values(
     already over.
     """
     rules = table.rules
-    idx = state_index(table, mask, flag, upper)
+    m, f, u, r, t = _same_length(
+        mask=_whole_numbers("mask", mask),
+        flag=_whole_numbers("flag", flag),
+        upper=_whole_numbers("upper", upper),
+        roll=_whole_numbers("roll", roll),
+        rerolls=_whole_numbers("rerolls", rerolls),
+    )
+    idx = state_index(table, m, f, u)
     n = idx.size
-    m = np.broadcast_to(np.asarray(mask, dtype=np.int64), (n,)).copy()
-    f = np.broadcast_to(np.asarray(flag, dtype=np.int64), (n,)).copy()
-    u = np.minimum(
-        np.broadcast_to(np.asarray(upper, dtype=np.int64), (n,)), rules.bonus_threshold
-    ).copy()
-    r = np.broadcast_to(np.asarray(roll, dtype=np.int64), (n,)).copy()
-    t = np.broadcast_to(np.asarray(rerolls, dtype=np.int64), (n,)).copy()
+    u = np.minimum(u, rules.bonus_threshold)
     full = (1 << rules.num_categories) - 1
     for bad, what in (
         (m == full, "the game is over (every category filled)"),
