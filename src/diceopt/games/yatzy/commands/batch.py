@@ -116,7 +116,7 @@ def _whole_numbers(name: str, values: Any) -> np.ndarray:
     when they are not numbers at all. A float array of whole numbers is taken."""
     a = np.asarray(values)
     if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.signedinteger):
-        return a.astype(np.int64)
+        return a.astype(np.int64, copy=False)
     if np.issubdtype(a.dtype, np.unsignedinteger):
         ok = a <= np.iinfo(np.int64).max
     elif np.issubdtype(a.dtype, np.floating):
@@ -127,7 +127,7 @@ def _whole_numbers(name: str, values: Any) -> np.ndarray:
     if not ok.all():
         i = int(np.flatnonzero(~ok.reshape(-1))[0])
         raise InputError(f"situation {i}: {name} must be a whole number, got {a.flat[i]}")
-    return a.astype(np.int64)
+    return a.astype(np.int64, copy=False)
 
 
 def _same_length(**arrays: np.ndarray) -> tuple[np.ndarray, ...]:
