@@ -449,11 +449,12 @@ def joker_rolls(
     """:func:`joker_best` of every Yahtzee roll r in lane ln: ``vals[r]`` (float64) and
     ``cats[r]``, for the rolls with ``K.yz_face[r] >= 0`` (the other entries untouched).
 
-    Deliberate twin of :func:`joker_best` with :func:`allowed_categories`,
-    :func:`category_row` and :func:`upper_bonus` written out over local arrays (the same
-    expressions in the same types, so the same numbers bit for bit): one call per lane for
-    the solver's and the policies' lanes, where a call per roll that takes ``K`` costs
-    about 0.2 microseconds in reference counts, more than the roll's work."""
+    Deliberate twin of :func:`joker_best` with :func:`allowed_categories` and
+    :func:`upper_bonus` written out over local arrays, :func:`category_row` through its
+    core :func:`row_of` (the same expressions in the same types, so the same numbers bit
+    for bit): one call per lane for the solver's and the policies' lanes, where a call
+    per roll that takes ``K`` costs about 0.2 microseconds in reference counts, more than
+    the roll's work."""
     upper_face, yz_face, roll_cnt = K.upper_face, K.yz_face, K.roll_cnt
     score, joker, needs = K.score, K.joker, K.needs
     yz_cat, joker_code, ubonus = K.yz_cat, K.joker_code, K.ubonus
@@ -500,17 +501,9 @@ def joker_rolls(
         for c in range(ncat):
             if not (ok >> c) & 1:
                 continue
-            fc = upper_face[c]  # category_row
-            if fc >= 0:
-                row = c * stride + roll_cnt[r, fc]
-                s = zero
-            else:
-                s = joker[r, c] if use_joker else score[r, c]
-                if needs[c] >= 0:
-                    row = c * stride + (1 if s > 0 else 0)
-                    s = zero
-                else:
-                    row = c * stride + (1 if (c == yz_cat and s > 0) else 0)
+            points = joker[r, c] if use_joker else score[r, c]
+            row, s = row_of(r, c, points, upper_face, roll_cnt, needs, yz_cat, stride, zero)
+            fc = upper_face[c]
             v = s + SR[row, ln]
             if ubonus != 0:  # upper_bonus: its upper box, the Yatzy box filled
                 v += float(ubonus) if (fc == f and filled) else 0.0
