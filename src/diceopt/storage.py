@@ -588,7 +588,7 @@ class MappedDraft:
         except OSError:
             self._let_go()
             return None
-        if isinstance(view, mmap.mmap):  # every page at once, not a fault per page
+        if isinstance(view, mmap.mmap):  # every page at once beside the solve, not one by one
             populate(view)
         payload = np.frombuffer(view, dtype=np.uint8)
         for (name, spec), at in zip(items, header["offsets"], strict=True):
