@@ -17,7 +17,6 @@ that fills the array, on a thread of its own.
 
 from __future__ import annotations
 
-import ctypes
 import mmap
 import sys
 import threading
@@ -88,7 +87,10 @@ def check_available(need: int, what: str, hint: str) -> None:
 
 def _madvise() -> Any:
     """libc's ``madvise`` through ctypes, which lets go of the interpreter's lock while it
-    runs (``mmap.madvise`` holds it: every other thread would wait)."""
+    runs (``mmap.madvise`` holds it: every other thread would wait). ctypes is imported
+    here, not by every process that imports this module."""
+    import ctypes
+
     call = ctypes.CDLL(None, use_errno=True).madvise
     call.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     call.restype = ctypes.c_int
