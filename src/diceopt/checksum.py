@@ -68,6 +68,7 @@ def checksums(data: np.ndarray, block_bytes: int = BLOCK_BYTES, first: int = 0) 
     if data.size % 8 or block_bytes % 8:
         raise ValueError("checksums need whole 64-bit words")
     words = np.asarray(data).view(np.uint64)
+    words.flags.writeable = False  # one compiled kernel for tables read and tables written
     out = np.zeros(-(-data.size // block_bytes), dtype=np.uint64)
     if out.size:
         block_checksums(words, block_bytes // 8, first, out)
