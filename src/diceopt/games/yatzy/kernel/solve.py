@@ -57,7 +57,7 @@ import numba
 import numpy as np
 
 from diceopt.errors import InputError
-from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, kernel_arrays
+from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, kernel_arrays, read_only
 from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import (
@@ -535,7 +535,9 @@ def solve_states(
 ) -> None:
     """Values of the states (st_mask, st_flag, st_u) of one layer into ``res``, batch by
     batch, one share per chunk of the lane buffers (``As.shape[0]`` threads); ``V`` is
-    only read (the solved later layers), so it may be read-only (Ray)."""
+    only read (the solved later layers), and goes in as a read-only view: the kernels
+    compile once for this solve, Ray's (read-only) and the policies of a stored table."""
+    (V,) = read_only(V)
 
     def share(ch: int) -> None:
         _solve_share(ch, st_mask, st_flag, st_u, V, As, Ms, SRs, vecs, K, theta, res)
