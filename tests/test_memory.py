@@ -137,3 +137,33 @@ def test_zeroed_beyond_any_machine_is_numpys_memory_error():
     """A size no mapping can hold ends as numpy's zeros would: a MemoryError."""
     with pytest.raises(MemoryError):
         memory.zeroed(10**15, "float64")
+
+
+def test_populate_runs_beside_the_caller(monkeypatch):
+    """The pages are asked for on a thread of its own: populate returns while the advice
+    is still under way (held here until the test lets it go), with the whole view's
+    address and length and MADV_POPULATE_WRITE (elsewhere than Linux: nothing starts)."""
+    import mmap
+    import sys
+    import threading
+
+    import numpy as np
+
+    go, calls = threading.Event(), []
+
+    def held_madvise(address: int, length: int, advice: int) -> int:
+        go.wait(10)  # (a bound: a populate that waits for its own thread fails, not hangs)
+        calls.append((address, length, advice))
+        return 0
+
+    monkeypatch.setattr(memory, "_madvise", lambda: held_madvise)
+    view = mmap.mmap(-1, 1 << 16)
+    thread = memory.populate(view)
+    if not sys.platform.startswith("linux"):
+        assert thread is None and not calls
+        return
+    assert thread is not None and thread.is_alive() and not calls
+    go.set()
+    thread.join()
+    address = np.frombuffer(view, dtype=np.uint8).ctypes.data
+    assert calls == [(address, 1 << 16, memory.MADV_POPULATE_WRITE)]
