@@ -130,14 +130,20 @@ def _whole_numbers(name: str, values: Any) -> np.ndarray:
     return a.astype(np.int64, copy=False)
 
 
+def _broadcast(what: str, **arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays broadcast together (``np.broadcast_arrays``); InputError naming their
+    shapes when they do not fit (``what``: whose arrays, for the message)."""
+    try:
+        return tuple(np.broadcast_arrays(*arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise InputError(f"the {what}' arrays differ in length: {shapes}") from None
+
+
 def _same_length(**arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """The arrays broadcast to one 1-D length (scalars repeat); InputError naming their
     shapes when they do not fit together."""
-    try:
-        out = np.broadcast_arrays(*arrays.values())
-    except ValueError:
-        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
-        raise InputError(f"the situations' arrays differ in length: {shapes}") from None
+    out = _broadcast("situations", **arrays)
     if out[0].ndim > 1:
         raise InputError(f"the situations' arrays must be 1-D, got shape {out[0].shape}")
     return tuple(np.ascontiguousarray(np.atleast_1d(a)) for a in out)
@@ -213,13 +219,12 @@ def state_index(
     """Flat indices into ``table.values`` of turn-start states (upper capped); InputError
     naming the first state out of range or unreachable."""
     rules = table.rules
-    m, f, u = (_whole_numbers(k, v) for k, v in (("mask", mask), ("flag", flag), ("upper", upper)))
-    try:
-        m, f, u = np.broadcast_arrays(m, f, u)
-    except ValueError:
-        raise InputError(
-            f"the states' arrays differ in shape: mask {m.shape}, flag {f.shape}, upper {u.shape}"
-        ) from None
+    m, f, u = _broadcast(
+        "states",
+        mask=_whole_numbers("mask", mask),
+        flag=_whole_numbers("flag", flag),
+        upper=_whole_numbers("upper", upper),
+    )
     T = rules.bonus_threshold
     bad = (m < 0) | (m >= 1 << rules.num_categories) | (f < 0) | (f >= rules.flags) | (u < 0)
     if bad.any():
