@@ -47,7 +47,7 @@ states played roll by roll 0.22-0.23, the grouping 0.09-0.11, the dice 0.14-0.26
 their own thread); 0.54-0.65 s wall in the process, the whole command 0.98-1.05 s
 (medians of 8 interleaved runs: 1.03 s against 1.19 s without step 3, the tiles and the
 dice drawn from the command's start, in the same minutes; ``benchmarks/yatzy_simulate.py``),
-0.94-0.98 s since the command holds the collector as it starts (:mod:`diceopt.collector`).
+0.90-0.98 s since the command holds the collector as it starts (:mod:`diceopt.collector`).
 
 Scores are points (bonuses included). ``bonus`` flags the games that reached the upper
 bonus, ``yatzy`` the games that wrote five of a kind into the Yatzy/Yahtzee box for 50.
