@@ -273,15 +273,15 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
     # order and sums, bit for bit
     from diceopt.games.yatzy.kernel.turn_outcomes import (
         LANES,
-        _outcome_work,
         finish_turn,
+        outcome_work,
         turn_outcomes,
     )
 
     table = solve_table(rules, dtype="float32", theta=0.05)
     K, tab = table.arrays64, table.policy_arrays
     W = policy_buffers(K, LANES)
-    P, mass, out, first, scratch = _outcome_work(K, LANES)
+    P, mass, out, first, scratch = outcome_work(K, LANES)
     checked = 0
     for st in layer_states(rules)[:-1]:
         n = st.mask.size

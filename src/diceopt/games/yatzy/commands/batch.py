@@ -72,6 +72,7 @@ from diceopt.games.yatzy.kernel.turn import (
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
+    WidgetBuffers,
     widget_buffers,
     widget_into,
 )
@@ -441,13 +442,13 @@ def _options_kernel_share(
     subs: np.ndarray,
     rows: tuple[np.ndarray, ...],
     nchunks: int,
+    B: WidgetBuffers,
 ) -> None:
     """theta != 0: every situation's row; situations grouped by state (``order`` sorted
     by state, group g is ``order[starts[g]:starts[g + 1]]``), one scalar widget per
-    group (its utilities and reference), groups g = ch, ch + nchunks, ... (share
-    ``ch``)."""
+    group (its utilities and reference; ``B``: the share's work arrays), groups g = ch,
+    ch + nchunks, ... (share ``ch``)."""
     ngroups = starts.size - 1
-    B = widget_buffers(K)
     for g in range(ch, ngroups, nchunks):
         lo = starts[g]
         hi = starts[g + 1]
@@ -544,8 +545,9 @@ def option_values(
 
             def share(ch: int) -> None:
                 _options_kernel_share(
-                    ch, order, starts, m, f, u, r, t, V, K, theta, subs, rows, nchunks
-                )
+                    ch, order, starts, m, f, u, r, t, V, K, theta, subs, rows, nchunks,
+                    widget_buffers(K),
+                )  # fmt: skip
 
             run_shares(share, nchunks)
     return out

@@ -50,12 +50,12 @@ class PolicyBuffers(NamedTuple):
     policy: np.ndarray  # (lanes, 3, R) int16: each lane's policy, as WidgetBuffers.policy
 
 
-@numba.njit(cache=True)
 def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
-    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``)."""
+    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``), made in numpy: an
+    allocation compiled in numba cost its callers half a second of cold compile."""
     nd = K.offset.size - 2
-    nk = K.offset[nd + 1]
-    R = nk - K.offset[nd]
+    nk = int(K.offset[nd + 1])
+    R = nk - int(K.offset[nd])
     rows = K.upper_face.size * (nd + 1) + 1
     SR = np.empty((rows, lanes))
     SR[rows - 1, :] = NEG

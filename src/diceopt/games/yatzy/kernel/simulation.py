@@ -80,6 +80,7 @@ from diceopt.games.yatzy.kernel.turn import box_points, scores_plainly, upper_bo
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
+    WidgetBuffers,
     widget_buffers,
     widget_into,
 )
@@ -306,16 +307,17 @@ def _lanes_share(
     K: KernelArrays,
     pol: np.ndarray,
     games: Games,
+    W: PolicyBuffers,
 ) -> None:
-    """The states lo .. hi - 1 of ``states`` through the solver's lanes, batches t, t +
-    nthreads, ... of ``LANES`` (the t-th share): without ``games``, their policies into
+    """The states lo .. hi - 1 of ``states`` through the solver's lanes (those of the
+    share's work arrays ``W``, :func:`~diceopt.games.yatzy.kernel.policy.policy_buffers`),
+    batches t, t + nthreads, ... (the t-th share): without ``games``, their policies into
     ``pol[i - lo]`` (``policy_lanes``, the widget's policy bit for bit); with them, their
     games played from the lanes' values (:func:`_play_lanes`). Not for served scores
     (:func:`_widget_policies_of`). One kernel for both: each cached kernel carries its
     own copy of the lanes' code (0.6 MB), and loading one took 15 ms."""
     V, theta, flags, width = tab
-    lanes = int(LANES)  # not the global's literal: policy_buffers' one variant
-    W = policy_buffers(K, lanes)
+    lanes = W.policy.shape[0]
     nd = K.offset.size - 2
     stack = np.empty(nd * (nd + 1) // 2 + 1, dtype=np.int64)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
@@ -401,14 +403,14 @@ def _widget_policies_of(
     tab: TableArrays,
     K: KernelArrays,
     pol: np.ndarray,
+    B: WidgetBuffers,
 ) -> None:
     """:func:`_lanes_share`'s policies with served scores (which ``policy_lanes`` does not
-    know): the scalar widget state by state."""
+    know): the scalar widget state by state (``B``: the share's work arrays)."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
     R = K.roll_p.size
     lanes = LANES
-    B = widget_buffers(K)
     for b in range(t, (hi - lo + lanes - 1) // lanes, nthreads):
         s0 = lo + b * lanes
         for i in range(s0, min(hi, s0 + lanes)):
@@ -435,9 +437,9 @@ def _policies(
 
     def share(t: int) -> None:
         if K.served:
-            _widget_policies_of(states, lo, hi, t, shares, tab, K, pol)
+            _widget_policies_of(states, lo, hi, t, shares, tab, K, pol, widget_buffers(K))
         else:
-            _lanes_share(states, lo, hi, t, shares, tab, K, pol, none)
+            _lanes_share(states, lo, hi, t, shares, tab, K, pol, none, policy_buffers(K, LANES))
 
     run_shares(share, shares)
 
@@ -453,7 +455,7 @@ def _direct(
     shares = max(1, min(nthreads, (n + LANES - 1) // LANES))
 
     def share(t: int) -> None:
-        _lanes_share(states, 0, n, t, shares, tab, K, pol, games)
+        _lanes_share(states, 0, n, t, shares, tab, K, pol, games, policy_buffers(K, LANES))
 
     run_shares(share, shares)
 

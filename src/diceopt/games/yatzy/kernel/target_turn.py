@@ -67,11 +67,10 @@ from diceopt.games.yatzy.kernel.turn import (
 from diceopt.threads import run_shares
 
 
-@numba.njit(cache=True)
 def margin(K: KernelArrays) -> int:
     """Most points one roll writes beside its successor row (points): a box's normal,
     joker or served points, the Kniffel bonus and the Yahtzee bonus (an upper bound)."""
-    return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + K.ubonus + K.ybonus
+    return int(max(K.score.max(), K.joker.max(), K.pos_s.max())) + int(K.ubonus) + int(K.ybonus)
 
 
 @numba.njit(cache=True, inline="always")  # once per successor row: no call's reference counts
@@ -242,10 +241,9 @@ class TargetWork(NamedTuple):
     one: np.ndarray  # (C * (dice + 1),) int64: per successor row, the last k it reads 1
 
 
-@numba.njit(cache=True)
-def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, like: np.ndarray) -> TargetWork:
-    """Fresh work arrays (``like``'s dtype) for ``lanes`` values of k, ``e1_rows`` rows of E1."""
-    dtype = like.dtype
+def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, dtype: np.dtype) -> TargetWork:
+    """Fresh work arrays (``dtype``) for ``lanes`` values of k, ``e1_rows`` rows of E1, made
+    in numpy and passed to the kernels."""
     nk = K.add_die.shape[0]
     ncat = K.upper_face.size
     stride = K.offset.size - 1
@@ -509,11 +507,10 @@ def set_bands(
 def _target_block(
     b: int, st_mask: np.ndarray, st_flag: np.ndarray, st_u: np.ndarray, Vd: np.ndarray,
     off: np.ndarray, top: np.ndarray, flags: int, K: KernelArrays, S: int, lanes: int,
-    nblocks: int, lo: np.ndarray, hi: np.ndarray, kmin: np.ndarray,
+    nblocks: int, lo: np.ndarray, hi: np.ndarray, kmin: np.ndarray, W: TargetWork,
 ) -> None:  # fmt: skip
     """Block b of :func:`target_layer` (states b, b + nblocks, ...), with work arrays of
-    its own."""
-    W = _target_work(K, S, lanes, 0, Vd)
+    its own (``W``, ``lanes`` values of k)."""
     for i in range(b, st_mask.size, nblocks):
         _target_state(
             st_mask[i], st_flag[i], st_u[i], Vd, off, top, flags, K, S, lanes, W, lo, hi, kmin
@@ -538,14 +535,14 @@ def target_layer(
     nblocks = max(1, min(st_mask.size, nblocks))
 
     def share(b: int) -> None:
+        W = _target_work(K, S, lanes, 0, Vd.dtype)
         _target_block(
-            b, st_mask, st_flag, st_u, Vd, off, top, flags, K, S, lanes, nblocks, lo, hi, kmin
+            b, st_mask, st_flag, st_u, Vd, off, top, flags, K, S, lanes, nblocks, lo, hi, kmin, W
         )
 
     run_shares(share, nblocks)
 
 
-@numba.njit(cache=True)
 def target_turn(
     mask: int, flag: int, u: int, k: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
     flags: int, K: KernelArrays, S: int, first: bool = False,
@@ -558,6 +555,16 @@ def target_turn(
     scores); ``value``: P(>= k) before the first roll. ``Vd``, ``off``, ``top``: the
     solved values of the later states (see :func:`target_layer`).
     """
+    W = _target_work(K, S, 1, K.add_die.shape[0], K.fprob.dtype)
+    return _target_turn(mask, flag, u, k, Vd, off, top, flags, K, S, bool(first), W)
+
+
+@numba.njit(cache=True)
+def _target_turn(
+    mask: int, flag: int, u: int, k: int, Vd: np.ndarray, off: np.ndarray, top: np.ndarray,
+    flags: int, K: KernelArrays, S: int, first: bool, W: TargetWork,
+) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
+    """:func:`target_turn` with its work arrays ``W`` (one value of k)."""
     nk = K.add_die.shape[0]
     ncat = K.upper_face.size
     stride = K.offset.size - 1
@@ -565,7 +572,6 @@ def target_turn(
     R = nk - base
     # int(1): int64 to numba, not a literal: the lane kernels' one compiled variant
     one = int(1)  # noqa: UP018
-    W = _target_work(K, S, one, nk, K.fprob)
     _target_plan(mask, S, K, W.live, W.ent_i, W.ent_o, W.ent_f, W.ent_n)
     _target_chunk(mask, flag, u, k, one, S, Vd, off, top, flags, K, W)
     keep = np.zeros((3, nk))

@@ -37,11 +37,12 @@ import numba
 import numpy as np
 
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
-from diceopt.games.yatzy.kernel.policy import policy_buffers, policy_lanes
+from diceopt.games.yatzy.kernel.policy import PolicyBuffers, policy_buffers, policy_lanes
 from diceopt.games.yatzy.kernel.turn import box_points, roll_span, scores_plainly, upper_bonus
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
+    WidgetBuffers,
     widget_buffers,
     widget_into,
 )
@@ -110,50 +111,42 @@ def finish_turn(
             out[ln, r] = mass[nk + r, ln] + P[r, ln]
 
 
-@numba.njit(cache=True)
-def _groups(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _groups(score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rolls of each category grouped by their points when written normally
-    (``K.score``): ``gid[r, c]`` the group of roll r written into c, ``gval[g]`` its points;
-    category c's groups are ``goff[c] .. goff[c + 1] - 1``."""
-    R, ncat = K.score.shape
+    (``score``, R x C: ``K.score``): ``gid[r, c]`` the group of roll r written into c,
+    ``gval[g]`` its points; category c's groups are ``goff[c] .. goff[c + 1] - 1``, in the
+    order of their first roll."""
+    R, ncat = score.shape
     gid = np.empty((R, ncat), dtype=np.int64)
-    gval = np.empty(R * ncat, dtype=np.int64)
-    goff = np.zeros(ncat + 1, dtype=np.int64)
-    seen = np.full(int(K.score.max()) + 1, -1, dtype=np.int64)
-    n = 0
+    gval, goff = [], [0]
     for c in range(ncat):
-        goff[c] = n
-        for r in range(R):
-            v = np.int64(K.score[r, c])
-            if seen[v] < 0:
-                seen[v] = n
-                gval[n] = v
-                n += 1
-            gid[r, c] = seen[v]
-        for g in range(goff[c], n):
-            seen[gval[g]] = -1
-    goff[ncat] = n
-    return gid, gval[:n].copy(), goff
+        points, first, group = np.unique(
+            score[:, c].astype(np.int64), return_index=True, return_inverse=True
+        )
+        order = np.argsort(first, kind="stable")  # the groups as their first rolls come
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        gid[:, c] = goff[-1] + rank[group.reshape(-1)]
+        gval.append(points[order])
+        goff.append(goff[-1] + points.size)
+    return gid, np.concatenate(gval), np.array(goff, dtype=np.int64)
 
 
-@numba.njit(cache=True)
-def _scratch(K: KernelArrays):
+def _scratch(
+    K: KernelArrays, groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, ...]:
     """Work arrays of ``turn_outcomes``: ``idx`` (C, most points of a turn + 1), -1 where
     no outcome yet; per outcome its probability, points, event bits, successor and the
     next outcome of its category (``head[c]``: the first, -1 for none); the plain rules'
-    groups (:func:`_groups`), each group's probability (zeros between states) and first
-    roll, and a category's groups in their order."""
+    groups (``groups``, read only, or None: :func:`_groups` of ``K.score``), each group's
+    probability (zeros between states) and first roll, and a category's groups in their
+    order."""
     ncat = K.upper_face.size
-    most = 0
-    for c in range(ncat):
-        for r in range(K.roll_p.size):
-            most = max(most, int(K.score[r, c]), int(K.joker[r, c]))
-    for r in range(K.roll_p.size):  # served points (columns width.. of pos_s)
-        for e in range(K.pos_s.shape[1]):
-            most = max(most, int(K.pos_s[r, e]))
-    most += K.bonus + K.ybonus + K.ubonus + 1
     R = K.roll_p.size
-    gid, gval, goff = _groups(K)
+    # a box's normal, joker or served points (columns width.. of pos_s), then the bonuses
+    most = max(0, int(K.score.max()), int(K.joker.max()), int(K.pos_s.max()))
+    most += int(K.bonus) + int(K.ybonus) + int(K.ubonus) + 1
+    gid, gval, goff = _groups(K.score) if groups is None else groups
     ng = gval.size
     return (
         np.full((ncat, most), -1, dtype=np.int64),
@@ -328,7 +321,7 @@ def _batch_outcomes(
 ) -> None:
     """The outcomes of states lo .. lo + nb - 1 under their turn policies ``pols[ln]``
     (3, R): the first roll to come or the roll showing, :func:`finish_turn`, then
-    :func:`turn_outcomes` (``work``: :func:`_outcome_work`)."""
+    :func:`turn_outcomes` (``work``: :func:`outcome_work`)."""
     P, mass, out, first, scratch = work
     R = K.roll_p.size
     for r in range(R):  # the first roll to come, or the roll showing
@@ -342,19 +335,21 @@ def _batch_outcomes(
     )  # fmt: skip
 
 
-@numba.njit(cache=True)
-def _outcome_work(K: KernelArrays, lanes: int) -> tuple:
+def outcome_work(
+    K: KernelArrays, lanes: int, groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+) -> tuple:
     """Work arrays of :func:`_batch_outcomes` for ``lanes`` states: P, mass, out, first
-    (served scores) and ``turn_outcomes``'s scratch. P and mass have ``LANE_PAD``
-    columns more than lanes: ``finish_turn`` walks their columns, and a row of 64
-    float64 lanes (512 bytes) would put a column in a few of the cache's sets."""
+    (served scores) and ``turn_outcomes``'s scratch (:func:`_scratch`, ``groups`` its
+    rules' groups), made in numpy (compiled, they cost 2.5 s of cold compile). P and mass
+    have ``LANE_PAD`` columns more than lanes: ``finish_turn`` walks their columns, and a
+    row of 64 float64 lanes (512 bytes) would put a column in a few of the cache's sets."""
     R = K.roll_p.size
     return (
         np.empty((R, lanes + LANE_PAD)),
         np.empty((K.add_die.shape[0] + R, lanes + LANE_PAD)),
         np.empty((lanes, R)),
         np.zeros((lanes, R) if K.served else (1, 1)),
-        _scratch(K),
+        _scratch(K, groups),
     )
 
 
@@ -375,14 +370,16 @@ def outcomes_share(
     o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
-    lanes: int,
+    W: PolicyBuffers,
+    work: tuple,
 ) -> None:
-    """Batches t, t + nthreads, ... of ``lanes`` states: one thread's share of
-    ``outcomes``. The policies from the solver's lanes (``policy_lanes``, the widget's
-    bit for bit); not for served scores (:func:`widget_outcomes_share`)."""
+    """Batches t, t + nthreads, ... of ``lanes`` states (the lanes of ``W``): one thread's
+    share of ``outcomes``, with its own work arrays (``W``: :func:`policy_buffers`,
+    ``work``: :func:`outcome_work`). The policies from the solver's lanes
+    (``policy_lanes``, the widget's bit for bit); not for served scores
+    (:func:`widget_outcomes_share`)."""
     V, theta, flags, width = tab
-    W = policy_buffers(K, lanes)
-    work = _outcome_work(K, lanes)
+    lanes = W.policy.shape[0]
     n = states.mask.size
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
@@ -408,15 +405,17 @@ def widget_outcomes_share(
     o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
-    lanes: int,
+    W: PolicyBuffers,
+    work: tuple,
+    B: WidgetBuffers,
 ) -> None:
     """:func:`outcomes_share` with served scores (which ``policy_lanes`` does not know):
-    the policies from the scalar widget state by state."""
+    the policies from the scalar widget state by state (into ``W.policy``; ``B``: the
+    widget's work arrays)."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
-    B = widget_buffers(K)
-    pols = np.empty((lanes, 3, K.roll_p.size), dtype=np.int16)  # as PolicyBuffers.policy
-    work = _outcome_work(K, lanes)
+    pols = W.policy
+    lanes = pols.shape[0]
     n = st_mask.size
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
         lo = b * lanes
@@ -456,12 +455,19 @@ def layer_outcomes(
     count = np.zeros(n, dtype=np.int64)
     shares = max(1, min(nthreads, n))
 
-    policies_share = widget_outcomes_share if K.served else outcomes_share
+    groups = _groups(K.score)  # read only: one copy for every share
 
     def share(t: int) -> None:
-        policies_share(
-            t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, lanes
-        )
+        W, mine = policy_buffers(K, lanes), outcome_work(K, lanes, groups)
+        if K.served:
+            widget_outcomes_share(
+                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, W,
+                mine, widget_buffers(K),
+            )  # fmt: skip
+        else:
+            outcomes_share(
+                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, W, mine
+            )
 
     run_shares(share, shares)
     start = _pack_outcomes(count, bound_off, o_key, o_pts, o_q)

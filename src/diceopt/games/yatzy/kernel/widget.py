@@ -107,12 +107,12 @@ class WidgetBuffers(NamedTuple):
 # The scalar widget: one state, float64, with the policy (advice and simulation).
 
 
-@numba.njit(cache=True)
 def widget_buffers(K: KernelArrays) -> WidgetBuffers:
-    """Fresh work arrays for :func:`widget_into` (float64)."""
+    """Fresh work arrays for :func:`widget_into` (float64), made in numpy and passed to the
+    kernels (an allocation compiled in numba costs every kernel that calls it)."""
     nd = K.offset.size - 2
-    nk = K.offset[nd + 1]
-    R = nk - K.offset[nd]
+    nk = int(K.offset[nd + 1])
+    R = nk - int(K.offset[nd])
     ncat = K.upper_face.size
     SR = np.empty((ncat * (nd + 1) + 1, 1))
     SR[ncat * (nd + 1), 0] = NEG
@@ -134,6 +134,11 @@ def widget_buffers(K: KernelArrays) -> WidgetBuffers:
         np.empty(R),
         np.zeros(R, dtype=np.int64),
     )
+
+
+# the same function compiled, for a kernel that makes its work arrays in each of its
+# parallel loop's chunks (a table's games); every other kernel takes them from its caller
+widget_buffers_in_kernel = numba.njit(cache=True)(widget_buffers)
 
 
 @numba.njit(cache=True)
@@ -356,7 +361,6 @@ def category_values(
     return out
 
 
-@numba.njit(cache=True)
 def widget_detail(
     mask: int,
     flag: int,
@@ -374,7 +378,15 @@ def widget_detail(
     :func:`widget_into` (``levels``: see there), with values in points (certainty
     equivalents for theta != 0).
     """
-    B = widget_buffers(K)
+    return _widget_detail(mask, flag, upper, V, K, theta, levels, widget_buffers(K))
+
+
+@numba.njit(cache=True)
+def _widget_detail(
+    mask: int, flag: int, upper: int, V: np.ndarray | SavedLayer, K: KernelArrays,
+    theta: float, levels: int, B: WidgetBuffers,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
+    """:func:`widget_detail` with its work arrays ``B``."""
     value, ref = widget_into(mask, flag, upper, V, K, theta, B, levels, SCORE_NOW)
     keep_value = B.keep_value[: levels + 1].copy()
     keep_value[0] = 0.0

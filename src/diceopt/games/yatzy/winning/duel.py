@@ -44,9 +44,11 @@ from diceopt.games.yatzy.kernel.simulation import (
     word_state,
     write_roll,
 )
+from diceopt.games.yatzy.kernel.target_turn import margin
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
+    WidgetBuffers,
     widget_buffers,
     widget_into,
 )
@@ -104,13 +106,14 @@ def _games(
     V1: np.ndarray, Td: np.ndarray, toff: np.ndarray, ttop: np.ndarray, slot: np.ndarray,
     off: np.ndarray, length: np.ndarray, data: np.ndarray, one: np.ndarray, K: KernelArrays,
     flags: int, width: int, rnd: np.ndarray, digits: np.ndarray, ksize: np.ndarray, out: np.ndarray,
+    B: WidgetBuffers, cache: np.ndarray, rowkey: np.ndarray, rowpts: np.ndarray,
 ) -> None:  # fmt: skip
     """Games g0..g1-1 (rows of ``out``: final scores of players 0 and 1); ``rnd`` rows
-    start at game ``batch0``. kinds[i]: 0 the table V_i with thetas[i], 1 win."""
+    start at game ``batch0``. kinds[i]: 0 the table V_i with thetas[i], 1 win. ``B`` and
+    ``cache``, ``rowkey``, ``rowpts``: the share's work arrays (:func:`widget_buffers`,
+    :func:`win_buffers`)."""
     ncat = K.upper_face.size
     full = (1 << ncat) - 1
-    B = widget_buffers(K)
-    cache, rowkey, rowpts = win_buffers(K)
     w = np.zeros(2, dtype=np.int64)
     for g in range(g0, g1):
         w[0] = 0
@@ -149,6 +152,7 @@ def _play_batch(
 ) -> None:  # fmt: skip
     """Games g0..g1-1 in ``nchunks`` chunks on the threads (each a call of ``_games``)."""
     size = (g1 - g0 + nchunks - 1) // nchunks
+    most = margin(K)
 
     def share(ch: int) -> None:
         a = g0 + ch * size
@@ -156,7 +160,7 @@ def _play_batch(
         if a < b:
             _games(
                 a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
-                K, flags, width, rnd, digits, ksize, out,
+                K, flags, width, rnd, digits, ksize, out, widget_buffers(K), *win_buffers(K, most),
             )  # fmt: skip
 
     run_shares(share, nchunks)

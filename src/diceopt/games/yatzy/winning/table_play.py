@@ -47,11 +47,11 @@ from diceopt.games.yatzy.kernel.simulation import (
 from diceopt.games.yatzy.kernel.widget import (
     SCORE_NOW,
     TURN_REROLLS,
-    widget_buffers,
+    widget_buffers_in_kernel,
     widget_into,
 )
 from diceopt.games.yatzy.winning.table import beat_steps_into, cdfs_into, chances_into
-from diceopt.games.yatzy.winning.win import support, win_buffers, win_turn
+from diceopt.games.yatzy.winning.win import support, win_buffers_in_kernel, win_turn
 
 BATCH = 1 << 13  # games whose random numbers are drawn together
 CHUNKS = 64  # parallel chunks per batch (fixed: sums do not depend on the threads)
@@ -105,8 +105,8 @@ def _games(
     seat, 1: the others) gathers the calibration."""
     ncat = K.upper_face.size
     full = (1 << ncat) - 1
-    B = widget_buffers(K)
-    cache, rowkey, rowpts = win_buffers(K)
+    B = widget_buffers_in_kernel(K)
+    cache, rowkey, rowpts = win_buffers_in_kernel(K, most)
     f = np.zeros((n, most + 2))
     G = np.zeros((n, most + 3))
     dw = np.zeros(most + 3)

@@ -104,17 +104,21 @@ def support(p: np.ndarray) -> tuple[int, int]:
     return lo, hi
 
 
-@numba.njit(cache=True)
-def win_buffers(K: KernelArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def win_buffers(K: KernelArrays, most: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Work arrays of :func:`win_turn`: (U cache per successor row and points, row keys,
-    row points)."""
+    row points), made in numpy and passed to the kernels (``most``: :func:`margin`, the
+    most points one write adds beside its row)."""
     rows = K.upper_face.size * (K.offset.size - 1)
-    most = margin(K)  # the most points one write adds beside its row
     return (
         np.empty((rows, most + 1)),
         np.empty(rows, dtype=np.int64),
         np.empty(rows, dtype=np.int64),
     )
+
+
+# the same function compiled, for a kernel that makes its work arrays in each of its
+# parallel loop's chunks (a table's games); every other kernel takes them from its caller
+win_buffers_in_kernel = numba.njit(cache=True)(win_buffers)
 
 
 # float32 and read-only (a global) as the stored tables: widget_into's compiled variant of
@@ -235,7 +239,6 @@ def win_turn(
     return value
 
 
-@numba.njit(cache=True)
 def win_detail(
     mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
     off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int, draw: bool = False,
@@ -246,8 +249,19 @@ def win_detail(
     lattice index), ``category[c]`` after writing roll r into c (-1 where c may not take
     r; ``first``: straight after the first roll, served scores) and ``value`` before the
     first roll (P(win) + 1/2 P(draw) estimates, 0-1)."""
-    B = widget_buffers(K)
-    cache, rowkey, rowpts = win_buffers(K)
+    return _win_detail(
+        mask, flag, u, score, so, p, r, Td, off, top, K, flags, bool(draw), bool(first),
+        widget_buffers(K), *win_buffers(K, margin(K)),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _win_detail(
+    mask: int, flag: int, u: int, score: int, so: int, p: np.ndarray, r: int, Td: np.ndarray,
+    off: np.ndarray, top: np.ndarray, K: KernelArrays, flags: int, draw: bool, first: bool,
+    B: WidgetBuffers, cache: np.ndarray, rowkey: np.ndarray, rowpts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, float]:  # fmt: skip
+    """:func:`win_detail` with its work arrays (:func:`widget_buffers`, :func:`win_buffers`)."""
     lo, hi = support(p)
     value = win_turn(
         mask,
@@ -555,7 +569,7 @@ def computer_turn(
     elif strategy == "win":
         p, score, so, rows, K, draw = _win_inputs(config, mine, opponent, "expected")
         B = widget_buffers(K)
-        cache, rowkey, rowpts = win_buffers(K)
+        cache, rowkey, rowpts = win_buffers(K, margin(K))
         lo, hi = support(p)
         win_turn(mask, flag, upper, score, so, p, lo, hi, *rows, K, rules.flags, B, cache,
                  rowkey, rowpts, draw)  # fmt: skip
