@@ -67,6 +67,7 @@ from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
 from diceopt.games.yatzy.kernel.turn_outcomes import LANES, combine, layer_outcomes, support
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.interrupt import Pace, interruptible, run_chunks
+from diceopt.threads import run_shares
 
 if TYPE_CHECKING:
     from diceopt.games.yatzy.kernel.saved import SavedTable
@@ -169,13 +170,19 @@ def _combine_chunked(
     rows: _Rows, new: _Rows, threads: int, pace: Pace,
 ) -> None:  # fmt: skip
     """:func:`combine` of a layer into ``new`` in chunks of states (Ctrl-C stops it
-    between two; ``rows``: the next layer's)."""
+    between two; ``rows``: the next layer's), each chunk in ``threads`` shares of its
+    states."""
 
     def part(lo: int, hi: int) -> None:
-        combine(
-            start[lo : hi + 1], succ, pts, q, rank, *rows, new.off[lo : hi + 1], new.data,
-            new.pb[lo:hi], new.py[lo:hi],
-        )  # fmt: skip
+        def share(t: int) -> None:
+            a = lo + (hi - lo) * t // threads
+            b = lo + (hi - lo) * (t + 1) // threads
+            combine(
+                start[a : b + 1], succ, pts, q, rank, *rows, new.off[a : b + 1], new.data,
+                new.pb[a:b], new.py[a:b],
+            )  # fmt: skip
+
+        run_shares(share, threads)
 
     run_chunks(part, start.size - 1, align=threads, pace=pace)
 
@@ -333,7 +340,7 @@ def _pass(
             st = layers[j]
             start, succ, pts, q = outcomes(st.mask, st.flag, st.upper)
         n = start.size - 1
-        ln = support(start, succ, pts, rank, rows.ln)
+        ln = support(start, succ, pts, rank, rows.ln, threads)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
         # combined into the first keeper that keeps this layer in float64, if any

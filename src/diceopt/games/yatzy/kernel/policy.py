@@ -34,6 +34,7 @@ import numpy as np
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, StateArrays
 from diceopt.games.yatzy.kernel.solve import choose_rows, gather, solve_batch
 from diceopt.games.yatzy.kernel.turn import joker_rolls, joker_rules
+from diceopt.memory import aligned_empty
 
 
 class PolicyBuffers(NamedTuple):
@@ -51,26 +52,27 @@ class PolicyBuffers(NamedTuple):
 
 
 def policy_buffers(K: KernelArrays, lanes: int) -> PolicyBuffers:
-    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``), made in numpy: an
-    allocation compiled in numba cost its callers half a second of cold compile."""
+    """Fresh work arrays for :func:`policy_lanes` (float64 ``K``), made in numpy and aligned
+    as numba's own (:func:`~diceopt.memory.aligned_empty`): an allocation compiled in
+    numba cost its callers half a second of cold compile."""
     nd = K.offset.size - 2
     nk = int(K.offset[nd + 1])
     R = nk - int(K.offset[nd])
     rows = K.upper_face.size * (nd + 1) + 1
-    SR = np.empty((rows, lanes))
+    SR = aligned_empty((rows, lanes))
     SR[rows - 1, :] = NEG
-    M1 = np.empty((2 * (nk + 1), lanes))
+    M1 = aligned_empty((2 * (nk + 1), lanes))
     M1[nk, :] = NEG  # the padding edges' row (choose_rows copies it to the other half)
     return PolicyBuffers(
-        np.empty((nk + 1, lanes)),
-        np.empty((2 * (nk + 1), lanes)),
-        np.empty((nk + 1, lanes)),
+        aligned_empty((nk + 1, lanes)),
+        aligned_empty((2 * (nk + 1), lanes)),
+        aligned_empty((nk + 1, lanes)),
         M1,
         SR,
-        np.empty((4, lanes)),
-        np.empty((2 * (nk + 1), lanes)),
-        np.empty((3, lanes)),
-        np.empty((lanes, 3, R), dtype=np.int16),
+        aligned_empty((4, lanes)),
+        aligned_empty((2 * (nk + 1), lanes)),
+        aligned_empty((3, lanes)),
+        aligned_empty((lanes, 3, R), dtype=np.int16),
     )
 
 

@@ -64,6 +64,7 @@ from diceopt.games.yatzy.kernel.turn import (
     served_extra,
     upper_bonus,
 )
+from diceopt.memory import aligned_empty
 from diceopt.threads import run_shares
 
 
@@ -243,25 +244,26 @@ class TargetWork(NamedTuple):
 
 def _target_work(K: KernelArrays, S: int, lanes: int, e1_rows: int, dtype: np.dtype) -> TargetWork:
     """Fresh work arrays (``dtype``) for ``lanes`` values of k, ``e1_rows`` rows of E1, made
-    in numpy and passed to the kernels."""
+    in numpy, aligned as numba's own (:func:`~diceopt.memory.aligned_empty`), and passed
+    to the kernels."""
     nk = K.add_die.shape[0]
     ncat = K.upper_face.size
     stride = K.offset.size - 1
-    G = np.empty((ncat * stride + 1, lanes + S), dtype=dtype)
+    G = aligned_empty((ncat * stride + 1, lanes + S), dtype=dtype)
     G[ncat * stride, :] = -1.0
     R, width = K.pos_id.shape
     return TargetWork(
         G,
-        np.empty((nk + 1, lanes), dtype=dtype),
-        np.empty((2 * (nk + 1), lanes), dtype=dtype),
-        np.empty(lanes, dtype=dtype),
-        np.empty((e1_rows, lanes), dtype=dtype),
+        aligned_empty((nk + 1, lanes), dtype=dtype),
+        aligned_empty((2 * (nk + 1), lanes), dtype=dtype),
+        aligned_empty(lanes, dtype=dtype),
+        aligned_empty((e1_rows, lanes), dtype=dtype),
         np.zeros(ncat, dtype=np.bool_),
-        np.empty((R, width), dtype=np.int64),
-        np.empty((R, width), dtype=np.int64),
-        np.empty((R, width), dtype=np.int64),
-        np.empty(R, dtype=np.int64),
-        np.empty(ncat * stride, dtype=np.int64),
+        aligned_empty((R, width), dtype=np.int64),
+        aligned_empty((R, width), dtype=np.int64),
+        aligned_empty((R, width), dtype=np.int64),
+        aligned_empty(R, dtype=np.int64),
+        aligned_empty(ncat * stride, dtype=np.int64),
     )
 
 

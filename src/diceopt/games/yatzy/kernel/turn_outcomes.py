@@ -21,8 +21,9 @@ the backward combination of the successors' vectors. ``K`` is the float64
    (:func:`combine`; successors lie in the next layer: no write conflicts).
 
 Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
-128: the same); ``prange`` over states. Scandinavian from the start (451,969 states, 13.4
-million outcomes; per state on one thread): the policies 1.9-2.2 microseconds,
+128: the same); serial shares of the states on the threads. Scandinavian from the start
+(451,969 states, 13.4 million outcomes; per state on one thread): the policies 1.9-2.2
+microseconds,
 ``finish_turn`` 0.95 (its work arrays' columns padded: ``LANE_PAD``), ``turn_outcomes``
 0.9; ``combine`` 0.8 CPU seconds in all (2 cores, load average 1). The grouping of
 the rolls into outcomes (``turn_outcomes``) reads, under the plain rules, a table of
@@ -46,6 +47,7 @@ from diceopt.games.yatzy.kernel.widget import (
     widget_buffers,
     widget_into,
 )
+from diceopt.memory import aligned_empty
 from diceopt.threads import run_shares
 
 LANES = 64  # states per batch of the turn outcomes (32: a tenth slower; 128: the same)
@@ -340,15 +342,18 @@ def outcome_work(
 ) -> tuple:
     """Work arrays of :func:`_batch_outcomes` for ``lanes`` states: P, mass, out, first
     (served scores) and ``turn_outcomes``'s scratch (:func:`_scratch`, ``groups`` its
-    rules' groups), made in numpy (compiled, they cost 2.5 s of cold compile). P and mass
+    rules' groups), made in numpy (compiled, they cost 2.5 s of cold compile) and aligned
+    as numba's own (:func:`~diceopt.memory.aligned_empty`). P and mass
     have ``LANE_PAD`` columns more than lanes: ``finish_turn`` walks their columns, and a
     row of 64 float64 lanes (512 bytes) would put a column in a few of the cache's sets."""
     R = K.roll_p.size
+    first = aligned_empty((lanes, R) if K.served else (1, 1))
+    first[:] = 0.0
     return (
-        np.empty((R, lanes + LANE_PAD)),
-        np.empty((K.add_die.shape[0] + R, lanes + LANE_PAD)),
-        np.empty((lanes, R)),
-        np.zeros((lanes, R) if K.served else (1, 1)),
+        aligned_empty((R, lanes + LANE_PAD)),
+        aligned_empty((K.add_die.shape[0] + R, lanes + LANE_PAD)),
+        aligned_empty((lanes, R)),
+        first,
         _scratch(K, groups),
     )
 
@@ -509,23 +514,38 @@ def _successors(where: np.ndarray, o_key: np.ndarray, o_succ: np.ndarray, lo: in
         o_succ[e] = where[o_key[e]]
 
 
-@numba.njit(cache=True, parallel=True)
 def support(
-    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray
-) -> np.ndarray:
+    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray,
+    nthreads: int,
+) -> np.ndarray:  # fmt: skip
     """Length of every state's vector: 1 + the most points still to come with positive
-    probability (the successors' rows ``rank[succ]`` have lengths ``ln``)."""
+    probability (the successors' rows ``rank[succ]`` have lengths ``ln``); ``nthreads``
+    shares of the states."""
     n = start.size - 1
     out = np.empty(n, dtype=np.int64)
-    for i in numba.prange(n):
+    shares = max(1, min(nthreads, n))
+
+    def share(t: int) -> None:
+        _support_share(start, o_succ, o_pts, rank, ln, out, n * t // shares, n * (t + 1) // shares)
+
+    run_shares(share, shares)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_share(
+    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray,
+    out: np.ndarray, lo: int, hi: int,
+) -> None:  # fmt: skip
+    """:func:`support` of the states lo .. hi - 1 into ``out``."""
+    for i in range(lo, hi):
         m = 1
         for e in range(start[i], start[i + 1]):
             m = max(m, (o_pts[e] >> 2) + ln[rank[o_succ[e]]])
         out[i] = m
-    return out
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def combine(
     start: np.ndarray,
     o_succ: np.ndarray,
@@ -545,8 +565,10 @@ def combine(
     """Every state's ``pmf[x]`` = P(points to come = x) (row i of new_data, at new_off[i])
     = sum over its outcomes of probability x the successor's row (off/ln/data, row
     ``rank[succ]``) shifted by the outcome's points; the probabilities of reaching the
-    upper bonus and of writing a Yatzy 50 from the state into new_pb / new_py."""
-    for i in numba.prange(start.size - 1):
+    upper bonus and of writing a Yatzy 50 from the state into new_pb / new_py. A serial
+    kernel: the caller runs shares of the states on its threads (as a parallel loop it
+    compiled four times as long, and ran as fast)."""
+    for i in range(start.size - 1):
         o0 = new_off[i]
         n = new_off[i + 1] - o0
         for x in range(n):
