@@ -10,16 +10,24 @@ JSON line per command (seconds, compile seconds, new specializations) and a summ
 total compile seconds, the number of kernel specializations (compiled signatures of
 every diceopt dispatcher), the most specialized kernels, and the load average.
 
-    .venv/bin/python benchmarks/compile_cold.py
+With ``--against REV`` the same benchmark of an earlier revision of the repository runs
+first, on the same machine and interpreter (its own ``benchmarks/compile_cold.py`` on
+its own sources, from ``git archive``), and a last line compares the commands both ran
+without error: their compile seconds then and now and the ratio (issue 28's goal: at
+most 0.5 against 4409904, the benchmark's first revision).
+
+    .venv/bin/python benchmarks/compile_cold.py [--against 4409904]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 COMMANDS = [
     ["stick", "solve", "--dice", "3"],
@@ -93,7 +101,55 @@ print(json.dumps({"specializations": sum(spec.values()), "kernels": len(spec),
 """
 
 
+ROOT = Path(__file__).resolve().parent.parent
+GOAL_RATIO = 0.5  # issue 28: at most half the compile of the benchmark's first revision
+
+
+def against(rev: str) -> list[dict]:
+    """The per-command lines of ``rev``'s own compile_cold.py, run on ``rev``'s sources."""
+    with tempfile.TemporaryDirectory(prefix="compile-cold-rev-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        env = dict(os.environ, PYTHONPATH=f"{tmp}/src")
+        out = subprocess.run(
+            [sys.executable, f"{tmp}/benchmarks/compile_cold.py"],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    return [r for r in rows if r.get("benchmark") == "compile_cold" and "command" in r]
+
+
+def compare(rev: str, then: list[dict], now: list[dict]) -> dict:
+    """The commands both runs ran without error: compile seconds then and now, ratio."""
+    ok_then = {r["command"]: r for r in then if r["exit"] == 0}
+    common = [r for r in now if r["exit"] == 0 and r["command"] in ok_then]
+    before = sum(ok_then[r["command"]]["compile_seconds"] for r in common)
+    after = sum(r["compile_seconds"] for r in common)
+    return {
+        "benchmark": "compile_cold_against",
+        "against": rev,
+        "commands": len(common),
+        "then_compile_seconds": round(before, 2),
+        "now_compile_seconds": round(after, 2),
+        "then_specializations": sum(ok_then[r["command"]]["new_specializations"] for r in common),
+        "now_specializations": sum(r["new_specializations"] for r in common),
+        "ratio": round(after / before, 3) if before else None,
+        "goal_ratio": GOAL_RATIO,
+        "load_average": os.getloadavg(),
+    }
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", metavar="REV", help="an earlier revision to compare with")
+    args = parser.parse_args()
+    then = against(args.against) if args.against else None
     with tempfile.TemporaryDirectory(prefix="compile-cold-") as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", DICEOPT_CACHE=f"{tmp}/tables")
         argv = [[a.replace("{tmp}", tmp) for a in cmd] for cmd in COMMANDS]
@@ -124,6 +180,8 @@ def main() -> int:
             }
         )
     )
+    if then is not None:
+        print(json.dumps(compare(args.against, then, runs)))
     if out.returncode != 0:
         print(out.stderr[-2000:], file=sys.stderr)
     return out.returncode

@@ -4,8 +4,8 @@ A numba function compiled with ``parallel=True`` costs about four times the comp
 the same loop compiled serially: the parallel pipeline and the outlined loop body each
 optimize the whole call tree again (measured on a cold cache: the distribution's layer
 kernel 12.8 s against 3.0 s, the solver's 5.1 s against 1.5 s). Kernels whose speed
-is the same either way (the solver, the distribution's outcomes, the batch API, the
-simulation's policies: 5.8 s of cold compile instead of 11.9 s) are
+is the same either way (the solver, the distribution's outcomes and its combining, the
+batch API, the simulation's policies: 5.8 s of cold compile instead of 11.9 s) are
 therefore serial ``nogil`` shares (as are the race solver's pairs, Zombie Dice's turn
 solves and Pig's roll values, which run faster so), ``share(t)`` doing the t-th of ``n``
 parts of the work, and :func:`run_shares` runs them on the calling thread and a pool of threads,
