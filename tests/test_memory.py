@@ -3,6 +3,7 @@ command whose estimate is over it refused in one line before any work starts."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from diceopt import memory
@@ -167,3 +168,17 @@ def test_populate_runs_beside_the_caller(monkeypatch):
     thread.join()
     address = np.frombuffer(view, dtype=np.uint8).ctypes.data
     assert calls == [(address, 1 << 16, memory.MADV_POPULATE_WRITE)]
+
+
+@pytest.mark.parametrize("shape", [(463, 64), (252, 72), (10,), 5, (3, 4, 5), (0, 4)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.int64])
+def test_aligned_empty_starts_on_a_cache_line(shape, dtype):
+    # numpy's own arrays start 16 bytes past a line; the kernels' work arrays start on one,
+    # as numba's do, whatever the size and dtype, and are ordinary writable C arrays
+    a = memory.aligned_empty(shape, dtype)
+    want = (shape,) if isinstance(shape, int) else shape
+    assert a.shape == want and a.dtype == np.dtype(dtype)
+    assert a.size == 0 or a.ctypes.data % memory.ALIGN == 0  # an empty one has no data
+    assert a.flags.c_contiguous and a.flags.writeable
+    a[...] = 7
+    assert (a == 7).all()

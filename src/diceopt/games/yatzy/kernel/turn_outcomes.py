@@ -23,9 +23,8 @@ the backward combination of the successors' vectors. ``K`` is the float64
 Precision and performance: float64 throughout; lanes of 64 states (32: a tenth slower;
 128: the same); serial shares of the states on the threads. Scandinavian from the start
 (451,969 states, 13.4 million outcomes; per state on one thread): the policies 1.9-2.2
-microseconds,
-``finish_turn`` 0.95 (its work arrays' columns padded: ``LANE_PAD``), ``turn_outcomes``
-0.9; ``combine`` 0.8 CPU seconds in all (2 cores, load average 1). The grouping of
+microseconds, ``finish_turn`` 0.95 (its work arrays' columns padded: ``LANE_PAD``),
+``turn_outcomes`` 0.9; ``combine`` 0.8 CPU seconds in all (2 cores, load average 1). The grouping of
 the rolls into outcomes (``turn_outcomes``) reads, under the plain rules, a table of
 each category's groups of equal points, and takes a batch of states per call: 1.1
 microseconds a state instead of 2.0 (the 201,456 states with 7 boxes filled, one
@@ -343,9 +342,9 @@ def outcome_work(
     """Work arrays of :func:`_batch_outcomes` for ``lanes`` states: P, mass, out, first
     (served scores) and ``turn_outcomes``'s scratch (:func:`_scratch`, ``groups`` its
     rules' groups), made in numpy (compiled, they cost 2.5 s of cold compile) and aligned
-    as numba's own (:func:`~diceopt.memory.aligned_empty`). P and mass
-    have ``LANE_PAD`` columns more than lanes: ``finish_turn`` walks their columns, and a
-    row of 64 float64 lanes (512 bytes) would put a column in a few of the cache's sets."""
+    as numba's own (:func:`~diceopt.memory.aligned_empty`). P and mass have ``LANE_PAD``
+    columns more than lanes: ``finish_turn`` walks their columns, and a row of 64 float64
+    lanes (512 bytes) would put a column in a few of the cache's sets."""
     R = K.roll_p.size
     first = aligned_empty((lanes, R) if K.served else (1, 1))
     first[:] = 0.0
@@ -410,16 +409,15 @@ def widget_outcomes_share(
     o_key: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
-    W: PolicyBuffers,
+    pols: np.ndarray,
     work: tuple,
     B: WidgetBuffers,
 ) -> None:
     """:func:`outcomes_share` with served scores (which ``policy_lanes`` does not know):
-    the policies from the scalar widget state by state (into ``W.policy``; ``B``: the
-    widget's work arrays)."""
+    the policies from the scalar widget state by state into ``pols`` (lanes, 3, R; as
+    ``PolicyBuffers.policy``), ``B`` the widget's work arrays."""
     V, theta, flags, width = tab
     st_mask, st_flag, st_u = states
-    pols = W.policy
     lanes = pols.shape[0]
     n = st_mask.size
     for b in range(t, (n + lanes - 1) // lanes, nthreads):
@@ -463,16 +461,18 @@ def layer_outcomes(
     groups = _groups(K.score)  # read only: one copy for every share
 
     def share(t: int) -> None:
-        W, mine = policy_buffers(K, lanes), outcome_work(K, lanes, groups)
+        work = outcome_work(K, lanes, groups)
         if K.served:
+            pols = aligned_empty((lanes, 3, K.roll_p.size), dtype=np.int16)
             widget_outcomes_share(
-                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, W,
-                mine, widget_buffers(K),
+                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, pols,
+                work, widget_buffers(K),
             )  # fmt: skip
         else:
             outcomes_share(
-                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q, W, mine
-            )
+                t, shares, states, roll, t0, tab, K, bound_off, count, o_key, o_pts, o_q,
+                policy_buffers(K, lanes), work,
+            )  # fmt: skip
 
     run_shares(share, shares)
     start = _pack_outcomes(count, bound_off, o_key, o_pts, o_q)
