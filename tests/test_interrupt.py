@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
@@ -199,7 +200,10 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
         layer = sizes[rules.num_categories - 1]
     with pytest.raises(KeyboardInterrupt):
         distribution.state_distributions(table)
-    assert len(calls) == 1 and calls[0] < layer
+    if step == "combine":  # the first chunk's shares (one per thread), then the stop
+        assert 1 <= len(calls) <= numba.get_num_threads() and sum(calls) < layer
+    else:
+        assert len(calls) == 1 and calls[0] < layer
 
 
 def test_chunked_distributions_are_the_same(monkeypatch):
