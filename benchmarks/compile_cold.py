@@ -107,10 +107,18 @@ GOAL_RATIO = 0.5  # issue 28: at most half the compile of the benchmark's first 
 
 def against(rev: str) -> list[dict]:
     """The per-command lines of ``rev``'s own compile_cold.py, run on ``rev``'s sources."""
+    if rev.startswith("-"):  # a revision, never one of git's options
+        print(f"compile_cold: {rev!r} is not a revision", file=sys.stderr)
+        raise SystemExit(2)
     with tempfile.TemporaryDirectory(prefix="compile-cold-rev-") as tmp:
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True
+            ["git", "-C", str(ROOT), "archive", rev, "src", "benchmarks"],
+            capture_output=True,
+            check=False,
         )
+        if archive.returncode != 0:
+            print(f"compile_cold: no revision {rev!r} with src and benchmarks", file=sys.stderr)
+            raise SystemExit(2)
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         env = dict(os.environ, PYTHONPATH=f"{tmp}/src")
         out = subprocess.run(
