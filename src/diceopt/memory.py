@@ -147,7 +147,7 @@ def aligned_empty(shape: int | tuple[int, ...], dtype: Any = float) -> np.ndarra
     """An uninitialised C-contiguous array of ``shape`` and ``dtype`` whose data starts on
     an :data:`ALIGN`-byte boundary (a view into a slightly larger buffer)."""
     dt = np.dtype(dtype)
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    dims = tuple(int(d) for d in (shape if isinstance(shape, tuple) else (shape,)))
     nbytes = math.prod(dims) * dt.itemsize
     raw = np.empty(nbytes + ALIGN, dtype=np.uint8)
     start = -raw.ctypes.data % ALIGN
