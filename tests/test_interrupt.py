@@ -193,8 +193,9 @@ def test_state_distributions_stop_between_chunks(monkeypatch, step):
 
         def first_slice(start, *args):
             real(start, *args)
-            with lock:  # the chunk's shares run at once: one signal (a second reaches the
-                calls.append(start.size - 1)  # next test)
+            # the chunk's shares run at once: one signal only (a second reaches the next test)
+            with lock:
+                calls.append(start.size - 1)
                 first = len(calls) == 1
             if first:
                 signal.raise_signal(signal.SIGINT)
