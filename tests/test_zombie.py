@@ -27,7 +27,7 @@ from diceopt.errors import InputError
 from diceopt.games.zombie import SPEC, game, turn
 from diceopt.games.zombie.dice import FACES, TOTAL, transitions
 from diceopt.games.zombie.engine_game import EMPTY, ZombieGame, roll_outcomes
-from diceopt.games.zombie.race import lead_bound, solve_race
+from diceopt.games.zombie.race import lead_bound, solve_race, unit
 
 Z = 4.0  # standard errors allowed between a simulated mean and an exact value
 TURNS = 20_000  # simulated turns per policy
@@ -120,6 +120,37 @@ def test_race_solution_satisfies_its_bellman_equations() -> None:
             assert abs(second - sol.second[a, b]) <= 1e-14
     assert abs(turn.solve(sol.first_payoffs(3, 3)).first - sol.tie) <= 1e-14
     assert 0.0 < sol.value < 1.0 and sol.cap_error == lead_bound(6)
+
+
+@pytest.mark.parametrize("cell", [(0, 0), (1, 2)])
+def test_turn_steps_move_the_value_linearly_and_end_where_a_decision_changes(
+    cell: tuple[int, int],
+) -> None:
+    # the race's first-player turn along a change of its bust payoff h[0], as the race's
+    # Newton steps move it: within half the reported steps the value is the linear one
+    # (a fresh solve there agrees), beyond them a decision changes and the value (convex
+    # in the payoffs) rises above the line
+    sol = solve_race(3, 6)
+    h = sol.first_payoffs(*cell)
+    hd = unit(len(h), 0, 1.0)
+    tv = turn.solve(h, hd)
+    lo, hi = tv.steps
+    assert lo < 0.0 < hi
+    for t in (0.45 * lo, 0.2 * lo, 0.2 * hi, 0.45 * hi):
+        assert abs(tv.first_at(t) - turn.solve(h + t * hd).first) <= 1e-14
+    for t in (3.0 * lo, 3.0 * hi):
+        assert tv.first_at(t) is None
+        assert turn.solve(h + t * hd).first > tv.first + t * tv.first_slope + 1e-11
+
+
+def test_race_reusing_turns_equals_solving_every_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    reused = solve_race(5, 8)
+    monkeypatch.setattr(turn.TurnValues, "first_at", lambda self, t: None)  # solve each time
+    fresh = solve_race(5, 8)
+    assert np.allclose(reused.first, fresh.first, rtol=0.0, atol=1e-14)
+    assert np.allclose(reused.second, fresh.second, rtol=0.0, atol=1e-14)
+    assert abs(reused.tie - fresh.tie) <= 1e-14
+    assert reused.turn_solves < fresh.turn_solves
 
 
 def test_lead_cap_changes_the_value_by_at_most_its_bound() -> None:

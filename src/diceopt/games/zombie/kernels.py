@@ -6,6 +6,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# a bank-or-roll margin this small against the values (relative) may have its sign from
+# rounding: the turn then reports no step along which its decisions are sure to hold
+MARGIN_ROUNDING = 1e-12
+
 
 @njit(cache=True)
 def choose(n: int, k: int) -> float:
@@ -108,8 +112,11 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
     other than the self-loop is done before its state. ``offset[e]``: outcome e's
     successor as ``brains * n + next`` (:func:`diceopt.games.zombie.turn.successor_offsets`),
     its place after row g of the flat tables.
-    Returns values and slopes (strided views of one array) and the value and slope of the
-    turn's first roll."""
+    Returns values and slopes (strided views of one array), the value and slope of the
+    turn's first roll, and the steps ``lo <= 0 <= hi`` along ``hd`` over which every
+    decision made stays best (each bank-or-roll margin keeps its sign; the values are
+    linear in the payoffs while the decisions hold, so at ``h + t hd`` for lo <= t <= hi
+    they are ``values + t slopes``; a margin within rounding of 0 gives lo = hi = 0)."""
     cap = len(h) - 1
     n = len(start) - 1
     # rows cap + 1 .. cap + 3 repeat row cap (at most 3 brains a roll): g + brains needs
@@ -121,6 +128,7 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
             both[g, c, 0] = h[cap] + extra[shots[c]]
             both[g, c, 1] = hd[cap]
     flat = both.reshape(-1)
+    lo, hi = -np.inf, np.inf
     for g in range(cap - 1, -1, -1):
         row = g * n
         for i in range(n):
@@ -136,6 +144,17 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
             roll /= 1.0 - selfp[c]
             droll /= 1.0 - selfp[c]
             bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
+            if fixed[c] == -1:  # the margin bank - roll moves by dm per step along hd
+                m = h[g] - roll
+                dm = hd[g] - droll
+                if abs(m) <= MARGIN_ROUNDING * (abs(h[g]) + abs(roll)):
+                    lo, hi = 0.0, 0.0  # a tie within rounding: no step is safe
+                elif dm != 0.0:
+                    step = -m / dm  # where the margin crosses 0
+                    if step > 0.0:
+                        hi = min(hi, step)
+                    else:
+                        lo = max(lo, step)
             if bank:
                 both[g, c, 0] = h[g]
                 both[g, c, 1] = hd[g]
@@ -148,4 +167,4 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
     for e in range(start[first], start[first + 1]):
         v0 += prob[e] * flat[2 * offset[e]]
         d0 += prob[e] * flat[2 * offset[e] + 1]
-    return both[: cap + 1, :, 0], both[: cap + 1, :, 1], v0, d0
+    return both[: cap + 1, :, 0], both[: cap + 1, :, 1], v0, d0, lo, hi

@@ -20,10 +20,14 @@ player's chance next round; for the first player, one minus the second player's 
 Both players ending a round with nothing (or a tie repeating) returns to the same
 state: each such cycle is a scalar fixed point x = F(x), F increasing with slope below
 1, found by safeguarded Newton steps (slopes from ``turn.solve``) to machine precision.
+Between the steps of a cell only the first player's h[0] moves; their turn (the long one)
+is solved again only where it leaves the range in which its decisions surely hold
+(``TurnValues.first_at``): 901 turn solves for the race to 13 instead of 1,063.
 A cell needs only the cells with more points in its row and column: the threads take
 each cell as soon as its two neighbours toward the goal are solved
 (:func:`diceopt.threads.run_wavefront`; a diagonal a + b at a time left a thread idle on
-each diagonal of odd length), the race to 13 in about 5 s on 2 cores.
+each diagonal of odd length), the race to 13 in about 5 s on 2 cores (7 s before the
+reuse).
 
 The lead is counted up to ``lead_cap``: a larger lead is treated as that lead. It only
 matters in the one round that ends the game, so it changes any win probability by at
@@ -173,17 +177,31 @@ def solve_race(goal: int, lead_cap: int) -> RaceSolution:
     # a cell (a, b) reads only cells (a, b' > b) and (a' > a, b): it is solved once
     # (a, b + 1) and (a + 1, b) are (the threads take the cells as they become ready; the
     # turn kernel releases the GIL), from its neighbours' values (a good start)
-    evaluations = np.zeros((goal, goal), dtype=np.int64)  # two turn solves each
+    solves = np.zeros((goal, goal), dtype=np.int64)  # turn solves of each cell
 
     def cell(a: int, b: int) -> None:
+        # the first player's payoffs change from one evaluation to the next only in h1[0]
+        # (1 - the second player's chance at (a, b), a bust's payoff too): their turn,
+        # the long one (a lead counts up to lead_cap), is solved again only where the
+        # decisions of the last solve may not hold (TurnValues.first_at)
+        h1 = sol.first_payoffs(a, b)
+        last: list[turn.TurnValues] = []
+
         def round_from(x: float) -> tuple[float, float]:
             sol.first[a, b] = x
             h2 = sol.second_payoffs(a, b)
             second = turn.solve(h2, unit(len(h2), 0, -1.0))
             sol.second[a, b] = second.first
-            h1 = sol.first_payoffs(a, b)
-            first = turn.solve(h1, unit(len(h1), 0, -second.first_slope))
-            return first.first, first.first_slope
+            y = 1.0 - second.first
+            value = last[0].first_at((y - last[0].h[0]) / last[0].hd0) if last else None
+            if value is None:
+                h1[0] = y
+                last[:] = [turn.solve(h1.copy(), unit(len(h1), 0, 1.0))]
+                solves[a, b] += 1
+                value = last[0].first
+            solves[a, b] += 1
+            # d/dx of the first player's chance: along h1[0], which moves by -second's slope
+            return value, -last[0].first_slope * second.first_slope
 
         first = sol.first
         if a + 1 < goal and b + 1 < goal:  # the neighbours' plane: a closer start
@@ -191,10 +209,10 @@ def solve_race(goal: int, lead_cap: int) -> RaceSolution:
             guess = min(1.0, max(0.0, guess))
         else:
             guess = first[a, b + 1] if b + 1 < goal else first[a + 1, b] if a + 1 < goal else 0.5
-        sol.first[a, b], evaluations[a, b] = fixed_point(round_from, float(guess))
+        sol.first[a, b], _ = fixed_point(round_from, float(guess))
 
     run_wavefront(goal, goal, cell)  # each cell once the two beside it toward the goal
-    count[0] += 2 * int(evaluations.sum())
+    count[0] += int(solves.sum())
     sol.turn_solves = count[0]
     sol.cap_error = lead_bound(lead_cap)
     sol.seconds = time.perf_counter() - t0

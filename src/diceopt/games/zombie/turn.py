@@ -70,6 +70,18 @@ class TurnValues:
     first: float
     first_slope: float
     hd0: float = 0.0  # the change of a bust's payoff along the direction of the slopes
+    # steps t along that direction over which every decision stays best (lo <= 0 <= hi)
+    steps: tuple[float, float] = (0.0, 0.0)
+
+    def first_at(self, t: float) -> float | None:
+        """The opening roll's value at the payoffs ``h + t hd`` without solving again: the
+        decisions stay best there, so the value moves linearly; None where ``t`` lies
+        beyond half the range they are sure to hold in (``steps``, halved against
+        rounding)."""
+        lo, hi = self.steps
+        if not 0.5 * lo <= t <= 0.5 * hi:
+            return None
+        return self.first + t * self.first_slope
 
     @property
     def cap(self) -> int:
@@ -121,7 +133,7 @@ def solve(
     hd = np.zeros_like(h) if hd is None else np.ascontiguousarray(hd, dtype=np.float64)
     extra = np.zeros(3) if extra is None else np.asarray(extra, dtype=np.float64)
     fixed = np.full(t.size, -1, dtype=np.int8) if fixed is None else fixed.astype(np.int8)
-    values, slopes, first, first_slope = solve_turn(
+    values, slopes, first, first_slope, lo, hi = solve_turn(
         t.start,
         successor_offsets(),
         t.prob,
@@ -135,7 +147,9 @@ def solve(
         extra,
         fixed,
     )
-    return TurnValues(h, extra, values, slopes, float(first), float(first_slope), float(hd[0]))
+    return TurnValues(
+        h, extra, values, slopes, float(first), float(first_slope), float(hd[0]), (lo, hi)
+    )
 
 
 def stop_at_two(t: Transitions) -> np.ndarray:
