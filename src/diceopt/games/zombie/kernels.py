@@ -144,12 +144,12 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
             roll /= 1.0 - selfp[c]
             droll /= 1.0 - selfp[c]
             bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
-            if fixed[c] == -1:  # the margin bank - roll moves by dm per step along hd
+            dm = hd[g] - droll  # the margin bank - roll moves by dm per step along hd
+            if fixed[c] == -1 and dm != 0.0:  # (a margin that does not move keeps its sign)
                 m = h[g] - roll
-                dm = hd[g] - droll
                 if abs(m) <= MARGIN_ROUNDING * (abs(h[g]) + abs(roll)):
                     lo, hi = 0.0, 0.0  # a tie within rounding: no step is safe
-                elif dm != 0.0:
+                else:
                     step = -m / dm  # where the margin crosses 0
                     if step > 0.0:
                         hi = min(hi, step)
