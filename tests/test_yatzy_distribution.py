@@ -15,7 +15,7 @@ from diceopt.games.yatzy.analyses.distribution import (
     state_distributions,
 )
 from diceopt.games.yatzy.kernel.arrays import StateArrays, kernel_arrays
-from diceopt.games.yatzy.kernel.layers import layer_states
+from diceopt.games.yatzy.kernel.layers import layer_states, upper_canon
 from diceopt.games.yatzy.kernel.policy import (
     category_of,
     joker_categories,
@@ -234,10 +234,11 @@ def test_lane_policy_four_sides():
     _check_lane_policy(rules, [solve_table(rules, dtype=dt) for dt in ("float64", "float32")])
 
 
-def _reference_outcomes(K, mask, flag, u, pol, F, flags, width):
+def _reference_outcomes(K, mask, flag, u, pol, F, flags, width, canon):
     """A turn's outcomes as the kernel documents them, in Python (plain rules): rolls
     grouped by (category, points) and summed roll by roll; per category, the group whose
-    first roll with mass is the latest first."""
+    first roll with mass is the latest first; a successor's upper total the one standing
+    for it (``canon``: ``upper_canon``)."""
     T = int(K.threshold)
     groups: dict[tuple[int, int], list] = {}
     for r in range(F.size):
@@ -248,7 +249,8 @@ def _reference_outcomes(K, mask, flag, u, pol, F, flags, width):
         up = K.upper_face[c] >= 0
         cross = bool(up and u < T <= u + got)
         yzw = c == K.yz_cat and got > 0
-        u2 = min(T, u + got) if up else u
+        sub, rep = canon
+        u2 = int(rep[sub[mask | (1 << c)], min(T, u + got) if up else u])
         key = (c, got)
         if key not in groups:
             succ = ((mask | (1 << c)) * flags + flag) * width + u2
@@ -281,7 +283,8 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
     table = solve_table(rules, dtype="float32", theta=0.05)
     K, tab = table.arrays64, table.policy_arrays
     W = policy_buffers(K, LANES)
-    P, mass, out, first, scratch = outcome_work(K, LANES)
+    canon = upper_canon(rules)
+    P, mass, out, first, scratch = outcome_work(K, LANES, canon)
     checked = 0
     for st in layer_states(rules)[:-1]:
         n = st.mask.size
@@ -302,7 +305,7 @@ def test_turn_outcomes_group_rolls_by_category_and_points(rules):
                 i = lo + ln
                 want = _reference_outcomes(
                     K, int(st.mask[i]), int(st.flag[i]), int(st.upper[i]), W.policy[ln],
-                    out[ln], tab.flags, tab.width,
+                    out[ln], tab.flags, tab.width, canon,
                 )  # fmt: skip
                 a, m = bound_off[i], count[i]
                 got = list(zip(o_key[a : a + m].tolist(), o_pts[a : a + m].tolist(),
@@ -405,6 +408,63 @@ def test_a_position_combined_from_the_stored_first_turns(table64):
 def test_unreachable_state_is_refused(table64):
     with pytest.raises(InputError, match="no reachable turn-start state"):
         distribution(table64, mask=0, upper=1)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [*REDUCED.values(), get_rules("scandinavian-forced").reduced(("ones", "twos", "yatzy"))],
+    ids=[*REDUCED, "scandinavian-forced"],
+)
+def test_listed_states_are_the_layers_states(rules):
+    # a position's pass lists no layer: whether a start state is reachable comes from the
+    # upper totals' plan, and must say the same as the layers' lists (solved and copied)
+    from diceopt.games.yatzy.analyses.distribution import _layer_index, _listed
+
+    flags, width = rules.flags, rules.bonus_threshold + 1
+    nkeys = (1 << rules.num_categories) * flags * width
+    where = _layer_index(layer_states(rules), nkeys, flags, width)
+    canon = upper_canon(rules)
+    listed = [
+        _listed(rules, canon, key // (flags * width), key // width % flags, key % width)
+        for key in range(nkeys)
+    ]
+    assert listed == (where >= 0).tolist() and 0 < sum(listed) < nkeys
+    assert not _listed(rules, canon, 1 << rules.num_categories, 0, 0)
+    assert not _listed(rules, canon, 0, flags, 0) and not _listed(rules, canon, 0, 0, width)
+
+
+def test_successor_index_is_a_first_come_sparse_set():
+    from diceopt.games.yatzy.kernel.turn_outcomes import successor_index
+
+    rng = np.random.default_rng(3)
+    nkeys = 5000
+    o_key = rng.choice(rng.choice(nkeys, 300, replace=False), 20_000)
+    # a slot array left as it was: values that point into the keys found, out of range,
+    # negative; a believed slot would merge keys or skip them
+    slot = rng.integers(-50, 400, nkeys).astype(np.int32)
+    keys, o_succ = np.empty(o_key.size, dtype=np.int64), np.empty(o_key.size, dtype=np.int32)
+    n = successor_index(o_key, slot, keys, o_succ)
+    first = sorted(np.unique(o_key, return_index=True)[1])
+    assert keys[:n].tolist() == o_key[first].tolist()
+    assert np.array_equal(keys[o_succ], o_key)
+
+
+def test_a_position_pass_lists_no_layer(table64, monkeypatch):
+    # from a position only the states its play reaches are found (Maxi Yatzy lists 36.8
+    # million states otherwise): the same numbers as the pass over every state
+    import diceopt.games.yatzy.analyses.distribution as dist
+
+    sd = state_distributions(table64)
+    st = layer_states(table64.rules)[1]
+    picks = [(int(st.mask[i]), int(st.flag[i]), int(st.upper[i])) for i in (0, st.mask.size - 1)]
+
+    def listed(rules):
+        raise AssertionError("a position's pass listed every state")
+
+    monkeypatch.setattr(dist, "layer_states", listed)
+    for mask, flag, upper in picks:
+        d = distribution(table64, mask=mask, flag=flag, upper=upper, base=None)
+        assert np.abs(d.pmf - sd.pmf(mask, flag, upper)).max() <= 1e-12
 
 
 def test_quantiles_and_tail():

@@ -23,7 +23,10 @@ Method (layer by layer: the number of filled categories; numba, parallel over st
 3. From a position, a forward pass first: the position's state, then layer after
    layer only the states some recorded outcome leads to (Scandinavian from the start:
    451,969 of the 958,975 turn-start states), each through steps 1-2 once, its
-   outcomes kept. Then backward, last turn first, each visited state gets the vector
+   outcomes kept. They are found from the outcomes' keys (``successor_index``), so a
+   position lists no layer's states (Maxi Yatzy has 36.8 million: listing them and
+   their index took a second; the distribution from a mid-game position 0.1 s). Then
+   backward, last turn first, each visited state gets the vector
    ``pmf[x]`` = P(points still to come = x) (float64): the sum over its outcomes of
    probability x the successor's vector shifted by the points (successors lie in the
    next layer, already done: no write conflicts). A vector is as long as the most
@@ -62,9 +65,20 @@ from diceopt.games.yatzy.analyses.score_distribution import (
     summary_lines,
 )
 from diceopt.games.yatzy.kernel.arrays import StateArrays
-from diceopt.games.yatzy.kernel.layers import LayerStates, layer_states, max_to_come
+from diceopt.games.yatzy.kernel.layers import (
+    LayerStates,
+    layer_states,
+    max_to_come,
+    upper_canon,
+)
 from diceopt.games.yatzy.kernel.table import YatzyTable, expected_table
-from diceopt.games.yatzy.kernel.turn_outcomes import LANES, combine, layer_outcomes, support
+from diceopt.games.yatzy.kernel.turn_outcomes import (
+    LANES,
+    combine,
+    layer_outcomes,
+    successor_index,
+    support,
+)
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
 from diceopt.interrupt import Pace, interruptible, run_chunks
 from diceopt.threads import run_shares
@@ -73,17 +87,26 @@ if TYPE_CHECKING:
     from diceopt.games.yatzy.kernel.saved import SavedTable
 
 
-def _outcome_bound(rules: YatzyRules, mask: np.ndarray) -> np.ndarray:
-    """An upper bound on the number of outcomes (category, points) of a turn from
-    turn-start states (vectorised): per open category, its distinct (points, Yatzy roll)
-    pairs (the state fixes the bonuses those add)."""
+def _category_outcomes(rules: YatzyRules) -> np.ndarray:
+    """Per category, its distinct (points, Yatzy roll) pairs: how many outcomes writing
+    into it can have (the state fixes the bonuses those add)."""
     yz = rules.is_yahtzee_roll.tolist()
-    out = np.zeros(mask.size, dtype=np.int64)
+    out = np.zeros(rules.num_categories, dtype=np.int64)
     for c in range(rules.num_categories):
         pairs = set(zip(rules.score[:, c].tolist(), yz, strict=True))
         pairs |= set(zip(rules.joker_score[:, c].tolist(), yz, strict=True))
         pairs |= set(zip(rules.served_score[:, c].tolist(), yz, strict=True))
-        out += np.where(((mask >> c) & 1) == 0, len(pairs), 0)
+        out[c] = len(pairs)
+    return out
+
+
+def _outcome_bound(rules: YatzyRules, per_category: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """An upper bound on the number of outcomes (category, points) of a turn from
+    turn-start states (vectorised): the open categories' ``per_category``
+    (:func:`_category_outcomes`)."""
+    out = np.zeros(mask.size, dtype=np.int64)
+    for c in range(rules.num_categories):
+        out += np.where(((mask >> c) & 1) == 0, per_category[c], 0)
     # one outcome per final roll (two with served scores: written after the first roll or not)
     return np.minimum(out, len(rules.roll_counts) * (2 if rules.has_served else 1))
 
@@ -187,12 +210,12 @@ def _combine_chunked(
     run_chunks(part, start.size - 1, align=threads, pace=pace)
 
 
-def _stored_rows(st: LayerStates, i: np.ndarray, first_turns: Any) -> _Rows | None:
-    """The rows of the states ``i`` of a layer read from the stored first turns' rows
+def _stored_rows(st: StateArrays, first_turns: Any) -> _Rows | None:
+    """The rows of the states ``st`` read from the stored first turns' rows
     (``first_turns``: ``pmf`` and ``rates`` of a turn-start state), as the pass would have
     combined them (the same numbers: the pass made them); None if one is not stored."""
     pmfs, pb, py = [], [], []
-    for mask, flag, upper in zip(st.mask[i], st.flag[i], st.upper[i], strict=True):
+    for mask, flag, upper in zip(st.mask, st.flag, st.upper, strict=True):
         pmf, rates = first_turns.pmf(mask, flag, upper), first_turns.rates(mask, flag, upper)
         if pmf is None or rates is None:
             return None
@@ -204,6 +227,45 @@ def _stored_rows(st: LayerStates, i: np.ndarray, first_turns: Any) -> _Rows | No
     np.cumsum(ln, out=off[1:])
     data = np.concatenate(pmfs) if pmfs else np.zeros(0)
     return _Rows(off, ln, data, np.array(pb), np.array(py))
+
+
+class _Outcomes(NamedTuple):
+    """A layer's turn outcomes: state i's are ``start[i] .. start[i + 1] - 1``, each its
+    successor (an index into the next layer's states), ``points * 4 + events`` and
+    probability; from a position, ``reached``: the next layer's states (those outcomes
+    lead to, in the order they first come; none listed for every state's outcomes)."""
+
+    start: np.ndarray
+    succ: np.ndarray
+    pts: np.ndarray
+    q: np.ndarray
+    reached: StateArrays
+
+
+def _decode(keys: np.ndarray, flags: int, width: int) -> StateArrays:
+    """Turn-start states from their flat keys ``(mask * flags + flag) * width + upper``."""
+    mf, upper = np.divmod(keys, width)
+    mask, flag = np.divmod(mf, flags)
+    return StateArrays(mask, flag, upper)
+
+
+def _listed(
+    rules: YatzyRules, canon: tuple[np.ndarray, np.ndarray], mask: int, flag: int, upper: int
+) -> bool:
+    """Whether some play reaches the turn-start state (mask, flag, upper) (upper capped at
+    the threshold): a filled mask of a layer, the flag only once the Yatzy box is filled
+    where it is tracked, an upper total the filled upper boxes can make (``canon``:
+    :func:`~diceopt.games.yatzy.kernel.layers.upper_canon`)."""
+    sub, rep = canon
+    ncat = rules.num_categories
+    if not (0 <= mask < 1 << ncat and 0 <= flag < rules.flags and 0 <= upper < rep.shape[1]):
+        return False
+    if rules.forced_order and mask != (1 << bin(mask).count("1")) - 1:
+        return False
+    yz = rules.yahtzee_category
+    if flag == 1 and not (yz >= 0 and (mask >> yz) & 1):
+        return False
+    return bool(rep[sub[mask], upper] >= 0)
 
 
 def _pass(
@@ -233,9 +295,17 @@ def _pass(
     tab, K = table.policy_arrays, table.arrays64
     flags, width = tab.flags, tab.width
     ncat = rules.num_categories
-    layers = layer_states(rules)
-    where = _layer_index(layers, (1 << ncat) * flags * width, flags, width)
+    nkeys = (1 << ncat) * flags * width
+    canon = upper_canon(rules)
+    per_category = _category_outcomes(rules)
     threads = numba.get_num_threads()
+    # every state of every layer (state_distributions); from a position only the states
+    # its play reaches, layer by layer, found from the outcomes' keys (successor_index: no
+    # list of every state, which Maxi Yatzy's 36.8 million make slow)
+    layers = layer_states(rules) if position is None else []
+    where = _layer_index(layers, nkeys, flags, width) if position is None else None
+    slot = np.empty(nkeys if position is not None else 0, dtype=np.int32)  # any content
+    unlisted = StateArrays(*[np.zeros(0, dtype=np.int64)] * 3)  # every state: not tracked
 
     # work arrays of the outcomes (key, successor, points, probability), reused from
     # layer to layer (fresh ones per layer cost as much in page faults as the rest)
@@ -243,11 +313,13 @@ def _pass(
     work += [np.empty(0, dtype=np.int32), np.empty(0)]
     paces = (Pace(), Pace())  # chunks of the outcomes, of the combining
 
-    def outcomes(sm: np.ndarray, sf: np.ndarray, su: np.ndarray, roll: int = -1, t0: int = 2):
+    def outcomes(st: StateArrays, roll: int = -1, t0: int = 2) -> _Outcomes:
         """Outcomes of states (views of the work arrays where ``position`` is None), in
-        chunks of states (Ctrl-C stops between two), each packed after the one before."""
+        chunks of states (Ctrl-C stops between two), each packed after the one before;
+        from a position with the states they lead to (``reached``)."""
+        sm = st.mask
         bound_off = np.zeros(sm.size + 1, dtype=np.int64)
-        np.cumsum(_outcome_bound(rules, sm), out=bound_off[1:])
+        np.cumsum(_outcome_bound(rules, per_category, sm), out=bound_off[1:])
         if work[0].size < bound_off[-1]:
             work[:] = [np.empty(int(bound_off[-1] * 1.25), dtype=w.dtype) for w in work]
         start = np.zeros(sm.size + 1, dtype=np.int64)
@@ -256,8 +328,9 @@ def _pass(
             b0, at = int(bound_off[lo]), int(start[lo])
             o_key, o_succ, o_pts, o_q = (w[b0:] for w in work)
             local = layer_outcomes(
-                StateArrays(sm[lo:hi], sf[lo:hi], su[lo:hi]), roll, t0, tab, K, where,
-                bound_off[lo : hi + 1] - b0, o_key, o_succ, o_pts, o_q, threads, LANES,
+                StateArrays(sm[lo:hi], st.flag[lo:hi], st.upper[lo:hi]), roll, t0, tab, K,
+                canon, where, bound_off[lo : hi + 1] - b0, o_key, o_succ, o_pts, o_q, threads,
+                LANES,
             )  # fmt: skip
             m = int(local[-1])
             if at != b0:  # packed after the previous chunk's (numpy copes with the overlap)
@@ -267,44 +340,39 @@ def _pass(
 
         run_chunks(part, sm.size, align=threads * LANES, pace=paces[0])
         m = int(start[-1])
-        succ, pts, q = (w[:m] if position is None else w[:m].copy() for w in work[1:])
-        return start, succ, pts, q
+        if position is None:
+            return _Outcomes(start, work[1][:m], work[2][:m], work[3][:m], unlisted)
+        keys = np.empty(m, dtype=np.int64)
+        n = successor_index(work[0][:m], slot, keys, work[1][:m])
+        succ, pts, q = (w[:m].copy() for w in work[1:])
+        return _Outcomes(start, succ, pts, q, _decode(keys[:n], flags, width))
 
-    # visited states of each layer (indices into its list) and, from a position, their
-    # outcomes (the position itself is layer j0's only state)
-    sel: dict[int, np.ndarray] = {ncat: np.arange(layers[ncat].mask.size)}
-    outs: dict[int, tuple[np.ndarray, ...]] = {}
+    # each layer's states (from a position: those reached) and, from a position, their
+    # outcomes (successors: indices into the next layer's states)
+    states_of: dict[int, StateArrays] = {}
+    outs: dict[int, _Outcomes] = {}
     stored: _Rows | None = None  # the rows of layer j0 + 1 from ``first_turns``
     if position is None:
         j0 = 0
-        for j in range(ncat):
-            sel[j] = np.arange(layers[j].mask.size)
-        first = (layers[0].mask, layers[0].flag, layers[0].upper)
+        for j in range(ncat + 1):
+            states_of[j] = StateArrays(layers[j].mask, layers[j].flag, layers[j].upper)
     else:
         mask, flag, upper, roll, rerolls = position
         j0 = bin(mask).count("1")
-        ok = 0 <= mask < 1 << ncat and 0 <= flag < flags and 0 <= upper < width
-        if not ok or where[(mask * flags + flag) * width + upper] < 0:
+        if not _listed(rules, canon, mask, flag, upper):
             raise InputError(f"no reachable turn-start state mask {mask} flag {flag} upper {upper}")
-        sel[j0] = np.zeros(1, dtype=np.int64)
-        first = (np.array([mask]), np.array([flag]), np.array([upper]))
-        outs[j0] = outcomes(*first, roll, rerolls)
+        states_of[j0] = StateArrays(np.array([mask]), np.array([flag]), np.array([upper]))
+        outs[j0] = outcomes(states_of[j0], roll, rerolls)
         if first_turns is not None and j0 + 1 < ncat:
-            seen = np.zeros(layers[j0 + 1].mask.size, dtype=np.bool_)
-            seen[outs[j0][1]] = True
-            sel[j0 + 1] = np.flatnonzero(seen)
-            stored = _stored_rows(layers[j0 + 1], sel[j0 + 1], first_turns)
-        for j in range(j0 + 1, ncat if stored is None else j0 + 1):
-            seen = np.zeros(layers[j].mask.size, dtype=np.bool_)
-            seen[outs[j - 1][1]] = True
-            sel[j] = np.flatnonzero(seen)
-            st = layers[j]
-            i = sel[j]
-            outs[j] = outcomes(st.mask[i], st.flag[i], st.upper[i])
+            stored = _stored_rows(outs[j0].reached, first_turns)
+        for j in range(j0 + 1, ncat + 1 if stored is None else j0 + 2):
+            states_of[j] = outs[j - 1].reached
+            if j < ncat and stored is None:
+                outs[j] = outcomes(states_of[j])
     # the rows the combining starts from: the last layer's (nothing more to come), or
     # the stored ones of the layer after the position's
     top = ncat if stored is None else j0 + 1
-    n = sel[top].size
+    n = states_of[top].mask.size
     rows = stored or _Rows(
         np.arange(n + 1, dtype=np.int64),
         np.ones(n, dtype=np.int64),
@@ -324,21 +392,14 @@ def _pass(
     # about as much as the combining itself): layer j reads j + 1's and overwrites j + 2's
     most = [0, 0]
     for j in range(j0, top):
-        st = layers[j]
-        i = sel[j]
-        sm, sf, su = (st.mask[i], st.flag[i], st.upper[i]) if j > j0 else first
-        bound = int(max_to_come(rules, sm, sf, su).sum()) + sm.size
+        st = states_of[j]
+        bound = int(max_to_come(rules, st.mask, st.flag, st.upper).sum()) + st.mask.size
         most[j % 2] = max(most[j % 2], bound)
     pingpong = [np.empty(m) for m in most]
     states = n
     for j in range(top - 1, j0 - 1, -1):
-        rank = np.full(layers[j + 1].mask.size, -1, dtype=np.int64)
-        rank[sel[j + 1]] = np.arange(sel[j + 1].size)
-        if j in outs:
-            start, succ, pts, q = outs.pop(j)
-        else:
-            st = layers[j]
-            start, succ, pts, q = outcomes(st.mask, st.flag, st.upper)
+        rank = np.arange(states_of[j + 1].mask.size)  # a successor's row: its index
+        start, succ, pts, q, _ = outs.pop(j) if j in outs else outcomes(states_of[j])
         n = start.size - 1
         ln = support(start, succ, pts, rank, rows.ln, threads)
         off = np.zeros(n + 1, dtype=np.int64)

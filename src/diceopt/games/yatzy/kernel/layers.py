@@ -136,6 +136,21 @@ def upper_plan(rules: YatzyRules) -> UpperPlan:
     )
 
 
+def upper_canon(rules: YatzyRules) -> tuple[np.ndarray, np.ndarray]:
+    """``(sub, rep)``: ``sub[mask]``, the filled upper categories of every filled mask as a
+    bit mask over their ranks (int64, 2^C), and ``rep[sub, u]`` (:class:`UpperPlan`), the
+    upper total of the state that stands for (mask, flag, u): u itself, or for a total from
+    which the bonus is out of reach the one solved in its place; -1 where u is unreachable.
+    The state (mask, flag, u) is listed, or copied, iff ``rep[sub[mask], u] >= 0`` (and
+    its flag and mask are those of a layer)."""
+    plan = upper_plan(rules)
+    masks = np.arange(1 << rules.num_categories, dtype=np.int64)
+    sub = np.zeros(masks.size, dtype=np.int64)
+    for rank, cat in enumerate(plan.up_cats):
+        sub |= ((masks >> cat) & 1) << rank
+    return sub, plan.rep
+
+
 def _ragged(flat: np.ndarray, off: np.ndarray, n: np.ndarray) -> np.ndarray:
     """``flat[off[i] : off[i] + n[i]]`` for every i, concatenated."""
     return flat[np.arange(int(n.sum())) + np.repeat(off - (np.cumsum(n) - n), n)]
