@@ -344,8 +344,13 @@ def _pass(
             return _Outcomes(start, work[1][:m], work[2][:m], work[3][:m], unlisted)
         keys = np.empty(m, dtype=np.int64)
         n = successor_index(work[0][:m], slot, keys, work[1][:m])
-        succ, pts, q = (w[:m].copy() for w in work[1:])
-        return _Outcomes(start, succ, pts, q, _decode(keys[:n], flags, width))
+        # the reached states in key order (a mask's states side by side: their turns read
+        # the same successors' values; in the order they came, the pass took a tenth longer)
+        order = np.argsort(keys[:n])
+        index = np.empty(n, dtype=np.int32)
+        index[order] = np.arange(n, dtype=np.int32)
+        succ, pts, q = index[work[1][:m]], work[2][:m].copy(), work[3][:m].copy()
+        return _Outcomes(start, succ, pts, q, _decode(keys[:n][order], flags, width))
 
     # each layer's states (from a position: those reached) and, from a position, their
     # outcomes (successors: indices into the next layer's states)
