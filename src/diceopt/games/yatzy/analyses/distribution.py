@@ -189,8 +189,8 @@ class _Keeper:
 
 
 def _combine_chunked(
-    start: np.ndarray, succ: np.ndarray, pts: np.ndarray, q: np.ndarray, rank: np.ndarray,
-    rows: _Rows, new: _Rows, threads: int, pace: Pace,
+    start: np.ndarray, succ: np.ndarray, pts: np.ndarray, q: np.ndarray, rows: _Rows,
+    new: _Rows, threads: int, pace: Pace,
 ) -> None:  # fmt: skip
     """:func:`combine` of a layer into ``new`` in chunks of states (Ctrl-C stops it
     between two; ``rows``: the next layer's), each chunk in ``threads`` shares of its
@@ -201,7 +201,7 @@ def _combine_chunked(
             a = lo + (hi - lo) * t // threads
             b = lo + (hi - lo) * (t + 1) // threads
             combine(
-                start[a : b + 1], succ, pts, q, rank, *rows, new.off[a : b + 1], new.data,
+                start[a : b + 1], succ, pts, q, *rows, new.off[a : b + 1], new.data,
                 new.pb[a:b], new.py[a:b],
             )  # fmt: skip
 
@@ -233,7 +233,7 @@ class _Outcomes(NamedTuple):
     """A layer's turn outcomes: state i's are ``start[i] .. start[i + 1] - 1``, each its
     successor (an index into the next layer's states), ``points * 4 + events`` and
     probability; from a position, ``reached``: the next layer's states (those outcomes
-    lead to, in the order they first come; none listed for every state's outcomes)."""
+    lead to, in key order; none listed for every state's outcomes)."""
 
     start: np.ndarray
     succ: np.ndarray
@@ -403,10 +403,10 @@ def _pass(
     pingpong = [np.empty(m) for m in most]
     states = n
     for j in range(top - 1, j0 - 1, -1):
-        rank = np.arange(states_of[j + 1].mask.size)  # a successor's row: its index
+        # a successor's row in ``rows``: its index among the next layer's states
         start, succ, pts, q, _ = outs.pop(j) if j in outs else outcomes(states_of[j])
         n = start.size - 1
-        ln = support(start, succ, pts, rank, rows.ln, threads)
+        ln = support(start, succ, pts, rows.ln, threads)
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ln, out=off[1:])
         # combined into the first keeper that keeps this layer in float64, if any
@@ -419,7 +419,7 @@ def _pass(
                 pingpong[j % 2] = np.empty(int(off[-1]))
             data = pingpong[j % 2][: int(off[-1])]
         new = _Rows(off, ln, data, np.empty(n), np.empty(n))
-        _combine_chunked(start, succ, pts, q, rank, rows, new, threads, paces[1])
+        _combine_chunked(start, succ, pts, q, rows, new, threads, paces[1])
         for kept in keepers:
             if j <= kept.last:
                 kept.add(j, new)

@@ -554,18 +554,17 @@ def successor_index(
 
 
 def support(
-    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray,
-    nthreads: int,
-) -> np.ndarray:  # fmt: skip
+    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, ln: np.ndarray, nthreads: int
+) -> np.ndarray:
     """Length of every state's vector: 1 + the most points still to come with positive
-    probability (the successors' rows ``rank[succ]`` have lengths ``ln``); ``nthreads``
+    probability (the successors' rows have lengths ``ln``); ``nthreads``
     shares of the states."""
     n = start.size - 1
     out = np.empty(n, dtype=np.int64)
     shares = max(1, min(nthreads, n))
 
     def share(t: int) -> None:
-        _support_share(start, o_succ, o_pts, rank, ln, out, n * t // shares, n * (t + 1) // shares)
+        _support_share(start, o_succ, o_pts, ln, out, n * t // shares, n * (t + 1) // shares)
 
     run_shares(share, shares)
     return out
@@ -573,14 +572,14 @@ def support(
 
 @numba.njit(cache=True, nogil=True)
 def _support_share(
-    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, rank: np.ndarray, ln: np.ndarray,
-    out: np.ndarray, lo: int, hi: int,
+    start: np.ndarray, o_succ: np.ndarray, o_pts: np.ndarray, ln: np.ndarray, out: np.ndarray,
+    lo: int, hi: int,
 ) -> None:  # fmt: skip
     """:func:`support` of the states lo .. hi - 1 into ``out``."""
     for i in range(lo, hi):
         m = 1
         for e in range(start[i], start[i + 1]):
-            m = max(m, (o_pts[e] >> 2) + ln[rank[o_succ[e]]])
+            m = max(m, (o_pts[e] >> 2) + ln[o_succ[e]])
         out[i] = m
 
 
@@ -590,7 +589,6 @@ def combine(
     o_succ: np.ndarray,
     o_pts: np.ndarray,
     o_q: np.ndarray,
-    rank: np.ndarray,
     off: np.ndarray,
     ln: np.ndarray,
     data: np.ndarray,
@@ -603,7 +601,7 @@ def combine(
 ) -> None:
     """Every state's ``pmf[x]`` = P(points to come = x) (row i of new_data, at new_off[i])
     = sum over its outcomes of probability x the successor's row (off/ln/data, row
-    ``rank[succ]``) shifted by the outcome's points; the probabilities of reaching the
+    ``succ``) shifted by the outcome's points; the probabilities of reaching the
     upper bonus and of writing a Yatzy 50 from the state into new_pb / new_py. A serial
     kernel: the caller runs shares of the states on its threads (as a parallel loop it
     compiled four times as long, and ran as fast)."""
@@ -615,7 +613,7 @@ def combine(
         bonus = 0.0
         yatzy = 0.0
         for e in range(start[i], start[i + 1]):
-            row = rank[o_succ[e]]
+            row = o_succ[e]
             pe = o_pts[e]
             q = o_q[e]
             d = o0 + (pe >> 2)
