@@ -243,6 +243,23 @@ def test_target_from_a_later_state_visits_fewer_states():
     assert later.states < start.states and low.pairs < start.pairs
 
 
+@pytest.mark.parametrize("within", [0b0101, 0b1])
+def test_layers_within_a_mask_are_the_layers_filtered(within):
+    # a target from a position lists only the masks that contain its own (Maxi Yatzy from
+    # mid-game: a few thousand of a million): the same states and copies, in the same order
+    rules = REDUCED["american-4d6-free"]
+    layers = list(iter_layer_states(rules, reverse=True, within=within))
+    width = rules.bonus_threshold + 1
+    for st, whole in zip(layers, iter_layer_states(rules, reverse=True), strict=True):
+        keep = (whole.mask & within) == within
+        copied = (whole.copy_dst // width // rules.flags & within) == within
+        for got, want in ((st.mask, whole.mask[keep]), (st.flag, whole.flag[keep]),
+                          (st.upper, whole.upper[keep]), (st.copy_dst, whole.copy_dst[copied]),
+                          (st.copy_src, whole.copy_src[copied])):  # fmt: skip
+            assert np.array_equal(got, want)
+    assert layers[0].mask.size and not layers[-1].mask.size  # the layers before: empty
+
+
 def test_values_above_the_most_points_to_come_are_zero(targets64):
     for name in ("scandinavian-5d6", "american-4d6-free"):
         rules = REDUCED[name]

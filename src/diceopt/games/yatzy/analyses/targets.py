@@ -587,10 +587,12 @@ def solve_target_from(
     cursor = 0
     full = (1 << rules.num_categories) - 1
     kmin = np.zeros(nkeys, dtype=np.int16) if only_target and _ceiling_known(rules) else None
-    for st in iter_layer_states(rules, reverse=True):
-        if bin(int(st.mask[0])).count("1") < bin(int(mask)).count("1"):
+    # only the masks that contain the start's (Maxi Yatzy from 8 boxes filled: 4,096 of
+    # its million; every state's arrays took 11 of the 16 s a target from there took)
+    for st in iter_layer_states(rules, reverse=True, within=int(mask)):
+        if not st.mask.size:
             break  # the layers before the start's
-        sup = ((st.mask & mask) == mask) & (st.flag >= flag)
+        sup = st.flag >= flag
         up_left = np.zeros(st.mask.size, dtype=np.int64)
         for c in range(rules.num_categories):
             if faces[c] >= 0:
@@ -606,22 +608,20 @@ def solve_target_from(
         off[keys] = cursor + np.concatenate(([0], np.cumsum(sl + 1)[:-1]))
         top[keys] = sl
         cursor += int((sl + 1).sum())
-        dst_mask = st.copy_dst // width // rules.flags
-        alias = (dst_mask & mask) == mask
-        off[st.copy_dst[alias]] = off[st.copy_src[alias]]
-        top[st.copy_dst[alias]] = top[st.copy_src[alias]]
+        dst, src = st.copy_dst, st.copy_src  # (their masks contain the start's too)
+        off[dst] = off[src]
+        top[dst] = top[src]
         if kmin is not None:
             kmin[keys] = _least_k(rules, start, k, sm, su, sl)
-            dst = st.copy_dst[alias]  # a shared row holds the least k of every state sharing it
+            # a shared row holds the least k of every state sharing it
             least = _least_k(rules, start, k, dst // width // rules.flags, dst % width, top[dst])
-            np.minimum.at(kmin, st.copy_src[alias], least)
-            kmin[dst] = kmin[st.copy_src[alias]]
+            np.minimum.at(kmin, src, least)
+            kmin[dst] = kmin[src]
         if int(st.mask[0]) == full:
-            dst = st.copy_dst[alias]
             ends.append(np.concatenate((keys, dst[top[dst] >= 1])))  # rows (1, 1/2): below
         elif sm.size:
             plan.append((sm, sf, su))
-            copies.append((st.copy_dst[alias], st.copy_src[alias]))
+            copies.append((dst, src))
     data = alloc(cursor, dt)
     band = empty_bands(nkeys)
     for keys in ends:

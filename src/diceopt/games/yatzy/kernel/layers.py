@@ -187,14 +187,18 @@ def _layer(rules: YatzyRules, masks: np.ndarray, plan: UpperPlan) -> LayerStates
     return LayerStates(st_mask, st_flag, st_u, dst, src)
 
 
-def iter_layer_states(rules: YatzyRules, reverse: bool = False) -> Iterator[LayerStates]:
+def iter_layer_states(
+    rules: YatzyRules, reverse: bool = False, within: int = 0
+) -> Iterator[LayerStates]:
     """The layers of :func:`layer_states` one at a time (last layer first if ``reverse``),
-    so that only one layer's state arrays are held (Maxi Yatzy: up to ~7 million states)."""
+    so that only one layer's state arrays are held (Maxi Yatzy: up to ~7 million states).
+    ``within``: only the states whose filled mask contains every box of ``within`` (those
+    a game from a position with that mask can reach; the layers before it are empty)."""
     plan = upper_plan(rules)
     masks = layer_masks(rules)
     order = range(len(masks) - 1, -1, -1) if reverse else range(len(masks))
     for j in order:
-        yield _layer(rules, masks[j], plan)
+        yield _layer(rules, masks[j][(masks[j] & within) == within], plan)
 
 
 def layer_states(rules: YatzyRules) -> list[LayerStates]:
