@@ -455,8 +455,13 @@ def test_a_position_pass_lists_no_layer(table64, monkeypatch):
     import diceopt.games.yatzy.analyses.distribution as dist
 
     sd = state_distributions(table64)
-    st = layer_states(table64.rules)[1]
+    rules = table64.rules
+    st = layer_states(rules)[1]
     picks = [(int(st.mask[i]), int(st.flag[i]), int(st.upper[i])) for i in (0, st.mask.size - 1)]
+    # and a state whose upper total cannot reach the bonus any more (its value copied)
+    dead = [int(k) for lay in layer_states(rules)[:-1] for k in lay.copy_dst[:1]]
+    width = rules.bonus_threshold + 1
+    picks += [(k // width // rules.flags, k // width % rules.flags, k % width) for k in dead[:1]]
 
     def listed(rules):
         raise AssertionError("a position's pass listed every state")
