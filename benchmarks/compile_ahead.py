@@ -33,6 +33,21 @@ YATZY = [
 ]
 VARIANTS = [["--variant", "american"], ["--variant", "maxi"]]
 MAXI_POSITION = "dice 1 3 3 5 6 6 | rerolls 2 | score 0"
+# advice to win (docs/games/yatzy-win.md): against one opponent, against two, and against
+# one who has finished (the exact draw-aware rows); late in a Scandinavian game, so that
+# the target rows solved from the position (no stored rows here) take a moment
+LATE = "ones twos threes fours fives sixes one_pair two_pairs three_of_a_kind four_of_a_kind "
+LATE += "small_straight large_straight"
+LATE_POSITION = f"dice 2 5 6 6 6 | rerolls 1 | filled {LATE} | upper 60 | score 160"
+FORCED = "dice 1 3 3 5 6 | rerolls 2 | filled ones twos threes | upper 9 | score 9"
+TO_WIN = [
+    ["advise", FORCED, "--variant", "scandinavian-forced",
+     "--opponent", "filled ones twos threes | upper 7 | score 7"],
+    ["advise", LATE_POSITION, "--opponent", f"filled {LATE} | upper 63 | score 200",
+     "--opponent", f"filled {LATE} full_house | upper 63 | score 215"],
+    ["advise", LATE_POSITION,
+     "--opponent", f"filled {LATE} full_house chance yatzy | upper 63 | score 230"],
+]  # fmt: skip
 
 CHILD = r"""
 import json, sys, time
@@ -61,8 +76,10 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 3),
 
 
 def first_uses(tmp: str) -> list[list[str]]:
-    """The documented commands, then Yatzy's on every other shipped rules."""
+    """The documented commands (advice to win included), then Yatzy's on every other shipped
+    rules."""
     argv = [[a.replace("{tmp}", tmp) for a in cmd] for cmd in COMMANDS]
+    argv += [["yatzy", *cmd] for cmd in TO_WIN]
     for rules in [*VARIANTS, *(["--rules", name] for name in RULE_FILES)]:
         cmds = YATZY
         if "maxi" in rules:

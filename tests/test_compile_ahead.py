@@ -32,6 +32,27 @@ def test_every_game_has_warm_jobs_whose_commands_parse(tmp_path: Path):
     assert "served = " in (tmp_path / "warm-small-served.toml").read_text()
 
 
+def test_yatzy_warm_up_asks_for_advice_against_finished_and_several_opponents(tmp_path, capsys):
+    """The advice against an opponent who has finished (the exact draw-aware rows, float64
+    whatever the table's type) and against two (the table's chance steps) compile kernels
+    of their own: each warm job runs them, and they run (a sheet that did not parse would
+    fail the warm-up only when ``make run`` runs it)."""
+    from diceopt.games.yatzy.rulebook.compiler import load_rules
+
+    jobs = [j for j in compile_ahead.warm_jobs(tmp_path) if j.name.startswith("yatzy float")]
+    assert len(jobs) == 2
+    for job in jobs:
+        advice = [argv for argv in job.commands if argv[1] == "advise" and "--opponent" in argv]
+        sheets = [[argv[i + 1] for i, a in enumerate(argv) if a == "--opponent"] for argv in advice]
+        assert [len(s) for s in sheets] == [1, 1, 2]
+        rules = load_rules(tmp_path / "warm-small.toml")
+        finished = sheets[1][0]
+        assert set(finished.split("|")[0].split()[1:]) == set(rules.categories)
+        for argv in advice[1:]:
+            assert main([*argv, "--cache-dir", str(tmp_path / "tables"), "--json"]) == 0
+            assert '"actions"' in capsys.readouterr().out
+
+
 def test_warm_runs_a_game_in_a_child_process(capsys):
     assert main(["warm", "--game", "shutbox", "--processes", "1", "--json"]) == 0
     out = capsys.readouterr().out

@@ -69,11 +69,13 @@ score = 50
 
 SAVED_RULES = 'extends = "warm-small.toml"\nname = "warm-small-saved"\nsaved_rerolls = true\n'
 POSITION = "dice 1 1 3 5 6 | rerolls 2 | score 0"
+FINISHED = "filled ones chance yahtzee | upper 2 | score 22"  # an opponent whose game is over
 
 
 def warm_jobs(folder: Path) -> list[WarmJob]:
     """One job per float type and per saved rerolls (rule files written into ``folder``):
-    solve (expected score and risk), advise (expected, target, against an opponent),
+    solve (expected score and risk), advise (expected, target, against an opponent, a
+    finished one and two),
     simulate, distribution, targets, duel, export and a table's chances; with saved
     rerolls solve and advise (what that variant offers); with served points (float64)
     simulate and distribution (the other commands' kernels are the same as without)."""
@@ -91,6 +93,10 @@ def warm_jobs(folder: Path) -> list[WarmJob]:
             ["advise", POSITION, *rules],
             ["advise", POSITION, *rules, "--target", "40"],
             ["advise", POSITION, *rules, "--opponent", "filled chance | score 20"],
+            # against a finished opponent: the exact draw-aware rows (float64 whatever the
+            # table's type); against two: the table's chance steps (a table of 2 to 6)
+            ["advise", POSITION, *rules, "--opponent", FINISHED],
+            ["advise", POSITION, *rules, "--opponent", FINISHED, "--opponent", "score 0"],
             ["simulate", *rules, "--games", "50"],
             ["distribution", *rules],
             ["targets", *rules],
