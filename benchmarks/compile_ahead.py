@@ -8,9 +8,13 @@ one JSON line per command (seconds, compile seconds) and a summary: the warm-up'
 seconds, the most any command compiled (the goal: at most 2 s) and the load average.
 
 With ``--as-is``: no warm-up and the package's own numba cache, as it is (after ``make
-run``: what a user's first command still compiles).
+run``: what a user's first command still compiles). With ``--docs``: every ``$ diceopt``
+line of the README and the docs instead (run in a temporary directory where ``examples``
+leads to the project's; not those on Ray, whose workers compile in processes of their
+own, nor Maxi with saved rerolls, whose table takes minutes), each with at most
+``DOC_SECONDS``; an example that shows an error exits 2, as it should.
 
-    .venv/bin/python benchmarks/compile_ahead.py [--as-is]
+    .venv/bin/python benchmarks/compile_ahead.py [--as-is] [--docs]
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from compile_cold import COMMANDS
 
@@ -75,6 +81,24 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 3),
 """
 
 
+ROOT = Path(__file__).resolve().parent.parent
+DOC_SECONDS = 300  # most seconds one documented example may take here
+DOC_SKIPPED = ("--ray", "maxi-saved")  # see the module docstring
+
+
+def documented() -> list[list[str]]:
+    """Every ``$ diceopt ...`` line of the README and the docs (argv after ``diceopt``,
+    each once, in the order found), less those with a word of ``DOC_SKIPPED``."""
+    out: list[list[str]] = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for line in path.read_text().splitlines():
+            if line.startswith("$ diceopt "):
+                argv = shlex.split(line[len("$ diceopt ") :])
+                if argv not in out and not any(w in a for a in argv for w in DOC_SKIPPED):
+                    out.append(argv)
+    return out
+
+
 def first_uses(tmp: str) -> list[list[str]]:
     """The documented commands (advice to win included), then Yatzy's on every other shipped
     rules."""
@@ -98,8 +122,12 @@ def main() -> int:
         help="no warm-up and no empty numba cache: the first uses on the package's cache as "
         "it is now (e.g. right after `make run`)",
     )
+    parser.add_argument(
+        "--docs", action="store_true", help="every `$ diceopt` example of the README and docs"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="compile-ahead-") as tmp:
+        (Path(tmp) / "examples").symlink_to(ROOT / "examples")
         env = dict(os.environ, DICEOPT_CACHE=f"{tmp}/tables")
         warm_seconds, warm_ok = 0.0, True
         if not args.as_is:
@@ -118,17 +146,24 @@ def main() -> int:
             print(json.dumps({"benchmark": "compile_ahead_warm",
                               "seconds": round(warm_seconds, 1)} | jobs))  # fmt: skip
         worst, failed = 0.0, []
-        for argv in first_uses(tmp):
-            out = subprocess.run(
-                [sys.executable, "-c", CHILD, json.dumps(argv)],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
+        for argv in documented() if args.docs else first_uses(tmp):
+            try:
+                out = subprocess.run(
+                    [sys.executable, "-c", CHILD, json.dumps(argv)],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    cwd=tmp,
+                    timeout=DOC_SECONDS if args.docs else None,
+                )
+            except subprocess.TimeoutExpired:
+                print(json.dumps({"benchmark": "compile_ahead", "command": shlex.join(argv),
+                                  "timed_out": DOC_SECONDS}))  # fmt: skip
+                continue
             lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
             row = json.loads(lines[-1]) if lines else {"exit": out.returncode}
-            if row.get("exit") != 0:
+            if row.get("exit") not in ((0, 2) if args.docs else (0,)):
                 failed.append(" ".join(argv))
             worst = max(worst, row.get("compile_seconds", 0.0))
             print(json.dumps({"benchmark": "compile_ahead", "command": " ".join(argv)} | row))
