@@ -53,6 +53,22 @@ def test_yatzy_warm_up_asks_for_advice_against_finished_and_several_opponents(tm
             assert '"actions"' in capsys.readouterr().out
 
 
+def test_a_games_warm_up_advises_at_its_small_position(tmp_path, capsys):
+    """Pig's and Farkle's advice reads each roll's value, a kernel that solve and simulate
+    do not run: their warm jobs ask for advice at a position of the small instance, and
+    that advice runs."""
+    asked = set()
+    for gid, spec in games().items():
+        for job in spec.warm_jobs(tmp_path):
+            for argv in job.commands:
+                if gid != "yatzy" and argv[1] == "advise":
+                    asked.add(gid)
+                    assert argv[2] == spec.small_position
+                    assert main([*argv, "--cache-dir", str(tmp_path / "tables")]) == 0
+                    assert "probability that the player to move wins" in capsys.readouterr().out
+    assert asked == {"pig", "farkle"}
+
+
 def test_warm_runs_a_game_in_a_child_process(capsys):
     assert main(["warm", "--game", "shutbox", "--processes", "1", "--json"]) == 0
     out = capsys.readouterr().out

@@ -322,6 +322,9 @@ class GameSpec:
     computer_strategies: tuple[str, ...] = ()  # play against the computer: how it may play
     play_limit: int = 10_000  # decisions after which a played game is declared runaway
     small: Mapping[str, Any] = {}  # parameters of a small instance, for quick checks
+    # a position of the small instance whose advice ``diceopt warm`` asks for (empty: none;
+    # for games whose advice runs kernels that solve and simulate do not)
+    small_position: str = ""
     featured: bool = False  # the page opens on this game the first time
     variable_dice: bool = False  # a roll may show fewer dice than the rules' number
     one_turn: bool = False  # a game is one turn of a longer game (its result: the turn's worth)
@@ -637,14 +640,13 @@ class GameSpec:
         commands (argv lists, the game's id first) that between them run every numba
         kernel its documented commands use, on rules small enough that the time is the
         compile (``folder``: a scratch directory for rule files). Default: solve and
-        simulate the small instance (:attr:`small`)."""
+        simulate the small instance (:attr:`small`), and advise at :attr:`small_position`."""
         small = [w for k, v in self.small.items() for w in (f"--{k.replace('_', '-')}", str(v))]
-        return [
-            WarmJob(
-                self.id,
-                [[self.id, "solve", *small], [self.id, "simulate", "--games", "50", *small]],
-            )
-        ]
+        commands = [[self.id, "solve", *small]]
+        if self.small_position:  # before the games, which may leave their tables to it
+            commands.append([self.id, "advise", self.small_position, *small])
+        commands.append([self.id, "simulate", "--games", "50", *small])
+        return [WarmJob(self.id, commands)]
 
     def main_job(self, out: Callable[[str], None]) -> None:
         """The game's section of ``make run``, written line by line through ``out`` (the front

@@ -135,6 +135,7 @@ class FarkleSpec(PushLuckSpec):
     }
     position_example = POSITION_EXAMPLE
     small = {"goal": 1000, "dice": 6}
+    small_position = "me 300 | opponent 500 | turn 150 | dice 1 1 5 2"  # each roll's value
 
     def legal_actions(self, rules: Any, pos: PushLuckPosition) -> list[str]:
         """Every legal action (set-asides with roll or bank, or bust), without solving."""

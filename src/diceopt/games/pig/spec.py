@@ -61,6 +61,7 @@ class PigSpec(GameSpec):
     variant_titles = VARIANT_TITLES
     position_example = POSITION_EXAMPLE
     small = {"goal": 20}
+    small_position = "me 5 | opponent 8 | turn 3"  # its advice reads each roll's value
     solve_options = (
         Parameter(
             "tolerance",
