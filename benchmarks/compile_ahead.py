@@ -8,11 +8,10 @@ one JSON line per command (seconds, compile seconds) and a summary: the warm-up'
 seconds, the most any command compiled (the goal: at most 2 s) and the load average.
 
 With ``--as-is``: no warm-up and the package's own numba cache, as it is (after ``make
-run``: what a user's first command still compiles). With ``--docs``: every ``$ diceopt``
-line of the README and the docs instead (run in a temporary directory where ``examples``
-leads to the project's; not those on Ray, whose workers compile in processes of their
-own, nor Maxi with saved rerolls, whose table takes minutes), each with at most
-``DOC_SECONDS``; an example that shows an error exits 2, as it should.
+run``: what a user's first command still compiles). With ``--docs``: the examples the
+README and the docs show instead, as ``tests/test_docs.py`` runs them (those it runs, in
+a folder of their page's own with its files, text typed at prompts), each in a fresh
+process with at most ``DOC_SECONDS``.
 
     .venv/bin/python benchmarks/compile_ahead.py [--as-is] [--docs]
 """
@@ -83,19 +82,27 @@ print(json.dumps({"exit": code, "seconds": round(seconds, 3),
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC_SECONDS = 300  # most seconds one documented example may take here
-DOC_SKIPPED = ("--ray", "maxi-saved")  # see the module docstring
 
 
-def documented() -> list[list[str]]:
-    """Every ``$ diceopt ...`` line of the README and the docs (argv after ``diceopt``,
-    each once, in the order found), less those with a word of ``DOC_SKIPPED``."""
-    out: list[list[str]] = []
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
-        for line in path.read_text().splitlines():
-            if line.startswith("$ diceopt "):
-                argv = shlex.split(line[len("$ diceopt ") :])
-                if argv not in out and not any(w in a for a in argv for w in DOC_SKIPPED):
-                    out.append(argv)
+def documented(tmp: str) -> list[tuple[list[str], str, str]]:
+    """The examples ``tests/test_docs.py`` runs: (argv after ``diceopt``, the text typed at
+    its prompts, the folder it runs in: one per page under ``tmp``, holding the files the
+    page shows)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_docs
+
+    out = []
+    for example in test_docs.RUN:
+        page = example.block.page
+        folder = Path(tmp) / "pages" / str(page.relative_to(ROOT)).replace("/", "-")
+        if not folder.exists():
+            folder.mkdir(parents=True)
+            for block in test_docs.ALL_BLOCKS:
+                if block.page == page and block.title:
+                    (folder / block.title).parent.mkdir(parents=True, exist_ok=True)
+                    (folder / block.title).write_text("\n".join(block.lines) + "\n")
+        argv, typed = test_docs.split_command(example.command)
+        out.append((argv, typed, str(folder)))
     return out
 
 
@@ -127,7 +134,6 @@ def main() -> int:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="compile-ahead-") as tmp:
-        (Path(tmp) / "examples").symlink_to(ROOT / "examples")
         env = dict(os.environ, DICEOPT_CACHE=f"{tmp}/tables")
         warm_seconds, warm_ok = 0.0, True
         if not args.as_is:
@@ -146,15 +152,17 @@ def main() -> int:
             print(json.dumps({"benchmark": "compile_ahead_warm",
                               "seconds": round(warm_seconds, 1)} | jobs))  # fmt: skip
         worst, failed = 0.0, []
-        for argv in documented() if args.docs else first_uses(tmp):
+        runs = documented(tmp) if args.docs else [(a, "", None) for a in first_uses(tmp)]
+        for argv, typed, folder in runs:
             try:
                 out = subprocess.run(
                     [sys.executable, "-c", CHILD, json.dumps(argv)],
                     env=env,
+                    input=typed,
                     capture_output=True,
                     text=True,
                     check=False,
-                    cwd=tmp,
+                    cwd=folder,
                     timeout=DOC_SECONDS if args.docs else None,
                 )
             except subprocess.TimeoutExpired:
