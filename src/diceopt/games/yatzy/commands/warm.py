@@ -75,10 +75,10 @@ FINISHED = "filled ones chance yahtzee | upper 2 | score 22"  # an opponent whos
 def warm_jobs(folder: Path) -> list[WarmJob]:
     """One job per float type and per saved rerolls (rule files written into ``folder``):
     solve (expected score and risk), advise (expected, target, against an opponent, a
-    finished one and two),
-    simulate, distribution, targets, duel, export and a table's chances; with saved
-    rerolls solve and advise (what that variant offers); with served points (float64)
-    simulate and distribution (the other commands' kernels are the same as without)."""
+    finished one and two), simulate, distribution, targets, duel, export and a table's
+    chances; with saved rerolls solve and advise (what that variant offers); with served
+    points (float64) simulate and distribution (the other commands' kernels are the same
+    as without)."""
     small, saved = folder / "warm-small.toml", folder / "warm-small-saved.toml"
     served = folder / "warm-small-served.toml"
     small.write_text(SMALL_RULES)
