@@ -82,6 +82,17 @@ def test_roll_order_puts_every_outcome_first() -> None:
     assert (rank[t.next[same]] < rank[source[same]]).all()
 
 
+def test_packed_outcomes_unpack_to_every_successor_and_probability() -> None:
+    # the turn kernel reads each roll outcome as 16 bits of successor and 16 of the index
+    # of its probability: unpacked, they are the transitions' own, bit for bit
+    t = transitions()
+    packed, probs = turn.packed_outcomes()
+    assert packed.dtype == np.uint32 and packed.size == t.next.size
+    place = (packed & 0xFFFF).astype(np.int64)
+    assert (place // t.size == t.brains).all() and (place % t.size == t.next).all()
+    assert (probs[packed >> 16] == t.prob).all()
+
+
 @pytest.mark.parametrize("policy", ["two-shotguns", "optimal"])
 def test_turn_exact_value_matches_its_simulation(policy: str) -> None:
     exact = turn.expected_brains(policy)

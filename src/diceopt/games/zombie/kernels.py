@@ -101,7 +101,7 @@ def build_rolls(configs, index, total, faces):  # noqa: ANN001, ANN201
 
 
 @njit(cache=True, nogil=True)
-def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
+def solve_turn(start, packed, probs, bust, selfp, order, aside, shots, h, hd, extra, fixed):  # noqa: ANN001, ANN201, E501
     """Backward induction over one turn: ``values[g, c]`` is the value of the decision
     (bank or roll) in configuration c with g brains this turn, for a payoff ``h[g]``
     when the turn ends with g brains (a bust pays ``h[0]``); states with g >= cap =
@@ -109,9 +109,10 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
     value along ``hd`` (a change of the payoffs) under the chosen decisions. ``fixed[c]``:
     -1 decide, 0 always roll, 1 always bank. Ties bank. Order: brains descending, then
     ``order`` (shotguns, then footprint dice in hand, descending), so every outcome
-    other than the self-loop is done before its state. ``offset[e]``: outcome e's
-    successor as ``brains * n + next`` (:func:`diceopt.games.zombie.turn.successor_offsets`),
-    its place after row g of the flat tables.
+    other than the self-loop is done before its state. ``packed[e]``: outcome e's
+    successor as ``brains * n + next`` (its place after row g of the flat tables) in the
+    low 16 bits, the index of its probability in ``probs`` in the high 16
+    (:func:`diceopt.games.zombie.turn.packed_outcomes`).
     Returns values and slopes (strided views of one array), the value and slope of the
     turn's first roll, and the steps ``lo <= 0 <= hi`` along ``hd`` over which every
     decision made stays best (each bank-or-roll margin keeps its sign; the values are
@@ -138,9 +139,11 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
             roll = bust[c] * h[0]
             droll = bust[c] * hd[0]
             for e in range(start[c], start[c + 1]):
-                at = 2 * (row + offset[e])
-                roll += prob[e] * flat[at]
-                droll += prob[e] * flat[at + 1]
+                w = packed[e]
+                at = 2 * (row + (w & 0xFFFF))
+                q = probs[w >> 16]
+                roll += q * flat[at]
+                droll += q * flat[at + 1]
             roll /= 1.0 - selfp[c]
             droll /= 1.0 - selfp[c]
             bank = fixed[c] == 1 or (fixed[c] == -1 and h[g] >= roll)
@@ -165,6 +168,8 @@ def solve_turn(start, offset, prob, bust, selfp, order, aside, shots, h, hd, ext
     v0 = bust[first] * h[0]
     d0 = bust[first] * hd[0]
     for e in range(start[first], start[first + 1]):
-        v0 += prob[e] * flat[2 * offset[e]]
-        d0 += prob[e] * flat[2 * offset[e] + 1]
+        w = packed[e]
+        q = probs[w >> 16]
+        v0 += q * flat[2 * (w & 0xFFFF)]
+        d0 += q * flat[2 * (w & 0xFFFF) + 1]
     return both[: cap + 1, :, 0], both[: cap + 1, :, 1], v0, d0, lo, hi

@@ -26,7 +26,7 @@ is solved again only where it leaves the range in which its decisions surely hol
 A cell needs only the cells with more points in its row and column: the threads take
 each cell as soon as its two neighbours toward the goal are solved
 (:func:`diceopt.threads.run_wavefront`; a diagonal a + b at a time left a thread idle on
-each diagonal of odd length), the race to 13 in about 5 s on 2 cores (7 s before the
+each diagonal of odd length), the race to 13 in about 4.7 s on 2 cores (7 s before the
 reuse).
 
 The lead is counted up to ``lead_cap``: a larger lead is treated as that lead. It only

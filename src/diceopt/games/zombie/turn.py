@@ -49,12 +49,20 @@ def roll_order() -> np.ndarray:
 
 
 @cache
-def successor_offsets() -> np.ndarray:
-    """Each roll outcome's successor as ``brains * n + next`` (int32, n configurations):
-    its place in the flat (brains, configuration) tables of ``kernels.solve_turn``, read
-    after the current brains' row."""
+def packed_outcomes() -> tuple[np.ndarray, np.ndarray]:
+    """The roll outcomes as ``kernels.solve_turn`` reads them, one uint32 each: the low 16
+    bits its successor as ``brains * n + next`` (n configurations), its place in the flat
+    (brains, configuration) tables read after the current brains' row; the high 16 bits
+    its probability's index in the returned table of distinct probabilities (554 for
+    248,065 outcomes). Four bytes an outcome instead of twelve: the turn's sums read the
+    same numbers (the same bits) 7% faster, the outcomes streamed from memory row after
+    row (measured, a turn of 70 brains rows: 25.7 ms against 23.9)."""
     t = transitions()
-    return (t.brains * t.size + t.next).astype(np.int32)
+    probs, which = np.unique(t.prob, return_inverse=True)
+    place = t.brains * t.size + t.next
+    if place.max() >= 1 << 16 or probs.size > 1 << 16:
+        raise ValueError("the roll outcomes do not fit in 16 bits each")
+    return (place | which.reshape(-1) << 16).astype(np.uint32), probs
 
 
 @dataclass(frozen=True)
@@ -135,8 +143,7 @@ def solve(
     fixed = np.full(t.size, -1, dtype=np.int8) if fixed is None else fixed.astype(np.int8)
     values, slopes, first, first_slope, lo, hi = solve_turn(
         t.start,
-        successor_offsets(),
-        t.prob,
+        *packed_outcomes(),
         t.bust,
         t.self_loop,
         roll_order(),
