@@ -9,9 +9,9 @@ it for one, at a quarter of its cost; the exact score distribution
    the widget's numbers bit for bit, with the keep values of one reroll left kept apart.
 2. Step 2's category choice per lane (``_score_now_lanes``) with the widget's tie-break.
 3. Step 4's keep choice per lane for 1 and 2 rerolls left (``_keep_policy``), the argmax
-   taken with the lowest flat lattice index on ties: the best values are the solver's
-   choice (``choose_rows``; with one reroll left taken again over ``E1``), only the
-   index is searched.
+   taken with the lowest flat lattice index on ties: the solver's choice
+   (``choose_rows``) taken again with its index in one pass (``_choose_lowest``), over
+   the keep values with one reroll left (``E1``) and with two.
 
 For a simulation whose state few games reach, :func:`category_of` and :func:`lowest_best`
 give the choices of one roll from the same lanes (:func:`lane_values`), without the
@@ -19,9 +19,11 @@ whole policy.
 
 Precision and performance: float64 throughout (the widget's numbers, so that the policy
 is the widget's); the loops run over contiguous lanes (SIMD) and are the tagged twins of
-the widget's scalar loops. Scandinavian, one thread, 64 lanes, per state: the values
-0.85 microseconds, the categories 0.4, the keeps 0.9 (1.3 when the keep choice took
-its own maximum with the index).
+the widget's scalar loops. Scandinavian, one thread, 64 lanes, per state (a layer's
+states side by side, this machine): the values 1.05 microseconds with the successor rows,
+the categories 0.65, the keeps 0.6 a level (0.15 of it the choice of one reroll left
+before the index's pass found the index among the solver's maxima: 0.77 a level then,
+3.24 in all against 2.90 now; with theta != 0 the values take 2.4).
 """
 
 from __future__ import annotations
@@ -237,84 +239,142 @@ def _score_now_lanes(
                         pols[at + ln, 0, r] = -cats[r] - 1
 
 
+@numba.njit(cache=True, inline="always")
+def _take(best: float, low: float, v: float, w: float) -> tuple[float, float]:
+    """One sub-multiset's best value ``v`` and its lowest index ``w`` into the running
+    best value and lowest index among those that reach it (selects, no branch)."""
+    low = w if v > best else (min(low, w) if v == best else low)
+    return max(best, v), low
+
+
 @numba.njit(cache=True)
-def _lowest_best_size(
-    M: np.ndarray, MS: np.ndarray, X: np.ndarray, XS: np.ndarray, lo: int, hi: int, nb: int,
-    rem_pad: np.ndarray, rem_n: np.ndarray,
+def _choose_lowest_size(
+    E: np.ndarray, M: np.ndarray, MS: np.ndarray, X: np.ndarray, XS: np.ndarray, lo: int,
+    hi: int, nb: int, rem_pad: np.ndarray, rem_n: np.ndarray,
 ) -> None:  # fmt: skip
-    """The argmax of :func:`~diceopt.games.yatzy.kernel.solve.choose_rows` for the
-    multisets lo .. hi - 1 (one size): ``X[i]`` = the lowest flat index among the
-    sub-multisets of i (i itself included) whose value is the best, ``M[i]``; the rows
-    one die smaller are read from ``MS`` / ``XS`` (the other halves). The padding edges
-    (row nk, NEG) never match a best value. Each size reads one half and writes the
-    other, as ``choose_rows`` does, so that LLVM vectorises the lanes."""
+    """:func:`_choose_lowest` for the multisets lo .. hi - 1 (one size): ``M[i]`` the best
+    of E[i] and the rows one die smaller (``MS``), ``X[i]`` the lowest flat index among
+    the sub-multisets that reach it (i's own where none of theirs does: their indices
+    are below i's), from the smaller ones' (``XS``). The padding edges (row nk: NEG)
+    never reach a best value."""
     six = rem_pad.shape[1] == 6
     for i in range(lo, hi):
-        own = float(i)  # a sub-multiset's index is below its own: i only when none matches
-        for ln in range(nb):
-            X[i, ln] = own
-        if six:  # six faces: three edges a pass (padded with row nk), a second for 4 to 6
-            for e in range(0, 3 if rem_n[i] <= 3 else 6, 3):
-                j0, j1, j2 = rem_pad[i, e], rem_pad[i, e + 1], rem_pad[i, e + 2]
+        own = float(i)
+        if six:  # six faces: three edges (padded with row nk), all six for 4 to 6
+            j0, j1, j2 = rem_pad[i, 0], rem_pad[i, 1], rem_pad[i, 2]
+            if rem_n[i] <= 3:
                 for ln in range(nb):
-                    m = M[i, ln]
-                    a = X[i, ln]
-                    a = min(a, XS[j0, ln]) if MS[j0, ln] == m else a
-                    a = min(a, XS[j1, ln]) if MS[j1, ln] == m else a
-                    a = min(a, XS[j2, ln]) if MS[j2, ln] == m else a
-                    X[i, ln] = a
+                    b, x = _take(E[i, ln], own, MS[j0, ln], XS[j0, ln])
+                    b, x = _take(b, x, MS[j1, ln], XS[j1, ln])
+                    b, x = _take(b, x, MS[j2, ln], XS[j2, ln])
+                    M[i, ln] = b
+                    X[i, ln] = x
+            else:
+                j3, j4, j5 = rem_pad[i, 3], rem_pad[i, 4], rem_pad[i, 5]
+                for ln in range(nb):
+                    b, x = _take(E[i, ln], own, MS[j0, ln], XS[j0, ln])
+                    b, x = _take(b, x, MS[j1, ln], XS[j1, ln])
+                    b, x = _take(b, x, MS[j2, ln], XS[j2, ln])
+                    b, x = _take(b, x, MS[j3, ln], XS[j3, ln])
+                    b, x = _take(b, x, MS[j4, ln], XS[j4, ln])
+                    b, x = _take(b, x, MS[j5, ln], XS[j5, ln])
+                    M[i, ln] = b
+                    X[i, ln] = x
         else:
+            for ln in range(nb):
+                M[i, ln] = E[i, ln]
+                X[i, ln] = own
             for e in range(rem_n[i]):
                 j = rem_pad[i, e]
                 for ln in range(nb):
-                    take = MS[j, ln] == M[i, ln]
-                    X[i, ln] = min(X[i, ln], XS[j, ln]) if take else X[i, ln]
+                    b, x = _take(M[i, ln], X[i, ln], MS[j, ln], XS[j, ln])
+                    M[i, ln] = b
+                    X[i, ln] = x
+
+
+@numba.njit(cache=True)
+def _choose_lowest(
+    E: np.ndarray, M: np.ndarray, X: np.ndarray, nb: int, rem_pad: np.ndarray,
+    rem_n: np.ndarray, offset: np.ndarray,
+) -> None:  # fmt: skip
+    """The solver's choice (:func:`~diceopt.games.yatzy.kernel.solve.choose_rows`: ``M``,
+    2 (nk + 1) rows in halves, row nk NEG set by the caller) from the keep values ``E``,
+    with its argmax: ``X`` (the same layout, float64: the lane loops stay in one type)
+    the lowest flat index among the sub-multisets whose value is the best.
+
+    Deliberate twin of ``choose_rows`` (which takes only the maximum: the solver's hot
+    loop) and of the widget's scalar choice with its tie-break: here both in one pass
+    over contiguous lanes, each edge read once (the choice and then a pass for the
+    index cost 0.77 microseconds a state a level; this 0.35, Scandinavian, 64 lanes,
+    one thread; the same values and indices)."""
+    nk = E.shape[0] - 1
+    nd = offset.size - 2
+    M0, M1 = M[: nk + 1], M[nk + 1 :]
+    X0, X1 = X[: nk + 1], X[nk + 1 :]
+    for ln in range(nb):  # the padding edges' rows: NEG in both halves, never a best
+        M1[nk, ln] = M0[nk, ln]
+        X0[nk, ln] = nk
+        X1[nk, ln] = nk
+    em, ex = (M0, X0) if nd % 2 == 0 else (M1, X1)  # the empty keep: its own best
+    for ln in range(nb):
+        em[0, ln] = E[0, ln]
+        ex[0, ln] = 0.0
+    for size in range(1, nd + 1):
+        lo, hi = offset[size], offset[size + 1]
+        if (nd - size) % 2 == 0:
+            _choose_lowest_size(E, M0, M1, X0, X1, lo, hi, nb, rem_pad, rem_n)
+        else:
+            _choose_lowest_size(E, M1, M0, X1, X0, lo, hi, nb, rem_pad, rem_n)
 
 
 @numba.njit(cache=True)
 def _keep_policy(
-    S0: np.ndarray, M: np.ndarray, X: np.ndarray, nb: int, K: KernelArrays, pols: np.ndarray,
-    at: int, t: int,
+    E: np.ndarray, S0: np.ndarray, M: np.ndarray, X: np.ndarray, nb: int, K: KernelArrays,
+    pols: np.ndarray, at: int, t: int,
 ) -> None:  # fmt: skip
-    """Step 4's choice with the argmax for t rerolls left, per lane, from the best values
-    ``M`` of :func:`~diceopt.games.yatzy.kernel.solve.choose_rows` (2 (nk + 1) rows in
-    halves) and the score-now values in S0's roll rows: every roll's action into
-    ``pols[ln, t]`` (``pols[ln, 0]`` must hold the categories); ``X`` (2 (nk + 1) rows, a
-    float64 array: the lane loops stay in one type) is work space.
+    """Step 4's choice with the argmax for t rerolls left, per lane, from the keep values
+    ``E`` (roll rows: scoring now) and the score-now values in S0's roll rows: every
+    roll's action into ``pols[ln, t]`` (``pols[ln, 0]`` must hold the categories); ``M``
+    (row nk NEG) and ``X`` (2 (nk + 1) rows each) are work space, left holding the
+    choice (:func:`_choose_lowest`).
 
     Deliberate twin of the choice in ``widget_into`` (the maximum, then the lowest flat
-    index among equal values; scoring now wins ties), here over contiguous lanes with
-    the maximum already taken by the solver's choice: only the index is found, a size
-    at a time (:func:`_lowest_best_size`). A roll's best value M[r] includes scoring now
-    (S0[r]): scoring now is chosen where S0[r] reaches it, else the roll's best proper
-    sub-multiset, whose index is below the roll's own.
+    index among equal values; scoring now wins ties), here over contiguous lanes. A
+    roll's best value M[r] includes scoring now (S0[r]): scoring now is chosen where
+    S0[r] reaches it, else the roll's best proper sub-multiset, whose index is below the
+    roll's own.
     """
-    rem_pad, rem_n, offset = K.rem_pad, K.rem_n, K.offset
+    offset = K.offset
     nd = offset.size - 2
     base = offset[nd]
     nk = offset[nd + 1]
-    M0, M1 = M[: nk + 1], M[nk + 1 :]
-    X0, X1 = X[: nk + 1], X[nk + 1 :]
-    for ln in range(nb):  # the padding edges' rows: never read as a best
-        X0[nk, ln] = nk
-        X1[nk, ln] = nk
-    if nd % 2 == 0:  # the empty keep: its own best, in the half of its size's parity
-        for ln in range(nb):
-            X0[0, ln] = 0.0
-    else:
-        for ln in range(nb):
-            X1[0, ln] = 0.0
-    for size in range(1, nd + 1):
-        lo, hi = offset[size], offset[size + 1]
-        if (nd - size) % 2 == 0:
-            _lowest_best_size(M0, M1, X0, X1, lo, hi, nb, rem_pad, rem_n)
-        else:
-            _lowest_best_size(M1, M0, X1, X0, lo, hi, nb, rem_pad, rem_n)
+    _choose_lowest(E, M, X, nb, K.rem_pad, K.rem_n, offset)
     for r in range(nk - base):  # the rolls: in the first half (nd - nd is even)
         i = base + r
         for ln in range(nb):
-            now = S0[i, ln] >= M0[i, ln]
-            pols[at + ln, t, r] = pols[at + ln, 0, r] if now else np.int64(X0[i, ln])
+            now = S0[i, ln] >= M[i, ln]
+            pols[at + ln, t, r] = pols[at + ln, 0, r] if now else np.int64(X[i, ln])
+
+
+@numba.njit(cache=True)
+def _keep_values(
+    states: StateArrays,
+    lo: int,
+    nb: int,
+    V: np.ndarray,
+    K: KernelArrays,
+    W: PolicyBuffers,
+    theta: float,
+) -> None:
+    """:func:`lane_values` without the choice with one reroll left (``M1``)."""
+    A, M, E1, _, SR, vecs, _, _, _ = W
+    st_mask, st_flag, st_u = states
+    gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
+    solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
+    offset = K.offset
+    for i in range(offset[offset.size - 2], offset[offset.size - 1]):
+        for ln in range(nb):
+            E1[i, ln] = A[i, ln]
 
 
 @numba.njit(cache=True)
@@ -334,15 +394,8 @@ def lane_values(
     best zeros in ``vecs[0]``; with one reroll left the keep values are ``E1`` and the
     solver's choice is taken again over them into ``M1`` (its own choice is overwritten
     by the one of two rerolls left), the rolls' rows scoring now."""
-    A, M, E1, M1, SR, vecs, _, _, _ = W
-    st_mask, st_flag, st_u = states
-    gather(st_mask, st_flag, st_u, lo, nb, V, SR, vecs[0], vecs[1], K, np.int64(0))
-    solve_batch(st_mask, lo, nb, A, M, SR, vecs[0], vecs[1], vecs[2], vecs[3], K, theta, E1)
-    offset = K.offset
-    for i in range(offset[offset.size - 2], offset[offset.size - 1]):
-        for ln in range(nb):
-            E1[i, ln] = A[i, ln]
-    choose_rows(E1, M1, nb, K.rem_pad, K.rem_n, offset)
+    _keep_values(states, lo, nb, V, K, W, theta)
+    choose_rows(W.E1, W.M1, nb, K.rem_pad, K.rem_n, K.offset)
 
 
 @numba.njit(cache=True)
@@ -361,16 +414,17 @@ def policy_lanes(
     ``theta``: ``pols[at + ln]`` (int16, (3, R); ``W.policy`` with ``at`` 0) is
     ``widget_into``'s ``B.policy`` for state lo + ln, bit for bit.
 
-    The values through the solver's lanes (:func:`lane_values`; with theta != 0 the roll
-    and keep values are the widget's utilities, from the same reference), then the
+    The values through the solver's lanes (:func:`lane_values` but the choice with one
+    reroll left; with theta != 0 the roll and keep values are the widget's utilities,
+    from the same reference), then the
     choices over lanes: the categories
     (``_score_now_lanes``, in points: the widget chooses them before its utilities) and
     the keeps (``_keep_policy``). ``K`` must be float64. Not for served scores (the
     category after the first roll differs): the distribution reads the widget there.
     """
     A, M, E1, M1, SR, vecs, arg, tmp, _ = W
-    lane_values(states, lo, nb, V, K, W, theta)
+    _keep_values(states, lo, nb, V, K, W, theta)
     _score_now_lanes(states.mask, lo, nb, K, SR, vecs[0], tmp, pols, at)
     # int(): int64 to numba, not literals (each literal compiles a variant of its own)
-    _keep_policy(A, M1, arg, nb, K, pols, at, int(1))  # noqa: UP018
-    _keep_policy(A, M, arg, nb, K, pols, at, int(2))  # noqa: UP018
+    _keep_policy(E1, A, M1, arg, nb, K, pols, at, int(1))  # noqa: UP018
+    _keep_policy(A, A, M, arg, nb, K, pols, at, int(2))  # noqa: UP018
