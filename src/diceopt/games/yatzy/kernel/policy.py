@@ -20,10 +20,10 @@ whole policy.
 Precision and performance: float64 throughout (the widget's numbers, so that the policy
 is the widget's); the loops run over contiguous lanes (SIMD) and are the tagged twins of
 the widget's scalar loops. Scandinavian, one thread, 64 lanes, per state (a layer's
-states side by side, this machine): the values 1.05 microseconds with the successor rows,
-the categories 0.65, the keeps 0.6 a level (0.15 of it the choice of one reroll left
-before the index's pass found the index among the solver's maxima: 0.77 a level then,
-3.24 in all against 2.90 now; with theta != 0 the values take 2.4).
+states side by side): the values 1.05 microseconds with the successor rows (2.4 with
+theta != 0), the categories 0.65, the keeps 0.6 a level (half of it the choice with its
+index, half writing the int16 policy); 2.8-2.9 in all, against 3.2-3.3 when a pass of
+its own searched the index among the solver's maxima, taken again with one reroll left.
 """
 
 from __future__ import annotations
@@ -256,7 +256,8 @@ def _choose_lowest_size(
     of E[i] and the rows one die smaller (``MS``), ``X[i]`` the lowest flat index among
     the sub-multisets that reach it (i's own where none of theirs does: their indices
     are below i's), from the smaller ones' (``XS``). The padding edges (row nk: NEG)
-    never reach a best value."""
+    never reach a best value. Each size reads one half and writes the other, as
+    ``choose_rows`` does, so that LLVM vectorises the lanes."""
     six = rem_pad.shape[1] == 6
     for i in range(lo, hi):
         own = float(i)
