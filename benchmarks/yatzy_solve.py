@@ -11,6 +11,10 @@ table (Scandinavian, f32) is measured in the same run and the ratios printed: ``
 on kernel time, ``ratio_with_startup`` against our kernel plus start-up.
 ``yatzy_solve_command`` times the command ``diceopt yatzy solve --force`` itself in fresh
 processes (best and every run, core seconds, the split of the best run).
+``yatzy_solve_theta``: the risk tables (theta -0.05 and 0.05, float32), best of
+``--repeat``; ``yatzy_utilities``: their step 3 on one thread, nanoseconds a value, the
+vectorised utilities (:mod:`diceopt.games.yatzy.kernel.rounded_exp`) against the math
+library's exp value by value on the same rows, and whether the bits agree.
 
     .venv/bin/python benchmarks/yatzy_solve.py [--repeat 3]
 """
@@ -65,6 +69,49 @@ def fresh_process_solve() -> dict:
     return {"wall": wall, **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
+@numba.njit(cache=True)
+def _library_utilities(A, REF, nb, theta):
+    """The utilities by the math library's exp, value by value (the peer)."""
+    sgn = 1.0 if theta > 0.0 else -1.0
+    for row in range(A.shape[0]):
+        for ln in range(nb):
+            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
+
+
+def utilities_speed(batches: int = 400, theta: float = -0.05) -> dict:
+    """Nanoseconds a value of a float32 solve's utilities (252 roll rows x 256 lanes of
+    points up to 400 apart) on one thread: ``utilities32`` against the library's exp
+    value by value, the same rows (best of three), and whether the bits agree."""
+    from diceopt.games.yatzy.kernel.rounded_exp import utilities32
+
+    rng = np.random.default_rng(5)
+    rows = [(rng.random((252, 256)) * 400).astype(np.float32) for _ in range(batches)]
+    ref = [a.min(axis=0) for a in rows]
+    work = np.empty(256, dtype=np.float32)
+    fast, lib = [a.copy() for a in rows], [a.copy() for a in rows]
+    utilities32(fast[0].copy(), 0, 252, ref[0], 256, theta, work)  # compile / load
+    _library_utilities(lib[0].copy(), ref[0], 256, theta)
+    best = {"vectorised": np.inf, "library": np.inf}
+    for _ in range(3):
+        fast, lib = [a.copy() for a in rows], [a.copy() for a in rows]
+        t0 = time.perf_counter()
+        for a, r in zip(fast, ref, strict=True):
+            utilities32(a, 0, 252, r, 256, theta, work)
+        best["vectorised"] = min(best["vectorised"], time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for a, r in zip(lib, ref, strict=True):
+            _library_utilities(a, r, 256, theta)
+        best["library"] = min(best["library"], time.perf_counter() - t0)
+    values = batches * 252 * 256
+    same = all(np.array_equal(a.view(np.int32), b.view(np.int32)) for a, b in zip(fast, lib))
+    return {
+        "theta": theta,
+        "ns_per_value": {k: v / values * 1e9 for k, v in best.items()},
+        "ratio": best["library"] / best["vectorised"],
+        "same_bits": same,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="timed solves (best and median)")
@@ -110,6 +157,16 @@ def main() -> int:
         threads=threads,
         target_seconds=2.0,
     )
+
+    # the risk tables the page plays with (theta -0.05, 0.05), and their utilities' exp
+    for theta in (-0.05, 0.05):
+        runs = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            solve_table(SCANDINAVIAN, dtype="float32", theta=theta)
+            runs.append(time.perf_counter() - t0)
+        emit(benchmark="yatzy_solve_theta", theta=theta, seconds=min(runs), seconds_all=runs)
+    emit(benchmark="yatzy_utilities", **utilities_speed())
 
     # the same solve as a command runs it: a fresh process each time
     runs = [fresh_process_solve() for _ in range(args.repeat)]

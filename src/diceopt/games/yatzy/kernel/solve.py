@@ -59,6 +59,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, kernel_arrays, read_only
 from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
+from diceopt.games.yatzy.kernel.rounded_exp import utilities32
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import (
     SavedLayer,
@@ -322,7 +323,7 @@ def solve_batch(
         shift = served_shift(K, theta)
         for ln in range(nb):
             out[ln] += shift
-    _utilities(A, out, nb, K, theta)
+    _utilities(A, out, nb, K, theta, M)
     _rerolls(A, M, nb, K, E1, st_mask, lo, SR, Z, YB, TMP, theta, out)
     first_roll(M, TMP, nb, K)
     sgn = 1.0 if theta > 0.0 else -1.0
@@ -331,10 +332,17 @@ def solve_batch(
 
 
 @numba.njit(cache=True)
-def _utilities(A: np.ndarray, REF: np.ndarray, nb: int, K: KernelArrays, theta: float) -> None:
+def _utilities(
+    A: np.ndarray, REF: np.ndarray, nb: int, K: KernelArrays, theta: float, M: np.ndarray
+) -> None:  # fmt: skip
     """Step 3 per lane (theta != 0): the score-now values in A's roll rows, points, to
-    utilities ``sign(theta) exp(theta (x - REF[ln]))``."""
+    utilities ``sign(theta) exp(theta (x - REF[ln]))``; float32 lanes vectorised
+    (:func:`~diceopt.games.yatzy.kernel.rounded_exp.utilities32`, the same bits, its work
+    row one of M's choice work space, free here)."""
     base, nk = roll_span(K.offset)
+    if A.itemsize == 4:
+        utilities32(A, base, nk, REF, nb, theta, M[nk + 1])
+        return
     sgn = 1.0 if theta > 0.0 else -1.0
     for row in range(base, nk):
         for ln in range(nb):
@@ -399,7 +407,7 @@ def _rerolls(
     if K.served:
         _score_rows(st_mask, lo, nb, A, SR, Z, YB, TMP, K, np.bool_(True))
         if theta != 0.0:
-            _utilities(A, REF, nb, K, theta)
+            _utilities(A, REF, nb, K, theta, M)
     _keep_choose(A, M, nb, K)
 
 
