@@ -47,7 +47,7 @@ def main() -> int:
     from diceopt.games.yatzy.commands.on_ray import solve_table_ray, solve_tables_ray
     from diceopt.games.yatzy.kernel.layers import iter_layer_states
     from diceopt.games.yatzy.kernel.solve import solve_table, warm_up
-    from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN
+    from diceopt.games.yatzy.rulebook.variants import MAXI, SCANDINAVIAN, get_rules
 
     for rules in (SCANDINAVIAN, MAXI):
         sizes = [int(st.mask.size) for st in iter_layer_states(rules, reverse=True)]
@@ -85,7 +85,7 @@ def main() -> int:
     tiny = SCANDINAVIAN.reduced(("ones", "chance"), bonus_threshold=3)
     for theta in (0.0, 0.1):  # compile (or load) the read-only kernels in every worker
         solve_table_ray(tiny, "float32", theta, chunks=args.cpus)
-    solve_tables_ray("scandinavian-forced", [0.0, 0.1][: args.cpus])
+    solve_tables_ray(get_rules("scandinavian-forced"), [0.0, 0.1][: args.cpus])
     warm_seconds = time.perf_counter() - t0
     t_ray, got = best(lambda: solve_table_ray(SCANDINAVIAN, "float32", 0.0, args.chunks))
     emit(
@@ -105,7 +105,7 @@ def main() -> int:
     t_seq = time.perf_counter() - t0
     emit(benchmark="inprocess_sweep", seconds=t_seq, tables=len(thetas), threads=threads)
     t0 = time.perf_counter()
-    remote = solve_tables_ray("scandinavian", thetas, "float32")
+    remote = solve_tables_ray(SCANDINAVIAN, thetas, "float32")
     t_par = time.perf_counter() - t0
     same = all(np.array_equal(a.values, b.values, equal_nan=True) for a, b in zip(local, remote))
     emit(
