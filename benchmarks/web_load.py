@@ -57,7 +57,7 @@ def yatzy_positions(rng: np.random.Generator, count: int) -> list[str]:
         filled = sorted(rng.choice(15, size=n_filled, replace=False).tolist())
         upper = sum((c + 1) * int(rng.integers(0, 6)) for c in filled if c < 6)
         bonus = 50 if upper >= 63 else 0  # Scandinavian upper bonus, already in the score
-        lower = sum(int(rng.integers(0, YATZY_MAX[c] + 1)) for c in filled if c >= 6)
+        lower = sum(int(rng.integers(YATZY_MIN[c], YATZY_MAX[c] + 1)) for c in filled if c >= 6)
         score = upper + bonus + lower
         names = " ".join(YATZY_CATEGORIES[c] for c in filled) or "-"
         out.add(
@@ -68,6 +68,7 @@ def yatzy_positions(rng: np.random.Generator, count: int) -> list[str]:
 
 
 YATZY_MAX = [int(x) for x in get_rules("scandinavian").category_max]  # points per category
+YATZY_MIN = list(get_rules("scandinavian").min_points)  # (Chance holds at least 5)
 POSITIONS = {"stick": stick_positions, "yatzy": yatzy_positions}
 
 

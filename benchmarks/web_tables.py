@@ -97,9 +97,10 @@ def main() -> None:
             if rows["stage"] in ("ready", "failed"):
                 break
             time.sleep(0.5)
+        from diceopt.games.yatzy.rulebook.variants import get_rules
         from diceopt.games.yatzy.stored.store import rows_path
 
-        path = rows_path(args.variant)
+        path = rows_path(get_rules(args.variant))
         emit(
             what="build",
             stage=rows["stage"],

@@ -81,3 +81,35 @@ def test_the_checks_fail_on_anything_but_a_one_line_refusal():
     text = spec.format(rules, spec.new_position(rules, np.random.default_rng(0)))
     with pytest.raises(AssertionError):
         check_action(SaysNothing(), rules, text, "stick")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_digits_other_than_0_to_9_are_refused_in_one_line(game_id):
+    """``str.isdigit`` takes ``²``, which ``int`` refuses: every legal action with its
+    digits written so is played or refused in one line (it was a ValueError)."""
+    from fuzzing import valid_texts
+
+    spec = games()[game_id]
+    rules = spec.reduced_rules()
+    text, legal = valid_texts(spec, rules, 3)
+    written = {a.translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")) for a in legal}
+    for action in sorted(written - set(legal)):
+        check_action(spec, rules, text, action)
+        check_action(spec, rules, text, action.replace(" ", ""))
+
+
+def test_a_number_of_other_digits_is_not_read_as_too_large():
+    from diceopt.notation import is_digits, parse_int
+
+    assert is_digits("0123456789") and not is_digits("²") and not is_digits("")
+    with pytest.raises(InputError, match="not a whole number"):
+        parse_int("²")
+    for game_id, variant in [("stick", "²d6"), ("shutbox", "two-then-one/score/¹²")]:
+        with pytest.raises(InputError, match="unknown"):
+            games()[game_id].rules(variant)
+    from diceopt.games.yatzy.winning.table import Seat, seat_index
+
+    seats = [Seat("Ann", None), Seat("Bo", None)]  # (the sheets are not read here)
+    assert seat_index("2", seats) == 1 and seat_index("Bo", seats) == 1
+    with pytest.raises(InputError, match="no player"):
+        seat_index("²", seats)

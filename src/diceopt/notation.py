@@ -61,6 +61,12 @@ def parse_number(word: str) -> float:
     return value
 
 
+def is_digits(word: str) -> bool:
+    """Whether ``word`` is one or more of the digits 0-9 (``str.isdigit`` also takes
+    ``²`` and other digits that ``int`` refuses or reads otherwise)."""
+    return word.isascii() and word.isdigit()
+
+
 def parse_int(word: str) -> int:
     """A whole number such as ``3`` or ``-2``; InputError if not, or if it has more digits
     than Python reads (then it is too large, not "not a whole number")."""
@@ -68,7 +74,7 @@ def parse_int(word: str) -> int:
         return int(word)
     except ValueError:
         digits = word.strip().lstrip("+-").replace("_", "")
-        if digits.isdigit():  # only a length beyond what Python reads fails here
+        if is_digits(digits):  # only a length beyond what Python reads fails here
             raise InputError(f"too large: {word!r}") from None
         raise InputError(f"not a whole number: {word!r}") from None
 

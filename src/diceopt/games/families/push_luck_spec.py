@@ -34,7 +34,7 @@ from diceopt.errors import InputError
 from diceopt.games.contract import GameSpec, Step
 from diceopt.games.families.push_luck import PushLuckRules, SetAside, set_asides
 from diceopt.lazy import numpy as np
-from diceopt.notation import parse_int, split_fields
+from diceopt.notation import is_digits, parse_int, split_fields
 
 if TYPE_CHECKING:
     from diceopt.games.families.turn_engine import TurnValues
@@ -136,7 +136,7 @@ def parse_position(rules: PushLuckRules, text: str) -> PushLuckPosition:
     for key, value in found.items():
         if key == "dice":
             words = value.replace(",", " ").split()
-            if len(words) == 1 and words[0].isdigit():
+            if len(words) == 1 and is_digits(words[0]):
                 words = list(words[0])
             fields[key] = [parse_int(w) for w in words]
         else:
@@ -342,9 +342,9 @@ class PushLuckSpec(GameSpec):
             return BUST
         match = ACTION_RE.match(words)
         faces = match.group(1).replace(",", " ").split() if match else []
-        if len(faces) == 1 and faces[0].isdigit():
+        if len(faces) == 1 and is_digits(faces[0]):
             faces = list(faces[0])
-        if match is None or not faces or not all(f.isdigit() for f in faces):
+        if match is None or not faces or not all(is_digits(f) for f in faces):
             raise InputError(f"cannot read action {text.strip()!r}: write e.g. '{ACTION_EXAMPLE}'")
         kept = tuple(sorted(int(f) for f in faces))
         for action, option, banks in self.legal(rules, pos):

@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import Any
 
 from diceopt.errors import InputError
-from diceopt.notation import parse_int
+from diceopt.notation import is_digits, parse_int
 
 DICE_RULES = ("two-then-one", "optional-one", "always-two")
 OBJECTIVES = ("score", "shut", "win")
@@ -186,7 +186,7 @@ def variant_parts(variant: str | None) -> dict[str, Any]:
             parts["dice_rule"] = part
         elif part in OBJECTIVES:
             parts["objective"] = part
-        elif part.removesuffix("-tiles").removesuffix("tiles").isdigit():
+        elif is_digits(part.removesuffix("-tiles").removesuffix("tiles")):
             parts["tiles"] = parse_int(part.removesuffix("-tiles").removesuffix("tiles"))
         else:
             raise InputError(

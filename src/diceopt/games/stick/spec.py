@@ -24,7 +24,7 @@ from diceopt.games.stick.position import (
 from diceopt.games.stick.rules import STICK, StickRules, format_value
 from diceopt.games.stick.solve import evaluate_stick_policy, play_games, solve_stick, solved
 from diceopt.lazy import numpy as np
-from diceopt.notation import parse_int, parse_number, parse_numbers
+from diceopt.notation import is_digits, parse_int, parse_number, parse_numbers
 from diceopt.progress import Stage
 
 TABLE_LIMIT = 500  # rolls printed by solve without --table
@@ -87,7 +87,7 @@ class StickSpec(GameSpec):
         the rest (dice and sides only as the name says: InputError otherwise)."""
         text = (variant or "3d6").strip().lower()
         dice, _, sides = text.partition("d")
-        if not (dice.isdigit() and sides.isdigit()):
+        if not (is_digits(dice) and is_digits(sides)):
             raise InputError(f"unknown stick variant {variant!r}; use NdK, e.g. 3d6")
         base = {"dice": parse_int(dice), "sides": parse_int(sides)}
         check_variant_params(variant, base, params)

@@ -42,7 +42,7 @@ from diceopt.games.yatzy.commands.table_commands import (
 from diceopt.games.yatzy.rulebook.rules import UPPER, YatzyRules, check_theta
 from diceopt.games.yatzy.rulebook.variants import VARIANTS, get_rules
 from diceopt.games.yatzy.stored.store import YatzyConfig, get_solved
-from diceopt.notation import parse_number
+from diceopt.notation import is_digits, parse_number
 
 TARGET_MAX = 100_000  # --target: far above any sheet's top score (checked by the rules)
 
@@ -443,7 +443,7 @@ class YatzySpec(GameSpec):
         if not dice:
             return [[]]
         words = (action or "").split()
-        kept = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["keep"] else []
+        kept = [int(w) for w in words[1:] if is_digits(w)] if words[:1] == ["keep"] else []
         rest = Counter(dice)
         rest.subtract(kept)
         if any(n < 0 for n in rest.values()):

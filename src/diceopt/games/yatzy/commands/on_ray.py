@@ -74,6 +74,7 @@ from diceopt.games.yatzy.kernel.solve import LANES, lane_buffers, solve_table
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import SavedLayer
 from diceopt.games.yatzy.rulebook.rules import YatzyRules, check_theta
+from diceopt.notation import is_digits
 
 LOCAL = "local"  # the --ray value without an address: a local Ray instance
 LOCAL_CPUS = 2  # CPUs of the local instance
@@ -91,7 +92,7 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
     if address == "auto" or "://" in address:
         return
     host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit():
+    if not sep or not host or not is_digits(port):
         raise InputError(f"bad Ray address {address!r}: give HOST:PORT, e.g. 10.0.0.5:6379")
     try:
         with socket.create_connection((host, int(port)), timeout=timeout):

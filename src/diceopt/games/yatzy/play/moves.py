@@ -14,6 +14,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.play.engine_game import score_points
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.notation import is_digits
 
 # What a move may be, in the words of an error (the CLI and the web API both show it);
 # the category named is one of the rules' (:func:`moves_text`).
@@ -64,11 +65,11 @@ def parse_move(line: str, rules: Any) -> str:
             raise InputError("keep which dice? e.g. 'keep 3 3', or 'keep -' to reroll all")
         if rest == ["-"]:
             return "keep -"
-        if len(rest) == 1 and len(rest[0]) > 1 and rest[0].isdigit():
+        if len(rest) == 1 and len(rest[0]) > 1 and is_digits(rest[0]):
             rest = list(rest[0])  # 'k 335' keeps 3 3 5
         pips: list[int] = []
         for w in rest:
-            if not w.isdigit():
+            if not is_digits(w):
                 raise InputError(f"dice are numbers 1 to {rules.sides}, got '{w}'")
             pips.append(int(w))
         return "keep " + " ".join(map(str, sorted(pips)))

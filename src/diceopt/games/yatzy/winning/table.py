@@ -65,6 +65,7 @@ from diceopt.advice import Advice
 from diceopt.errors import InputError
 from diceopt.games.yatzy.play.advice import Position
 from diceopt.games.yatzy.rulebook.rules import YatzyRules
+from diceopt.notation import is_digits
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -572,6 +573,6 @@ def seat_index(value: Any, seats: Sequence[Seat]) -> int:
     text = str(value).strip()
     if text in names:
         return names.index(text)
-    if text.isdigit() and 1 <= int(text) <= len(seats):
+    if is_digits(text) and 1 <= int(text) <= len(seats):
         return int(text) - 1
     raise InputError(f"no player {text!r} at the table (players: {', '.join(names)})")
