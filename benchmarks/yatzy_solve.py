@@ -69,20 +69,11 @@ def fresh_process_solve() -> dict:
     return {"wall": wall, **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
-@numba.njit(cache=True)
-def _library_utilities(A, REF, nb, theta):
-    """The utilities by the math library's exp, value by value (the peer)."""
-    sgn = 1.0 if theta > 0.0 else -1.0
-    for row in range(A.shape[0]):
-        for ln in range(nb):
-            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
-
-
 def utilities_speed(batches: int = 400, theta: float = -0.05) -> dict:
     """Nanoseconds a value of a float32 solve's utilities (252 roll rows x 256 lanes of
     points up to 400 apart) on one thread: ``utilities32`` against the library's exp
     value by value, the same rows (best of three), and whether the bits agree."""
-    from diceopt.games.yatzy.kernel.rounded_exp import utilities32
+    from diceopt.games.yatzy.kernel.rounded_exp import library_rows, utilities32
 
     rng = np.random.default_rng(5)
     rows = [(rng.random((252, 256)) * 400).astype(np.float32) for _ in range(batches)]
@@ -90,7 +81,7 @@ def utilities_speed(batches: int = 400, theta: float = -0.05) -> dict:
     work = np.empty(256, dtype=np.float32)
     fast, lib = [a.copy() for a in rows], [a.copy() for a in rows]
     utilities32(fast[0].copy(), 0, 252, ref[0], 256, theta, work)  # compile / load
-    _library_utilities(lib[0].copy(), ref[0], 256, theta)
+    library_rows(lib[0].copy(), 0, 252, ref[0], 256, theta)
     best = {"vectorised": np.inf, "library": np.inf}
     for _ in range(3):
         fast, lib = [a.copy() for a in rows], [a.copy() for a in rows]
@@ -100,7 +91,7 @@ def utilities_speed(batches: int = 400, theta: float = -0.05) -> dict:
         best["vectorised"] = min(best["vectorised"], time.perf_counter() - t0)
         t0 = time.perf_counter()
         for a, r in zip(lib, ref, strict=True):
-            _library_utilities(a, r, 256, theta)
+            library_rows(a, 0, 252, r, 256, theta)
         best["library"] = min(best["library"], time.perf_counter() - t0)
     values = batches * 252 * 256
     same = all(np.array_equal(a.view(np.int32), b.view(np.int32)) for a, b in zip(fast, lib))

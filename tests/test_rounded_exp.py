@@ -9,6 +9,7 @@ from diceopt.games.yatzy.kernel.rounded_exp import (
     HIGHEST,
     LOWEST,
     exp_near,
+    library_rows,
     utilities32,
 )
 
@@ -17,15 +18,6 @@ from diceopt.games.yatzy.kernel.rounded_exp import (
 def _exp_near_all(ys, out):
     for i in range(ys.size):
         out[i] = exp_near(ys[i])
-
-
-@numba.njit(cache=True)
-def _library_rows(A, REF, nb, theta):
-    """The utilities as the solver wrote them before: the library's exp per value."""
-    sgn = 1.0 if theta > 0.0 else -1.0
-    for row in range(A.shape[0]):
-        for ln in range(nb):
-            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
 
 
 @numba.njit(cache=True)
@@ -60,7 +52,7 @@ def test_utilities32_are_the_library_exp_rounded(theta):
     A[-2, 3] = np.nan
     A[-1, :] = REF + np.float32(-2000.0 if theta > 0 else 2000.0)
     want = A.copy()
-    _library_rows(want, REF, nb, theta)
+    library_rows(want, 0, rows, REF, nb, theta)  # as the solver wrote them before
     got = A.copy()
     slow = utilities32(got, 0, rows, REF, nb, theta, np.empty(lanes, dtype=np.float32))
     nan = np.isnan(want)

@@ -87,6 +87,19 @@ def exp_near(y: float) -> float:
     return p * p
 
 
+@numba.njit(cache=True, inline="always")  # inside the callers' loops over batches
+def library_rows(
+    A: np.ndarray, lo: int, hi: int, REF: np.ndarray, nb: int, theta: float
+) -> None:  # fmt: skip
+    """The same utilities by the math library's ``exp``, value by value (rows lo .. hi - 1,
+    lanes ln < nb; any float dtype): the fallback of :func:`utilities32`, the float64
+    lanes' step 3, and what the tests compare with."""
+    sgn = 1.0 if theta > 0.0 else -1.0
+    for row in range(lo, hi):
+        for ln in range(nb):
+            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
+
+
 @numba.njit(cache=True, inline="always")  # one call per batch: no call's reference counts
 def utilities32(
     A: np.ndarray, lo: int, hi: int, REF: np.ndarray, nb: int, theta: float, W: np.ndarray
@@ -117,6 +130,5 @@ def utilities32(
             continue
         fast = fast and wide == 0  # out of range: the library's exp for the rest
         slow += 1
-        for ln in range(nb):
-            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
+        library_rows(A, row, row + 1, REF, nb, theta)
     return slow

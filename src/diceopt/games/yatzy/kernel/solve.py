@@ -59,7 +59,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import NEG, KernelArrays, kernel_arrays, read_only
 from diceopt.games.yatzy.kernel.layers import LayerStates, solve_backward
-from diceopt.games.yatzy.kernel.rounded_exp import utilities32
+from diceopt.games.yatzy.kernel.rounded_exp import library_rows, utilities32
 from diceopt.games.yatzy.kernel.table import YatzyTable
 from diceopt.games.yatzy.kernel.turn import (
     SavedLayer,
@@ -342,11 +342,8 @@ def _utilities(
     base, nk = roll_span(K.offset)
     if A.itemsize == 4:
         utilities32(A, base, nk, REF, nb, theta, M[nk + 1])
-        return
-    sgn = 1.0 if theta > 0.0 else -1.0
-    for row in range(base, nk):
-        for ln in range(nb):
-            A[row, ln] = sgn * np.exp(theta * (A[row, ln] - REF[ln]))
+    else:
+        library_rows(A, base, nk, REF, nb, theta)
 
 
 @numba.njit(cache=True)
