@@ -427,10 +427,9 @@ def _pass(
         # written rounded into the first that keeps it in float32
         data = narrow = None
         for kept in keepers:
-            if j <= kept.last and data is None:
-                data = kept.buffer(int(off[-1]))
-            if j <= kept.last and narrow is None and kept.data.dtype == np.float32:
-                narrow = kept.buffer(int(off[-1]), np.float32)
+            if j <= kept.last:  # (a keeper of the other dtype hands out no buffer)
+                data = data if data is not None else kept.buffer(int(off[-1]))
+                narrow = narrow if narrow is not None else kept.buffer(int(off[-1]), np.float32)
         if data is None:
             if pingpong[j % 2].size < off[-1]:  # not reached: the bound holds (safety)
                 pingpong[j % 2] = np.empty(int(off[-1]))
