@@ -151,11 +151,14 @@ def test_same_seed_same_games_and_batches(american32, monkeypatch):
     assert np.array_equal(a.scores, b.scores) and np.array_equal(a.bonus, b.bonus)
     assert np.array_equal(a.yatzy, b.yatzy)
     assert not np.array_equal(a.scores, c.scores)
-    # the argsort grouping (large state spaces, few games) gives exactly the counting
-    # sort's games
-    monkeypatch.setattr(sim, "MAX_COUNTING_KEYS", 0)
-    d = simulate(american32, 3000, np.random.default_rng(5))
-    assert np.array_equal(a.scores, d.scores) and np.array_equal(a.yatzy, d.yatzy)
+    # the argsort grouping (large state spaces, few games) and the counting sort on each
+    # turn's layer (American: 1,048,576 flat keys, at most 219,648 in a layer) give
+    # exactly the counting sort's games
+    for limit in (0, 300_000):
+        monkeypatch.setattr(sim, "MAX_COUNTING_KEYS", limit)
+        d = simulate(american32, 3000, np.random.default_rng(5))
+        assert np.array_equal(a.scores, d.scores) and np.array_equal(a.yatzy, d.yatzy)
+        assert np.array_equal(a.distinct_states, d.distinct_states)
     # batches: every game is played, and the batch size is part of the seed's meaning
     e = simulate(american32, 3001, np.random.default_rng(5), batch=1000)
     f = simulate(american32, 3001, np.random.default_rng(5), batch=1000)
@@ -163,6 +166,31 @@ def test_same_seed_same_games_and_batches(american32, monkeypatch):
     assert e.distinct_states[0] == 4  # one start state per batch
     with pytest.raises(InputError):
         simulate(american32, 0, np.random.default_rng(5))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_layer_grouping_is_the_argsorts(seed):
+    # games of one layer (4 of 13 boxes filled, both flags, any upper total) grouped on
+    # the layer's own keys: the same order of games, groups and keys as a stable argsort
+    # of the flat keys
+    from diceopt.games.yatzy.kernel.layers import layer_masks
+
+    rng = np.random.default_rng(seed)
+    masks = layer_masks(AMERICAN)[4]
+    flags, width = AMERICAN.flags, AMERICAN.bonus_threshold + 1
+    fw = flags * width
+    picked = masks[rng.integers(0, masks.size, 40)]  # few states, many games each
+    keys = (picked * flags + rng.integers(0, flags, 40)) * width + rng.integers(0, width, 40)
+    words = keys[rng.integers(0, keys.size, 5000)] | (rng.integers(0, 300, 5000) << sim.KEY_BITS)
+    rank = np.zeros(1 << AMERICAN.num_categories, dtype=np.int64)
+    rank[masks] = np.arange(masks.size)
+    count = np.empty(masks.size * fw, dtype=np.int32)
+    out = np.empty_like(words)
+    lkey = np.empty(words.size, dtype=np.int32)
+    starts, gkey = sim._group(words, count, out, rank, masks, fw, lkey)
+    want_words, want_starts, want_keys = sim._group_numpy(words)
+    assert np.array_equal(out, want_words) and np.array_equal(starts, want_starts)
+    assert np.array_equal(gkey, want_keys) and gkey.size <= 40
 
 
 def test_same_games_on_one_thread(american32):

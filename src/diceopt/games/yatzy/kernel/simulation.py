@@ -5,7 +5,9 @@ first (one scalar widget, :func:`diceopt.games.yatzy.kernel.widget.widget_into`,
 documented tie-break). All games of a batch advance together, one turn at a time:
 
 1. Group the games by their turn-start state ``(mask, flag, upper)`` (a counting sort
-   on the table index; argsort for key spaces too large to count, or few games).
+   on the table index, or where those are too many to sweep each turn, as in Maxi
+   Yatzy, on the turn's layer's own states; argsort for layers too large to count, or
+   few games).
 2. States that ``DIRECT_BELOW`` or more games reach: the widget's policy for the turn
    (what to keep with 2 and 1 rerolls left for every roll, which category to write for
    every final roll), in parallel over the states, ``BLOCK`` states at a time: without
@@ -65,6 +67,7 @@ import numpy as np
 from diceopt.errors import InputError
 from diceopt.games.yatzy.kernel.arrays import KernelArrays, StateArrays, TableArrays
 from diceopt.games.yatzy.kernel.dice_stream import DEFAULT_BATCH, DiceStream, dice_stream
+from diceopt.games.yatzy.kernel.layers import layer_masks
 from diceopt.games.yatzy.kernel.policy import (
     PolicyBuffers,
     category_of,
@@ -229,16 +232,33 @@ YATZY_BIT = 1 << 61
 
 
 @numba.njit(cache=True, nogil=True)
-def _group(words: np.ndarray, count: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _group(
+    words: np.ndarray, count: np.ndarray, out: np.ndarray, rank: np.ndarray, masks: np.ndarray,
+    fw: int, lkey: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Counting sort of the games by state into ``out`` (as long as ``words``): (group
-    starts, group keys). ``count`` (int32, one per key: half the memory to sweep) is work
-    space; the caller keeps both buffers from turn to turn (on this kind of machine new
-    memory costs more than the sort: 8 MB of fresh pages took about 3 ms)."""
+    starts, group keys). ``count`` (int32, one per key counted: half the memory to sweep)
+    is work space; the caller keeps both buffers from turn to turn (on this kind of
+    machine new memory costs more than the sort: 8 MB of fresh pages took about 3 ms).
+
+    ``fw`` 0: the keys counted are the games' flat keys. ``fw`` > 0 (flags x width): every
+    game's filled mask is one of ``masks`` (a layer's, ascending; ``rank[mask]`` its index
+    there) and the keys counted are the layer's own, ``rank[mask] * fw + key % fw``
+    (``lkey``, as long as ``words``, keeps them between the two passes): ``count`` then
+    needs the layer's keys only (Maxi Yatzy: 15.7 million at most, against 89 million for
+    every mask, too many to sweep each turn). A mask's rank grows with the mask, so the
+    groups and their order are the same either way."""
     n = words.size
-    nkeys = count.size
-    count[:] = 0
+    layered = fw > 0
+    nkeys = masks.size * fw if layered else count.size
+    count[:nkeys] = 0
     for g in range(n):
-        count[words[g] & KEY_MASK] += 1
+        key = words[g] & KEY_MASK
+        if layered:
+            m = key // fw
+            key = rank[m] * fw + key - m * fw
+            lkey[g] = key
+        count[key] += 1
     starts = np.empty(min(n, nkeys) + 1, dtype=np.int64)
     gkey = np.empty(min(n, nkeys), dtype=np.int64)
     ngroups = 0
@@ -247,13 +267,13 @@ def _group(words: np.ndarray, count: np.ndarray, out: np.ndarray) -> tuple[np.nd
         c = count[key]
         if c > 0:
             starts[ngroups] = at
-            gkey[ngroups] = key
+            gkey[ngroups] = masks[key // fw] * fw + key % fw if layered else key
             ngroups += 1
             count[key] = at  # from here: where the key's next game goes
             at += c
     starts[ngroups] = n
     for g in range(n):
-        key = words[g] & KEY_MASK
+        key = lkey[g] if layered else words[g] & KEY_MASK
         out[count[key]] = words[g]
         count[key] += 1
     return starts[: ngroups + 1].copy(), gkey[:ngroups].copy()
@@ -834,10 +854,22 @@ def _simulate(
     yatzy = np.zeros(games, dtype=np.bool_)
     distinct = np.zeros(ncat, dtype=np.int64)
     pol = np.empty((BLOCK, 3, R), dtype=np.int16)
-    # the counting sort sweeps every key each turn: for a few games argsort is cheaper
-    counting = nkeys <= min(MAX_COUNTING_KEYS, COUNTING_KEYS_PER_GAME * min(batch, games))
-    count = np.empty(nkeys if counting else 0, dtype=np.int32)
+    # the counting sort sweeps every key it counts each turn (for a few games argsort is
+    # cheaper): the flat keys, else a turn's layer's own (every game has filled as many
+    # boxes: one of the layer's masks), else argsort
+    limit = min(MAX_COUNTING_KEYS, COUNTING_KEYS_PER_GAME * min(batch, games))
+    fw = flags * width
+    layers = layer_masks(rules) if nkeys > limit else []
+    if layers and max(m.size for m in layers) * fw > limit:
+        layers = []  # argsort
+    rank = np.zeros((1 << rules.num_categories) if layers else 0, dtype=np.int64)
+    for m in layers:
+        rank[m] = np.arange(m.size)
+    counted = nkeys if nkeys <= limit else max((m.size * fw for m in layers), default=0)
+    count = np.empty(counted, dtype=np.int32)
+    no_layer = np.zeros(0, dtype=np.int64)
     spare = np.empty(min(batch, games), dtype=np.int64)  # the sorted words' next home
+    lkey = np.empty(spare.size if layers else 0, dtype=np.int32)
     top = rules.sides**rules.dice
     if drawn is None:
         drawn = dice_stream(rng, top, games, ncat, batch)
@@ -850,9 +882,12 @@ def _simulate(
         words = np.zeros(n, dtype=np.int64)
         for turn in range(ncat):
             rnd = next(draws)
-            if counting:
+            if count.size:
                 out = spare[:n]
-                starts, gkey = _group(words, count, out)
+                if layers:
+                    starts, gkey = _group(words, count, out, rank, layers[turn], fw, lkey[:n])
+                else:
+                    starts, gkey = _group(words, count, out, no_layer, no_layer, 0, lkey)
                 words, spare = out, words
             else:
                 words, starts, gkey = _group_numpy(words)
