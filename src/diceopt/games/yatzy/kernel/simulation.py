@@ -252,13 +252,18 @@ def _group(
     layered = fw > 0
     nkeys = masks.size * fw if layered else count.size
     count[:nkeys] = 0
-    for g in range(n):
-        key = words[g] & KEY_MASK
-        if layered:
+    # each pass over the games written twice, not one loop testing ``layered``: the flat
+    # keys' passes ran 8% slower with the test (Scandinavian, a turn of a million games)
+    if layered:
+        for g in range(n):
+            key = words[g] & KEY_MASK
             m = key // fw
             key = rank[m] * fw + key - m * fw
             lkey[g] = key
-        count[key] += 1
+            count[key] += 1
+    else:
+        for g in range(n):
+            count[words[g] & KEY_MASK] += 1
     starts = np.empty(min(n, nkeys) + 1, dtype=np.int64)
     gkey = np.empty(min(n, nkeys), dtype=np.int64)
     ngroups = 0
@@ -267,15 +272,23 @@ def _group(
         c = count[key]
         if c > 0:
             starts[ngroups] = at
-            gkey[ngroups] = masks[key // fw] * fw + key % fw if layered else key
+            gkey[ngroups] = key
             ngroups += 1
             count[key] = at  # from here: where the key's next game goes
             at += c
     starts[ngroups] = n
-    for g in range(n):
-        key = lkey[g] if layered else words[g] & KEY_MASK
-        out[count[key]] = words[g]
-        count[key] += 1
+    if layered:
+        for i in range(ngroups):  # the groups' flat keys (not in the sweep: 5% slower there)
+            gkey[i] = masks[gkey[i] // fw] * fw + gkey[i] % fw
+        for g in range(n):
+            key = lkey[g]
+            out[count[key]] = words[g]
+            count[key] += 1
+    else:
+        for g in range(n):
+            key = words[g] & KEY_MASK
+            out[count[key]] = words[g]
+            count[key] += 1
     return starts[: ngroups + 1].copy(), gkey[:ngroups].copy()
 
 
