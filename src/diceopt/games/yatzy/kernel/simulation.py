@@ -895,10 +895,10 @@ def _simulate(
         words = np.zeros(n, dtype=np.int64)
         for turn in range(ncat):
             rnd = next(draws)
-            layer = layers[turn] if layers else None
+            layer = None if flat else layers[turn]
             if flat or layer is not None:
                 out = spare[:n]
-                if flat:
+                if layer is None:
                     starts, gkey = _group(words, count, out, no_layer, no_layer, 0, lkey)
                 else:
                     starts, gkey = _group(words, count, out, rank, layer, fw, lkey[:n])
