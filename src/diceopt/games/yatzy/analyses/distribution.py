@@ -289,6 +289,7 @@ def _pass(
     keep: int | None = None,
     early: int | None = None,
     first_turns: Any | None = None,
+    keep_reached: bool = False,
 ) -> tuple[_Rows, int | None, list[_Keeper]]:
     """The pass over turn-start states, layer by layer (module docstring, steps 1-4).
 
@@ -301,9 +302,11 @@ def _pass(
     (``state_distributions``: the ``_Keeper``), with ``early`` those of layers 0 ..
     ``early`` in float64 too (a second keeper, first in the list: combined into it, then
     copied into the other). Also returns the number of states combined and the keepers
-    (none from a position). From a position, ``first_turns`` (the stored first turns'
-    rows, :func:`_stored_rows`): when they hold every state the position's turn leads to,
-    only the position is combined, from them (the number of states returned: None).
+    (none from a position, unless ``keep_reached``: one in float64 that keeps the rows of
+    every state reached, bonus-dead copies left to the caller). From a position,
+    ``first_turns`` (the stored first turns' rows, :func:`_stored_rows`): when they hold
+    every state the position's turn leads to, only the position is combined, from them
+    (the number of states returned: None).
     """
     rules = table.rules
     tab, K = table.policy_arrays, table.arrays64
@@ -401,6 +404,13 @@ def _pass(
     )
     last = ncat if keep is None else min(keep, ncat)
     keepers = [] if position is not None else [_Keeper(rules, layers, store, last)]
+    if position is not None and keep_reached and stored is None:
+        none = np.zeros(0, dtype=np.int64)
+        reached = [
+            LayerStates(*states_of[j], none, none) if j in states_of else LayerStates(*[none] * 5)
+            for j in range(ncat + 1)
+        ]
+        keepers = [_Keeper(rules, reached, "float64", ncat)]
     if keepers and early is not None and np.dtype(store) != np.float64:
         keepers.insert(0, _Keeper(rules, layers, "float64", min(early, last)))
     for kept in keepers:
@@ -605,6 +615,23 @@ def state_distributions(
     if len(out) > 1:
         out[-1].early = out[0]
     return out[-1]
+
+
+def reached_distributions(table: YatzyTable) -> StateDistributions:
+    """The float64 rows of :func:`state_distributions` for the turn-start states that
+    ``table``'s policy reaches from the start of the game with positive probability (and
+    their bonus-dead copies), the same numbers bit for bit; the others have no row (slot
+    -1). Every state a player of that policy meets, in the pass from the start
+    (Scandinavian: 451,969 states combined against 958,975, about half the time and the
+    memory)."""
+    table = expected_table(table, "the state distributions")
+    t0 = time.perf_counter()
+    with interruptible():  # Ctrl-C: between two chunks of states
+        _, _, keepers = _pass(table, (0, 0, 0, -1, 2), keep_reached=True)
+    kept = keepers[0]
+    for st in layer_states(table.rules):  # bonus-dead totals: their representative's row
+        kept.slot[st.copy_dst] = kept.slot[st.copy_src]
+    return _kept_distributions(kept, table, time.perf_counter() - t0)
 
 
 def _kept_distributions(kept: _Keeper, table: YatzyTable, seconds: float) -> StateDistributions:
