@@ -12,7 +12,7 @@ import pytest
 
 from diceopt.cli import main
 from diceopt.engine import Chance, Decision, Objective, Terminal, compile_game, solve
-from diceopt.errors import InputError
+from diceopt.errors import InputError, SolveError
 from diceopt.games.yatzy.analyses.distribution import distribution
 from diceopt.games.yatzy.analyses.targets import solve_target_from, solve_targets
 from diceopt.games.yatzy.kernel.arrays import kernel_arrays
@@ -373,7 +373,7 @@ def test_reached_rows_are_every_states_and_play_the_same_duel(duel_inputs):
     ]
     np.testing.assert_array_equal(runs[0].scores, runs[1].scores)
     none = replace(got, slot=np.full_like(got.slot, -1))
-    with pytest.raises(ValueError, match="no distribution"):
+    with pytest.raises(SolveError, match="no distribution"):
         play_duel(w, e, (table, table), 10, np.random.default_rng(4), targets=targets, dist=none)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from diceopt.errors import InputError
+from diceopt.errors import InputError, SolveError
 from diceopt.games.contract import CommandOutput
 from diceopt.games.yatzy.kernel.arrays import KernelArrays
 from diceopt.games.yatzy.kernel.simulation import (
@@ -161,11 +161,15 @@ def _play_batch(
     def share(ch: int) -> None:
         a = g0 + ch * size
         b = min(g1, a + size)
-        if a < b:
+        if a >= b:
+            return
+        try:
             _games(
                 a, b, g0, kinds, thetas, V0, V1, Td, toff, ttop, slot, off, length, data, one,
                 K, flags, width, rnd, digits, ksize, out, widget_buffers(K), *win_buffers(K, most),
             )  # fmt: skip
+        except ValueError as exc:  # the kernel's one raise: a state without a row
+            raise SolveError(f"the duel stopped: {exc} (a defect: please report it)") from None
 
     run_shares(share, nchunks)
 
