@@ -33,8 +33,10 @@ k is used instead when there is one.
 Early rows: at each turn of a game against the computer, the distribution of the points
 still to come of each side's turn-start state; from the first turns' states one takes
 seconds, so the rows of every reachable state with at most :data:`EARLY_FILLED` boxes
-filled are computed once in one backward pass
-(:func:`~diceopt.games.yatzy.analyses.distribution.state_distributions`, float64) and
+filled are computed once in one backward pass over every state
+(:func:`~diceopt.games.yatzy.analyses.distribution.state_distributions`, float64: the
+play from those states reaches 957,952 of Scandinavian's 958,975 under theta 0.05, so a
+pass over only the states they reach would save nothing) and
 stored memory-mapped (objective ``early-rows``) with each row's chances of the upper
 bonus and of a Yatzy 50. Scandinavian: about 4 s per table on 2 cores (the first layers
 kept in memory, not all 1.5 GB), 17 MB stored. The row of the start is the distribution
