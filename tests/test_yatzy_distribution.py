@@ -12,6 +12,7 @@ from diceopt.errors import InputError
 from diceopt.games.yatzy.analyses.distribution import (
     distribution,
     position_distribution,
+    reached_distributions,
     state_distributions,
 )
 from diceopt.games.yatzy.kernel.arrays import StateArrays, kernel_arrays
@@ -341,6 +342,22 @@ def test_state_distributions_are_the_distributions(table64):
     s32 = state_distributions(table64, dtype="float32")
     assert s32.data.dtype == np.float32 and s32.data.nbytes * 2 == sd.data.nbytes
     assert np.abs(s32.pmf(0, 0, 0) - sd.pmf(0, 0, 0)).max() < 1e-7
+
+
+def test_reached_rows_are_every_states_rows(table64):
+    # the rows of the states play reaches from the start (bonus-dead copies and the
+    # Yahtzee flag included): those of every state, bit for bit; the start is among them
+    every, got = state_distributions(table64), reached_distributions(table64)
+    keys = np.flatnonzero(got.slot >= 0)
+    assert got.slot[every.key(0, 0, 0)] >= 0
+    assert np.all(every.slot[keys] >= 0) and keys.size < np.count_nonzero(every.slot >= 0)
+    for key in keys:
+        a, b = got.slot[key], every.slot[key]
+        assert np.array_equal(
+            got.data[got.off[a] : got.off[a] + got.length[a]],
+            every.data[every.off[b] : every.off[b] + every.length[b]],
+        )
+        assert (got.bonus_rate[a], got.yatzy_rate[a]) == (every.bonus_rate[b], every.yatzy_rate[b])
 
 
 def test_state_distributions_of_the_first_layers_only(table64):
