@@ -15,8 +15,10 @@ the combining; wall and CPU seconds). The Scandinavian line also
 carries the split of one run in this process (``imports``, ``compile``: numba's cached
 code and the warm-up, ``load``: the stored table, ``compute``: the distribution, wall
 and core seconds, ``print``: its summary and lines) and the whole command ``diceopt
-yatzy distribution --json`` as a fresh process (``--whole`` timed runs after an untimed
-one, the table stored in a temporary cache directory): wall and core seconds. Then
+yatzy distribution --json --force`` (computed) as a fresh process (``--whole`` timed runs
+after an untimed one, the table stored in a temporary cache directory): wall and core
+seconds; then without ``--force`` (``start_row_``: read from the start's row the runs
+before stored, ``states`` null, the same pmf and rates, ``same``). Then
 (``yatzy_distribution_stored``) the rows of the first turns are built into that directory
 as the page's tables do, and the whole command is timed again: read from them, the same
 pmf and rates bit for bit (``same``), and from a position of the first turns
@@ -62,15 +64,23 @@ def load() -> float:
 
 
 def whole_process(cache: str, runs: int) -> dict:
-    """``diceopt yatzy distribution --json`` as fresh processes: wall and core seconds."""
-    got = time_command(["yatzy", "distribution"], cache, runs)
+    """``diceopt yatzy distribution --json --force`` (computed) as fresh processes: wall
+    and core seconds; then without ``--force``: read from the start's row they stored."""
+    got = time_command(["yatzy", "distribution", "--force"], cache, runs)
     answer = got.pop("answer") or {}
     load_average = got.pop("load_average")
+    read = time_command(["yatzy", "distribution"], cache, runs)
+    again = read["answer"]
+    same = all(again.get(k) == answer.get(k) for k in ("pmf", "bonus_rate", "yatzy_rate"))
     return got | {
         "command_mean": answer.get("mean"),
         "command_seconds": answer.get("seconds"),
         "target_whole_seconds": TARGET_WHOLE,
         "load_average_whole": load_average,
+        "start_row_whole_seconds": read["whole_seconds"],
+        "start_row_whole_seconds_all": read["whole_seconds_all"],
+        "start_row_states": again.get("states"),
+        "start_row_same": same,
     }
 
 

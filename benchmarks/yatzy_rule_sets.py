@@ -4,8 +4,8 @@ Rules with jokers, the American Yahtzee bonus, the Kniffel bonus or served score
 through more of the rules than the plain Scandinavian ones; this prints what that costs a
 user. For each rule set (``--rules``: variant names or rule files, Scandinavian first), in
 a temporary cache directory (the table stored by an untimed first run): the whole
-commands ``yatzy solve --force``, ``yatzy simulate --games N`` and ``yatzy distribution``
-(computed: no stored rows there) as fresh processes, the best of ``--whole`` runs: wall
+commands ``yatzy solve --force``, ``yatzy simulate --games N`` and ``yatzy distribution
+--force`` (computed: no stored rows read) as fresh processes, the best of ``--whole`` runs: wall
 and core seconds, the command's own compute seconds (what it reports: the solve, the
 games, the pass over the states), the states or games, and the ratio of the compute
 seconds per state (solve, distribution) or per game (simulate) to the first rule set's
@@ -71,7 +71,7 @@ def main() -> int:
     commands = {
         "solve": ["yatzy", "solve", "--force"],
         "simulate": ["yatzy", "simulate", "--games", str(args.games)],
-        "distribution": ["yatzy", "distribution"],
+        "distribution": ["yatzy", "distribution", "--force"],
     }
     per_unit: dict[str, float] = {}  # Scandinavian's seconds per state or game, per command
     with tempfile.TemporaryDirectory(prefix="rule-sets-") as cache:

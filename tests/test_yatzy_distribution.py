@@ -569,16 +569,60 @@ def test_cli_from_the_start_reads_the_stored_first_turns(cache, capsys):
             del a[key], b[key]
         assert a == b
     code, out, _ = run(capsys, *FORCED)
-    assert code == 0 and "from the stored rows of the first turns" in out
+    assert code == 0 and "from the stored rows in" in out
     path = store.early_table(rules).path  # damaged: one warning, then the pass
     data = bytearray(path.read_bytes())
     data[-64:] = bytes(64)
     path.write_bytes(bytes(data))
     store.forget(rules)
     code, out, err = run(capsys, *FORCED, "--json")
-    assert code == 0 and json.loads(out)["states"] > 0
+    assert code == 0 and json.loads(out)["states"] is None  # the start's row, stored first
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "not reading them" in warnings[0], err
+
+
+def test_cli_start_computed_once_then_read(cache, capsys):
+    # without the first turns' rows the distribution from the start is computed once and
+    # stored: the next run reads it (the very numbers, states null), --force computes it
+    # again; a damaged file, or one whose numbers do not hold, is one warning and the pass
+    from types import SimpleNamespace
+
+    from diceopt import storage
+    from diceopt.games.yatzy.rulebook.variants import get_rules
+    from diceopt.games.yatzy.stored import store
+    from diceopt.games.yatzy.stored.store import start_key, store_start_row
+
+    rules = get_rules("scandinavian-forced")
+    store.forget(rules)
+    path = storage.table_path(start_key(rules, 0.0, "float32"))
+
+    def answer(*argv: str) -> tuple[dict, str]:
+        code, out, err = run(capsys, *FORCED, "--json", *argv)
+        assert code == 0
+        got = json.loads(out)
+        for key in ("seconds", "compile_seconds"):
+            del got[key]
+        return got, err
+
+    computed, _ = answer()
+    assert computed["states"] > 0 and path.is_file()
+    read, err = answer()
+    assert read.pop("states") is None and err == ""
+    assert read == {k: v for k, v in computed.items() if k != "states"}
+    forced, _ = answer("--force")
+    assert forced == computed
+    code, out, _ = run(capsys, *FORCED)
+    assert code == 0 and "from the stored rows in" in out
+    data = bytearray(path.read_bytes())
+    data[-8:] = bytes(8)
+    path.write_bytes(bytes(data))
+    again, err = answer()
+    assert again == computed and err.count("warning") == 1, err
+    half = SimpleNamespace(pmf=np.array([0.25, 0.25]), bonus_rate=0.5, yatzy_rate=0.5)
+    assert store_start_row(rules, 0.0, "float32", half)
+    again, err = answer()
+    assert again == computed and err.count("warning") == 1 and "does not hold" in err, err
+    assert answer()[0]["states"] is None  # stored again by the pass
 
 
 @pytest.mark.parametrize(

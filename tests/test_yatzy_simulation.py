@@ -560,6 +560,27 @@ def test_sweep_reads_a_thetas_start_from_the_stored_rows(cache, monkeypatch):
         sweep(rules, [0.02])
 
 
+def test_sweep_stores_a_computed_start_for_the_next(cache, monkeypatch):
+    # a theta whose start was computed is read by the next sweep: the same row
+    from diceopt.games.yatzy.commands import sweep as sweep_module
+
+    rules = get_rules("scandinavian-forced")
+    (first,) = sweep(rules, [0.03])
+    assert first.dist.states is not None
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("a distribution was computed")
+
+    monkeypatch.setattr(sweep_module, "distribution", no_pass)
+    (again,) = sweep(rules, [0.03])
+    assert again.dist.states is None and again.value == first.value
+    assert np.array_equal(again.dist.pmf, first.dist.pmf)
+    assert (again.dist.bonus_rate, again.dist.yatzy_rate) == (
+        first.dist.bonus_rate,
+        first.dist.yatzy_rate,
+    )
+
+
 def test_frontier_png(sweep_rows, tmp_path):
     from diceopt.games.yatzy.commands.sweep import frontier_png
 

@@ -359,13 +359,14 @@ class YatzySpec(GameSpec):
         no_saved_rerolls(rules, "distribution")
         from diceopt.games.yatzy.analyses.distribution import position_distribution, warm_up
 
-        first_turns = rules.first_turns()  # stored: the start read, a position's turn from them
+        first_turns = rules.distribution_rows(pos)  # stored: the start read, or its turn
         compile_seconds = 0.0
         read = pos is None and first_turns is not None  # no kernel runs
         if not read and rules.dtype not in _DISTRIBUTION_READY:
             compile_seconds = warm_up(rules.dtype)
             _DISTRIBUTION_READY.add(rules.dtype)
         dist = position_distribution(rules.table(), pos, first_turns)
+        rules.keep_start(pos, dist)
         return {
             "variant": rules.variant,
             "theta": rules.theta,

@@ -744,7 +744,8 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
     rules = config.rules
     pos = parse_position(args.position, rules) if args.position else None
     table = config.table()
-    first_turns = config.first_turns()  # stored: the start read, a position's turn from them
+    # stored: the start read, a position's turn from them (--force: none)
+    first_turns = config.distribution_rows(pos, args.force)
     read = pos is None and first_turns is not None  # no kernel runs
     compile_seconds = 0.0 if read else warm_up(config.dtype, table)
     try:
@@ -754,6 +755,7 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
             f"not enough memory for the {config.variant} distribution from this position: "
             "give a later one (more categories filled)"
         ) from None
+    config.keep_start(pos, dist)
     where = "the start" if pos is None else format_position(pos, rules)
     if args.plot:
         title = f"{config.variant}: exact distribution from {where}"
@@ -780,7 +782,7 @@ def run_distribution(config: Any, args: Any) -> CommandOutput:
         *(f"  {line}" for line in summary_lines(dist, rules.yatzy_box)),
         f"  {dist.states:,} states in {dist.seconds:.2f} s (compile {compile_seconds:.2f} s)"
         if dist.states is not None
-        else f"  from the stored rows of the first turns in {dist.seconds:.2f} s"
+        else f"  from the stored rows in {dist.seconds:.2f} s"
         + ("" if read else f" (compile {compile_seconds:.2f} s)"),
     ]
     if args.plot:

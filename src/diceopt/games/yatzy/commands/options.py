@@ -109,6 +109,7 @@ DISTRIBUTION_OPTIONS = (
         metavar="POSITION",
     ),
     Parameter("plot", "write the distribution (png, svg or pdf)", metavar="FILE"),
+    Parameter("force", "compute it even where stored rows hold it", flag=True),
 )
 
 

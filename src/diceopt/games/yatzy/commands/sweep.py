@@ -119,27 +119,43 @@ def sweep(
         if progress is not None:
             progress(f"exact distribution for theta {theta:g}")
         rows.extend(sweep_tables([table]))
+        if cache_dir is None:  # read by the next sweep or distribution of this table
+            from diceopt.games.yatzy.stored.store import store_start_row
+
+            store_start_row(rules, theta, dtype, rows[-1].dist)
     return rows
 
 
 def stored_start(
     rules: YatzyRules, theta: float, dtype: str
 ) -> tuple[YatzyTable, ScoreDistribution] | None:
-    """The (theta, dtype) table and its distribution from the start, read from the stored
-    rows of the first turns (:func:`~diceopt.games.yatzy.analyses.distribution.start_from_rows`:
-    :func:`distribution`'s numbers bit for bit) when they are stored in the default cache
-    directory (``make run`` stores those of theta 0 and +-0.05), else None. Only then is
-    the table kept in this process (with its rows), so that a long sweep holds no more."""
+    """The (theta, dtype) table and its distribution from the start, read from stored
+    rows (:func:`~diceopt.games.yatzy.analyses.distribution.start_from_rows`:
+    :func:`distribution`'s numbers bit for bit) in the default cache directory: the
+    first turns' rows (``make run`` stores those of theta 0 and +-0.05; the table is
+    then kept in this process with them), else the start's row an earlier run stored
+    (:func:`~diceopt.games.yatzy.stored.store.stored_start_row`); None when neither is
+    stored."""
     from diceopt.games.yatzy.analyses.distribution import start_from_rows
-    from diceopt.games.yatzy.stored.store import early_stored, get_solved, stored_early_rows
+    from diceopt.games.yatzy.stored.store import (
+        early_stored,
+        get_solved,
+        get_table,
+        stored_early_rows,
+        stored_start_row,
+    )
 
-    if not early_stored(rules, theta, dtype):
+    table: Any = None
+    if early_stored(rules, theta, dtype):
+        table = get_solved(rules, theta, dtype)
+        rows = stored_early_rows(table) if isinstance(table, YatzyTable) else None
+    else:
+        rows = stored_start_row(rules, theta, dtype)
+        if rows is not None:  # the table not kept: a long sweep holds no more
+            table, _ = get_table(rules, theta, dtype)
+    if rows is None or not isinstance(table, YatzyTable):  # (saved rerolls: not stored)
         return None
-    table = get_solved(rules, theta, dtype)
-    if not isinstance(table, YatzyTable):  # (saved rerolls: not stored)
-        return None
-    rows = stored_early_rows(table)
-    dist = None if rows is None else start_from_rows(table, rows)
+    dist = start_from_rows(table, rows)
     return None if dist is None else (table, dist)
 
 

@@ -42,6 +42,15 @@ bonus and of a Yatzy 50. Scandinavian: about 4 s per table on 2 cores (the first
 kept in memory, not all 1.5 GB), 17 MB stored. The row of the start is the distribution
 ``yatzy distribution`` gives from the start, bit for bit: read from here when stored
 (:meth:`YatzyConfig.first_turns`).
+
+The start's row: for any other (rules, theta, dtype) table the distribution from the
+start is a pass of seconds (American 2.5 s, Scandinavian at theta 0.1 2.7 s, whole
+commands on 2 cores), so ``yatzy distribution``, ``sweep`` and the page's distribution
+answer store what the pass found beside the table: the start's row of points still to
+come (float64) with its two chances, in the layout of the early rows with one state, a
+few kilobytes (objective ``start-row``). Later runs read it, the same numbers bit for bit
+(``distribution --force`` computes it again); a file whose row does not hold (the rules,
+one row at the start, probabilities summing to 1) is one warning line and the pass.
 """
 
 from __future__ import annotations
@@ -304,6 +313,27 @@ class YatzyConfig:
         if self.rules.saved_rerolls:
             return None
         return stored_early_rows(self.table())
+
+    def distribution_rows(self, pos: Any = None, force: bool = False) -> EarlyRows | None:
+        """The stored rows a distribution from ``pos`` (None: the start) reads: the first
+        turns' rows (:meth:`first_turns`); from the start without them, the start's row
+        stored by an earlier run (:func:`stored_start_row`); None
+        when there are none, or with ``force`` (computed again)."""
+        if force:
+            return None
+        rows = self.first_turns()
+        if rows is None and pos is None and not self.rules.saved_rerolls:
+            rows = stored_start_row(self.rules, self.theta, self.dtype)
+        return rows
+
+    def keep_start(self, pos: Any, dist: Any) -> None:
+        """Store ``dist``, a distribution a pass computed from ``pos``, when ``pos`` is the
+        start (None) and the first turns' rows are not stored: the next run reads it (not
+        for rules pasted into a request: a distribution asked for adds no file)."""
+        if self.requested or pos is not None or dist.states is None:
+            return
+        if self.first_turns() is None:
+            store_start_row(self.rules, self.theta, self.dtype, dist)
 
     def table(self) -> YatzyTable | SavedTable:
         """The solved table (loaded or solved once per process; progress on a terminal;
@@ -715,6 +745,77 @@ def early_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -
         build=lambda report: build_early(rules, theta, dtype, report),
         cost="about 5 s on 2 cores, 1.5 GB of memory while it runs",
     )
+
+
+# --- the distribution from the start, once computed ----------------------------------------
+
+START_OBJECTIVE = "start-row"
+START_SUM_TOLERANCE = 1e-9  # |sum of the probabilities - 1| a stored row may show
+START_ARRAYS = ("off", "length", "keys", "rows", "bonus_rate", "yatzy_rate")  # after "values"
+
+
+def start_key(rules: YatzyRules, theta: float, dtype: str) -> storage.TableKey:
+    """The storage key of the start's row under the (rules, theta, dtype) table."""
+    objective = f"{START_OBJECTIVE}-{np.dtype(dtype).name}-policy"
+    return rules_key(rules, objective, "float64", extra=START_ARRAYS, theta=theta)
+
+
+def stored_start_row(rules: YatzyRules, theta: float, dtype: str) -> EarlyRows | None:
+    """The stored row of the start under the (rules, theta, dtype) table, checked; None
+    when none is stored, or one that does not hold (one warning line) or was made for
+    other rules."""
+    if rules.saved_rerolls:
+        return None
+    got = storage.load(start_key(rules, theta, dtype), then="computing it again")
+    if got is None:
+        return None
+    stored, _ = got
+    if stored.header.get("rules") != json_rules(rules):
+        return None
+    arrays = dict(stored.arrays)
+    if not _holds(arrays, rules):
+        warn("the stored distribution from the start does not hold: computing it again")
+        return None
+    return EarlyRows(arrays, rules.flags, rules.bonus_threshold)
+
+
+def _holds(arrays: dict[str, np.ndarray], rules: YatzyRules) -> bool:
+    """Whether ``arrays`` are one row at the start: P(points to come = x) for x = 0 ..
+    at most the rules' most points, non-negative, the last positive, summing to 1, and
+    two chances between 0 and 1."""
+    values = arrays.get("values")
+    if values is None or values.ndim != 1 or not 1 <= values.size <= rules.max_total + 1:
+        return False
+    one = {"off": 0, "length": values.size, "keys": 0, "rows": 0}
+    for name, want in one.items():
+        a = arrays.get(name)
+        if a is None or a.shape != (1,) or a.dtype.kind != "i" or int(a[0]) != want:
+            return False
+    rates = [arrays.get("bonus_rate"), arrays.get("yatzy_rate")]
+    if any(r is None or r.shape != (1,) or not 0.0 <= float(r[0]) <= 1.0 for r in rates):
+        return False
+    if not (np.all(np.isfinite(values)) and np.all(values >= 0.0) and values[-1] > 0.0):
+        return False
+    return abs(float(values.sum()) - 1.0) <= START_SUM_TOLERANCE
+
+
+def store_start_row(rules: YatzyRules, theta: float, dtype: str, dist: Any) -> bool:
+    """Store ``dist``, the distribution from the start under the (rules, theta, dtype)
+    table (a :class:`~diceopt.games.yatzy.analyses.score_distribution.ScoreDistribution`
+    with no points so far); whether it was stored (a failure: one warning line)."""
+    if rules.saved_rerolls:
+        return False
+    one = np.ones(1, dtype=np.int64)
+    arrays = {
+        "values": np.asarray(dist.pmf, dtype=np.float64),
+        "off": one * 0,
+        "length": one * dist.pmf.size,
+        "keys": one * 0,
+        "rows": one * 0,
+        "bonus_rate": np.array([dist.bonus_rate]),
+        "yatzy_rate": np.array([dist.yatzy_rate]),
+    }
+    return storage.store(start_key(rules, theta, dtype), arrays, {"rules": json_rules(rules)})
 
 
 # --- the distributions of every turn-start state (a table's chances at once) ------------
