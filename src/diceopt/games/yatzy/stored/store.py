@@ -728,6 +728,12 @@ def json_rules(rules: Any) -> Any:
     return json.loads(json.dumps(rules.describe(), default=str))
 
 
+def json_rules_header(rules: YatzyRules) -> Any:
+    """The rules without their name as a stored header keeps them (JSON round trip): a
+    file serves every rule file with the same rules under any name."""
+    return json.loads(json.dumps(rules_header(rules), default=str))
+
+
 def early_table(rules: YatzyRules, theta: float = 0.0, dtype: str = "float32") -> Table:
     """The stored early rows under a variant's (theta, dtype) table, for the table store."""
     what = "expected-score" if theta == 0 else f"theta {theta:g}"
@@ -770,7 +776,7 @@ def stored_start_row(rules: YatzyRules, theta: float, dtype: str) -> EarlyRows |
     if got is None:
         return None
     stored, _ = got
-    if stored.header.get("rules") != json_rules(rules):
+    if stored.header.get("rules") != json_rules_header(rules):
         return None
     arrays = dict(stored.arrays)
     if not _holds(arrays, rules):
@@ -815,7 +821,8 @@ def store_start_row(rules: YatzyRules, theta: float, dtype: str, dist: Any) -> b
         "bonus_rate": np.array([dist.bonus_rate]),
         "yatzy_rate": np.array([dist.yatzy_rate]),
     }
-    return storage.store(start_key(rules, theta, dtype), arrays, {"rules": json_rules(rules)})
+    meta = {"rules": json_rules_header(rules)}
+    return storage.store(start_key(rules, theta, dtype), arrays, meta)
 
 
 # --- the distributions of every turn-start state (a table's chances at once) ------------
@@ -867,7 +874,7 @@ def load_pmfs(rules: YatzyRules, dtype: str = "float32") -> bool:
     if got is None:
         return False
     stored, _ = got
-    if stored.header.get("rules") != json.loads(json.dumps(rules_header(rules), default=str)):
+    if stored.header.get("rules") != json_rules_header(rules):
         return False
     with _PMFS_LOCK:
         _PMFS[_memo(rules, dtype)] = StatePmfs(stored.arrays, rules.flags, rules.bonus_threshold)
@@ -901,7 +908,7 @@ def build_pmfs(rules: YatzyRules, dtype: str = "float32", report: Build | None =
     if early is not None:
         _store_early(solved, 0.0, dtype, early)
         del early
-    meta = {"rules": json.loads(json.dumps(rules_header(rules), default=str))}
+    meta = {"rules": json_rules_header(rules)}
     saved = storage.store(pmfs_key(rules, dtype), arrays, meta, mapped=True)
     if saved and load_pmfs(rules, dtype):
         return True
