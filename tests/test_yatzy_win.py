@@ -347,25 +347,17 @@ def test_win_beats_expected(duel_inputs):
     assert back.to_json()["ci95"][1] < 0.5
 
 
-def test_reached_rows_are_every_states_and_play_the_same_duel(duel_inputs):
-    # the rows of the states expected-score play reaches from the start: those of every
-    # state, bit for bit (bonus-dead copies included), and a duel of win against expected
-    # read from them is the same games; a state without a row stops the duel
+def test_reached_rows_play_the_same_duel(duel_inputs):
+    # a duel of win against expected read from the rows of the states expected-score play
+    # reaches from the start (those of every state, bit for bit: tests/test_yatzy_distribution)
+    # is the same games; a state without a row stops the duel
     from dataclasses import replace
 
     from diceopt.games.yatzy.analyses.distribution import reached_distributions
 
     table, targets, dist = duel_inputs
     got = reached_distributions(table)
-    keys = np.flatnonzero(got.slot >= 0)
-    assert 0 < keys.size < np.count_nonzero(dist.slot >= 0)
-    for key in keys:
-        a, b = got.slot[key], dist.slot[key]
-        assert np.array_equal(
-            got.data[got.off[a] : got.off[a] + got.length[a]],
-            dist.data[dist.off[b] : dist.off[b] + dist.length[b]],
-        )
-        assert (got.bonus_rate[a], got.yatzy_rate[a]) == (dist.bonus_rate[b], dist.yatzy_rate[b])
+    assert 0 < np.count_nonzero(got.slot >= 0) < np.count_nonzero(dist.slot >= 0)
     w, e = parse_strategy("win"), parse_strategy("expected")
     runs = [
         play_duel(w, e, (table, table), 2_000, np.random.default_rng(4), targets=targets, dist=d)
