@@ -328,11 +328,11 @@ class YatzyConfig:
 
     def keep_start(self, pos: Any, dist: Any) -> None:
         """Store ``dist``, a distribution a pass computed from ``pos``, when ``pos`` is the
-        start (None) and the first turns' rows are not stored: the next run reads it (not
-        for rules pasted into a request: a distribution asked for adds no file)."""
-        if self.requested or pos is not None or dist.states is None:
-            return
-        if self.first_turns() is None:
+        start (None): the next run without the first turns' rows reads it (not for rules
+        pasted into a request: a distribution asked for adds no file). No second look for
+        the first turns' rows: :meth:`distribution_rows` looked (a damaged file warned
+        once), and where they are stored they are read first."""
+        if not self.requested and pos is None and dist.states is not None:
             store_start_row(self.rules, self.theta, self.dtype, dist)
 
     def table(self) -> YatzyTable | SavedTable:
